@@ -1,0 +1,7 @@
+"""``python -m inkcrawl``: the same as the ``inkcrawl`` command."""
+
+import sys
+
+from inkcrawl.cli import main
+
+sys.exit(main())

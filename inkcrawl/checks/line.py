@@ -1,0 +1,377 @@
+"""Rule checks of the line family (RULES.md 2): polygons, placement, pairs, numbering, end
+triggers, reachability with keys and portals, printability. Geometry uses shapely 2 with
+vectorised queries (DESIGN.md "Stack notes")."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+import shapely
+
+from inkcrawl.geometry import (Connection, LineGeometry, area_connections, build_geometry, door_areas,
+                               polygon_defects)
+from inkcrawl.model import LINE_DISC_KINDS, Element, LineDungeon
+from inkcrawl.problems import Problem, describe, problem
+from inkcrawl.rulesets import Ruleset
+from inkcrawl.solvability import explore
+
+#: Which end trigger needs which element kind to exist.
+_TRIGGER_TARGETS = {"boss_covered": "boss", "escape_portal": "escape_portal", "exit_reached": "exit"}
+
+
+def _name(element: Element) -> str:
+    return describe(element.kind, element.id, element.name)
+
+
+def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
+    """Every line rule check (codes L001-L026) for one dungeon."""
+    limits = ruleset.print_limits
+    snap = limits["snap_tolerance_mm"]
+    problems: list[Problem] = []
+
+    valid_areas = set()
+    for area in dungeon.areas:
+        defect = polygon_defects(area.polygon)
+        if defect:
+            code, message = defect
+            problems.append(problem(code, f"{describe(area.kind, area.id, area.name)}: {message}", file,
+                                    area.pointer + "/polygon"))
+        else:
+            valid_areas.add(area.id)
+    for wall in dungeon.walls:
+        if len({tuple(p) for p in wall.points}) < 2:
+            problems.append(problem("L024", f"{describe('wall', wall.id)} has fewer than 2 distinct points", file,
+                                    wall.pointer + "/points"))
+    geometry = build_geometry(dungeon, valid_areas)
+    problems += _overlapping_areas(geometry, limits["overlap_tolerance_mm"], file)
+
+    placements = {kind: definition.get("placement") for kind, definition in ruleset.elements.items()}
+    inside = [e for e in dungeon.elements
+              if e.kind in LINE_DISC_KINDS and placements.get(e.kind, "inside_area") == "inside_area"]
+    broken = [shapely.make_valid(shapely.Polygon(a.polygon)) for a in dungeon.areas
+              if a.id not in valid_areas and len({tuple(p) for p in a.polygon}) >= 3]
+    area_of, placement_problems = _place_elements(geometry, inside, snap, file, broken)
+    problems += placement_problems
+    problems += _overlapping_elements([e for e in dungeon.elements if e.kind in LINE_DISC_KINDS],
+                                      limits["overlap_tolerance_mm"], file)
+
+    starts = dungeon.elements_of("start")
+    start_areas = []
+    if not starts:
+        problems.append(problem("L010", "the dungeon has no Start; players begin at a Start on the outer boundary",
+                                file, "/elements"))
+    elif geometry.polygons:
+        outline = geometry.outline
+        for start in starts:
+            gap = float(shapely.distance(outline, shapely.points(start.at)))
+            if gap > snap:
+                problems.append(problem("L011", f"{_name(start)} is {gap:.1f} mm from the outer boundary of the "
+                                                f"dungeon; a Start goes on an outer wall", file, start.pointer + "/at"))
+                continue
+            nearest = min(range(len(geometry.polygons)),
+                          key=lambda i: float(shapely.distance(geometry.polygons[i], shapely.points(start.at))))
+            start_areas.append(geometry.areas[nearest].id)
+
+    doors = []
+    for door in dungeon.elements_of("door"):
+        found = door_areas(geometry, door, snap)
+        if len(found) != 2:
+            where = "no area" if not found else ("only one area" if len(found) == 1 else f"{len(found)} areas")
+            problems.append(problem("L008", f"{_name(door)} lies on the boundary of {where}; a door goes on the wall "
+                                            f"between two areas (within {snap:g} mm)", file, door.pointer + "/segment"))
+            continue
+        doors.append((door, found[0], found[1]))
+        locks = door.locks or []
+        repeated = sorted({lock for lock in locks if locks.count(lock) > 1 and lock != "skeleton"})
+        if repeated:
+            problems.append(problem("L026", f"{_name(door)} has two {repeated[0]} locks, but a player holds only one "
+                                            f"{repeated[0]} key", file, door.pointer + "/locks"))
+
+    connections = area_connections(geometry, doors, snap, limits["min_gap_mm"])
+    problems += _bypassed_doors(connections, doors, file)
+    problems += _portals(dungeon, area_of, connections, file)
+    problems += _artifacts(dungeon, ruleset, file)
+    problems += _sheet(dungeon, file)
+    if start_areas:
+        problems += _reachability(dungeon, ruleset, geometry, area_of, connections, start_areas, file)
+    problems += _printability(dungeon, geometry, limits, file)
+    return problems
+
+
+def _overlapping_areas(geometry: LineGeometry, tolerance: float, file: str) -> list[Problem]:
+    problems = []
+    polygons = geometry.polygons
+    left, right = geometry.tree.query(polygons, predicate="intersects")
+    for i, j in zip(left.tolist(), right.tolist()):
+        if j <= i:
+            continue
+        overlap = polygons[i].intersection(polygons[j]).area
+        if overlap > max(tolerance, 1e-6) ** 2 * 10:
+            a, b = geometry.areas[i], geometry.areas[j]
+            problems.append(problem("L004", f"{describe(a.kind, a.id, a.name)} and {describe(b.kind, b.id, b.name)} "
+                                            f"overlap by {overlap:.1f} mm²; areas may share edges but not surface",
+                                    file, b.pointer + "/polygon"))
+    return problems
+
+
+def _place_elements(geometry: LineGeometry, elements: list[Element], snap: float, file: str,
+                    broken_areas: list) -> tuple[dict[str, str], list[Problem]]:
+    """Find each element's area: its centre inside exactly one area, its disc inside that area
+    (within ``snap``) and clear of explicit walls. Elements inside an area whose polygon is
+    itself invalid (``broken_areas``, already reported) are not reported again."""
+    problems: list[Problem] = []
+    area_of: dict[str, str] = {}
+    if not elements:
+        return area_of, problems
+    centres = np.array([e.at for e in elements], dtype=float)
+    radii = np.array([e.radius_mm for e in elements], dtype=float)
+    containing = geometry.areas_at(centres)
+    discs = shapely.buffer(shapely.points(centres), radii, quad_segs=8)
+    holders = [found[0] if len(found) == 1 else -1 for found in containing]
+    candidates = [i for i, h in enumerate(holders) if h >= 0]
+    if candidates:
+        grown = [geometry.polygons[holders[i]].buffer(snap, join_style="mitre") for i in candidates]
+        fits = shapely.covers(grown, discs[candidates])
+    else:
+        fits = []
+    fit_by_element = dict(zip(candidates, np.asarray(fits).tolist()))
+    wall_hits: dict[int, str] = {}
+    if geometry.walls:
+        wall_tree = shapely.STRtree(geometry.walls)
+        shrunk = shapely.buffer(shapely.points(centres), np.maximum(radii - snap, 0.01), quad_segs=8)
+        element_index, wall_index = wall_tree.query(shrunk, predicate="intersects")
+        for e, w in zip(element_index.tolist(), wall_index.tolist()):
+            wall_hits.setdefault(e, geometry.wall_ids[w])
+    for index, element in enumerate(elements):
+        found = containing[index]
+        if not found:
+            if any(shapely.intersects_xy(area, *element.at) for area in broken_areas):
+                continue
+            problems.append(problem("L005", f"{_name(element)} at ({element.at[0]:g}, {element.at[1]:g}) lies in no "
+                                            f"area", file, element.pointer + "/at"))
+            continue
+        if len(found) > 1:
+            names = " and ".join(f"'{geometry.areas[i].id}'" for i in found)
+            problems.append(problem("L006", f"{_name(element)} sits on the wall between areas {names}", file,
+                                    element.pointer + "/at"))
+            continue
+        area = geometry.areas[found[0]]
+        area_of[element.id] = area.id
+        if not fit_by_element.get(index, True):
+            problems.append(problem("L006", f"{_name(element)} ({element.size_mm:g} mm) crosses the outline of "
+                                            f"{describe(area.kind, area.id, area.name)}", file, element.pointer + "/at"))
+        elif index in wall_hits:
+            problems.append(problem("L006", f"{_name(element)} crosses wall '{wall_hits[index]}'", file,
+                                    element.pointer + "/at"))
+    return area_of, problems
+
+
+def _overlapping_elements(elements: list[Element], tolerance: float, file: str) -> list[Problem]:
+    if len(elements) < 2:
+        return []
+    centres = np.array([e.at for e in elements], dtype=float)
+    radii = np.array([e.radius_mm for e in elements], dtype=float)
+    boxes = shapely.box(centres[:, 0] - radii, centres[:, 1] - radii, centres[:, 0] + radii, centres[:, 1] + radii)
+    left, right = shapely.STRtree(boxes).query(boxes, predicate="intersects")
+    keep = right > left
+    left, right = left[keep], right[keep]
+    gaps = np.hypot(*(centres[left] - centres[right]).T) - radii[left] - radii[right]
+    problems = []
+    for i, j, gap in zip(left.tolist(), right.tolist(), gaps.tolist()):
+        if gap < -tolerance:
+            a, b = elements[i], elements[j]
+            problems.append(problem("L007", f"{_name(b)} overlaps {_name(a)} by {-gap:.1f} mm", file, b.pointer + "/at"))
+    return problems
+
+
+def _bypassed_doors(connections: list[Connection], doors, file: str) -> list[Problem]:
+    open_pairs = {frozenset((c.a, c.b)) for c in connections if c.kind == "open"}
+    problems = []
+    for door, _, _ in doors:
+        pair = next(frozenset((c.a, c.b)) for c in connections if c.door_id == door.id)
+        if pair in open_pairs:
+            a, b = sorted(pair)
+            problems.append(problem("L009", f"{_name(door)}: areas '{a}' and '{b}' are also joined by an open gap, "
+                                            f"so the door locks nothing; close the gap with the door or a wall",
+                                    file, door.pointer))
+    return problems
+
+
+def _portals(dungeon: LineDungeon, area_of: dict[str, str], connections: list[Connection],
+             file: str) -> list[Problem]:
+    entries = dungeon.elements_of("portal_entry")
+    exits = dungeon.elements_of("portal_exit")
+    exit_channels = defaultdict(list)
+    for portal_exit in exits:
+        exit_channels[portal_exit.channel].append(portal_exit)
+    entry_channels = {e.channel for e in entries}
+    problems = []
+    for entry in entries:
+        if entry.channel not in exit_channels:
+            problems.append(problem("L012", f"{_name(entry)} has no portal exit of channel '{entry.channel}'", file,
+                                    entry.pointer + "/channel"))
+            continue
+        if entry.id in area_of:
+            for portal_exit in exit_channels[entry.channel]:
+                if portal_exit.id in area_of:
+                    connections.append(Connection(area_of[entry.id], area_of[portal_exit.id], "portal",
+                                                  channel=entry.channel))
+    for portal_exit in exits:
+        if portal_exit.channel not in entry_channels:
+            problems.append(problem("L013", f"{_name(portal_exit)} has no portal entry of channel "
+                                            f"'{portal_exit.channel}'; nothing ever arrives there", file,
+                                    portal_exit.pointer + "/channel"))
+    return problems
+
+
+def _artifacts(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
+    stones = dungeon.elements_of("artifact_stone")
+    if not stones:
+        return []
+    group = ruleset.switches.get("artifact_group_size", 3)
+    numbers = Counter(s.number for s in stones)
+    problems = []
+    for stone in stones:
+        if numbers[stone.number] > 1:
+            first = next(s for s in stones if s.number == stone.number)
+            if first is not stone:
+                problems.append(problem("L014", f"{_name(stone)} repeats number {stone.number} of stone '{first.id}'",
+                                        file, stone.pointer + "/number"))
+    highest = max(numbers)
+    missing = [n for n in range(1, highest + 1) if n not in numbers]
+    if missing:
+        problems.append(problem("L014", f"artifact stones skip number(s) {', '.join(map(str, missing))}; number "
+                                        f"them 1..{highest} without gaps", file, "/elements"))
+    if highest % group:
+        problems.append(problem("L014", f"artifact stones are numbered up to {highest}, not a multiple of {group}; "
+                                        f"stones score in groups of {group}", file, "/elements"))
+    return problems
+
+
+def _sheet(dungeon: LineDungeon, file: str) -> list[Problem]:
+    sheet = dungeon.sheet
+    problems = []
+    kinds = Counter(e.kind for e in dungeon.elements)
+    seen_triggers: dict[tuple, str] = {}
+    for trigger in sheet.end_triggers or []:
+        key = (trigger.kind, trigger.colour, trigger.when)
+        if key in seen_triggers:
+            problems.append(problem("L016", f"end trigger {trigger.kind} is listed twice (see {seen_triggers[key]})",
+                                    file, trigger.pointer))
+        seen_triggers.setdefault(key, trigger.pointer)
+        target = _TRIGGER_TARGETS.get(trigger.kind)
+        if target and not kinds[target]:
+            problems.append(problem("L015", f"end trigger {trigger.kind} needs a {target}, and the dungeon has none",
+                                    file, trigger.pointer))
+        if trigger.kind == "orb_taken" and not any(o.colour == trigger.colour for o in dungeon.elements_of("orb")):
+            problems.append(problem("L015", f"end trigger orb_taken names {trigger.colour} orbs, and the dungeon has "
+                                            f"none", file, trigger.pointer + "/colour"))
+    orb_colours = {o.colour for o in dungeon.elements_of("orb")}
+    tokens = sheet.orb_tokens or {}
+    for colour in sorted(orb_colours - set(tokens)):
+        orb = next(o for o in dungeon.elements_of("orb") if o.colour == colour)
+        problems.append(problem("L017", f"{_name(orb)}: the sheet gives no token values for {colour} orbs "
+                                        f"(sheet.orb_tokens.{colour})", file, "/sheet/orb_tokens"))
+    for colour in sorted(set(tokens) - orb_colours):
+        problems.append(problem("L025", f"the sheet gives token values for {colour} orbs, and the dungeon has none",
+                                file, f"/sheet/orb_tokens/{colour}"))
+    used = set()
+    if orb_colours:
+        used.add("orbs")
+    if kinds["key"] or kinds["skeleton_key"] or kinds["door"]:
+        used.add("keys")
+    if any(t.kind == "timer" for t in sheet.end_triggers or []):
+        used.add("timer")
+    listed = set(sheet.components or [])
+    for component in sorted(used - listed):
+        problems.append(problem("L023", f"the dungeon uses {component} but the sheet's components do not list them",
+                                file, "/sheet/components"))
+    for component in sorted(listed - used):
+        problems.append(problem("L023", f"the sheet lists {component} as a component, and the dungeon uses none",
+                                file, "/sheet/components"))
+    return problems
+
+
+def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry, area_of: dict[str, str],
+                  connections: list[Connection], start_areas: list[str], file: str) -> list[Problem]:
+    players = ruleset.data.get("players", {"min": 1, "max": 4})
+    usable = {colour for colour in ruleset.key_colours
+              if any(ruleset.key_supply(n) > 0 for n in range(players["min"], players["max"] + 1))}
+    keys_in_area: dict[str, set[str]] = defaultdict(set)
+    skeletons: dict[str, list[str]] = defaultdict(list)
+    for key in dungeon.elements_of("key"):
+        if key.id in area_of:
+            keys_in_area[area_of[key.id]].add(key.colour)
+    for key in dungeon.elements_of("skeleton_key"):
+        if key.id in area_of:
+            skeletons[area_of[key.id]].append(key.id)
+    door_locks = {d.id: d.locks or [] for d in dungeon.elements_of("door")}
+    reach = explore(start_areas, connections, keys_in_area, skeletons, door_locks, usable)
+    problems = []
+    for element in dungeon.elements:
+        area = area_of.get(element.id)
+        if area is not None and area not in reach.areas:
+            problems.append(problem("L018", f"{_name(element)} in area '{area}' cannot be reached from any Start "
+                                            f"(walls, locked doors and one-way portals block every way)",
+                                    file, element.pointer))
+    placed_doors = {c.door_id for c in connections if c.kind == "door"}
+    for door in dungeon.elements_of("door"):
+        if door.id in placed_doors and door.id not in reach.doors_opened:
+            locks = ", ".join(door.locks or [])
+            problems.append(problem("L019", f"{_name(door)} (locks: {locks}) can never be opened: no route from a Start "
+                                            f"collects its keys before reaching it", file, door.pointer + "/locks"))
+    for area in geometry.areas:
+        if area.id not in reach.areas:
+            problems.append(problem("L020", f"{describe(area.kind, area.id, area.name)} cannot be reached from any "
+                                            f"Start", file, area.pointer))
+    return problems
+
+
+def _printability(dungeon: LineDungeon, geometry: LineGeometry, limits: dict, file: str) -> list[Problem]:
+    x0, y0, x1, y1 = dungeon.sheet.paper.printable
+    problems = []
+
+    def outside(minx, miny, maxx, maxy) -> bool:
+        return minx < x0 or miny < y0 or maxx > x1 or maxy > y1
+
+    for area in dungeon.areas:
+        xs = [p[0] for p in area.polygon]
+        ys = [p[1] for p in area.polygon]
+        if outside(min(xs), min(ys), max(xs), max(ys)):
+            problems.append(problem("L022", f"{describe(area.kind, area.id, area.name)} reaches outside the printable "
+                                            f"area x {x0:g}..{x1:g}, y {y0:g}..{y1:g} mm", file, area.pointer + "/polygon"))
+    for wall in dungeon.walls:
+        xs = [p[0] for p in wall.points]
+        ys = [p[1] for p in wall.points]
+        if outside(min(xs), min(ys), max(xs), max(ys)):
+            problems.append(problem("L022", f"{describe('wall', wall.id)} reaches outside the printable area", file,
+                                    wall.pointer + "/points"))
+    for element in dungeon.elements:
+        if element.kind == "label":
+            height = element.text_height_mm
+            if height < limits["min_text_mm"]:
+                problems.append(problem("L021", f"{_name(element)}: text {height:g} mm high is below the printable "
+                                                f"minimum of {limits['min_text_mm']:g} mm", file,
+                                        element.pointer + "/text_height_mm"))
+            x, y = element.at
+            half_width = 0.3 * height * len(element.text)
+            if outside(x - half_width, y - height, x + half_width, y + height / 3):
+                problems.append(problem("L022", f"{_name(element)} (\"{element.text[:30]}\") runs outside the printable "
+                                                f"area", file, element.pointer + "/at"))
+        elif element.kind == "door":
+            (ax, ay), (bx, by) = element.segment
+            if outside(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)):
+                problems.append(problem("L022", f"{_name(element)} lies outside the printable area", file,
+                                        element.pointer + "/segment"))
+        elif element.at is not None and element.size_mm is not None:
+            if element.size_mm < limits["min_element_mm"]:
+                problems.append(problem("L021", f"{_name(element)} is {element.size_mm:g} mm across, below the printable "
+                                                f"minimum of {limits['min_element_mm']:g} mm", file,
+                                        element.pointer + "/size_mm"))
+            r = element.radius_mm
+            x, y = element.at
+            if outside(x - r, y - r, x + r, y + r):
+                problems.append(problem("L022", f"{_name(element)} lies outside the printable area", file,
+                                        element.pointer + "/at"))
+    return problems

@@ -1,0 +1,133 @@
+"""Rulesets: the definitions a dungeon is played with (DESIGN.md "Model", LDtk's split).
+
+A ruleset file (``schemas/ruleset.schema.json``) defines element kinds with their interaction,
+VP, tolerances and counts, the deck, characters, print limits and every rules switch of
+RULES.md "Gaps and defaults". Bundled rulesets live in ``content/rulesets/``; a pack may ship
+its own variants. :class:`Ruleset` gives typed access to the parts the checks and engines use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from inkcrawl.jsonio import read_json_file
+from inkcrawl.migrate import FormatVersionError, migrate
+from inkcrawl.problems import Problem, problem
+from inkcrawl.resources import bundled_rulesets_dir
+from inkcrawl.schema import schema_problems
+
+#: Card kinds of a grid deck that are not segment shapes (RULES.md 1, Cards).
+SPECIAL_CARDS = ("trap", "draw_two")
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A loaded, schema-valid ruleset. ``data`` is the file's JSON; ``path`` where it came from."""
+
+    data: dict = field(repr=False)
+    path: Path | None = None
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+    @property
+    def family(self) -> str:
+        """``grid`` or ``line``."""
+        return self.data["family"]
+
+    @property
+    def elements(self) -> dict[str, dict]:
+        """Element kind -> its definition (interaction, vp, tolerances, counts...)."""
+        return self.data["elements"]
+
+    @property
+    def switches(self) -> dict[str, Any]:
+        return self.data["switches"]
+
+    @property
+    def print_limits(self) -> dict[str, float]:
+        """Printability limits in mm (``min_element_mm``, ``min_text_mm``, tolerances...)."""
+        return self.data["print"]
+
+    # grid family -------------------------------------------------------------------------
+    @property
+    def deck(self) -> dict[str, int]:
+        """Default deck composition: card kind -> count (grid family)."""
+        return self.data.get("deck", {})
+
+    @property
+    def segment_shapes(self) -> dict[str, list[str]]:
+        """Segment shape -> open sides in its base rotation (grid family)."""
+        return self.data.get("segments", {})
+
+    # line family -------------------------------------------------------------------------
+    @property
+    def key_colours(self) -> list[str]:
+        """Ids of the key colours (line family), e.g. ``red``, ``green``, ``blue``, ``yellow``."""
+        return [c["id"] for c in self.data.get("keys", {}).get("colours", [])]
+
+    def key_supply(self, players: int) -> int:
+        """Key tokens per colour for a player count (RULES.md 2: 2 with 2-3 players, 3 with 4)."""
+        supply = self.data.get("keys", {}).get("supply", {})
+        return int(supply.get(str(players), 0))
+
+    def element_values(self, kind: str, member: str) -> list[str]:
+        """Allowed named values of an element kind: ``variants`` or ``colours`` (empty if none)."""
+        return list(self.elements.get(kind, {}).get(member, []))
+
+
+def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
+    """Checks a schema cannot express: min <= max in counts, deck cards are known shapes."""
+    problems = []
+    for kind, definition in data.get("elements", {}).items():
+        count = definition.get("count")
+        if isinstance(count, dict) and count.get("min", 0) > count.get("max", 0):
+            problems.append(problem("C006", f"element kind '{kind}': count min {count['min']} is above max "
+                                            f"{count['max']}", file, f"/elements/{kind}/count"))
+    players = data.get("players", {})
+    if players.get("min", 1) > players.get("max", 1):
+        problems.append(problem("C006", "players: min is above max", file, "/players"))
+    if data.get("family") == "grid":
+        shapes = set(data.get("segments", {}))
+        for card in data.get("deck", {}):
+            if card not in shapes and card not in SPECIAL_CARDS:
+                problems.append(problem("C006", f"deck card '{card}' is not a segment shape of this ruleset "
+                                                f"({', '.join(sorted(shapes))}) nor trap or draw_two",
+                                        file, f"/deck/{card}"))
+    return problems
+
+
+def load_ruleset_file(path: Path, file: str | None = None) -> tuple[Ruleset | None, list[Problem]]:
+    """Read, migrate and schema-check a ruleset file. Returns ``(ruleset or None, problems)``."""
+    file = file if file is not None else str(path)
+    data, problems = read_json_file(path, file)
+    if data is None:
+        return None, problems
+    if not isinstance(data, dict) or data.get("type") != "ruleset":
+        return None, [problem("P005", "this file is not a ruleset ('type' is not \"ruleset\")", file)]
+    try:
+        data, _ = migrate(data, "ruleset")
+    except FormatVersionError as exc:
+        return None, [problem(exc.code, str(exc), file, "/format_version")]
+    problems = schema_problems(data, "ruleset", file)
+    if problems:
+        return None, problems
+    problems = ruleset_consistency_problems(data, file)
+    return Ruleset(data, path), problems
+
+
+@cache
+def bundled_rulesets() -> dict[str, Ruleset]:
+    """The rulesets shipped in ``content/rulesets``, by id. Raises ``RuntimeError`` if one is broken."""
+    found = {}
+    for path in sorted(bundled_rulesets_dir().glob("*.json")):
+        ruleset, problems = load_ruleset_file(path)
+        if ruleset is None or problems:
+            details = "; ".join(p.message for p in problems)
+            raise RuntimeError(f"bundled ruleset {path.name} is broken: {details}")
+        found[ruleset.id] = ruleset
+    return found

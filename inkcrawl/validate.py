@@ -1,0 +1,295 @@
+"""Validation of files and content packs: stage 1 JSON Schema, stage 2 rule checks, one report.
+
+Entry point: :func:`validate_paths` takes dungeon files, ruleset files, pack manifests or pack
+folders and returns a :class:`Report` with every problem found (not only the first).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from inkcrawl.checks import check_dungeon
+from inkcrawl.checks.grid import deck_problems
+from inkcrawl.jsonio import read_json_file
+from inkcrawl.migrate import FormatVersionError, migrate
+from inkcrawl.model import Dungeon, dungeon_from_dict
+from inkcrawl.problems import Problem, Severity, problem
+from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file, ruleset_consistency_problems
+from inkcrawl.schema import FILE_TYPES, schema_problems
+
+#: Name of the manifest file at the root of a content pack folder.
+MANIFEST_NAME = "pack.json"
+
+# List items whose schema errors leave the rest of the file checkable (see _prune_pointers).
+_COLLECTIONS = ("/passages/", "/entryways/", "/features/", "/areas/", "/walls/", "/elements/",
+                "/sheet/end_triggers/", "/sheet/reminders/", "/sheet/orb_tokens/")
+
+
+@dataclass
+class Report:
+    """The outcome of validating some paths.
+
+    ``problems`` in the order found; ``files`` the files read; ``dungeons`` how many dungeons
+    were checked; ``unreadable_input`` is true when an input path could not be opened at all.
+    """
+
+    problems: list[Problem] = field(default_factory=list)
+    files: int = 0
+    dungeons: int = 0
+    unreadable_input: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(p.severity is Severity.ERROR for p in self.problems)
+
+    @property
+    def warnings(self) -> int:
+        return sum(p.severity is Severity.WARNING for p in self.problems)
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 without errors (and without warnings when ``strict``), 1 with them, 2 when an input
+        path could not be read."""
+        if self.unreadable_input:
+            return 2
+        if self.errors or (strict and self.warnings):
+            return 1
+        return 0
+
+
+@dataclass
+class LoadedDocument:
+    """A parsed file: ``data`` migrated to the current format (``None`` when unusable)."""
+
+    file: str
+    data: Any
+    file_type: str | None
+    problems: list[Problem]
+    migrated_from: int | None = None
+
+
+def load_document(path: Path, file: str | None = None) -> LoadedDocument:
+    """Read a JSON file, find its type (``dungeon``, ``pack``, ``ruleset``) and migrate it.
+
+    Never raises: failures are problems (F001-F009) and leave ``data`` as ``None``.
+    """
+    file = file if file is not None else str(path)
+    data, problems = read_json_file(path, file)
+    if data is None:
+        return LoadedDocument(file, None, None, problems)
+    file_type = data.get("type") if isinstance(data, dict) else None
+    if file_type not in FILE_TYPES:
+        found = "a JSON " + type(data).__name__.replace("dict", "object").replace("list", "array") \
+            if not isinstance(data, dict) else f"'type' {data.get('type')!r}"[:80]
+        return LoadedDocument(file, None, None, [problem(
+            "F008", f"not an inkcrawl file: expected an object with \"type\": \"dungeon\", \"pack\" or \"ruleset\", "
+                    f"found {found}", file, "/type" if isinstance(data, dict) and "type" in data else "")])
+    try:
+        data, original = migrate(data, file_type)
+    except FormatVersionError as exc:
+        return LoadedDocument(file, None, file_type, [problem(exc.code, str(exc), file, "/format_version")])
+    return LoadedDocument(file, data, file_type, [], original)
+
+
+def _prune_pointers(problems: list[Problem]) -> tuple[frozenset[str], bool]:
+    """From schema problems, the list items to leave out of rule checks, and whether the
+    structure outside such items is broken (then rule checks are skipped)."""
+    skip = set()
+    broken = False
+    for item in problems:
+        pointer = item.pointer
+        for prefix in _COLLECTIONS:
+            if pointer.startswith(prefix):
+                index = pointer[len(prefix):].split("/", 1)[0]
+                skip.add(prefix + index)
+                break
+        else:
+            broken = True
+    return frozenset(skip), broken
+
+
+class RulesetRegistry:
+    """Rulesets by id: the bundled ones plus those a pack ships."""
+
+    def __init__(self, extra: Iterable[Ruleset] = ()):
+        self._rulesets = dict(bundled_rulesets())
+        for ruleset in extra:
+            self._rulesets[ruleset.id] = ruleset
+
+    def get(self, ruleset_id: str) -> Ruleset | None:
+        return self._rulesets.get(ruleset_id)
+
+    def ids(self) -> list[str]:
+        return sorted(self._rulesets)
+
+
+def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
+                       deck: dict[str, int] | None = None) -> tuple[list[Problem], Dungeon | None]:
+    """Validate one dungeon document (already migrated): schema, then rule checks.
+
+    Returns ``(problems, dungeon)``; ``dungeon`` is ``None`` when the structure is too broken
+    to build the model.
+    """
+    problems = schema_problems(data, "dungeon", file)
+    skip, broken = _prune_pointers(problems)
+    if broken:
+        problems.append(problem("S002", "rule checks skipped: fix the structure errors above first", file))
+        return problems, None
+    try:
+        dungeon = dungeon_from_dict(data, skip)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        problems.append(problem("S002", f"rule checks skipped: the model could not be built ({exc})", file))
+        return problems, None
+    ruleset = registry.get(dungeon.ruleset)
+    if ruleset is None:
+        problems.append(problem("C002", f"ruleset '{dungeon.ruleset}' is not known (available: "
+                                        f"{', '.join(registry.ids())})", file, "/ruleset"))
+        return problems, dungeon
+    problems += check_dungeon(dungeon, ruleset, file, deck)
+    return problems, dungeon
+
+
+def _inside(base: Path, relative: str) -> Path | None:
+    """Resolve a manifest path; ``None`` when it is absolute or leads outside ``base``."""
+    pure = PurePosixPath(relative)
+    if pure.is_absolute() or relative.startswith("\\") or (len(relative) > 1 and relative[1] == ":"):
+        return None
+    target = base / Path(*pure.parts)
+    try:
+        resolved = target.resolve()
+        resolved.relative_to(base.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return None
+    return target
+
+
+def validate_pack(manifest_path: Path, report: Report) -> None:
+    """Validate a pack manifest and every file it names, adding problems to ``report``."""
+    base = manifest_path.parent
+    document = load_document(manifest_path)
+    report.files += 1
+    report.problems += document.problems
+    if document.data is None:
+        return
+    if document.file_type != "pack":
+        report.problems.append(problem("P005", f"expected a pack manifest, found a {document.file_type} file",
+                                       document.file, "/type"))
+        return
+    manifest = document.data
+    manifest_problems = schema_problems(manifest, "pack", document.file)
+    report.problems += manifest_problems
+    if manifest_problems:
+        return
+    extra = []
+    for index, relative in enumerate(manifest.get("rulesets", [])):
+        path = _pack_path(base, relative, f"/rulesets/{index}", document.file, report)
+        if path is not None:
+            ruleset, problems = load_ruleset_file(path, str(path))
+            report.files += 1
+            report.problems += problems
+            if ruleset is not None:
+                extra.append(ruleset)
+    registry = RulesetRegistry(extra)
+    pack_ruleset = registry.get(manifest["ruleset"])
+    if pack_ruleset is None:
+        report.problems.append(problem("C002", f"ruleset '{manifest['ruleset']}' is not known (available: "
+                                               f"{', '.join(registry.ids())})", document.file, "/ruleset"))
+    deck = None
+    for index, deck_definition in enumerate(manifest.get("decks", [])):
+        if pack_ruleset is not None and pack_ruleset.family == "grid":
+            report.problems += deck_problems(deck_definition["cards"], pack_ruleset, document.file,
+                                             f"/decks/{index}/cards")
+        if deck is None:
+            deck = deck_definition["cards"]
+    ids: dict[str, str] = {}
+    for index, relative in enumerate(manifest["dungeons"]):
+        path = _pack_path(base, relative, f"/dungeons/{index}", document.file, report)
+        if path is None:
+            continue
+        dungeon_doc = load_document(path, str(path))
+        report.files += 1
+        report.problems += dungeon_doc.problems
+        if dungeon_doc.data is None:
+            continue
+        if dungeon_doc.file_type != "dungeon":
+            report.problems.append(problem("P005", f"'{relative}' is listed as a dungeon but is a "
+                                                   f"{dungeon_doc.file_type} file", document.file, f"/dungeons/{index}"))
+            continue
+        problems, dungeon = check_dungeon_data(dungeon_doc.data, dungeon_doc.file, registry, deck)
+        report.problems += problems
+        report.dungeons += 1
+        if dungeon is None:
+            continue
+        if dungeon.ruleset != manifest["ruleset"]:
+            report.problems.append(problem("P003", f"dungeon '{dungeon.id}' uses ruleset '{dungeon.ruleset}' but the "
+                                                   f"pack uses '{manifest['ruleset']}'", dungeon_doc.file, "/ruleset"))
+        if dungeon.id in ids:
+            report.problems.append(problem("P004", f"dungeon id '{dungeon.id}' is also used by {ids[dungeon.id]}",
+                                           dungeon_doc.file, "/id"))
+        else:
+            ids[dungeon.id] = dungeon_doc.file
+
+
+def _pack_path(base: Path, relative: str, pointer: str, manifest_file: str, report: Report) -> Path | None:
+    path = _inside(base, relative)
+    if path is None:
+        report.problems.append(problem("P001", f"'{relative}' leads outside the pack folder; packs may only name "
+                                               f"files inside their folder", manifest_file, pointer))
+        return None
+    if not path.is_file():
+        report.problems.append(problem("P002", f"'{relative}' does not exist in the pack folder", manifest_file, pointer))
+        return None
+    return path
+
+
+def validate_file(path: Path, report: Report, registry: RulesetRegistry) -> None:
+    """Validate a single dungeon, ruleset or pack manifest file, adding to ``report``."""
+    document = load_document(path)
+    if document.file_type == "pack" and document.data is not None:
+        validate_pack(path, report)
+        return
+    report.files += 1
+    report.problems += document.problems
+    if document.data is None:
+        if any(p.code == "F001" for p in document.problems):
+            report.unreadable_input = True
+        return
+    if document.file_type == "dungeon":
+        problems, _ = check_dungeon_data(document.data, document.file, registry)
+        report.problems += problems
+        report.dungeons += 1
+    elif document.file_type == "ruleset":
+        problems = schema_problems(document.data, "ruleset", document.file)
+        if not problems:
+            problems = ruleset_consistency_problems(document.data, document.file)
+        report.problems += problems
+
+
+def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str], None] | None = None) -> Report:
+    """Validate files and pack folders; see the module docstring. Never raises for bad input.
+
+    ``progress`` is called with each path before it is checked.
+    """
+    report = Report()
+    registry = RulesetRegistry()
+    for raw in paths:
+        path = Path(raw)
+        if progress:
+            progress(str(raw))
+        if path.is_dir():
+            manifest = path / MANIFEST_NAME
+            if manifest.is_file():
+                validate_pack(manifest, report)
+            else:
+                report.problems.append(problem("F001", f"this folder has no {MANIFEST_NAME}, so it is not a content "
+                                                       f"pack", str(raw)))
+                report.unreadable_input = True
+        elif not path.exists():
+            report.problems.append(problem("F001", "no such file or folder", str(raw)))
+            report.unreadable_input = True
+        else:
+            validate_file(path, report, registry)
+    return report
