@@ -128,10 +128,15 @@ def read_json_file(path: Path, file: str | None = None) -> tuple[Any, list[Probl
 
 
 def normalise_numbers(value: Any) -> Any:
-    """Return ``value`` with floats rounded to :data:`FLOAT_DECIMALS` and whole floats made ints."""
+    """Return ``value`` with floats rounded to :data:`FLOAT_DECIMALS` and whole floats made ints.
+
+    Raises ``ValueError`` for NaN or infinite floats and ``TypeError`` for non-JSON values.
+    """
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot write {value} as JSON: only finite numbers are allowed")
         rounded = round(value, FLOAT_DECIMALS)
         if rounded.is_integer():
             return int(rounded)

@@ -1,0 +1,188 @@
+"""The command line: output formats, exit codes, rules listing, migrate."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from conftest import FIXTURES, PACKS
+
+from inkcrawl.cli import main
+from inkcrawl.problems import RULES
+
+LINE_PACK = PACKS / "lantern-depths"
+TEXT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<pointer>/[^:]*): (?P<severity>error|warning) (?P<code>[A-Z]\d{3}) .+$")
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def broken_dungeon(tmp_path):
+    data = json.loads(next(LINE_PACK.glob("dungeons/*.json")).read_text(encoding="utf-8"))
+    monster = next(i for i, e in enumerate(data["elements"]) if e["kind"] == "monster")
+    data["elements"][monster]["at"] = [1000, 1000]
+    data["elements"][monster]["size_mm"] = "big"
+    data["areas"][0]["polygon"].append(data["areas"][0]["polygon"][0])
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path, monster
+
+
+@pytest.fixture
+def warning_only_dungeon(tmp_path):
+    data = json.loads(next(LINE_PACK.glob("dungeons/*.json")).read_text(encoding="utf-8"))
+    data["sheet"]["end_triggers"] = [t for t in data["sheet"]["end_triggers"] if t["kind"] != "timer"]
+    data["sheet"]["components"] = sorted({*data["sheet"]["components"], "timer"})
+    path = tmp_path / "warn.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_bundled_packs_validate_cleanly(capsys):
+    code, out, _ = _run(capsys, "validate", *map(str, sorted(PACKS.iterdir())), "--strict")
+    assert code == 0
+    assert out.strip().endswith("0 errors, 0 warnings")
+
+
+def test_text_format_is_one_line_per_problem(capsys, broken_dungeon):
+    path, monster = broken_dungeon
+    code, out, _ = _run(capsys, "validate", str(path))
+    assert code == 1
+    *lines, summary = out.strip().splitlines()
+    assert lines and all(TEXT_LINE.match(line) for line in lines), lines
+    parsed = [TEXT_LINE.match(line).groupdict() for line in lines]
+    assert {"file": str(path), "pointer": f"/elements/{monster}/size_mm", "severity": "error", "code": "S001"} in [
+        {k: v for k, v in p.items()} for p in parsed]
+    assert any(p["code"] == "L002" and p["pointer"] == "/areas/0/polygon" for p in parsed)
+    assert re.match(r"checked 1 file \(1 dungeon\): \d+ errors?, \d+ warnings?", summary)
+
+
+def test_json_format_lists_documented_problem_objects(capsys, broken_dungeon):
+    path, monster = broken_dungeon
+    code, out, err = _run(capsys, "validate", str(path), "--format", "json")
+    assert code == 1
+    problems = json.loads(out)
+    assert problems and all({"file", "pointer", "severity", "code", "rule", "message"} <= set(p) for p in problems)
+    schema = [p for p in problems if p["code"] == "S001"]
+    assert [p["pointer"] for p in schema] == [f"/elements/{monster}/size_mm"]
+    assert schema[0]["rule"] == "schema" and schema[0]["severity"] == "error"
+    assert "checked 1 file" in err
+
+
+def test_sarif_format_is_sarif_2_1_0(capsys, broken_dungeon):
+    path, _ = broken_dungeon
+    code, out, _ = _run(capsys, "validate", str(path), "--format", "sarif")
+    assert code == 1
+    log = json.loads(out)
+    assert log["version"] == "2.1.0" and "sarif-schema-2.1.0" in log["$schema"]
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [r.code for r in RULES]
+    assert run["results"]
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning")
+        location = result["locations"][0]
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("broken.json")
+        assert location["logicalLocations"][0]["fullyQualifiedName"].startswith("/")
+
+
+def test_json_syntax_errors_carry_line_and_column_in_sarif(capsys, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{\n  "type": "dungeon",\n  oops\n}', encoding="utf-8")
+    code, out, _ = _run(capsys, "validate", str(path), "--format", "sarif")
+    assert code == 1
+    region = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 3, "startColumn": 3}
+
+
+def test_warnings_pass_unless_strict(capsys, warning_only_dungeon):
+    code, out, _ = _run(capsys, "validate", str(warning_only_dungeon))
+    assert code == 0
+    assert " warning L023 " in out
+    code, _, _ = _run(capsys, "validate", str(warning_only_dungeon), "--strict")
+    assert code == 1
+
+
+def test_missing_path_exits_2(capsys, tmp_path):
+    code, out, _ = _run(capsys, "validate", str(tmp_path / "nope.json"))
+    assert code == 2
+    assert " error F001 " in out
+
+
+def test_folder_without_manifest_exits_2(capsys, tmp_path):
+    code, out, _ = _run(capsys, "validate", str(tmp_path))
+    assert code == 2
+    assert "pack.json" in out
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["validate"])
+    assert caught.value.code == 2
+    with pytest.raises(SystemExit) as caught:
+        main(["validate", "x.json", "--format", "xml"])
+    assert caught.value.code == 2
+    assert main([]) == 2
+
+
+def test_output_file_is_written(capsys, tmp_path, broken_dungeon):
+    path, _ = broken_dungeon
+    target = tmp_path / "report.sarif"
+    code, out, err = _run(capsys, "validate", str(path), "--format", "sarif", "-o", str(target))
+    assert code == 1 and out == ""
+    assert json.loads(target.read_text(encoding="utf-8"))["version"] == "2.1.0"
+    assert "error" in err
+
+
+def test_rules_lists_every_check(capsys):
+    code, out, _ = _run(capsys, "rules")
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == len(RULES)
+    for line, rule in zip(lines, RULES):
+        assert line.startswith(rule.code) and rule.name in line and rule.severity.value in line
+    code, out, _ = _run(capsys, "rules", "--format", "json")
+    assert [r["code"] for r in json.loads(out)] == [r.code for r in RULES]
+
+
+def test_rule_codes_are_unique_and_well_formed():
+    codes = [r.code for r in RULES]
+    assert len(codes) == len(set(codes))
+    assert all(re.fullmatch(r"[FSPCGL]\d{3}", c) for c in codes)
+    assert len({r.name for r in RULES}) == len(RULES)
+
+
+def test_migrate_rewrites_old_files_and_check_reports_them(capsys, tmp_path):
+    path = tmp_path / "old.json"
+    shutil.copy(FIXTURES / "dungeon-format-1.json", path)
+    before = path.read_bytes()
+    code, out, _ = _run(capsys, "migrate", str(path), "--check")
+    assert code == 1 and "would be rewritten" in out and path.read_bytes() == before
+    code, out, _ = _run(capsys, "migrate", str(path))
+    assert code == 0 and "rewritten" in out
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["format_version"] == 2 and data["sheet"]["title"] == "The Old Cellar"
+    code, _, _ = _run(capsys, "migrate", str(path), "--check")
+    assert code == 0
+    code, out, _ = _run(capsys, "validate", str(path), "--strict")
+    assert code == 0, out
+
+
+def test_migrate_never_rewrites_a_file_with_schema_errors(capsys, broken_dungeon):
+    path, _ = broken_dungeon
+    before = path.read_bytes()
+    code, _, err = _run(capsys, "migrate", str(path))
+    assert code == 1 and "not rewritten" in err
+    assert path.read_bytes() == before
+
+
+def test_bundled_packs_are_in_canonical_layout(capsys):
+    code, out, _ = _run(capsys, "migrate", "--check", *map(str, sorted(PACKS.iterdir())))
+    assert code == 0, out
