@@ -98,7 +98,16 @@ class LineGeometry:
     walls: list[LineString]
     wall_ids: list[str]
     index_by_id: dict[str, int] = field(default_factory=dict)
+    snap_mm: float = 0.5
     _outline: object = None
+    _grown: list | None = None
+
+    @property
+    def grown(self) -> list[Polygon]:
+        """The area polygons grown by ``snap_mm`` (mitred), computed once."""
+        if self._grown is None:
+            self._grown = list(shapely.buffer(self.polygons, self.snap_mm, join_style="mitre")) if self.polygons else []
+        return self._grown
 
     @property
     def outline(self):
@@ -119,9 +128,10 @@ class LineGeometry:
         return found
 
 
-def build_geometry(dungeon: LineDungeon, valid_area_ids: set[str] | None = None) -> LineGeometry:
+def build_geometry(dungeon: LineDungeon, valid_area_ids: set[str] | None = None,
+                   snap_mm: float = 0.5) -> LineGeometry:
     """Build :class:`LineGeometry` from the areas (only those in ``valid_area_ids`` when given)
-    and the walls with at least two distinct points."""
+    and the walls with at least two distinct points; ``snap_mm`` is the geometric tolerance."""
     areas = [a for a in dungeon.areas if valid_area_ids is None or a.id in valid_area_ids]
     polygons = [Polygon(a.polygon) for a in areas]
     walls, wall_ids = [], []
@@ -129,30 +139,31 @@ def build_geometry(dungeon: LineDungeon, valid_area_ids: set[str] | None = None)
         if len({tuple(p) for p in wall.points}) >= 2:
             walls.append(LineString(wall.points))
             wall_ids.append(wall.id)
-    geometry = LineGeometry(areas, polygons, STRtree(polygons), walls, wall_ids)
+    geometry = LineGeometry(areas, polygons, STRtree(polygons), walls, wall_ids, snap_mm=snap_mm)
     geometry.index_by_id = {a.id: i for i, a in enumerate(areas)}
     return geometry
 
 
-def area_connections(geometry: LineGeometry, doors: list[tuple[Element, int, int]], snap_mm: float,
+def area_connections(geometry: LineGeometry, doors: list[tuple[Element, int, int]],
                      min_gap_mm: float) -> list[Connection]:
     """The open gaps and doors between areas.
 
     ``doors`` are ``(door, area index, area index)`` triples already placed on their boundary.
-    Two areas are joined by an open gap where the stretch of boundary they share (within
-    ``snap_mm``) minus the explicit walls and doors is at least ``min_gap_mm`` long.
+    Two areas are joined by an open gap where the stretch of boundary they share (within the
+    geometry's ``snap_mm``) minus the explicit walls and doors is at least ``min_gap_mm`` long.
     """
     polygons = geometry.polygons
     if len(polygons) < 2:
         return [Connection(geometry.areas[a].id, geometry.areas[b].id, "door", door.id) for door, a, b in doors]
     closers = [*geometry.walls, *(LineString(door.segment) for door, _, _ in doors)]
+    snap_mm = geometry.snap_mm
     closed = shapely.union_all(closers).buffer(snap_mm, cap_style="flat") if closers else None
     left, right = geometry.tree.query(polygons, predicate="dwithin", distance=snap_mm)
     connections = []
     for i, j in zip(left.tolist(), right.tolist()):
         if j <= i:
             continue
-        shared = polygons[i].boundary.intersection(polygons[j].buffer(snap_mm, join_style="mitre"))
+        shared = polygons[i].boundary.intersection(geometry.grown[j])
         if shared.is_empty:
             continue
         if closed is not None:

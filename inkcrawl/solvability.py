@@ -48,44 +48,64 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
     ``connections`` are open gaps and doors (both ways) and portals (one-way, ``a`` to ``b``);
     ``keys_in_area`` maps an area id to the key colours lying in it; ``skeleton_keys_in_area``
     to the ids of its skeleton keys; ``door_locks`` maps door ids to their locks;
-    ``usable_colours`` are the key colours with at least one token in the supply. The search
-    stops after ``max_states`` states (far more than any printable dungeon needs).
+    ``usable_colours`` are the key colours with at least one token in the supply. Entering an
+    area takes its keys at once (holding more keys never closes a way); a skeleton key is a
+    choice of colour, so each choice is explored. The search stops after ``max_states`` states
+    (far more than any printable dungeon needs).
     """
-    neighbours: dict[str, list[Connection]] = defaultdict(list)
+    colours = sorted(usable_colours)
+    bit = {colour: 1 << i for i, colour in enumerate(colours)}
+    all_colours = (1 << len(colours)) - 1
+    skeleton_ids = sorted({s for ids in skeleton_keys_in_area.values() for s in ids})
+    skeleton_bit = {s: 1 << i for i, s in enumerate(skeleton_ids)}
+    area_keys: dict[str, int] = defaultdict(int)
+    for area, found in keys_in_area.items():
+        for colour in found:
+            area_keys[area] |= bit.get(colour, 0)
+    area_skeletons = {area: [skeleton_bit[s] for s in ids] for area, ids in skeleton_keys_in_area.items()}
+    door_need: dict[str, tuple[int, int] | None] = {}
+    for door, locks in door_locks.items():
+        plain = [lock for lock in locks if lock != SKELETON_LOCK]
+        if len(set(plain)) != len(plain) or any(lock not in bit for lock in plain):
+            door_need[door] = None
+        else:
+            door_need[door] = (sum(bit[lock] for lock in plain), len(locks))
+    neighbours: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
     for connection in connections:
-        neighbours[connection.a].append(connection)
+        door = connection.door_id if connection.kind == "door" else None
+        neighbours[connection.a].append((connection.b, door))
         if connection.kind != "portal":
-            neighbours[connection.b].append(Connection(connection.b, connection.a, connection.kind,
-                                                       connection.door_id, connection.channel))
+            neighbours[connection.b].append((connection.a, door))
+
     result = Reachability()
-    empty: frozenset[str] = frozenset()
+    seen: set[tuple[str, int, int]] = set()
     queue: deque = deque()
-    seen = set()
-    for area in start_areas:
-        state = (area, empty, empty)
+
+    def push(area: str, keys: int, used: int, depth: int) -> None:
+        state = (area, keys | area_keys[area], used)
         if state not in seen:
             seen.add(state)
-            queue.append((state, 0))
+            queue.append((state, depth))
+
+    for area in start_areas:
+        push(area, 0, 0, 0)
     while queue and len(seen) < max_states:
         (area, keys, used), depth = queue.popleft()
         result.areas.add(area)
-        result.steps[area] = min(result.steps.get(area, depth), depth)
-        successors = []
-        for colour in keys_in_area.get(area, ()):
-            if colour in usable_colours and colour not in keys:
-                successors.append(((area, keys | {colour}, used), depth))
-        for skeleton in skeleton_keys_in_area.get(area, ()):
-            if skeleton not in used:
-                for colour in usable_colours - keys:
-                    successors.append(((area, keys | {colour}, used | {skeleton}), depth))
-        for connection in neighbours.get(area, ()):
-            if connection.kind == "door":
-                if not door_opens(door_locks.get(connection.door_id, []), keys):
+        if depth < result.steps.get(area, depth + 1):
+            result.steps[area] = depth
+        for skeleton in area_skeletons.get(area, ()):
+            if not used & skeleton:
+                free = all_colours & ~keys
+                while free:
+                    lowest = free & -free
+                    push(area, keys | lowest, used | skeleton, depth)
+                    free ^= lowest
+        for other, door in neighbours.get(area, ()):
+            if door is not None:
+                need = door_need.get(door)
+                if need is None or keys & need[0] != need[0] or keys.bit_count() < need[1]:
                     continue
-                result.doors_opened.add(connection.door_id)
-            successors.append(((connection.b, keys, used), depth + 1))
-        for state, next_depth in successors:
-            if state not in seen:
-                seen.add(state)
-                queue.append((state, next_depth))
+                result.doors_opened.add(door)
+            push(other, keys, used, depth + 1)
     return result

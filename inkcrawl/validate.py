@@ -204,33 +204,86 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
                                              f"/decks/{index}/cards")
         if deck is None:
             deck = deck_definition["cards"]
-    ids: dict[str, str] = {}
+    jobs = []
     for index, relative in enumerate(manifest["dungeons"]):
         path = _pack_path(base, relative, f"/dungeons/{index}", document.file, report)
-        if path is None:
-            continue
-        dungeon_doc = load_document(path, str(path))
+        if path is not None:
+            jobs.append(DungeonJob(str(path), relative, index, tuple(extra), deck))
+    ids: dict[str, str] = {}
+    for job, outcome in zip(jobs, _run_jobs(jobs)):
         report.files += 1
-        report.problems += dungeon_doc.problems
-        if dungeon_doc.data is None:
+        report.problems += outcome.problems
+        if outcome.file_type is None:
             continue
-        if dungeon_doc.file_type != "dungeon":
-            report.problems.append(problem("P005", f"'{relative}' is listed as a dungeon but is a "
-                                                   f"{dungeon_doc.file_type} file", document.file, f"/dungeons/{index}"))
+        if outcome.file_type != "dungeon":
+            report.problems.append(problem("P005", f"'{job.relative}' is listed as a dungeon but is a "
+                                                   f"{outcome.file_type} file", document.file, f"/dungeons/{job.index}"))
             continue
-        problems, dungeon = check_dungeon_data(dungeon_doc.data, dungeon_doc.file, registry, deck)
-        report.problems += problems
         report.dungeons += 1
-        if dungeon is None:
+        if outcome.dungeon_id is None:
             continue
-        if dungeon.ruleset != manifest["ruleset"]:
-            report.problems.append(problem("P003", f"dungeon '{dungeon.id}' uses ruleset '{dungeon.ruleset}' but the "
-                                                   f"pack uses '{manifest['ruleset']}'", dungeon_doc.file, "/ruleset"))
-        if dungeon.id in ids:
-            report.problems.append(problem("P004", f"dungeon id '{dungeon.id}' is also used by {ids[dungeon.id]}",
-                                           dungeon_doc.file, "/id"))
+        if outcome.ruleset != manifest["ruleset"]:
+            report.problems.append(problem("P003", f"dungeon '{outcome.dungeon_id}' uses ruleset '{outcome.ruleset}' "
+                                                   f"but the pack uses '{manifest['ruleset']}'", job.file, "/ruleset"))
+        if outcome.dungeon_id in ids:
+            report.problems.append(problem("P004", f"dungeon id '{outcome.dungeon_id}' is also used by "
+                                                   f"{ids[outcome.dungeon_id]}", job.file, "/id"))
         else:
-            ids[dungeon.id] = dungeon_doc.file
+            ids[outcome.dungeon_id] = job.file
+
+
+@dataclass(frozen=True)
+class DungeonJob:
+    """One dungeon file of a pack to check: its path, how the manifest names it, the pack's own
+    rulesets and the deck the checks use."""
+
+    file: str
+    relative: str
+    index: int
+    pack_rulesets: tuple[Ruleset, ...] = ()
+    deck: dict[str, int] | None = None
+
+
+@dataclass
+class JobOutcome:
+    """What checking one :class:`DungeonJob` found: problems, the file type, and for a dungeon
+    whose model could be built its id and ruleset."""
+
+    problems: list[Problem]
+    file_type: str | None
+    dungeon_id: str | None = None
+    ruleset: str | None = None
+
+
+def _check_job(job: DungeonJob) -> JobOutcome:
+    document = load_document(Path(job.file), job.file)
+    if document.data is None or document.file_type != "dungeon":
+        return JobOutcome(document.problems, document.file_type if document.data is not None else None)
+    problems, dungeon = check_dungeon_data(document.data, job.file, RulesetRegistry(job.pack_rulesets), job.deck)
+    if dungeon is None:
+        return JobOutcome(document.problems + problems, "dungeon")
+    return JobOutcome(document.problems + problems, "dungeon", dungeon.id, dungeon.ruleset)
+
+
+#: Packs with at least this many dungeons are checked in parallel, one process per core.
+PARALLEL_THRESHOLD = 64
+
+
+def _run_jobs(jobs: list[DungeonJob]) -> list[JobOutcome]:
+    """Check dungeon files, in parallel worker processes when there are many and several cores."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
+        return [_check_job(job) for job in jobs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            return list(pool.map(_check_job, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+    except (OSError, RuntimeError):  # no process support here: check in this process
+        return [_check_job(job) for job in jobs]
 
 
 def _pack_path(base: Path, relative: str, pointer: str, manifest_file: str, report: Report) -> Path | None:

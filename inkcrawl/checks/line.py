@@ -43,7 +43,7 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
         if len({tuple(p) for p in wall.points}) < 2:
             problems.append(problem("L024", f"{describe('wall', wall.id)} has fewer than 2 distinct points", file,
                                     wall.pointer + "/points"))
-    geometry = build_geometry(dungeon, valid_areas)
+    geometry = build_geometry(dungeon, valid_areas, snap)
     problems += _overlapping_areas(geometry, limits["overlap_tolerance_mm"], file)
 
     placements = {kind: definition.get("placement") for kind, definition in ruleset.elements.items()}
@@ -88,7 +88,7 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
             problems.append(problem("L026", f"{_name(door)} has two {repeated[0]} locks, but a player holds only one "
                                             f"{repeated[0]} key", file, door.pointer + "/locks"))
 
-    connections = area_connections(geometry, doors, snap, limits["min_gap_mm"])
+    connections = area_connections(geometry, doors, limits["min_gap_mm"])
     problems += _bypassed_doors(connections, doors, file)
     problems += _portals(dungeon, area_of, connections, file)
     problems += _artifacts(dungeon, ruleset, file)
@@ -131,7 +131,7 @@ def _place_elements(geometry: LineGeometry, elements: list[Element], snap: float
     holders = [found[0] if len(found) == 1 else -1 for found in containing]
     candidates = [i for i, h in enumerate(holders) if h >= 0]
     if candidates:
-        grown = [geometry.polygons[holders[i]].buffer(snap, join_style="mitre") for i in candidates]
+        grown = [geometry.grown[holders[i]] for i in candidates]
         fits = shapely.covers(grown, discs[candidates])
     else:
         fits = []
