@@ -126,23 +126,22 @@ def _place_elements(geometry: LineGeometry, elements: list[Element], snap: float
         return area_of, problems
     centres = np.array([e.at for e in elements], dtype=float)
     radii = np.array([e.radius_mm for e in elements], dtype=float)
+    points = shapely.points(centres)
     containing = geometry.areas_at(centres)
-    discs = shapely.buffer(shapely.points(centres), radii, quad_segs=8)
-    holders = [found[0] if len(found) == 1 else -1 for found in containing]
-    candidates = [i for i, h in enumerate(holders) if h >= 0]
-    if candidates:
-        grown = [geometry.grown[holders[i]] for i in candidates]
-        fits = shapely.covers(grown, discs[candidates])
-    else:
-        fits = []
-    fit_by_element = dict(zip(candidates, np.asarray(fits).tolist()))
+    holders = np.array([found[0] if len(found) == 1 else -1 for found in containing])
+    placed = np.flatnonzero(holders >= 0)
+    # A disc lies inside its area when its centre does and the outline is at least r away.
+    clearance = shapely.distance(shapely.boundary(np.array(geometry.polygons, dtype=object)[holders[placed]]),
+                                 points[placed]) if len(placed) else np.array([])
+    fit_by_element = dict(zip(placed.tolist(), (clearance >= radii[placed] - snap).tolist()))
     wall_hits: dict[int, str] = {}
     if geometry.walls:
-        wall_tree = shapely.STRtree(geometry.walls)
-        shrunk = shapely.buffer(shapely.points(centres), np.maximum(radii - snap, 0.01), quad_segs=8)
-        element_index, wall_index = wall_tree.query(shrunk, predicate="intersects")
-        for e, w in zip(element_index.tolist(), wall_index.tolist()):
-            wall_hits.setdefault(e, geometry.wall_ids[w])
+        element_index, wall_index = shapely.STRtree(geometry.walls).query(
+            points, predicate="dwithin", distance=float(radii.max()))
+        gaps = shapely.distance(np.array(geometry.walls, dtype=object)[wall_index], points[element_index])
+        for e, w, gap in zip(element_index.tolist(), wall_index.tolist(), gaps.tolist()):
+            if gap < radii[e] - snap:
+                wall_hits.setdefault(e, geometry.wall_ids[w])
     for index, element in enumerate(elements):
         found = containing[index]
         if not found:
