@@ -66,6 +66,8 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
         for start in starts:
             gap = float(shapely.distance(outline, shapely.points(start.at)))
             if gap > snap:
+                if any(shapely.dwithin(area, shapely.points(start.at), snap) for area in broken):
+                    continue  # on an area whose polygon is already reported
                 problems.append(problem("L011", f"{_name(start)} is {gap:.1f} mm from the outer boundary of the "
                                                 f"dungeon; a Start goes on an outer wall", file, start.pointer + "/at"))
                 continue
