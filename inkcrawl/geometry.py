@@ -128,11 +128,12 @@ class LineGeometry:
         return found
 
 
-def build_geometry(dungeon: LineDungeon, valid_area_ids: set[str] | None = None,
+def build_geometry(dungeon: LineDungeon, valid_areas: list[Area] | None = None,
                    snap_mm: float = 0.5) -> LineGeometry:
-    """Build :class:`LineGeometry` from the areas (only those in ``valid_area_ids`` when given)
-    and the walls with at least two distinct points; ``snap_mm`` is the geometric tolerance."""
-    areas = [a for a in dungeon.areas if valid_area_ids is None or a.id in valid_area_ids]
+    """Build :class:`LineGeometry` from the areas (only ``valid_areas`` when given: those with
+    simple polygons) and the walls with at least two distinct points; ``snap_mm`` is the
+    geometric tolerance."""
+    areas = list(dungeon.areas if valid_areas is None else valid_areas)
     polygons = [Polygon(a.polygon) for a in areas]
     walls, wall_ids = [], []
     for wall in dungeon.walls:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -48,14 +49,13 @@ def _parse_float(text: str) -> float:
     return value
 
 
-def _parse_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise _BadNumber(text, f"the integer {text[:20]}... has more than {MAX_INT_DIGITS} digits")
-    return int(text)
-
-
 def _parse_constant(text: str) -> float:
     raise _BadNumber(text, f"{text} is not allowed in JSON")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_INT_LIMIT = 10 ** MAX_INT_DIGITS
 
 
 def _line_column(text: str, index: int) -> tuple[int, int]:
@@ -64,38 +64,93 @@ def _line_column(text: str, index: int) -> tuple[int, int]:
     return line, column
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
+def _find_token(text: str, literal: str) -> int:
+    """Index of the first occurrence of ``literal`` outside JSON strings (0 if not found)."""
+    in_string = escaped = False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif text.startswith(literal, index) and (index == 0 or not text[index - 1].isalnum()):
+            return index
+    return 0
+
+
+def _scan(value: Any, check_strings: bool) -> tuple[str, str] | None:
+    """Walk a parsed document once: nesting depth, integers too large, lone surrogates.
+
+    Returns ``(code, detail)`` for the first defect found, else ``None``.
+    """
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            if depth > limit:
-                return True
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return False
+        if depth > MAX_DEPTH:
+            return "F006", ""
+        if type(item) is dict:
+            if check_strings and any(_LONE_SURROGATE.search(key) for key in item):
+                return "F002", ""
+            children = item.values()
+        else:
+            children = item
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind is int and not -_INT_LIMIT < child < _INT_LIMIT:
+                return "F005", str(child)
+            elif check_strings and kind is str and _LONE_SURROGATE.search(child):
+                return "F002", ""
+    return None
 
 
 def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
-    """Parse JSON text; return ``(value, [])`` or ``(None, [problem])``. Never raises."""
+    """Parse JSON text; return ``(value, [])`` or ``(None, [problem])``. Never raises.
+
+    A document that is just ``null`` parses to ``(None, [])``: check the problems, not the value.
+    """
     if not text.strip():
         return None, [problem("F004", "the file is empty", file)]
     try:
-        value = json.loads(text, parse_float=_parse_float, parse_int=_parse_int,
-                           parse_constant=_parse_constant)
+        value = json.loads(text, parse_float=_parse_float, parse_constant=_parse_constant)
     except _BadNumber as exc:
-        index = max(text.find(exc.literal), 0)
-        line, column = _line_column(text, index)
-        return None, [problem("F005", f"{exc.reason} (line {line}, column {column})", file,
-                              line=line, column=column)]
+        return None, [_number_problem(text, exc.literal, exc.reason, file)]
     except json.JSONDecodeError as exc:
         return None, [problem("F002", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                               file, line=exc.lineno, column=exc.colno)]
     except RecursionError:
         return None, [problem("F006", f"the JSON is nested deeper than {MAX_DEPTH} levels", file)]
-    if _depth_exceeds(value, MAX_DEPTH):
-        return None, [problem("F006", f"the JSON is nested deeper than {MAX_DEPTH} levels", file)]
+    except ValueError as exc:  # an integer literal beyond Python's digit limit
+        match = re.search(r"-?\d{%d,}" % (MAX_INT_DIGITS + 1), text)
+        literal = match.group(0) if match else ""
+        return None, [_number_problem(text, literal, f"an integer has more than {MAX_INT_DIGITS} digits ({exc})"[:200],
+                                      file)]
+    if isinstance(value, (dict, list)):
+        defect = _scan(value, check_strings=bool(_SURROGATE_ESCAPE.search(text)))
+        if defect:
+            code, detail = defect
+            if code == "F006":
+                return None, [problem("F006", f"the JSON is nested deeper than {MAX_DEPTH} levels", file)]
+            if code == "F005":
+                return None, [_number_problem(text, detail, f"the integer {detail[:20]}... has more than "
+                                                            f"{MAX_INT_DIGITS} digits", file)]
+            index = _SURROGATE_ESCAPE.search(text).start()
+            line, column = _line_column(text, index)
+            return None, [problem("F002", f"invalid JSON: a string holds an unpaired UTF-16 surrogate escape "
+                                          f"(line {line}, column {column})", file, line=line, column=column)]
+    elif isinstance(value, str) and _LONE_SURROGATE.search(value):
+        return None, [problem("F002", "invalid JSON: the string holds an unpaired UTF-16 surrogate escape", file)]
     return value, []
+
+
+def _number_problem(text: str, literal: str, reason: str, file: str) -> Problem:
+    line, column = _line_column(text, _find_token(text, literal) if literal else 0)
+    return problem("F005", f"{reason} (line {line}, column {column})", file, line=line, column=column)
 
 
 def read_json_file(path: Path, file: str | None = None) -> tuple[Any, list[Problem]]:

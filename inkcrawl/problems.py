@@ -48,7 +48,7 @@ RULES: tuple[Rule, ...] = (
     Rule("F008", "unknown-file-type", _E, "The file does not say what it is: 'type' must be dungeon, pack or ruleset."),
     Rule("F009", "format-too-old", _E, "The file's format_version is older than any inkcrawl can migrate."),
     Rule("S001", "schema", _E, "The file does not match its JSON Schema; the pointer names the offending value."),
-    Rule("S002", "rule-checks-skipped", _W, "Rule checks were skipped for this file because its structure is broken; fix the schema errors first."),
+    Rule("S002", "rule-checks-skipped", _W, "Some rule checks were skipped because of schema errors (all of them when the structure is broken, whole-dungeon checks when some objects are); fix the schema errors first."),
     Rule("P001", "path-outside-pack", _E, "The manifest names a path outside the pack folder ('..', absolute, or a symlink leading out)."),
     Rule("P002", "missing-pack-file", _E, "A file the manifest names does not exist."),
     Rule("P003", "pack-ruleset-mismatch", _E, "A dungeon of the pack names another ruleset than the manifest."),

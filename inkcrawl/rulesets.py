@@ -105,7 +105,7 @@ def load_ruleset_file(path: Path, file: str | None = None) -> tuple[Ruleset | No
     """Read, migrate and schema-check a ruleset file. Returns ``(ruleset or None, problems)``."""
     file = file if file is not None else str(path)
     data, problems = read_json_file(path, file)
-    if data is None:
+    if problems:
         return None, problems
     if not isinstance(data, dict) or data.get("type") != "ruleset":
         return None, [problem("P005", "this file is not a ruleset ('type' is not \"ruleset\")", file)]

@@ -6,6 +6,7 @@ folders and returns a :class:`Report` with every problem found (not only the fir
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,6 +28,14 @@ MANIFEST_NAME = "pack.json"
 # List items whose schema errors leave the rest of the file checkable (see _prune_pointers).
 _COLLECTIONS = ("/passages/", "/entryways/", "/features/", "/areas/", "/walls/", "/elements/",
                 "/sheet/end_triggers/", "/sheet/reminders/", "/sheet/orb_tokens/")
+
+
+#: Checks about the dungeon as a whole (counts, pairs, reachability): skipped while some of its
+#: objects have schema errors, since those objects are left out of the rule checks.
+WHOLE_DUNGEON_CODES = frozenset({
+    "G001", "G002", "G003", "G007", "G010", "G011", "G012",
+    "L009", "L010", "L012", "L013", "L014", "L015", "L017", "L018", "L019", "L020", "L023", "L025",
+})
 
 
 @dataclass
@@ -60,6 +69,10 @@ class Report:
         return 0
 
 
+_JSON_TYPE_NAMES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+                    bool: "boolean", type(None): "null"}
+
+
 @dataclass
 class LoadedDocument:
     """A parsed file: ``data`` migrated to the current format (``None`` when unusable)."""
@@ -78,12 +91,15 @@ def load_document(path: Path, file: str | None = None) -> LoadedDocument:
     """
     file = file if file is not None else str(path)
     data, problems = read_json_file(path, file)
-    if data is None:
+    if problems:
         return LoadedDocument(file, None, None, problems)
     file_type = data.get("type") if isinstance(data, dict) else None
     if file_type not in FILE_TYPES:
-        found = "a JSON " + type(data).__name__.replace("dict", "object").replace("list", "array") \
-            if not isinstance(data, dict) else f"'type' {data.get('type')!r}"[:80]
+        if isinstance(data, dict):
+            found = f"\"type\": {json.dumps(data.get('type'), ensure_ascii=False)[:60]}" if "type" in data \
+                else "an object without \"type\""
+        else:
+            found = f"a JSON {_JSON_TYPE_NAMES.get(type(data), 'value')} at the top level"
         return LoadedDocument(file, None, None, [problem(
             "F008", f"not an inkcrawl file: expected an object with \"type\": \"dungeon\", \"pack\" or \"ruleset\", "
                     f"found {found}", file, "/type" if isinstance(data, dict) and "type" in data else "")])
@@ -148,8 +164,13 @@ def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
         problems.append(problem("C002", f"ruleset '{dungeon.ruleset}' is not known (available: "
                                         f"{', '.join(registry.ids())})", file, "/ruleset"))
         return problems, dungeon
-    problems += check_dungeon(dungeon, ruleset, file, deck)
-    return problems, dungeon
+    rule_problems = check_dungeon(dungeon, ruleset, file, deck)
+    if skip:
+        # Objects left out for schema errors would make whole-dungeon checks report false problems.
+        rule_problems = [p for p in rule_problems if p.code not in WHOLE_DUNGEON_CODES]
+        problems.append(problem("S002", f"{len(skip)} object(s) with schema errors were left out of the rule checks; "
+                                        f"counts, pairs and reachability are checked once they are fixed", file))
+    return problems + rule_problems, dungeon
 
 
 def _inside(base: Path, relative: str) -> Path | None:
@@ -191,6 +212,8 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
             report.files += 1
             report.problems += problems
             if ruleset is not None:
+                if ruleset.family == "grid":
+                    report.problems += deck_problems(ruleset.deck, ruleset, str(path), "/deck")
                 extra.append(ruleset)
     registry = RulesetRegistry(extra)
     pack_ruleset = registry.get(manifest["ruleset"])
@@ -298,8 +321,45 @@ def _pack_path(base: Path, relative: str, pointer: str, manifest_file: str, repo
     return path
 
 
+def _enclosing_pack(path: Path) -> tuple[list[Ruleset], dict[str, int] | None]:
+    """For a dungeon file inside a pack folder, the pack's own rulesets and its first deck, so a
+    single file is checked as it is in its pack. Looks in the file's folder and the one above."""
+    for folder in (path.parent, path.parent.parent):
+        manifest_path = folder / MANIFEST_NAME
+        if not manifest_path.is_file():
+            continue
+        manifest, problems = read_json_file(manifest_path)
+        if problems or schema_problems(manifest, "pack", str(manifest_path)):
+            return [], None
+        listed = {_inside(folder, rel) for rel in manifest["dungeons"]}
+        if not any(p is not None and p.resolve() == path.resolve() for p in listed):
+            return [], None
+        rulesets = []
+        for relative in manifest.get("rulesets", []):
+            target = _inside(folder, relative)
+            ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
+            if ruleset is not None:
+                rulesets.append(ruleset)
+        decks = manifest.get("decks") or [{}]
+        return rulesets, decks[0].get("cards")
+    return [], None
+
+
+def _ruleset_file_problems(data: dict, file: str) -> list[Problem]:
+    problems = schema_problems(data, "ruleset", file)
+    if problems:
+        return problems
+    problems = ruleset_consistency_problems(data, file)
+    if data["family"] == "grid":
+        problems += deck_problems(data["deck"], Ruleset(data), file, "/deck")
+    return problems
+
+
 def validate_file(path: Path, report: Report, registry: RulesetRegistry) -> None:
-    """Validate a single dungeon, ruleset or pack manifest file, adding to ``report``."""
+    """Validate a single dungeon, ruleset or pack manifest file, adding to ``report``.
+
+    A dungeon file that a pack folder lists is checked with that pack's rulesets and deck.
+    """
     document = load_document(path)
     if document.file_type == "pack" and document.data is not None:
         validate_pack(path, report)
@@ -311,14 +371,14 @@ def validate_file(path: Path, report: Report, registry: RulesetRegistry) -> None
             report.unreadable_input = True
         return
     if document.file_type == "dungeon":
-        problems, _ = check_dungeon_data(document.data, document.file, registry)
+        pack_rulesets, deck = _enclosing_pack(path)
+        if pack_rulesets:
+            registry = RulesetRegistry(pack_rulesets)
+        problems, _ = check_dungeon_data(document.data, document.file, registry, deck)
         report.problems += problems
         report.dungeons += 1
     elif document.file_type == "ruleset":
-        problems = schema_problems(document.data, "ruleset", document.file)
-        if not problems:
-            problems = ruleset_consistency_problems(document.data, document.file)
-        report.problems += problems
+        report.problems += _ruleset_file_problems(document.data, document.file)
 
 
 def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str], None] | None = None) -> Report:

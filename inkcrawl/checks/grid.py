@@ -166,7 +166,7 @@ def deck_problems(cards: dict[str, int], ruleset: Ruleset, file: str, pointer: s
                                             f"({', '.join(shapes)}) nor trap or draw_two", file, f"{pointer}/{card}"))
     rounds, reveal = ruleset.data.get("rounds", 7), ruleset.data.get("reveal", 4)
     draw_two = cards.get("draw_two", 0)
-    playable = sum(n for card, n in cards.items() if card != "draw_two")
+    playable = sum(n for card, n in cards.items() if card in shapes or card == "trap")
     needed = rounds * reveal + 2 * draw_two
     if playable < needed:
         problems.append(problem("G013", f"the deck has {playable} segment and trap cards; {rounds} rounds of {reveal} "

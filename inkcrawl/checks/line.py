@@ -18,6 +18,7 @@ from inkcrawl.solvability import explore
 
 #: Which end trigger needs which element kind to exist.
 _TRIGGER_TARGETS = {"boss_covered": "boss", "escape_portal": "escape_portal", "exit_reached": "exit"}
+_WITH_ARTICLE = {"boss": "a boss", "escape_portal": "an escape portal", "exit": "an exit"}
 
 
 def _name(element: Element) -> str:
@@ -30,15 +31,18 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
     snap = limits["snap_tolerance_mm"]
     problems: list[Problem] = []
 
-    valid_areas = set()
+    valid_areas = []
+    broken = []
     for area in dungeon.areas:
         defect = polygon_defects(area.polygon)
         if defect:
             code, message = defect
             problems.append(problem(code, f"{describe(area.kind, area.id, area.name)}: {message}", file,
                                     area.pointer + "/polygon"))
+            if code != "L001":
+                broken.append(shapely.make_valid(shapely.Polygon(area.polygon)))
         else:
-            valid_areas.add(area.id)
+            valid_areas.append(area)
     for wall in dungeon.walls:
         if len({tuple(p) for p in wall.points}) < 2:
             problems.append(problem("L024", f"{describe('wall', wall.id)} has fewer than 2 distinct points", file,
@@ -49,8 +53,6 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
     placements = {kind: definition.get("placement") for kind, definition in ruleset.elements.items()}
     inside = [e for e in dungeon.elements
               if e.kind in LINE_DISC_KINDS and placements.get(e.kind, "inside_area") == "inside_area"]
-    broken = [shapely.make_valid(shapely.Polygon(a.polygon)) for a in dungeon.areas
-              if a.id not in valid_areas and len({tuple(p) for p in a.polygon}) >= 3]
     area_of, placement_problems = _place_elements(geometry, inside, snap, file, broken)
     problems += placement_problems
     problems += _overlapping_elements([e for e in dungeon.elements if e.kind in LINE_DISC_KINDS],
@@ -104,6 +106,8 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
 def _overlapping_areas(geometry: LineGeometry, tolerance: float, file: str) -> list[Problem]:
     problems = []
     polygons = geometry.polygons
+    if len(polygons) < 2:
+        return problems
     left, right = geometry.tree.query(polygons, predicate="intersects")
     for i, j in zip(left.tolist(), right.tolist()):
         if j <= i:
@@ -263,7 +267,7 @@ def _sheet(dungeon: LineDungeon, file: str) -> list[Problem]:
         seen_triggers.setdefault(key, trigger.pointer)
         target = _TRIGGER_TARGETS.get(trigger.kind)
         if target and not kinds[target]:
-            problems.append(problem("L015", f"end trigger {trigger.kind} needs a {target}, and the dungeon has none",
+            problems.append(problem("L015", f"end trigger {trigger.kind} needs {_WITH_ARTICLE[target]}, and the dungeon has none",
                                     file, trigger.pointer))
         if trigger.kind == "orb_taken" and not any(o.colour == trigger.colour for o in dungeon.elements_of("orb")):
             problems.append(problem("L015", f"end trigger orb_taken names {trigger.colour} orbs, and the dungeon has "
