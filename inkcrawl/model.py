@@ -56,9 +56,11 @@ class Paper:
 
     @classmethod
     def from_dict(cls, data: dict) -> Paper:
+        """Build from schema-valid JSON data."""
         return cls(data["width_mm"], data["height_mm"], data["margin_mm"])
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         return {"width_mm": self.width_mm, "height_mm": self.height_mm, "margin_mm": self.margin_mm}
 
     @property
@@ -84,9 +86,11 @@ class EndTrigger:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> EndTrigger:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         return cls(data["kind"], data.get("seconds"), data.get("colour"), data.get("when"), pointer)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out: dict[str, Any] = {"kind": self.kind}
         for key in ("seconds", "colour", "when"):
             if getattr(self, key) is not None:
@@ -109,6 +113,7 @@ class Sheet:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "/sheet") -> Sheet:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         triggers = data.get("end_triggers")
         return cls(
             title=data["title"],
@@ -121,6 +126,7 @@ class Sheet:
         )
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out: dict[str, Any] = {"title": self.title, "paper": self.paper.to_dict(), "reminders": list(self.reminders)}
         if self.components is not None:
             out["components"] = list(self.components)
@@ -145,10 +151,12 @@ class GridSpec:
 
     @classmethod
     def from_dict(cls, data: dict) -> GridSpec:
+        """Build from schema-valid JSON data."""
         return cls(data["columns"], data["rows"], data["cell_mm"], _point(data["origin_mm"]),
                    data["column_labels"], data["row_labels"])
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         return {"columns": self.columns, "rows": self.rows, "cell_mm": self.cell_mm,
                 "origin_mm": list(self.origin_mm), "column_labels": self.column_labels,
                 "row_labels": self.row_labels}
@@ -196,9 +204,11 @@ class Passage:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Passage:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         return cls(_point(data["cell"]), data["side"], pointer)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         return {"cell": list(self.cell), "side": self.side}
 
 
@@ -213,9 +223,11 @@ class Entryway:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Entryway:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         return cls(data["id"], _point(data["cell"]), data["side"], pointer)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         return {"id": self.id, "cell": list(self.cell), "side": self.side}
 
 
@@ -233,9 +245,11 @@ class Feature:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Feature:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         return cls(data["id"], data["kind"], _point(data["cell"]), data.get("name"), data.get("letter"), pointer)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out: dict[str, Any] = {"id": self.id, "kind": self.kind, "cell": list(self.cell)}
         if self.name is not None:
             out["name"] = self.name
@@ -257,9 +271,11 @@ class Area:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Area:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         return cls(data["id"], data["kind"], _points(data["polygon"]), data.get("name"), pointer)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out: dict[str, Any] = {"id": self.id, "kind": self.kind}
         if self.name is not None:
             out["name"] = self.name
@@ -277,9 +293,11 @@ class Wall:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Wall:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         return cls(data["id"], _points(data["points"]), pointer)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         return {"id": self.id, "points": [list(p) for p in self.points]}
 
 
@@ -311,6 +329,7 @@ class Element:
 
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Element:
+        """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
         values = {key: data.get(key) for key in _ELEMENT_OPTIONAL}
         if values["at"] is not None:
             values["at"] = _point(values["at"])
@@ -321,6 +340,7 @@ class Element:
         return cls(data["id"], data["kind"], pointer=pointer, **values)
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out: dict[str, Any] = {"id": self.id, "kind": self.kind}
         for key in _ELEMENT_OPTIONAL:
             value = getattr(self, key)
@@ -353,6 +373,7 @@ class Dungeon:
     family = "?"
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         return {"type": "dungeon", "format_version": 2, "id": self.id, "family": self.family,
                 "ruleset": self.ruleset, "sheet": self.sheet.to_dict()}
 
@@ -373,6 +394,7 @@ class GridDungeon(Dungeon):
     family = "grid"
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out = super().to_dict()
         out["grid"] = self.grid.to_dict()
         out["passages"] = [p.to_dict() for p in self.passages]
@@ -381,6 +403,7 @@ class GridDungeon(Dungeon):
         return out
 
     def objects_with_ids(self) -> list[Any]:
+        """Every object that carries an id, in file order."""
         return [*self.entryways, *self.features]
 
 
@@ -395,6 +418,7 @@ class LineDungeon(Dungeon):
     family = "line"
 
     def to_dict(self) -> dict:
+        """The canonical JSON object (members in file order, defaults written)."""
         out = super().to_dict()
         out["areas"] = [a.to_dict() for a in self.areas]
         out["walls"] = [w.to_dict() for w in self.walls]
@@ -402,6 +426,7 @@ class LineDungeon(Dungeon):
         return out
 
     def objects_with_ids(self) -> list[Any]:
+        """Every object that carries an id, in file order."""
         return [*self.areas, *self.walls, *self.elements]
 
     def elements_of(self, *kinds: str) -> list[Element]:

@@ -32,6 +32,7 @@ class Ruleset:
 
     @property
     def id(self) -> str:
+        """The ruleset's id, e.g. ``line-classic``."""
         return self.data["id"]
 
     @property
@@ -46,6 +47,7 @@ class Ruleset:
 
     @property
     def switches(self) -> dict[str, Any]:
+        """Rules switch name -> value (RULES.md "Gaps and defaults"; docs/formats.md lists them)."""
         return self.data["switches"]
 
     @property

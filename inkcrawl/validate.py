@@ -53,10 +53,12 @@ class Report:
 
     @property
     def errors(self) -> int:
+        """How many problems are errors."""
         return sum(p.severity is Severity.ERROR for p in self.problems)
 
     @property
     def warnings(self) -> int:
+        """How many problems are warnings."""
         return sum(p.severity is Severity.WARNING for p in self.problems)
 
     def exit_code(self, strict: bool = False) -> int:
@@ -136,9 +138,11 @@ class RulesetRegistry:
             self._rulesets[ruleset.id] = ruleset
 
     def get(self, ruleset_id: str) -> Ruleset | None:
+        """The ruleset with this id, or ``None``."""
         return self._rulesets.get(ruleset_id)
 
     def ids(self) -> list[str]:
+        """Every known ruleset id, sorted."""
         return sorted(self._rulesets)
 
 
