@@ -43,12 +43,12 @@ def polygon_defects(points: list[tuple[float, float]]) -> tuple[str, str] | None
     polygon = Polygon(points)
     if polygon.is_valid and polygon.area > 0:
         return None
+    if polygon.area <= 0 and shapely.get_num_coordinates(shapely.convex_hull(polygon)) < 4:
+        return "L003", "the polygon has no area (all its points lie on one line)"
     crossing = _crossing_edges(points)
     if crossing:
         i, j = crossing
         return "L003", f"edge {i} (vertex {i} to {(i + 1) % len(points)}) crosses edge {j} (vertex {j} to {(j + 1) % len(points)})"
-    if polygon.area <= 0:
-        return "L003", "the polygon has no area (all its points lie on one line)"
     return "L003", f"the outline is not simple: {shapely.is_valid_reason(polygon)}"
 
 

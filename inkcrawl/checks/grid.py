@@ -65,10 +65,9 @@ def grid_problems(dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[
             continue
         where = f"passage on the {passage.side} side of room {label(passage.cell)}"
         key = edge_key(passage.cell, passage.side)
-        if grid.is_outer_edge(passage.cell, passage.side):
-            if key not in entry_edges:
-                problems.append(problem("G008", f"{where} is on the outer edge of the grid with no entryway there; "
-                                                f"passages join two rooms", file, passage.pointer))
+        if grid.is_outer_edge(passage.cell, passage.side) and key not in entry_edges:
+            problems.append(problem("G008", f"{where} is on the outer edge of the grid with no entryway there; "
+                                            f"passages join two rooms", file, passage.pointer))
             continue
         if key in seen_edges:
             problems.append(problem("G015", f"{where} is the same edge as the passage at {seen_edges[key]}",

@@ -4,6 +4,7 @@ vectorised queries (DESIGN.md "Stack notes")."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -11,7 +12,7 @@ import shapely
 
 from inkcrawl.geometry import (Connection, LineGeometry, area_connections, build_geometry, door_areas,
                                polygon_defects)
-from inkcrawl.model import LINE_DISC_KINDS, Element, LineDungeon
+from inkcrawl.model import SKELETON_LOCK, Element, LineDungeon
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.solvability import explore
@@ -51,14 +52,14 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
     problems += _overlapping_areas(geometry, limits["overlap_tolerance_mm"], file)
 
     placements = {kind: definition.get("placement") for kind, definition in ruleset.elements.items()}
-    inside = [e for e in dungeon.elements
-              if e.kind in LINE_DISC_KINDS and placements.get(e.kind, "inside_area") == "inside_area"]
+    placed = [e for e in dungeon.elements if e.at is not None and e.size_mm is not None and e.kind in placements]
+    inside = [e for e in placed if placements[e.kind] == "inside_area"]
     area_of, placement_problems = _place_elements(geometry, inside, snap, file, broken)
     problems += placement_problems
-    problems += _overlapping_elements([e for e in dungeon.elements if e.kind in LINE_DISC_KINDS],
+    problems += _overlapping_elements(placed,
                                       limits["overlap_tolerance_mm"], file)
 
-    starts = dungeon.elements_of("start")
+    starts = [e for e in placed if placements[e.kind] == "outer_boundary"]
     start_areas = []
     if not starts:
         problems.append(problem("L010", "the dungeon has no Start; players begin at a Start on the outer boundary",
@@ -78,7 +79,7 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
             start_areas.append(geometry.areas[nearest].id)
 
     doors = []
-    for door in dungeon.elements_of("door"):
+    for door in (e for e in dungeon.elements if e.segment is not None and placements.get(e.kind) == "between_areas"):
         found = door_areas(geometry, door, snap)
         if len(found) != 2:
             where = "no area" if not found else ("only one area" if len(found) == 1 else f"{len(found)} areas")
@@ -96,7 +97,7 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
     problems += _bypassed_doors(connections, doors, file)
     problems += _portals(dungeon, area_of, connections, file)
     problems += _artifacts(dungeon, ruleset, file)
-    problems += _sheet(dungeon, file)
+    problems += _sheet(dungeon, ruleset, file)
     if start_areas:
         problems += _reachability(dungeon, ruleset, geometry, area_of, connections, start_areas, file)
     problems += _printability(dungeon, geometry, limits, file)
@@ -112,8 +113,10 @@ def _overlapping_areas(geometry: LineGeometry, tolerance: float, file: str) -> l
     for i, j in zip(left.tolist(), right.tolist()):
         if j <= i:
             continue
-        overlap = polygons[i].intersection(polygons[j]).area
-        if overlap > max(tolerance, 1e-6) ** 2 * 10:
+        shared = polygons[i].intersection(polygons[j])
+        overlap = shared.area
+        # within tolerance: the shared surface is a sliver narrower than the tolerance
+        if overlap > 1e-9 and not shared.buffer(-tolerance / 2, join_style="mitre").is_empty:
             a, b = geometry.areas[i], geometry.areas[j]
             problems.append(problem("L004", f"{describe(a.kind, a.id, a.name)} and {describe(b.kind, b.id, b.name)} "
                                             f"overlap by {overlap:.1f} mm²; areas may share edges but not surface",
@@ -254,8 +257,9 @@ def _artifacts(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Proble
     return problems
 
 
-def _sheet(dungeon: LineDungeon, file: str) -> list[Problem]:
+def _sheet(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
     sheet = dungeon.sheet
+    orb_colours_known = set(ruleset.element_values("orb", "colours"))
     problems = []
     kinds = Counter(e.kind for e in dungeon.elements)
     seen_triggers: dict[tuple, str] = {}
@@ -269,7 +273,8 @@ def _sheet(dungeon: LineDungeon, file: str) -> list[Problem]:
         if target and not kinds[target]:
             problems.append(problem("L015", f"end trigger {trigger.kind} needs {_WITH_ARTICLE[target]}, and the dungeon has none",
                                     file, trigger.pointer))
-        if trigger.kind == "orb_taken" and not any(o.colour == trigger.colour for o in dungeon.elements_of("orb")):
+        if (trigger.kind == "orb_taken" and trigger.colour in orb_colours_known
+                and not any(o.colour == trigger.colour for o in dungeon.elements_of("orb"))):
             problems.append(problem("L015", f"end trigger orb_taken names {trigger.colour} orbs, and the dungeon has "
                                             f"none", file, trigger.pointer + "/colour"))
     orb_colours = {o.colour for o in dungeon.elements_of("orb")}
@@ -321,8 +326,12 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
                                             f"(walls, locked doors and one-way portals block every way)",
                                     file, element.pointer))
     placed_doors = {c.door_id for c in connections if c.kind == "door"}
+    known_locks = {*ruleset.key_colours, SKELETON_LOCK}
     for door in dungeon.elements_of("door"):
-        if door.id in placed_doors and door.id not in reach.doors_opened:
+        locks = door.locks or []
+        already_reported = any(lock not in known_locks for lock in locks) or \
+            len({lock for lock in locks if lock != SKELETON_LOCK}) != len([lock for lock in locks if lock != SKELETON_LOCK])
+        if door.id in placed_doors and door.id not in reach.doors_opened and not already_reported:
             locks = ", ".join(door.locks or [])
             problems.append(problem("L019", f"{_name(door)} (locks: {locks}) can never be opened: no route from a Start "
                                             f"collects its keys before reaching it", file, door.pointer + "/locks"))
@@ -331,6 +340,21 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
             problems.append(problem("L020", f"{describe(area.kind, area.id, area.name)} cannot be reached from any "
                                             f"Start", file, area.pointer))
     return problems
+
+
+def label_bounds(label: Element) -> tuple[float, float, float, float]:
+    """Estimated bounding box ``(x0, y0, x1, y1)`` in mm of a label's text: ``at`` is the middle of
+    the baseline, the text is about 0.6 em wide per character, rises one ``text_height_mm`` above
+    the baseline and descends a third of it below, turned by ``rotation_deg`` about ``at``."""
+    height = label.text_height_mm
+    half_width = 0.3 * height * len(label.text)
+    angle = math.radians(label.rotation_deg or 0)
+    cos, sin = math.cos(angle), math.sin(angle)
+    x, y = label.at
+    corners = [(x + dx * cos - dy * sin, y + dx * sin + dy * cos)
+               for dx in (-half_width, half_width) for dy in (-height, height / 3)]
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _printability(dungeon: LineDungeon, geometry: LineGeometry, limits: dict, file: str) -> list[Problem]:
@@ -359,9 +383,7 @@ def _printability(dungeon: LineDungeon, geometry: LineGeometry, limits: dict, fi
                 problems.append(problem("L021", f"{_name(element)}: text {height:g} mm high is below the printable "
                                                 f"minimum of {limits['min_text_mm']:g} mm", file,
                                         element.pointer + "/text_height_mm"))
-            x, y = element.at
-            half_width = 0.3 * height * len(element.text)
-            if outside(x - half_width, y - height, x + half_width, y + height / 3):
+            if outside(*label_bounds(element)):
                 problems.append(problem("L022", f"{_name(element)} (\"{element.text[:30]}\") runs outside the printable "
                                                 f"area", file, element.pointer + "/at"))
         elif element.kind == "door":
