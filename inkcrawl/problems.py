@@ -49,7 +49,7 @@ RULES: tuple[Rule, ...] = (
     Rule("F009", "format-too-old", _E, "The file's format_version is older than any inkcrawl can migrate."),
     Rule("S001", "schema", _E, "The file does not match its JSON Schema; the pointer names the offending value."),
     Rule("S002", "rule-checks-skipped", _W, "Some rule checks were skipped because of schema errors (all of them when the structure is broken, whole-dungeon checks when some objects are); fix the schema errors first."),
-    Rule("P001", "path-outside-pack", _E, "The manifest names a path outside the pack folder ('..', absolute, or a symlink leading out)."),
+    Rule("P001", "path-outside-pack", _E, "The manifest names a path outside the pack folder ('..', absolute, or a symlink leading out) or one that cannot be resolved."),
     Rule("P002", "missing-pack-file", _E, "A file the manifest names does not exist."),
     Rule("P003", "pack-ruleset-mismatch", _E, "A dungeon of the pack names another ruleset than the manifest."),
     Rule("P004", "duplicate-dungeon-id", _E, "Two dungeons of one pack have the same id."),

@@ -179,16 +179,24 @@ def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
 
 def _inside(base: Path, relative: str) -> Path | None:
     """Resolve a manifest path; ``None`` when it is absolute or leads outside ``base``."""
+    return _resolve_in_pack(base, relative)[0]
+
+
+def _resolve_in_pack(base: Path, relative: str) -> tuple[Path | None, str]:
+    """Resolve a path a manifest names: ``(path, "")``, or ``(None, why it is refused)``."""
     pure = PurePosixPath(relative)
     if pure.is_absolute() or relative.startswith("\\") or (len(relative) > 1 and relative[1] == ":"):
-        return None
+        return None, "is an absolute path; packs may only name files inside their folder"
     target = base / Path(*pure.parts)
     try:
         resolved = target.resolve()
+    except (OSError, RuntimeError):
+        return None, "cannot be resolved (a symlink loop?)"
+    try:
         resolved.relative_to(base.resolve())
-    except (ValueError, OSError, RuntimeError):
-        return None
-    return target
+    except ValueError:
+        return None, "leads outside the pack folder; packs may only name files inside their folder"
+    return target, ""
 
 
 def validate_pack(manifest_path: Path, report: Report) -> None:
@@ -314,10 +322,9 @@ def _run_jobs(jobs: list[DungeonJob]) -> list[JobOutcome]:
 
 
 def _pack_path(base: Path, relative: str, pointer: str, manifest_file: str, report: Report) -> Path | None:
-    path = _inside(base, relative)
+    path, reason = _resolve_in_pack(base, relative)
     if path is None:
-        report.problems.append(problem("P001", f"'{relative}' leads outside the pack folder; packs may only name "
-                                               f"files inside their folder", manifest_file, pointer))
+        report.problems.append(problem("P001", f"'{relative}' {reason}", manifest_file, pointer))
         return None
     if not path.is_file():
         report.problems.append(problem("P002", f"'{relative}' does not exist in the pack folder", manifest_file, pointer))
