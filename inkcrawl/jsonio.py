@@ -18,6 +18,7 @@ import math
 import os
 import re
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -235,19 +236,34 @@ def dumps_canonical(value: Any) -> str:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: temporary file, fsync, rename.
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically; see :func:`write_bytes_atomic`."""
+    write_bytes_atomic(path, text.encode("utf-8"))
 
-    The target is replaced only when the whole text was written; on any error the temporary
-    file is removed and the exception (``OSError``) propagates, leaving the old file intact.
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: temporary file in the same folder, fsync, rename.
+
+    The target is replaced only when everything was written; on any error the temporary file
+    is removed and the exception (``OSError``) propagates, leaving the old file intact.
     """
+    with atomic_target(Path(path)) as tmp_name:
+        with open(tmp_name, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+@contextmanager
+def atomic_target(path: Path):
+    """Context manager yielding a temporary file name beside ``path``; when the block ends
+    without an exception the temporary file replaces ``path`` (keeping its permissions),
+    otherwise it is removed. For writers that need a file name (such as a PDF writer)."""
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield tmp_name
         if path.exists():
             os.chmod(tmp_name, path.stat().st_mode & 0o777)
         else:

@@ -1,0 +1,196 @@
+"""Print-and-play card sheets of the grid family's deck (RULES.md 1, Cards).
+
+Poker-size cards (63 x 88 mm) laid out as many per page as fit the printable area, touching
+so one cut separates two cards (or 2 x bleed apart when a bleed is asked for), with optional
+crop marks along the cut lines and an optional backs page after each fronts page, mirrored
+left-to-right so it lines up when printed duplex (flip on the long edge).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from exporters import style
+from exporters.canvas import SheetCanvas, regular_polygon
+from exporters.pages import Page, PageOptions, new_page_drawing
+from exporters.paper import PAPER_SIZES, orient
+from inkcrawl.rulesets import Ruleset
+from inkcrawl.validate import MANIFEST_NAME, load_document
+
+#: Poker card size in mm.
+CARD_WIDTH_MM, CARD_HEIGHT_MM = 63.0, 88.0
+#: Margin of card pages when none is given (home printers print to about 5 mm of the edge).
+CARD_PAGE_MARGIN_MM = 6.0
+_SIDE_VECTORS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
+_CARD_NAMES = {"straight": "Straight", "corner": "Corner", "t_junction": "T junction", "cross": "Cross",
+               "dead_end": "Dead end", "trap": "Trap", "draw_two": "Draw 2"}
+
+
+class CardError(ValueError):
+    """The deck cannot be printed (unknown deck id, no cards, cards too big for the paper)."""
+
+
+def deck_for(path: str, opened, deck_id: str | None) -> tuple[str, dict[str, int]]:
+    """The deck to print: ``(name, card kind -> count)`` from the pack of ``path`` (by
+    ``deck_id``, else its first deck) or else the ruleset's default deck. Raises
+    :class:`CardError` for an unknown ``deck_id``."""
+    manifest_path = Path(path)
+    if manifest_path.is_dir():
+        manifest_path = manifest_path / MANIFEST_NAME
+    decks = []
+    if manifest_path.name == MANIFEST_NAME and manifest_path.is_file():
+        document = load_document(manifest_path)
+        if isinstance(document.data, dict):
+            decks = document.data.get("decks", [])
+    if deck_id is not None:
+        for deck in decks:
+            if deck.get("id") == deck_id:
+                return deck["name"], dict(deck["cards"])
+        known = ", ".join(d.get("id", "?") for d in decks) or "none"
+        raise CardError(f"the pack has no deck {deck_id!r} (its decks: {known})")
+    if decks:
+        return decks[0]["name"], dict(decks[0]["cards"])
+    return f"{opened.ruleset.data['name']} deck", dict(opened.ruleset.deck)
+
+
+def _grid_of_cards(options: PageOptions) -> tuple[tuple[float, float], int, int, float, float, float]:
+    paper = options.paper or PAPER_SIZES["a4"]
+    margin = CARD_PAGE_MARGIN_MM if options.margin_mm is None else options.margin_mm
+    width, height = orient(paper, options.orientation if options.orientation != "auto" else "portrait", paper)
+    gap = 2 * options.bleed_mm
+    columns = int((width - 2 * margin + gap) // (CARD_WIDTH_MM + gap))
+    rows = int((height - 2 * margin + gap) // (CARD_HEIGHT_MM + gap))
+    if columns < 1 or rows < 1:
+        raise CardError(f"a {CARD_WIDTH_MM:g} x {CARD_HEIGHT_MM:g} mm card does not fit on {width:g} x {height:g} mm "
+                        f"paper with {margin:g} mm margins")
+    block_w = columns * CARD_WIDTH_MM + (columns - 1) * gap
+    block_h = rows * CARD_HEIGHT_MM + (rows - 1) * gap
+    return (width, height), columns, rows, gap, (width - block_w) / 2, (height - block_h) / 2
+
+
+def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, backs: bool = False) -> list[Page]:
+    """The pages of a deck (card kind -> count): fronts, each followed by its backs page when
+    ``backs``. Raises :class:`CardError` for an empty deck or paper too small for a card."""
+    sequence = [kind for kind, count in cards.items() for _ in range(count)]
+    if not sequence:
+        raise CardError("the deck has no cards")
+    (width, height), columns, rows, gap, left, top = _grid_of_cards(options)
+    per_page = columns * rows
+    palette = style.palette(options.grayscale)
+    pages = []
+    for first in range(0, len(sequence), per_page):
+        chunk = sequence[first:first + per_page]
+        number = first // per_page + 1
+        for side in ("front", "back") if backs else ("front",):
+            drawing = new_page_drawing(width, height)
+            root = drawing.g()
+            root["class"] = f"card-page {side}"
+            drawing.add(root)
+            canvas = SheetCanvas(drawing, root, palette)
+            for index, kind in enumerate(chunk):
+                row, column = divmod(index, columns)
+                if side == "back":
+                    column = columns - 1 - column
+                x = left + column * (CARD_WIDTH_MM + gap)
+                y = top + row * (CARD_HEIGHT_MM + gap)
+                if side == "front":
+                    _draw_front(canvas, kind, ruleset, x, y, options.bleed_mm)
+                else:
+                    _draw_back(canvas, x, y, options.bleed_mm)
+            if options.crop_marks:
+                _card_crop_marks(canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top)
+            pages.append(Page(drawing.tostring(), width, height, f"cards page {number} ({side})", texts=canvas.texts))
+    return pages
+
+
+def _card_frame(canvas: SheetCanvas, x: float, y: float, bleed: float, kind: str):
+    group = canvas.group(kind, css_class="card")
+    palette = canvas.palette
+    if bleed:
+        canvas.rect(x - bleed, y - bleed, CARD_WIDTH_MM + 2 * bleed, CARD_HEIGHT_MM + 2 * bleed,
+                    fill=palette.room_fill, parent=group)
+    canvas.rect(x, y, CARD_WIDTH_MM, CARD_HEIGHT_MM, stroke=palette.grid_line, width=style.FINE_MM,
+                fill=palette.room_fill, radius=3, parent=group)
+    canvas.rect(x + 3, y + 3, CARD_WIDTH_MM - 6, CARD_HEIGHT_MM - 6, stroke=palette.ink, width=style.OUTLINE_MM,
+                radius=2, parent=group)
+    return group
+
+
+def _draw_front(canvas: SheetCanvas, kind: str, ruleset: Ruleset, x: float, y: float, bleed: float) -> None:
+    group = _card_frame(canvas, x, y, bleed, kind)
+    palette = canvas.palette
+    name = _CARD_NAMES.get(kind, kind.replace("_", " ").capitalize())
+    canvas.text(name, (x + CARD_WIDTH_MM / 2, y + 12), style.HEADING_MM, anchor="middle", bold=True, parent=group)
+    cx, cy, half = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2 + 4, 20.0
+    if kind in ruleset.segment_shapes:
+        canvas.rect(cx - half, cy - half, 2 * half, 2 * half, stroke=palette.grid_line, width=style.OUTLINE_MM,
+                    fill=palette.paper, parent=group)
+        sides = ruleset.segment_shapes[kind]
+        for side in sides:
+            dx, dy = _SIDE_VECTORS[side]
+            canvas.line((cx, cy), (cx + dx * half, cy + dy * half), stroke=palette.ink, width=3.2, parent=group,
+                        kind="segment-path", linecap="butt")
+        canvas.circle((cx, cy), 1.6, fill=palette.ink, parent=group)
+        if len(sides) == 1:  # a dead end: its closed end is a bar
+            dx, dy = _SIDE_VECTORS[sides[0]]
+            canvas.line((cx - dy * 4, cy - dx * 4), (cx + dy * 4, cy + dx * 4), stroke=palette.ink, width=1.6,
+                        parent=group)
+        caption = "rotate freely"
+    elif kind == "trap":
+        canvas.circle((cx, cy), 16, stroke=palette.trap, width=1.0, parent=group)
+        canvas.line((cx - 10, cy - 10), (cx + 10, cy + 10), stroke=palette.trap, width=2.8, parent=group)
+        canvas.line((cx - 10, cy + 10), (cx + 10, cy - 10), stroke=palette.trap, width=2.8, parent=group)
+        caption = f"X in an empty room; {ruleset.data.get('trap_vp', -3)} to each opponent whose path is there"
+    elif kind == "draw_two":
+        for offset in (-5, 5):
+            canvas.rect(cx - 9 + offset, cy - 13 + offset, 18, 26, stroke=palette.ink, width=style.OUTLINE_MM,
+                        fill=palette.paper, radius=1.5, parent=group)
+        canvas.text("+2", (cx + 5, cy + 9), 8, anchor="middle", bold=True, parent=group)
+        caption = "reveal 2 more cards"
+    else:
+        caption = ""
+    if caption:
+        for line_no, line in enumerate(_wrap(caption, 30)):
+            canvas.text(line, (x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM - 12 + 3.2 * line_no), style.SMALL_MM,
+                        anchor="middle", parent=group)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, current = [], ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return lines + ([current] if current else [])
+
+
+def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
+    group = _card_frame(canvas, x, y, bleed, "card-back")
+    palette = canvas.palette
+    cx, cy = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2
+    for radius in (22, 16, 10):
+        canvas.polyline(regular_polygon(cx, cy, radius, 4, 0), closed=True, stroke=palette.accent,
+                        width=style.OUTLINE_MM, parent=group)
+    canvas.text("inkcrawl", (cx, cy + 1.2), style.BODY_MM, anchor="middle", bold=True, parent=group)
+
+
+def _card_crop_marks(canvas: SheetCanvas, columns: int, rows: int, gap: float, left: float, top: float) -> None:
+    group = canvas.group("crop-marks")
+    length = min(left, top, 8.0) - 1.0
+    if length <= 1:
+        return
+    xs = sorted({left + c * (CARD_WIDTH_MM + gap) + dx for c in range(columns) for dx in (0, CARD_WIDTH_MM)})
+    ys = sorted({top + r * (CARD_HEIGHT_MM + gap) + dy for r in range(rows) for dy in (0, CARD_HEIGHT_MM)})
+    bottom = ys[-1]
+    right = xs[-1]
+    for cut in xs:
+        canvas.line((cut, top - 1 - length), (cut, top - 1), stroke="#000000", width=style.CROP_MARK_MM, parent=group)
+        canvas.line((cut, bottom + 1), (cut, bottom + 1 + length), stroke="#000000", width=style.CROP_MARK_MM,
+                    parent=group)
+    for cut in ys:
+        canvas.line((left - 1 - length, cut), (left - 1, cut), stroke="#000000", width=style.CROP_MARK_MM, parent=group)
+        canvas.line((right + 1, cut), (right + 1 + length, cut), stroke="#000000", width=style.CROP_MARK_MM,
+                    parent=group)

@@ -1,0 +1,277 @@
+"""``inkcrawl export``: play sheets as SVG, PDF or PNG, and card sheets as PDF.
+
+Registered in the core CLI through the ``inkcrawl.commands`` entry point (see
+:mod:`inkcrawl.cli`). Exit codes as ``inkcrawl validate``: 0 written, 1 the input has
+validation errors (the report is printed; ``--force`` exports anyway), 2 usage error,
+unreadable input or output that cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+_SHEET_EPILOG = """\
+examples:
+  inkcrawl export sheet content/packs/lantern-depths -o lantern-depths.pdf --copies 4
+  inkcrawl export sheet my-dungeon.json -o my-dungeon.png --dpi 200
+  inkcrawl export sheet my-dungeon.json -o my-dungeon.svg --grayscale
+  inkcrawl export sheet my-dungeon.json -o shop.pdf --paper A4 --bleed 3 --crop-marks
+
+OUT decides the format: .pdf (every sheet, one page per copy), .svg (one file per dungeon:
+OUT itself for one dungeon, OUT-<dungeon id>.svg for several), .png (the sheet of one dungeon,
+or a contact sheet of a whole pack). A dungeon with validation errors is refused unless --force.
+exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
+"""
+
+_CARDS_EPILOG = """\
+examples:
+  inkcrawl export cards content/packs/ember-halls -o cards.pdf
+  inkcrawl export cards content/packs/ember-halls -o cards.pdf --deck gentle --backs --crop-marks
+
+Poker-size cards (63 x 88 mm), as many per page as fit, from the pack's deck (or the
+ruleset's). --backs adds a backs page after each fronts page, mirrored for duplex printing.
+"""
+
+
+def _positive_mm(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of millimetres") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text} mm is out of range (0 to 100)")
+    return value
+
+
+def _paper(text: str) -> tuple[float, float]:
+    from exporters.paper import PaperError, parse_paper
+
+    try:
+        return parse_paper(text)
+    except PaperError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError("use 1 to 100 copies")
+    return value
+
+
+def _dpi(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 10 <= value <= 1200:
+        raise argparse.ArgumentTypeError("use a resolution from 10 to 1200 dpi")
+    return value
+
+
+def _add_page_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--paper", type=_paper, metavar="SIZE",
+                        help="A4, Letter, A3, A5, Legal, Tabloid or WIDTHxHEIGHT with mm/cm/in/pt "
+                             "(default: the sheet's own paper)")
+    parser.add_argument("--orientation", choices=("auto", "portrait", "landscape"), default="auto",
+                        help="default auto: landscape for sheets wider than tall")
+    parser.add_argument("--margin", type=_positive_mm, metavar="MM", help="page margin in mm (default: the sheet's)")
+    parser.add_argument("--bleed", type=_positive_mm, default=0.0, metavar="MM",
+                        help="extend the page by MM on every side for a print shop (3 is usual)")
+    parser.add_argument("--crop-marks", action="store_true", help="draw crop marks at the corners of the paper")
+    parser.add_argument("--grayscale", action="store_true", help="print in greys only, for black-and-white printers")
+    parser.add_argument("--force", action="store_true", help="export even when validation finds errors")
+
+
+def register(subparsers) -> None:
+    """Add ``export`` with its ``sheet`` and ``cards`` subcommands to the ``inkcrawl`` CLI."""
+    export = subparsers.add_parser("export", help="export printable sheets (SVG, PDF, PNG) and card sheets",
+                                   description="Export dungeons and packs for printing.")
+    kinds = export.add_subparsers(dest="export_kind", metavar="WHAT", required=True)
+
+    sheet = kinds.add_parser("sheet", help="play sheets as PDF, SVG or PNG",
+                             description="Export the play sheet of dungeons or whole packs at their exact printed "
+                                         "size.", epilog=_SHEET_EPILOG,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    sheet.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
+    sheet.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write: .pdf, .svg or .png")
+    _add_page_options(sheet)
+    sheet.add_argument("--fit", action="store_true", help="scale the sheet to the paper instead of keeping its size")
+    sheet.add_argument("--copies", type=_count, default=1, metavar="N", help="PDF: N copies of each sheet (one per player)")
+    sheet.add_argument("--dpi", type=_dpi, default=150, help="PNG resolution (default 150)")
+    sheet.set_defaults(func=_cmd_sheet)
+
+    cards = kinds.add_parser("cards", help="print-and-play card sheets of a grid pack's deck (PDF)",
+                             description="Export the deck of a grid-family pack as poker-size print-and-play cards.",
+                             epilog=_CARDS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cards.add_argument("paths", nargs=1, metavar="PACK", help="a grid pack folder, pack.json, or grid dungeon file")
+    cards.add_argument("-o", "--output", required=True, metavar="OUT", help="the PDF to write")
+    cards.add_argument("--deck", metavar="ID", help="which deck of the pack (default: its first, else the ruleset's)")
+    cards.add_argument("--backs", action="store_true", help="add a backs page after each page, laid out for duplex")
+    _add_page_options(cards)
+    cards.set_defaults(func=_cmd_cards)
+
+
+def _error(message: str) -> int:
+    print(f"inkcrawl export: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _open(paths: list[str], force: bool):
+    """Validate and open the dungeons; returns ``(dungeons, exit code or None)``."""
+    from inkcrawl.loading import open_dungeons
+    from inkcrawl.report import format_text
+
+    result = open_dungeons(paths)
+    report = result.report
+    if report.problems:
+        text = format_text(report)
+        sys.stderr.write(text)
+    if report.unreadable_input:
+        return [], EXIT_USAGE
+    if report.errors and not force:
+        print("inkcrawl export: refused: the input has validation errors (see above); fix them or use --force",
+              file=sys.stderr)
+        return [], EXIT_PROBLEMS
+    if not result.dungeons:
+        print("inkcrawl export: error: no dungeon could be opened", file=sys.stderr)
+        return [], EXIT_PROBLEMS if report.errors else EXIT_USAGE
+    return result.dungeons, None
+
+
+def _progress(total: int, unit: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, file=sys.stderr, disable=total < 2 or not sys.stderr.isatty(),
+                leave=False, dynamic_ncols=True)
+
+
+def _warn_characters(pages) -> None:
+    from exporters.qt import unsupported_characters
+
+    for page in pages:
+        missing = unsupported_characters(page.texts)
+        if missing:
+            shown = " ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")
+            print(f"inkcrawl export: warning: sheet \"{page.title}\" has characters the shipped font (DejaVu Sans) "
+                  f"cannot draw, printed as empty boxes: {shown}", file=sys.stderr)
+
+
+def _page_options(args, fit: bool = False):
+    from exporters.pages import PageOptions
+
+    return PageOptions(paper=args.paper, orientation=args.orientation, margin_mm=args.margin, fit=fit,
+                       bleed_mm=args.bleed, crop_marks=args.crop_marks, grayscale=args.grayscale)
+
+
+def _cmd_sheet(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    suffix = output.suffix.lower()
+    if suffix not in (".pdf", ".svg", ".png"):
+        return _error(f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or .png")
+    if args.copies > 1 and suffix != ".pdf":
+        return _error("--copies applies to PDF output only")
+    if not output.parent.exists():
+        return _error(f"the folder {str(output.parent)!r} does not exist")
+    dungeons, status = _open(args.paths, args.force)
+    if status is not None:
+        return status
+    from exporters.paper import PaperError
+    from exporters.pages import sheet_page
+
+    options = _page_options(args, fit=args.fit)
+    pages = []
+    with _progress(len(dungeons), "sheet") as bar:
+        for opened in dungeons:
+            try:
+                pages.append(sheet_page(opened.dungeon, opened.ruleset, options))
+            except PaperError as exc:
+                return _error(f"{opened.file}: {exc}")
+            bar.update()
+    _warn_characters(pages)
+    try:
+        if suffix == ".pdf":
+            written = _write_pdf(pages, output, args.copies, dungeons)
+        elif suffix == ".svg":
+            written = _write_svgs(pages, output, dungeons)
+        else:
+            written = _write_png(pages, output, args.dpi)
+    except OSError as exc:
+        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+    print(written)
+    return EXIT_OK
+
+
+def _write_pdf(pages, output: Path, copies: int, dungeons) -> str:
+    from exporters.qt import write_pdf
+    from inkcrawl.jsonio import atomic_target
+
+    sequence = [page for page in pages for _ in range(copies)]
+    title = pages[0].title if len(pages) == 1 else Path(dungeons[0].file).parent.parent.name or "inkcrawl sheets"
+    with _progress(len(sequence), "page") as bar, atomic_target(output) as tmp_name:
+        count = write_pdf(sequence, tmp_name, title=title, progress=bar.update)
+    return f"wrote {output} ({count} page{'s' if count != 1 else ''})"
+
+
+def _write_svgs(pages, output: Path, dungeons) -> str:
+    from inkcrawl.jsonio import write_text_atomic
+
+    if len(pages) == 1:
+        write_text_atomic(output, pages[0].svg)
+        return f"wrote {output}"
+    names = []
+    for page, opened in zip(pages, dungeons):
+        target = output.with_name(f"{output.stem}-{opened.dungeon.id}.svg")
+        write_text_atomic(target, page.svg)
+        names.append(str(target))
+    return "wrote " + ", ".join(names)
+
+
+def _write_png(pages, output: Path, dpi: float) -> str:
+    from exporters.qt import contact_sheet_png, svg_to_png
+    from inkcrawl.jsonio import write_bytes_atomic
+
+    if len(pages) == 1:
+        page = pages[0]
+        write_bytes_atomic(output, svg_to_png(page.svg, page.width_mm, page.height_mm, dpi))
+        return f"wrote {output}"
+    write_bytes_atomic(output, contact_sheet_png(pages, dpi=min(dpi, 60)))
+    return f"wrote {output} (contact sheet of {len(pages)} sheets)"
+
+
+def _cmd_cards(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    if output.suffix.lower() != ".pdf":
+        return _error("card sheets are written as PDF: the output must end in .pdf")
+    if not output.parent.exists():
+        return _error(f"the folder {str(output.parent)!r} does not exist")
+    dungeons, status = _open(args.paths, args.force)
+    if status is not None:
+        return status
+    opened = dungeons[0]
+    if opened.ruleset.family != "grid":
+        return _error(f"{opened.file}: card sheets are for the grid family's deck; this is a "
+                      f"{opened.ruleset.family} dungeon")
+    from exporters.cards import CardError, card_pages, deck_for
+    from exporters.qt import write_pdf
+    from inkcrawl.jsonio import atomic_target
+
+    try:
+        deck_name, cards = deck_for(args.paths[0], opened, args.deck)
+        pages = card_pages(cards, opened.ruleset, _page_options(args), backs=args.backs)
+    except CardError as exc:
+        return _error(str(exc))
+    try:
+        with _progress(len(pages), "page") as bar, atomic_target(output) as tmp_name:
+            count = write_pdf(pages, tmp_name, title=f"{deck_name} cards", progress=bar.update)
+    except OSError as exc:
+        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+    print(f"wrote {output} ({sum(cards.values())} cards of deck {deck_name!r}, {count} page{'s' if count != 1 else ''})")
+    return EXIT_OK

@@ -1,0 +1,126 @@
+"""Paper sizes, orientation and where a sheet sits on the printed page.
+
+Sizes are millimetres. ``A4`` 210 x 297, ``Letter`` 215.9 x 279.4, ``A3`` 297 x 420, or a custom
+``WIDTHxHEIGHT`` with a unit (``210x297mm``, ``8.5x11in``, ``595x842pt``). A dungeon keeps its
+physical scale (1 mm on the sheet = 1 mm on paper) unless ``fit`` is asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Named paper sizes, portrait, in mm.
+PAPER_SIZES: dict[str, tuple[float, float]] = {
+    "a5": (148, 210),
+    "a4": (210, 297),
+    "a3": (297, 420),
+    "letter": (215.9, 279.4),
+    "legal": (215.9, 355.6),
+    "tabloid": (279.4, 431.8),
+}
+_UNITS_MM = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72}
+_CUSTOM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(mm|cm|in|pt)\s*$", re.IGNORECASE)
+
+
+class PaperError(ValueError):
+    """A paper size or layout that cannot be used; the message says why and what to do."""
+
+
+def parse_paper(text: str) -> tuple[float, float]:
+    """``"A4"``, ``"letter"``, ``"210x297mm"``, ``"8.5x11in"`` -> (width, height) in mm.
+
+    Raises :class:`PaperError` for anything else, listing the accepted forms.
+    """
+    key = text.strip().lower()
+    if key in PAPER_SIZES:
+        return PAPER_SIZES[key]
+    match = _CUSTOM.match(text)
+    if match:
+        factor = _UNITS_MM[match.group(3).lower()]
+        width, height = float(match.group(1)) * factor, float(match.group(2)) * factor
+        if not (50 <= width <= 2000 and 50 <= height <= 2000):
+            raise PaperError(f"paper {text!r} is {width:.0f} x {height:.0f} mm; sizes from 50 to 2000 mm are accepted")
+        return width, height
+    names = ", ".join(name.upper() if len(name) == 2 else name.capitalize() for name in PAPER_SIZES)
+    raise PaperError(f"unknown paper {text!r}: use {names} or a size like 210x297mm or 8.5x11in")
+
+
+def orient(size: tuple[float, float], orientation: str, content: tuple[float, float]) -> tuple[float, float]:
+    """Turn ``size`` portrait or landscape; ``auto`` follows the content's aspect (wider than
+    tall -> landscape). Raises :class:`PaperError` for another orientation word."""
+    short, long_ = sorted(size)
+    if orientation == "portrait":
+        return short, long_
+    if orientation == "landscape":
+        return long_, short
+    if orientation == "auto":
+        return (long_, short) if content[0] > content[1] else (short, long_)
+    raise PaperError(f"unknown orientation {orientation!r}: use auto, portrait or landscape")
+
+
+@dataclass(frozen=True)
+class PageLayout:
+    """Where one sheet goes on the page.
+
+    ``page_width``/``page_height``: the whole page in mm (paper plus bleed, plus room for crop
+    marks); ``trim``: the paper's rectangle on the page ``(x, y, w, h)``; ``scale`` and
+    ``offset``: the transform from sheet mm to page mm.
+    """
+
+    page_width: float
+    page_height: float
+    trim: tuple[float, float, float, float]
+    scale: float
+    offset: tuple[float, float]
+    bleed_mm: float
+    crop_marks: bool
+
+    @property
+    def transform(self) -> str:
+        """The SVG ``transform`` placing the sheet on the page."""
+        from exporters.canvas import fmt
+
+        text = f"translate({fmt(self.offset[0])} {fmt(self.offset[1])})"
+        if abs(self.scale - 1) > 1e-9:
+            text += f" scale({self.scale:.6f})"
+        return text
+
+
+#: Room around the bleed for crop marks, in mm.
+CROP_MARK_SPACE_MM = 10.0
+
+
+def layout_page(sheet_size: tuple[float, float], sheet_margin: float, paper: tuple[float, float] | None = None,
+                orientation: str = "auto", margin_mm: float | None = None, fit: bool = False,
+                bleed_mm: float = 0.0, crop_marks: bool = False) -> PageLayout:
+    """Place a sheet of ``sheet_size`` mm (its printable content inside ``sheet_margin``) on paper.
+
+    ``paper`` defaults to the sheet's own size, ``margin_mm`` to the sheet's margin. Without
+    ``fit`` the sheet keeps its physical scale and its content is centred in the paper's
+    printable area; it raises :class:`PaperError` when the content does not fit. With ``fit``
+    the content is scaled to fill the printable area.
+    """
+    if bleed_mm < 0 or bleed_mm > 20:
+        raise PaperError(f"bleed {bleed_mm:g} mm: use 0 to 20 mm (3 mm is usual)")
+    sheet_w, sheet_h = sheet_size
+    margin = sheet_margin if margin_mm is None else margin_mm
+    paper_w, paper_h = orient(paper or sheet_size, orientation, sheet_size)
+    if margin < 0 or 2 * margin >= min(paper_w, paper_h):
+        raise PaperError(f"margin {margin:g} mm leaves no printable area on {paper_w:g} x {paper_h:g} mm paper")
+    content_w, content_h = sheet_w - 2 * sheet_margin, sheet_h - 2 * sheet_margin
+    avail_w, avail_h = paper_w - 2 * margin, paper_h - 2 * margin
+    if fit:
+        scale = min(avail_w / content_w, avail_h / content_h)
+    else:
+        scale = 1.0
+        if content_w > avail_w + 0.01 or content_h > avail_h + 0.01:
+            raise PaperError(
+                f"the sheet's printable content is {content_w:g} x {content_h:g} mm but the paper's printable area "
+                f"is {avail_w:g} x {avail_h:g} mm; use --fit to scale it, or a larger --paper")
+    extra = bleed_mm + (CROP_MARK_SPACE_MM if crop_marks else 0.0)
+    trim_x = trim_y = extra
+    offset_x = trim_x + margin + (avail_w - content_w * scale) / 2 - sheet_margin * scale
+    offset_y = trim_y + margin + (avail_h - content_h * scale) / 2 - sheet_margin * scale
+    return PageLayout(paper_w + 2 * extra, paper_h + 2 * extra, (trim_x, trim_y, paper_w, paper_h), scale,
+                      (offset_x, offset_y), bleed_mm, crop_marks)

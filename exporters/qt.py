@@ -1,0 +1,184 @@
+"""Qt, offscreen: the shipped fonts, and SVG rendered to PDF pages and PNG images.
+
+Qt needs a display unless told to draw offscreen; :func:`ensure_app` sets
+``QT_QPA_PLATFORM=offscreen`` when no display is configured, starts one ``QGuiApplication`` and
+registers the fonts in :data:`exporters.style.FONT_FILES`, so output is identical on every
+machine, including one with no fonts installed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from functools import cache
+
+from exporters import style
+
+
+@cache
+def ensure_app():
+    """The process's ``QGuiApplication`` (created offscreen if needed), with our fonts registered.
+
+    Raises ``RuntimeError`` when a shipped font cannot be loaded.
+    """
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform.startswith("linux"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if "XDG_RUNTIME_DIR" not in os.environ and sys.platform.startswith("linux"):
+        runtime = tempfile.mkdtemp(prefix="inkcrawl-xdg-")
+        os.chmod(runtime, 0o700)
+        os.environ["XDG_RUNTIME_DIR"] = runtime
+    from PySide6.QtGui import QFontDatabase, QGuiApplication
+
+    app = QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "inkcrawl"])
+    for font_file in style.FONT_FILES:
+        if QFontDatabase.addApplicationFont(str(font_file)) < 0:
+            raise RuntimeError(f"cannot load the sheet font {font_file}")
+    return app
+
+
+@cache
+def _raw_fonts():
+    ensure_app()
+    from PySide6.QtGui import QRawFont
+
+    return [QRawFont(str(path), 12) for path in style.FONT_FILES]
+
+
+def unsupported_characters(texts) -> list[str]:
+    """Characters of ``texts`` the shipped fonts cannot draw (they would print as boxes), sorted."""
+    fonts = _raw_fonts()
+    missing = set()
+    for text in texts:
+        for char in text:
+            if char.isspace() or char in missing:
+                continue
+            if not all(font.supportsCharacter(char) for font in fonts):
+                missing.add(char)
+    return sorted(missing)
+
+
+def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 150) -> bytes:
+    """Render an SVG (whose size is ``width_mm`` x ``height_mm``) to PNG bytes at ``dpi``, on white."""
+    ensure_app()
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    renderer = QSvgRenderer(QByteArray(svg_text.encode("utf-8")))
+    if not renderer.isValid():
+        raise ValueError("the SVG could not be parsed by Qt")
+    width_px = max(1, round(width_mm / 25.4 * dpi))
+    height_px = max(1, round(height_mm / 25.4 * dpi))
+    image = QImage(width_px, height_px, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    dots_per_metre = round(dpi / 0.0254)
+    image.setDotsPerMeterX(dots_per_metre)
+    image.setDotsPerMeterY(dots_per_metre)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    renderer.render(painter, QRectF(0, 0, width_px, height_px))
+    painter.end()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    return bytes(buffer.data())
+
+
+def write_pdf(pages, path, title: str = "", progress=None) -> int:
+    """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``) into one vector PDF
+    at ``path``, each page at its exact size (Qt rounds to whole points), fonts embedded.
+
+    ``progress`` is called once per page written. Returns the number of pages. Raises
+    ``ValueError`` when an SVG cannot be parsed and ``OSError`` when the file cannot be written.
+    """
+    ensure_app()
+    from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF
+    from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
+    from PySide6.QtSvg import QSvgRenderer
+
+    writer = QPdfWriter(str(path))
+    writer.setResolution(1200)
+    writer.setCreator("inkcrawl")
+    if title:
+        writer.setTitle(title)
+    painter = None
+    count = 0
+    current_size = None
+    renderer = None
+    last_svg = None
+    for page in pages:
+        size = (round(page.width_mm, 3), round(page.height_mm, 3))
+        if size != current_size:
+            layout = QPageLayout(QPageSize(QSizeF(*size), QPageSize.Unit.Millimeter),
+                                 QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0))
+            writer.setPageLayout(layout)
+            current_size = size
+        if painter is None:
+            painter = QPainter()
+            if not painter.begin(writer):
+                raise OSError(f"cannot write the PDF {path}")
+        else:
+            writer.newPage()
+        if page.svg is not last_svg:
+            renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
+            if not renderer.isValid():
+                painter.end()
+                raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt")
+            last_svg = page.svg
+        target = writer.pageLayout().paintRectPixels(writer.resolution())
+        renderer.render(painter, QRectF(0, 0, target.width(), target.height()))
+        count += 1
+        if progress:
+            progress()
+    if painter is not None:
+        painter.end()
+    return count
+
+
+def contact_sheet_png(pages, dpi: float = 50, columns: int | None = None) -> bytes:
+    """One PNG with a thumbnail of every page (in order) and its title under it, on white."""
+    import math
+
+    ensure_app()
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+    from PySide6.QtSvg import QSvgRenderer
+
+    count = len(pages)
+    columns = columns or max(1, math.ceil(math.sqrt(count)))
+    rows = math.ceil(count / columns)
+    scale = dpi / 25.4
+    cell_w = max(p.width_mm for p in pages) * scale
+    cell_h = max(p.height_mm for p in pages) * scale
+    gap, caption = 12 * scale, 10 * scale
+    width = round(columns * cell_w + (columns + 1) * gap)
+    height = round(rows * (cell_h + caption) + (rows + 1) * gap)
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(QColor("#e9e6df"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(max(8, round(4 * scale)))
+    painter.setFont(font)
+    for index, page in enumerate(pages):
+        row, column = divmod(index, columns)
+        x = gap + column * (cell_w + gap)
+        y = gap + row * (cell_h + caption + gap)
+        w, h = page.width_mm * scale, page.height_mm * scale
+        box = QRectF(x + (cell_w - w) / 2, y, w, h)
+        painter.fillRect(box, QColor("white"))
+        renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
+        renderer.render(painter, box)
+        painter.setPen(QPen(QColor("#7a766c"), 1))
+        painter.drawRect(box)
+        painter.setPen(QColor("#1b1b1b"))
+        painter.drawText(QRectF(x, y + cell_h, cell_w, caption), Qt.AlignmentFlag.AlignCenter,
+                         f"{index + 1}. {page.title}")
+    painter.end()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    return bytes(buffer.data())

@@ -1,0 +1,83 @@
+"""Opening dungeons for the commands that use them (export, simulate, edit...).
+
+:func:`open_dungeons` validates the paths (the same report as ``inkcrawl validate``) and
+returns each dungeon as a model with its ruleset and deck, in pack order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inkcrawl.model import Dungeon, dungeon_from_dict
+from inkcrawl.rulesets import Ruleset
+from inkcrawl.validate import (MANIFEST_NAME, Report, RulesetRegistry, _enclosing_pack, _inside, load_document,
+                               validate_paths)
+from inkcrawl.rulesets import load_ruleset_file
+
+
+@dataclass
+class OpenedDungeon:
+    """A dungeon ready to use: its file, model, ruleset and the deck of its pack (or ``None``)."""
+
+    file: str
+    dungeon: Dungeon
+    ruleset: Ruleset
+    deck: dict[str, int] | None = None
+
+
+@dataclass
+class OpenResult:
+    """The validation report of the paths and the dungeons that could be built."""
+
+    report: Report
+    dungeons: list[OpenedDungeon] = field(default_factory=list)
+
+
+def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict[str, int] | None]:
+    document = load_document(manifest_path)
+    manifest = document.data if isinstance(document.data, dict) else {}
+    base = manifest_path.parent
+    files = [p for p in (_inside(base, rel) for rel in manifest.get("dungeons", []) if isinstance(rel, str))
+             if p is not None and p.is_file()]
+    rulesets = []
+    for relative in manifest.get("rulesets", []):
+        target = _inside(base, relative) if isinstance(relative, str) else None
+        ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
+        if ruleset is not None:
+            rulesets.append(ruleset)
+    decks = manifest.get("decks") or [{}]
+    return files, rulesets, decks[0].get("cards") if isinstance(decks[0], dict) else None
+
+
+def open_dungeons(paths: list[str]) -> OpenResult:
+    """Validate ``paths`` (dungeon files, pack folders or manifests) and build every dungeon
+    whose structure allows it. Never raises for bad input; see ``result.report``."""
+    result = OpenResult(validate_paths(paths))
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            path = path / MANIFEST_NAME
+        if not path.is_file():
+            continue
+        document = load_document(path)
+        if document.file_type == "pack" and document.data is not None:
+            files, rulesets, deck = _pack_members(path)
+        elif document.file_type == "dungeon":
+            files = [path]
+            rulesets, deck = _enclosing_pack(path)
+        else:
+            continue
+        registry = RulesetRegistry(rulesets)
+        for file in files:
+            loaded = load_document(file, str(file))
+            if loaded.file_type != "dungeon" or loaded.data is None:
+                continue
+            try:
+                dungeon = dungeon_from_dict(loaded.data)
+            except (KeyError, TypeError, ValueError, IndexError):
+                continue
+            ruleset = registry.get(dungeon.ruleset)
+            if ruleset is not None and ruleset.family == dungeon.family:
+                result.dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck))
+    return result
