@@ -10,13 +10,12 @@ This module is shared by the rule checks and the rules engines (solvability, ref
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
 from shapely import STRtree
-from shapely.geometry import LineString, Point, Polygon
+from shapely.geometry import LineString, Polygon
 
 from inkcrawl.model import Area, Element, LineDungeon
 
@@ -66,22 +65,15 @@ def _crossing_edges(points: list[tuple[float, float]]) -> tuple[int, int] | None
     return None
 
 
-def element_disc(element: Element, quad_segs: int = 8) -> Polygon:
-    """The round footprint of an element: a disc of diameter ``size_mm`` around ``at``."""
-    return Point(element.at).buffer(element.radius_mm, quad_segs=quad_segs)
-
-
 @dataclass(frozen=True)
 class Connection:
     """A way between two areas: an ``open`` gap, a ``door`` (with ``door_id``) or a one-way
-    ``portal`` (from ``a`` to ``b``, with the entry's ``channel``). ``a``/``b`` are area ids."""
+    ``portal`` (from ``a`` to ``b``). ``a``/``b`` are area ids."""
 
     a: str
     b: str
     kind: str
     door_id: str | None = None
-    channel: str | None = None
-    gap_mm: float = 0.0
 
 
 @dataclass
@@ -111,9 +103,15 @@ class LineGeometry:
 
     @property
     def outline(self):
-        """The outer boundary of the union of all areas (where Starts go)."""
+        """The outer boundary of the union of all areas (where Starts go): the exterior rings
+        only, so the edge of a courtyard (a hole in the union) is not outside."""
         if self._outline is None:
-            self._outline = shapely.union_all(self.polygons).boundary if self.polygons else LineString()
+            if self.polygons:
+                union = shapely.union_all(self.polygons)
+                parts = shapely.get_parts(union)
+                self._outline = shapely.union_all(shapely.get_exterior_ring(parts))
+            else:
+                self._outline = LineString()
         return self._outline
 
     def areas_at(self, points: np.ndarray) -> list[list[int]]:
@@ -171,7 +169,7 @@ def area_connections(geometry: LineGeometry, doors: list[tuple[Element, int, int
             shared = shared.difference(closed)
         gap = _longest_piece(shared)
         if gap >= min_gap_mm:
-            connections.append(Connection(geometry.areas[i].id, geometry.areas[j].id, "open", gap_mm=gap))
+            connections.append(Connection(geometry.areas[i].id, geometry.areas[j].id, "open"))
     for door, a, b in doors:
         connections.append(Connection(geometry.areas[a].id, geometry.areas[b].id, "door", door.id))
     return connections
@@ -198,6 +196,3 @@ def door_areas(geometry: LineGeometry, door: Element, snap_mm: float) -> list[in
             if float(shapely.distance(geometry.polygons[index].boundary, probes).max()) <= snap_mm]
 
 
-def distance(a: tuple[float, float], b: tuple[float, float]) -> float:
-    """Euclidean distance between two points in mm."""
-    return math.hypot(a[0] - b[0], a[1] - b[1])

@@ -43,10 +43,13 @@ class _BadNumber(ValueError):
         self.reason = reason
 
 
-def _parse_float(text: str) -> float:
+def _parse_float(text: str) -> float | int:
     value = float(text)
     if not math.isfinite(value):
         raise _BadNumber(text, f"the number {text} is too large for a double")
+    # JSON has one number type: 3.0 is the integer 3 (JSON Schema's "integer" accepts it too)
+    if value.is_integer() and abs(value) < 2 ** 53:
+        return int(value)
     return value
 
 
@@ -161,14 +164,16 @@ def read_json_file(path: Path, file: str | None = None) -> tuple[Any, list[Probl
     """
     file = file if file is not None else str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return None, [problem("F006", f"the file is {size} bytes; the limit is {MAX_FILE_BYTES}", file)]
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None, [problem("F001", "no such file", file)]
-    except IsADirectoryError:
-        return None, [problem("F001", "this is a folder without pack.json, not a file", file)]
+        if path.is_dir():
+            return None, [problem("F001", "this is a folder without pack.json, not a file", file)]
+        if not path.exists():
+            return None, [problem("F001", "no such file", file)]
+        if not path.is_file():
+            return None, [problem("F001", "not a regular file (a device, pipe or socket)", file)]
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return None, [problem("F006", f"the file is larger than the limit of {MAX_FILE_BYTES} bytes", file)]
     except OSError as exc:
         return None, [problem("F001", f"cannot read the file: {exc.strerror or exc}", file)]
     if b"\x00" in data[:8192]:

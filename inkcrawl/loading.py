@@ -11,7 +11,7 @@ from pathlib import Path
 
 from inkcrawl.model import Dungeon, dungeon_from_dict
 from inkcrawl.rulesets import Ruleset
-from inkcrawl.validate import (MANIFEST_NAME, Report, RulesetRegistry, _enclosing_pack, _inside, load_document,
+from inkcrawl.validate import (MANIFEST_NAME, Report, RulesetRegistry, enclosing_pack, path_inside_pack, load_document,
                                validate_paths)
 from inkcrawl.rulesets import load_ruleset_file
 
@@ -38,11 +38,11 @@ def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict[
     document = load_document(manifest_path)
     manifest = document.data if isinstance(document.data, dict) else {}
     base = manifest_path.parent
-    files = [p for p in (_inside(base, rel) for rel in manifest.get("dungeons", []) if isinstance(rel, str))
+    files = [p for p in (path_inside_pack(base, rel) for rel in manifest.get("dungeons", []) if isinstance(rel, str))
              if p is not None and p.is_file()]
     rulesets = []
     for relative in manifest.get("rulesets", []):
-        target = _inside(base, relative) if isinstance(relative, str) else None
+        target = path_inside_pack(base, relative) if isinstance(relative, str) else None
         ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
         if ruleset is not None:
             rulesets.append(ruleset)
@@ -65,7 +65,7 @@ def open_dungeons(paths: list[str]) -> OpenResult:
             files, rulesets, deck = _pack_members(path)
         elif document.file_type == "dungeon":
             files = [path]
-            rulesets, deck = _enclosing_pack(path)
+            rulesets, deck = enclosing_pack(path)
         else:
             continue
         registry = RulesetRegistry(rulesets)

@@ -13,7 +13,7 @@ from pathlib import Path
 from inkcrawl.jsonio import dumps_canonical, write_text_atomic
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.schema import schema_problems
-from inkcrawl.validate import MANIFEST_NAME, _inside, load_document
+from inkcrawl.validate import MANIFEST_NAME, path_inside_pack, load_document
 
 
 def canonical_text(data: dict, file_type: str) -> str:
@@ -32,7 +32,7 @@ def _files_of(path: Path) -> list[Path]:
     if isinstance(document.data, dict):
         for key in ("rulesets", "dungeons"):
             for relative in document.data.get(key, []) if isinstance(document.data.get(key), list) else []:
-                target = _inside(path, relative) if isinstance(relative, str) else None
+                target = path_inside_pack(path, relative) if isinstance(relative, str) else None
                 if target is not None and target.is_file():
                     files.append(target)
     return files

@@ -47,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     Rule("F007", "format-too-new", _E, "The file's format_version is newer than this inkcrawl understands."),
     Rule("F008", "unknown-file-type", _E, "The file does not say what it is: 'type' must be dungeon, pack or ruleset."),
     Rule("F009", "format-too-old", _E, "The file's format_version is older than any inkcrawl can migrate."),
+    Rule("F010", "format-outdated", _W, "The file is in an older format_version; it was migrated in memory. 'inkcrawl migrate' updates the file."),
     Rule("S001", "schema", _E, "The file does not match its JSON Schema; the pointer names the offending value."),
     Rule("S002", "rule-checks-skipped", _W, "Some rule checks were skipped because of schema errors (all of them when the structure is broken, whole-dungeon checks when some objects are); fix the schema errors first."),
     Rule("P001", "path-outside-pack", _E, "The manifest names a path outside the pack folder ('..', absolute, or a symlink leading out) or one that cannot be resolved."),
@@ -54,6 +55,7 @@ RULES: tuple[Rule, ...] = (
     Rule("P003", "pack-ruleset-mismatch", _E, "A dungeon of the pack names another ruleset than the manifest."),
     Rule("P004", "duplicate-dungeon-id", _E, "Two dungeons of one pack have the same id."),
     Rule("P005", "not-a-dungeon", _E, "A file listed as a dungeon or ruleset is another kind of file."),
+    Rule("P006", "ruleset-id-taken", _E, "A pack ruleset uses the id of a bundled ruleset; a variant needs an id of its own."),
     Rule("C001", "duplicate-id", _E, "Two objects of one dungeon share an id."),
     Rule("C002", "unknown-ruleset", _E, "The ruleset the file names is neither bundled nor shipped in its pack."),
     Rule("C003", "unknown-element-kind", _E, "An element kind the dungeon's ruleset does not define."),
@@ -103,6 +105,7 @@ RULES: tuple[Rule, ...] = (
     Rule("L024", "wall-degenerate", _E, "A wall has fewer than 2 distinct points."),
     Rule("L025", "unused-orb-tokens", _W, "The sheet gives token values for an orb colour no orb has."),
     Rule("L026", "door-lock-repeated", _E, "A door lists the same key colour twice, but a player holds one key of each colour."),
+    Rule("L027", "reachability-not-checked", _W, "The reachability search stopped at its state limit; unreachable elements and doors were not checked."),
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

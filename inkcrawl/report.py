@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 from inkcrawl import __version__
 from inkcrawl.problems import RULES, Problem, Severity
@@ -20,7 +21,7 @@ INFORMATION_URI = "https://inkcrawl.org"
 
 def format_text(report: Report) -> str:
     """One line per problem, then a summary line."""
-    lines = [f"{p.file}:{p.pointer or '/'}: {p.severity.value} {p.code} {p.message}" for p in report.problems]
+    lines = [f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}" for p in report.problems]
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
@@ -39,16 +40,17 @@ def format_json(report: Report) -> str:
     return json.dumps([p.as_dict() for p in report.problems], indent=2, ensure_ascii=False) + "\n"
 
 
-def _uri(file: str) -> str:
+def _artifact(file: str) -> dict:
     path = Path(file)
-    return path.as_posix() if not path.is_absolute() else path.as_uri()
+    if path.is_absolute():
+        return {"uri": path.as_uri()}
+    return {"uri": quote(path.as_posix()), "uriBaseId": "SRCROOT"}
 
 
 def _sarif_result(problem: Problem, rule_index: dict[str, int]) -> dict:
-    location: dict = {
-        "physicalLocation": {"artifactLocation": {"uri": _uri(problem.file)}},
-        "logicalLocations": [{"fullyQualifiedName": problem.pointer or "/", "kind": "element"}],
-    }
+    location: dict = {"physicalLocation": {"artifactLocation": _artifact(problem.file)}}
+    if problem.pointer:
+        location["logicalLocations"] = [{"fullyQualifiedName": problem.pointer, "kind": "element"}]
     if problem.line is not None:
         location["physicalLocation"]["region"] = {"startLine": problem.line, "startColumn": problem.column}
     return {
@@ -79,6 +81,7 @@ def format_sarif(report: Report) -> str:
                     "defaultConfiguration": {"level": "error" if rule.severity is Severity.ERROR else "warning"},
                 } for rule in RULES],
             }},
+            "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
             "results": [_sarif_result(p, rule_index) for p in report.problems],
         }],
     }

@@ -94,12 +94,42 @@ def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
     if players.get("min", 1) > players.get("max", 1):
         problems.append(problem("C006", "players: min is above max", file, "/players"))
     if data.get("family") == "grid":
+        problems += _grid_ruleset_problems(data, file)
         shapes = set(data.get("segments", {}))
         for card in data.get("deck", {}):
             if card not in shapes and card not in SPECIAL_CARDS:
                 problems.append(problem("C006", f"deck card '{card}' is not a segment shape of this ruleset "
                                                 f"({', '.join(sorted(shapes))}) nor trap or draw_two",
                                         file, f"/deck/{card}"))
+    return problems
+
+
+def _grid_ruleset_problems(data: dict, file: str) -> list[Problem]:
+    """A grid ruleset's counts must be possible: pairs match, letters suffice, features fit the
+    board's rooms and entryways its outer edges."""
+    problems = []
+    elements = data.get("elements", {})
+    counts = {kind: d["count"] for kind, d in elements.items() if isinstance(d.get("count"), dict)}
+    if "weapon" in counts and "monster" in counts and counts["weapon"] != counts["monster"]:
+        problems.append(problem("C006", f"weapons ({counts['weapon']['min']}-{counts['weapon']['max']}) and monsters "
+                                        f"({counts['monster']['min']}-{counts['monster']['max']}) must come in pairs: "
+                                        f"give them the same count", file, "/elements/monster/count"))
+    for kind, definition in elements.items():
+        letters = definition.get("letters")
+        if letters is not None and kind in counts and counts[kind]["max"] > len(letters):
+            problems.append(problem("C006", f"element kind '{kind}': up to {counts[kind]['max']} of them but only "
+                                            f"{len(letters)} letters ({letters})", file, f"/elements/{kind}/letters"))
+    board = data.get("board", {})
+    rooms = board.get("columns", 0) * board.get("rows", 0)
+    needed = sum(count["min"] for count in counts.values())
+    if rooms and needed > rooms:
+        problems.append(problem("C006", f"the features need at least {needed} rooms but the default board has "
+                                        f"{rooms}", file, "/elements"))
+    outer_edges = 2 * (board.get("columns", 0) + board.get("rows", 0))
+    entryways = data.get("entryways", {}).get("count", {})
+    if outer_edges and entryways.get("min", 0) > outer_edges:
+        problems.append(problem("C006", f"at least {entryways['min']} entryways but the default board has only "
+                                        f"{outer_edges} outer edges", file, "/entryways/count"))
     return problems
 
 

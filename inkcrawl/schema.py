@@ -6,6 +6,7 @@ The schemas in ``schemas/`` are compiled once per process and reused for every f
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -35,21 +36,32 @@ def json_pointer(parts) -> str:
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
 
 
+_LONG_NUMBER = re.compile(r"-?\d{16,}(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
 def _friendly(error) -> str:
-    message = error.message
+    """The validator's message, made readable: named members instead of "False schema", long
+    numbers shortened, at most 300 characters."""
+    if type(error.kind).__name__ == "FalseSchema" and error.instance_path:
+        return f"'{error.instance_path[-1]}' is not allowed here (not for this kind or family)"
+    message = _LONG_NUMBER.sub(lambda m: m.group(0)[:8] + f"...({len(m.group(0))} digits)", error.message)
     if len(message) > 300:
         message = message[:297] + "..."
     return message
 
 
+def _pointer_order(problem_: Problem) -> list:
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in problem_.pointer.split("/")]
+
+
 def schema_problems(data: Any, file_type: str, file: str) -> list[Problem]:
     """Validate ``data`` against the schema of ``file_type``; one S001 problem per leaf error.
 
-    Errors are sorted by pointer so the report reads top to bottom.
+    Errors are sorted by pointer (array indexes numerically) so the report reads top to bottom.
     """
     problems = []
     for error in _validator(file_type).iter_errors(data):
         pointer = json_pointer(error.instance_path)
         problems.append(problem("S001", _friendly(error), file, pointer))
-    problems.sort(key=lambda p: p.pointer)
+    problems.sort(key=_pointer_order)
     return problems

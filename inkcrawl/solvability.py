@@ -17,59 +17,66 @@ from inkcrawl.geometry import Connection
 from inkcrawl.model import SKELETON_LOCK
 
 
-def door_opens(locks: list[str], keys: frozenset[str]) -> bool:
-    """Whether a player holding ``keys`` opens a door with ``locks`` (RULES.md 2, Keys).
-
-    Colour locks need their colour; each ``"skeleton"`` lock needs one more key of any colour,
-    distinct from those used for the colour locks. A colour listed twice never opens, since a
-    player holds at most one key of each colour.
-    """
+def lock_needs(locks: list[str]) -> tuple[frozenset[str], int] | None:
+    """What a door with ``locks`` asks of a player (RULES.md 2, Keys): ``(colours, keys)`` where
+    ``colours`` must all be held and ``keys`` is how many distinct keys are needed in all (a
+    ``"skeleton"`` lock takes any key besides those). ``None`` when no player can ever open it:
+    a colour listed twice, since a player holds at most one key of each colour."""
     colours = [lock for lock in locks if lock != SKELETON_LOCK]
-    if len(set(colours)) != len(colours) or not set(colours) <= keys:
-        return False
-    return len(keys) - len(colours) >= len(locks) - len(colours)
+    if len(set(colours)) != len(colours):
+        return None
+    return frozenset(colours), len(locks)
+
+
+def door_opens(locks: list[str], keys: frozenset[str]) -> bool:
+    """Whether a player holding ``keys`` (colour ids) opens a door with ``locks``."""
+    needs = lock_needs(locks)
+    return needs is not None and needs[0] <= keys and len(keys) >= needs[1]
 
 
 @dataclass
 class Reachability:
-    """Result of :func:`explore`: reached area ids, doors passed at least once (ids), and for
-    each reached area the fewest area steps from a Start (``steps``)."""
+    """Result of :func:`explore`: reached area ids, doors passed at least once (ids), for each
+    reached area the fewest area steps from a Start (``steps``), and ``complete`` (false when
+    the search hit its state limit, so unreached areas may in fact be reachable)."""
 
     areas: set[str] = field(default_factory=set)
     doors_opened: set[str] = field(default_factory=set)
     steps: dict[str, int] = field(default_factory=dict)
+    complete: bool = True
 
 
 def explore(start_areas: list[str], connections: list[Connection], keys_in_area: dict[str, set[str]],
             skeleton_keys_in_area: dict[str, list[str]], door_locks: dict[str, list[str]],
             usable_colours: set[str], max_states: int = 200_000) -> Reachability:
-    """Breadth-first search over ``(area, keys held, skeleton keys used)``.
+    """Breadth-first search over ``(area, keys held, skeleton keys used)`` from every Start.
 
     ``connections`` are open gaps and doors (both ways) and portals (one-way, ``a`` to ``b``);
     ``keys_in_area`` maps an area id to the key colours lying in it; ``skeleton_keys_in_area``
-    to the ids of its skeleton keys; ``door_locks`` maps door ids to their locks;
-    ``usable_colours`` are the key colours with at least one token in the supply. Entering an
-    area takes its keys at once (holding more keys never closes a way); a skeleton key is a
-    choice of colour, so each choice is explored. The search stops after ``max_states`` states
-    (far more than any printable dungeon needs).
+    to the ids of its skeleton keys (each gives one key of the player's choice, once);
+    ``door_locks`` maps door ids to their locks; ``usable_colours`` are the key colours with
+    at least one token in the supply. Entering an area takes its keys at once (holding more
+    keys never closes a way). Skeleton keys of one area are interchangeable, so the state counts
+    how many of each area's were used, and never more than there are colours. The search stops
+    after ``max_states`` states and then says so (``complete`` false).
     """
     colours = sorted(usable_colours)
     bit = {colour: 1 << i for i, colour in enumerate(colours)}
     all_colours = (1 << len(colours)) - 1
-    skeleton_ids = sorted({s for ids in skeleton_keys_in_area.values() for s in ids})
-    skeleton_bit = {s: 1 << i for i, s in enumerate(skeleton_ids)}
     area_keys: dict[str, int] = defaultdict(int)
     for area, found in keys_in_area.items():
         for colour in found:
             area_keys[area] |= bit.get(colour, 0)
-    area_skeletons = {area: [skeleton_bit[s] for s in ids] for area, ids in skeleton_keys_in_area.items()}
+    skeleton_areas = sorted(a for a, ids in skeleton_keys_in_area.items() if ids)
+    slot = {area: i for i, area in enumerate(skeleton_areas)}
+    capacity = [min(len(skeleton_keys_in_area[a]), len(colours)) for a in skeleton_areas]
     door_need: dict[str, tuple[int, int] | None] = {}
     for door, locks in door_locks.items():
-        plain = [lock for lock in locks if lock != SKELETON_LOCK]
-        if len(set(plain)) != len(plain) or any(lock not in bit for lock in plain):
+        needs = lock_needs(locks)
+        if needs is None or any(colour not in bit for colour in needs[0]):
             door_need[door] = None
         else:
-            door_need[door] = (sum(bit[lock] for lock in plain), len(locks))
+            door_need[door] = (sum(bit[colour] for colour in needs[0]), needs[1])
     neighbours: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
     for connection in connections:
         door = connection.door_id if connection.kind == "door" else None
@@ -78,29 +85,33 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
             neighbours[connection.b].append((connection.a, door))
 
     result = Reachability()
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, int, tuple[int, ...]]] = set()
     queue: deque = deque()
 
-    def push(area: str, keys: int, used: int, depth: int) -> None:
+    def push(area: str, keys: int, used: tuple[int, ...], depth: int) -> None:
         state = (area, keys | area_keys[area], used)
         if state not in seen:
             seen.add(state)
             queue.append((state, depth))
 
     for area in start_areas:
-        push(area, 0, 0, 0)
-    while queue and len(seen) < max_states:
+        push(area, 0, (0,) * len(skeleton_areas), 0)
+    while queue:
+        if len(seen) >= max_states:
+            result.complete = False
+            break
         (area, keys, used), depth = queue.popleft()
         result.areas.add(area)
         if depth < result.steps.get(area, depth + 1):
             result.steps[area] = depth
-        for skeleton in area_skeletons.get(area, ()):
-            if not used & skeleton:
-                free = all_colours & ~keys
-                while free:
-                    lowest = free & -free
-                    push(area, keys | lowest, used | skeleton, depth)
-                    free ^= lowest
+        index = slot.get(area)
+        if index is not None and used[index] < capacity[index]:
+            more = used[:index] + (used[index] + 1,) + used[index + 1:]
+            free = all_colours & ~keys
+            while free:
+                lowest = free & -free
+                push(area, keys | lowest, more, depth)
+                free ^= lowest
         for other, door in neighbours.get(area, ()):
             if door is not None:
                 need = door_need.get(door)

@@ -109,7 +109,12 @@ def load_document(path: Path, file: str | None = None) -> LoadedDocument:
         data, original = migrate(data, file_type)
     except FormatVersionError as exc:
         return LoadedDocument(file, None, file_type, [problem(exc.code, str(exc), file, "/format_version")])
-    return LoadedDocument(file, data, file_type, [], original)
+    notes = []
+    if original is not None:
+        notes.append(problem("F010", f"format_version {original} is older than the current {data['format_version']}; "
+                                     f"it was migrated in memory; 'inkcrawl migrate {file}' updates the file",
+                             file, "/format_version"))
+    return LoadedDocument(file, data, file_type, notes, original)
 
 
 def _prune_pointers(problems: list[Problem]) -> tuple[frozenset[str], bool]:
@@ -177,7 +182,7 @@ def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
     return problems + rule_problems, dungeon
 
 
-def _inside(base: Path, relative: str) -> Path | None:
+def path_inside_pack(base: Path, relative: str) -> Path | None:
     """Resolve a manifest path; ``None`` when it is absolute or leads outside ``base``."""
     return _resolve_in_pack(base, relative)[0]
 
@@ -223,7 +228,10 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
             ruleset, problems = load_ruleset_file(path, str(path))
             report.files += 1
             report.problems += problems
-            if ruleset is not None:
+            if ruleset is not None and ruleset.id in bundled_rulesets():
+                report.problems.append(problem("P006", f"the pack's ruleset '{ruleset.id}' has the id of a bundled "
+                                                       f"ruleset; give the variant an id of its own", str(path), "/id"))
+            elif ruleset is not None:
                 if ruleset.family == "grid":
                     report.problems += deck_problems(ruleset.deck, ruleset, str(path), "/deck")
                 extra.append(ruleset)
@@ -332,7 +340,7 @@ def _pack_path(base: Path, relative: str, pointer: str, manifest_file: str, repo
     return path
 
 
-def _enclosing_pack(path: Path) -> tuple[list[Ruleset], dict[str, int] | None]:
+def enclosing_pack(path: Path) -> tuple[list[Ruleset], dict[str, int] | None]:
     """For a dungeon file inside a pack folder, the pack's own rulesets and its first deck, so a
     single file is checked as it is in its pack. Looks in the file's folder and the one above."""
     for folder in (path.parent, path.parent.parent):
@@ -342,12 +350,12 @@ def _enclosing_pack(path: Path) -> tuple[list[Ruleset], dict[str, int] | None]:
         manifest, problems = read_json_file(manifest_path)
         if problems or schema_problems(manifest, "pack", str(manifest_path)):
             return [], None
-        listed = {_inside(folder, rel) for rel in manifest["dungeons"]}
+        listed = {path_inside_pack(folder, rel) for rel in manifest["dungeons"]}
         if not any(p is not None and p.resolve() == path.resolve() for p in listed):
             return [], None
         rulesets = []
         for relative in manifest.get("rulesets", []):
-            target = _inside(folder, relative)
+            target = path_inside_pack(folder, relative)
             ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
             if ruleset is not None:
                 rulesets.append(ruleset)
@@ -382,7 +390,7 @@ def validate_file(path: Path, report: Report, registry: RulesetRegistry) -> None
             report.unreadable_input = True
         return
     if document.file_type == "dungeon":
-        pack_rulesets, deck = _enclosing_pack(path)
+        pack_rulesets, deck = enclosing_pack(path)
         if pack_rulesets:
             registry = RulesetRegistry(pack_rulesets)
         problems, _ = check_dungeon_data(document.data, document.file, registry, deck)

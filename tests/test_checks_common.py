@@ -218,10 +218,37 @@ def test_bundled_rulesets_are_consistent(ruleset_id):
 def test_c006_count_min_above_max():
     data = grid_ruleset_data()
     data["elements"]["weapon"]["count"] = {"min": 3, "max": 2}
+    data["elements"]["monster"]["count"] = {"min": 3, "max": 2}  # pairs stay equal
     problems = ruleset_consistency_problems(data, FILE)
-    assert_codes(problems, ["C006"])
+    assert_codes(problems, ["C006", "C006"])
     p = find(problems, "C006", "/elements/weapon/count")
     assert "'weapon'" in p.message and "min 3" in p.message and "max 2" in p.message
+
+
+def test_c006_weapons_and_monsters_come_in_pairs():
+    data = copy.deepcopy(bundled_rulesets()["grid-classic"].data)
+    data["elements"]["monster"]["count"] = {"min": 5, "max": 5}
+    problems = ruleset_consistency_problems(data, FILE)
+    assert_codes(problems, ["C006"])
+    assert "pairs" in find(problems, "C006", "/elements/monster/count").message
+
+
+def test_c006_letters_must_suffice():
+    data = copy.deepcopy(bundled_rulesets()["grid-classic"].data)
+    data["elements"]["weapon"]["letters"] = "ABC"
+    problems = ruleset_consistency_problems(data, FILE)
+    assert_codes(problems, ["C006"])
+    assert "only 3 letters" in find(problems, "C006", "/elements/weapon/letters").message
+
+
+def test_c006_features_and_entryways_must_fit_the_board():
+    data = copy.deepcopy(bundled_rulesets()["grid-classic"].data)
+    data["elements"]["loot"]["count"] = {"min": 40, "max": 40}  # 40 + 1 + 6 + 6 = 53 > 49 rooms
+    data["entryways"]["count"] = {"min": 30, "max": 30}  # a 7x7 board has 28 outer edges
+    problems = ruleset_consistency_problems(data, FILE)
+    assert_codes(problems, ["C006", "C006"])
+    assert "53 rooms" in find(problems, "C006", "/elements").message
+    assert "28 outer edges" in find(problems, "C006", "/entryways/count").message
 
 
 def test_c006_players_min_above_max():

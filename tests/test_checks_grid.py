@@ -300,26 +300,27 @@ def test_bundled_pack_decks_are_sound():
 
 
 def test_g013_deck_too_small():
-    ruleset = Ruleset(grid_ruleset_data())  # 2 rounds x 2 cards + 2 per Draw 2
+    # 2 rounds x 2 cards; the Draw 2 takes one revealed place and brings two cards: 4 + 1 = 5
+    ruleset = Ruleset(grid_ruleset_data())
     problems = deck_problems({"straight": 3, "trap": 1, "draw_two": 1}, ruleset, FILE, "/decks/0/cards")
     assert_codes(problems, ["G013"])
     p = find(problems, "G013", "/decks/0/cards")
-    assert "4 segment and trap cards" in p.message and "at least 6" in p.message
+    assert "4 segment and trap cards" in p.message and "at least 5" in p.message
 
 
 def test_g013_deck_just_big_enough():
     ruleset = Ruleset(grid_ruleset_data())
-    assert deck_problems({"straight": 5, "trap": 1, "draw_two": 1}, ruleset, FILE, "/decks/0/cards") == []
+    assert deck_problems({"straight": 4, "trap": 1, "draw_two": 1}, ruleset, FILE, "/decks/0/cards") == []
 
 
 def test_g013_classic_pack_deck_one_card_short():
-    classic = bundled_rulesets()["grid-classic"]  # 7 rounds x 4 + 2 x 2 Draw 2 = 32
+    classic = bundled_rulesets()["grid-classic"]  # 7 rounds x 4 + 1 per Draw 2 (2 of them) = 30
     cards = dict(pack_deck(EMBER_HALLS, 0))
     playable = sum(n for card, n in cards.items() if card != "draw_two")
-    cards["straight"] -= playable - 31
+    cards["straight"] -= playable - 29
     problems = deck_problems(cards, classic, FILE, "/decks/0/cards")
     assert_codes(problems, ["G013"])
-    assert "31 segment and trap cards" in problems[0].message and "at least 32" in problems[0].message
+    assert "29 segment and trap cards" in problems[0].message and "at least 30" in problems[0].message
 
 
 def test_g013_deck_without_segment_cards():

@@ -13,7 +13,7 @@ from inkcrawl.cli import main
 from inkcrawl.problems import RULES
 
 LINE_PACK = PACKS / "lantern-depths"
-TEXT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<pointer>/[^:]*): (?P<severity>error|warning) (?P<code>[A-Z]\d{3}) .+$")
+TEXT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<pointer>(/[^:]*)?): (?P<severity>error|warning) (?P<code>[A-Z]\d{3}) .+$")
 
 
 def _run(capsys, *argv):
@@ -90,7 +90,20 @@ def test_sarif_format_is_sarif_2_1_0(capsys, broken_dungeon):
         assert result["level"] in ("error", "warning")
         location = result["locations"][0]
         assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("broken.json")
-        assert location["logicalLocations"][0]["fullyQualifiedName"].startswith("/")
+        if result["properties"]["pointer"]:
+            assert location["logicalLocations"][0]["fullyQualifiedName"] == result["properties"]["pointer"]
+        else:
+            assert "logicalLocations" not in location
+
+
+def test_sarif_relative_paths_resolve_against_the_working_folder(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a b.json").write_text("{", encoding="utf-8")
+    _, out, _ = _run(capsys, "validate", "a b.json", "--format", "sarif")
+    run = json.loads(out)["runs"][0]
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == tmp_path.as_uri() + "/"
+    artifact = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "a%20b.json", "uriBaseId": "SRCROOT"}
 
 
 def test_json_syntax_errors_carry_line_and_column_in_sarif(capsys, tmp_path):

@@ -14,10 +14,18 @@ def test_core_does_not_import_qt_editor_or_exporters():
     pattern = re.compile(r"^\s*(from|import)\s+(PySide6|PyQt\d|editor|exporters)\b", re.MULTILINE)
     offenders = [str(p.relative_to(REPO)) for p in (REPO / "inkcrawl").rglob("*.py") if pattern.search(p.read_text())]
     assert offenders == []
-    code = ("import sys, inkcrawl.cli, inkcrawl.validate, inkcrawl.report, inkcrawl.migrate_files; "
-            "inkcrawl.cli.build_parser(); "
+    code = ("import sys, inkcrawl.cli, inkcrawl.validate, inkcrawl.report, inkcrawl.migrate_files, "
+            "inkcrawl.loading, inkcrawl.solvability; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'editor', 'exporters')]; "
             "print(bad); sys.exit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cli_finds_export_through_the_plugin_registry_without_loading_qt():
+    code = ("import sys, inkcrawl.cli; parser = inkcrawl.cli.build_parser(); "
+            "assert 'export' in parser._subparsers._group_actions[0].choices; "
+            "bad = [m for m in sys.modules if m.split('.')[0] == 'PySide6']; print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

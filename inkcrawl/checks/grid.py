@@ -154,8 +154,9 @@ def _letters(dungeon: GridDungeon, file: str) -> list[Problem]:
 def deck_problems(cards: dict[str, int], ruleset: Ruleset, file: str, pointer: str) -> list[Problem]:
     """G013/G014: a deck (card kind -> count) has known cards and enough of them for the rounds.
 
-    Each round reveals ``reveal`` cards and every Draw 2 adds two more (RULES.md 1, Play), so
-    the deck needs at least ``rounds * reveal + 2 * draw_two`` cards besides the Draw 2 cards.
+    Each round reveals ``reveal`` cards; a Draw 2 among them is discarded and adds two more
+    (RULES.md 1, Play), so each Draw 2 takes one revealed place and brings two cards: the deck
+    needs at least ``rounds * reveal + draw_two`` segment and trap cards.
     """
     problems = []
     shapes = ruleset.segment_shapes
@@ -166,10 +167,10 @@ def deck_problems(cards: dict[str, int], ruleset: Ruleset, file: str, pointer: s
     rounds, reveal = ruleset.data.get("rounds", 7), ruleset.data.get("reveal", 4)
     draw_two = cards.get("draw_two", 0)
     playable = sum(n for card, n in cards.items() if card in shapes or card == "trap")
-    needed = rounds * reveal + 2 * draw_two
+    needed = rounds * reveal + draw_two
     if playable < needed:
         problems.append(problem("G013", f"the deck has {playable} segment and trap cards; {rounds} rounds of {reveal} "
-                                        f"plus {draw_two} Draw 2 need at least {needed}", file, pointer))
+                                        f"with {draw_two} Draw 2 need at least {needed}", file, pointer))
     if not any(cards.get(shape, 0) for shape in shapes):
         problems.append(problem("G013", "the deck has no segment cards", file, pointer))
     return problems

@@ -15,7 +15,7 @@ from inkcrawl.geometry import (Connection, LineGeometry, area_connections, build
 from inkcrawl.model import SKELETON_LOCK, Element, LineDungeon
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
-from inkcrawl.solvability import explore
+from inkcrawl.solvability import explore, lock_needs
 
 #: Which end trigger needs which element kind to exist.
 _TRIGGER_TARGETS = {"boss_covered": "boss", "escape_portal": "escape_portal", "exit_reached": "exit"}
@@ -88,8 +88,8 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
             continue
         doors.append((door, found[0], found[1]))
         locks = door.locks or []
-        repeated = sorted({lock for lock in locks if locks.count(lock) > 1 and lock != "skeleton"})
-        if repeated:
+        repeated = sorted({lock for lock in locks if locks.count(lock) > 1 and lock != SKELETON_LOCK})
+        if lock_needs(locks) is None:
             problems.append(problem("L026", f"{_name(door)} has two {repeated[0]} locks, but a player holds only one "
                                             f"{repeated[0]} key", file, door.pointer + "/locks"))
 
@@ -223,8 +223,7 @@ def _portals(dungeon: LineDungeon, area_of: dict[str, str], connections: list[Co
         if entry.id in area_of:
             for portal_exit in exit_channels[entry.channel]:
                 if portal_exit.id in area_of:
-                    connections.append(Connection(area_of[entry.id], area_of[portal_exit.id], "portal",
-                                                  channel=entry.channel))
+                    connections.append(Connection(area_of[entry.id], area_of[portal_exit.id], "portal"))
     for portal_exit in exits:
         if portal_exit.channel not in entry_channels:
             problems.append(problem("L013", f"{_name(portal_exit)} has no portal entry of channel "
@@ -327,10 +326,13 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
                                     file, element.pointer))
     placed_doors = {c.door_id for c in connections if c.kind == "door"}
     known_locks = {*ruleset.key_colours, SKELETON_LOCK}
+    if not reach.complete:
+        return [problem("L027", "the reachability search stopped at its limit (too many keys and skeleton keys "
+                                "to follow every choice); reachability was not checked", file, "/elements")]
     for door in dungeon.elements_of("door"):
         locks = door.locks or []
-        already_reported = any(lock not in known_locks for lock in locks) or \
-            len({lock for lock in locks if lock != SKELETON_LOCK}) != len([lock for lock in locks if lock != SKELETON_LOCK])
+        # unknown colours (C004) and repeated colours (L026) are reported already
+        already_reported = any(lock not in known_locks for lock in locks) or lock_needs(locks) is None
         if door.id in placed_doors and door.id not in reach.doors_opened and not already_reported:
             locks = ", ".join(door.locks or [])
             problems.append(problem("L019", f"{_name(door)} (locks: {locks}) can never be opened: no route from a Start "
