@@ -17,6 +17,7 @@ import svgwrite
 from svgwrite.container import Group
 
 from exporters import style
+from inkcrawl.textmetrics import text_width_mm  # noqa: F401  (the renderers' measure of text)
 
 Point = tuple[float, float]
 
@@ -180,11 +181,6 @@ class SheetCanvas:
         """An empty box for players to write in (thin ink outline, white inside)."""
         return self.rect(x, y, w, h, stroke=self.palette.ink, width=style.OUTLINE_MM, fill=self.palette.paper,
                          radius=0.8, parent=parent, kind=kind)
-
-
-def text_width_mm(text: str, size_mm: float, bold: bool = False) -> float:
-    """An estimate of a text's width in the shipped font (DejaVu Sans averages ~0.6 em)."""
-    return len(text) * size_mm * (0.64 if bold else 0.58)
 
 
 def all_points(groups: Iterable[Sequence[Point]]) -> list[Point]:

@@ -53,7 +53,7 @@ def unsupported_characters(texts) -> list[str]:
         for char in text:
             if char.isspace() or char in missing:
                 continue
-            if not all(font.supportsCharacter(char) for font in fonts):
+            if not all(font.supportsCharacter(ord(char)) for font in fonts):
                 missing.add(char)
     return sorted(missing)
 

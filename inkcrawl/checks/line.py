@@ -16,6 +16,7 @@ from inkcrawl.model import SKELETON_LOCK, Element, LineDungeon
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.solvability import explore, lock_needs
+from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 
 #: Which end trigger needs which element kind to exist.
 _TRIGGER_TARGETS = {"boss_covered": "boss", "escape_portal": "escape_portal", "exit_reached": "exit"}
@@ -345,16 +346,16 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
 
 
 def label_bounds(label: Element) -> tuple[float, float, float, float]:
-    """Estimated bounding box ``(x0, y0, x1, y1)`` in mm of a label's text: ``at`` is the middle of
-    the baseline, the text is about 0.6 em wide per character, rises one ``text_height_mm`` above
-    the baseline and descends a third of it below, turned by ``rotation_deg`` about ``at``."""
-    height = label.text_height_mm
-    half_width = 0.3 * height * len(label.text)
+    """Bounding box ``(x0, y0, x1, y1)`` in mm of a label's text: ``at`` is the middle of the
+    baseline, ``text_height_mm`` the cap height, widths from the shipped font's metrics
+    (:mod:`inkcrawl.textmetrics`), turned by ``rotation_deg`` about ``at``."""
+    em = label.text_height_mm / CAP_HEIGHT_EM
+    half_width = text_width_mm(label.text, em) / 2
     angle = math.radians(label.rotation_deg or 0)
     cos, sin = math.cos(angle), math.sin(angle)
     x, y = label.at
     corners = [(x + dx * cos - dy * sin, y + dx * sin + dy * cos)
-               for dx in (-half_width, half_width) for dy in (-height, height / 3)]
+               for dx in (-half_width, half_width) for dy in (-label.text_height_mm, DESCENT_EM * em)]
     xs, ys = [c[0] for c in corners], [c[1] for c in corners]
     return min(xs), min(ys), max(xs), max(ys)
 
