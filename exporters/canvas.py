@@ -1,9 +1,9 @@
 """A drawing surface in sheet millimetres on top of svgwrite, used by every sheet renderer.
 
 The SVG must draw the same in Qt's SVG renderer (used for PDF and PNG) as in a browser, so the
-canvas only offers what Qt draws (DESIGN.md "Exporters"): no ``clip-path``, no group
-``opacity`` (use per-element ``fill-opacity``/``stroke-opacity``), no markers (arrowheads are
-paths). Every line width is clamped to :data:`exporters.style.MIN_LINE_MM`. Every drawn thing
+canvas only offers what Qt draws (DESIGN.md "Exporters"): no ``clip-path``, no ``opacity``
+(a ``fill_opacity`` argument becomes a solid tint over the paper colour, which prints the same
+and keeps PDFs small), no markers (arrowheads are paths). Every line width is clamped to :data:`exporters.style.MIN_LINE_MM`. Every drawn thing
 can carry ``class`` and ``data-kind`` attributes naming what it shows (``data-kind="monster"``),
 so tests and tools can find the element kinds in the SVG.
 """
@@ -56,6 +56,14 @@ def star_points(cx: float, cy: float, outer: float, inner: float, points: int = 
     return out
 
 
+def blend(colour: str, background: str, opacity: float) -> str:
+    """``colour`` at ``opacity`` over ``background`` as one solid ``#rrggbb``."""
+    front = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    back = [int(background[i:i + 2], 16) for i in (1, 3, 5)]
+    mixed = [round(f * opacity + b * (1 - opacity)) for f, b in zip(front, back)]
+    return "#" + "".join(f"{channel:02x}" for channel in mixed)
+
+
 class SheetCanvas:
     """Draws into an SVG group whose user unit is one millimetre of the sheet.
 
@@ -106,8 +114,10 @@ class SheetCanvas:
             attrs["stroke-linejoin"] = linejoin
         if dash:
             attrs["stroke-dasharray"] = " ".join(fmt(d) for d in dash)
-        if fill_opacity is not None:
-            attrs["fill-opacity"] = fmt(fill_opacity)
+        if fill_opacity is not None and fill:
+            # a solid tint instead of transparency: Qt's PDF engine writes translucent shapes
+            # slowly and verbosely, and on paper a light tint prints the same
+            attrs["fill"] = blend(fill, self.palette.paper, fill_opacity)
         return attrs
 
     def path(self, d: str, *, stroke: str | None = None, width: float = style.GLYPH_MM, fill: str | None = None,

@@ -183,40 +183,44 @@ def _cmd_sheet(args: argparse.Namespace) -> int:
     dungeons, status = _open(args.paths, args.force)
     if status is not None:
         return status
+    from exporters.pages import build_pages
     from exporters.paper import PaperError
-    from exporters.pages import sheet_page
 
     options = _page_options(args, fit=args.fit)
-    pages = []
-    with _progress(len(dungeons), "sheet") as bar:
-        for opened in dungeons:
-            try:
-                pages.append(sheet_page(opened.dungeon, opened.ruleset, options))
-            except PaperError as exc:
-                return _error(f"{opened.file}: {exc}")
-            bar.update()
-    _warn_characters(pages)
+    pages: list = []
     try:
         if suffix == ".pdf":
-            written = _write_pdf(pages, output, args.copies, dungeons)
-        elif suffix == ".svg":
-            written = _write_svgs(pages, output, dungeons)
+            written = _write_pdf(build_pages(dungeons, options), pages, output, args.copies, dungeons)
         else:
-            written = _write_png(pages, output, args.dpi)
+            with _progress(len(dungeons), "sheet") as bar:
+                for page in build_pages(dungeons, options):
+                    pages.append(page)
+                    bar.update()
+            written = _write_svgs(pages, output, dungeons) if suffix == ".svg" else _write_png(pages, output, args.dpi)
+    except PaperError as exc:
+        return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+    _warn_characters(pages)
     print(written)
     return EXIT_OK
 
 
-def _write_pdf(pages, output: Path, copies: int, dungeons) -> str:
+def _write_pdf(page_source, pages: list, output: Path, copies: int, dungeons) -> str:
+    """Write pages as they come from ``page_source`` (each ``copies`` times), collecting them in
+    ``pages``; the file appears only when every page was written."""
     from exporters.qt import write_pdf
     from inkcrawl.jsonio import atomic_target
 
-    sequence = [page for page in pages for _ in range(copies)]
-    title = pages[0].title if len(pages) == 1 else Path(dungeons[0].file).parent.parent.name or "inkcrawl sheets"
-    with _progress(len(sequence), "page") as bar, atomic_target(output) as tmp_name:
-        count = write_pdf(sequence, tmp_name, title=title, progress=bar.update)
+    def sequence():
+        for page in page_source:
+            pages.append(page)
+            for _ in range(copies):
+                yield page
+
+    title = dungeons[0].dungeon.sheet.title if len(dungeons) == 1 else "inkcrawl play sheets"
+    with _progress(len(dungeons) * copies, "page") as bar, atomic_target(output) as tmp_name:
+        count = write_pdf(sequence(), tmp_name, title=title, progress=bar.update)
     return f"wrote {output} ({count} page{'s' if count != 1 else ''})"
 
 

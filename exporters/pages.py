@@ -89,3 +89,38 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
         draw_crop_marks(page_canvas, layout)
     return Page(drawing.tostring(), layout.page_width, layout.page_height, dungeon.sheet.title,
                 texts=sheet_canvas.texts)
+
+
+#: Jobs with at least this many sheets build their SVGs in worker processes.
+PARALLEL_SHEETS = 6
+
+
+def _page_job(job) -> Page:
+    dungeon, ruleset, options = job
+    return sheet_page(dungeon, ruleset, options)
+
+
+def build_pages(dungeons, options: PageOptions = PageOptions()):
+    """Yield the page of each opened dungeon (objects with ``dungeon`` and ``ruleset``) in order.
+
+    Large jobs build the SVGs in worker processes (one per core, pure Python, no Qt) while the
+    caller consumes pages, so PDF writing in this process overlaps SVG building. Raises
+    :class:`exporters.paper.PaperError` from the first sheet that does not fit.
+    """
+    import os
+
+    jobs = [(opened.dungeon, opened.ruleset, options) for opened in dungeons]
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_SHEETS or workers < 2:
+        for job in jobs:
+            yield _page_job(job)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        for job in jobs:
+            yield _page_job(job)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(_page_job, jobs, chunksize=1)

@@ -42,7 +42,9 @@ def test_wheel_carries_data_and_runs_outside_the_checkout(tmp_path):
                        "inkcrawl/_data/content/rulesets/grid-classic.json",
                        "inkcrawl/_data/content/rulesets/line-classic.json",
                        "inkcrawl/_data/content/packs/lantern-depths/pack.json",
-                       "inkcrawl/_data/content/packs/ember-halls/pack.json", "inkcrawl/cli.py"):
+                       "inkcrawl/_data/content/packs/ember-halls/pack.json", "inkcrawl/cli.py",
+                       "exporters/commands.py", "exporters/fonts/DejaVuSans.ttf", "exporters/fonts/DejaVuSans-Bold.ttf",
+                       "exporters/fonts/LICENSE-DejaVu.txt"):
             assert needed in names, needed
         assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
         archive.extractall(tmp_path / "site")
@@ -58,3 +60,14 @@ def test_wheel_carries_data_and_runs_outside_the_checkout(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[0].startswith(str(site / "inkcrawl" / "_data"))
     assert "0 errors, 0 warnings" in result.stdout
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "exporters.commands:register" in (site / entry_points).read_text()
+    code = ("import sys; from exporters.commands import register; import argparse; "
+            "parser = argparse.ArgumentParser(); register(parser.add_subparsers(dest='c')); "
+            "args = parser.parse_args(['export', 'sheet', sys.argv[1], '-o', sys.argv[2]]); sys.exit(args.func(args))")
+    pdf = elsewhere / "sheets.pdf"
+    result = subprocess.run([sys.executable, "-c", code, str(site / "inkcrawl/_data/content/packs/ember-halls"),
+                             str(pdf)], cwd=elsewhere, capture_output=True, text=True,
+                            env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert pdf.read_bytes().startswith(b"%PDF")

@@ -1,0 +1,309 @@
+"""Benchmark: a 100-page PDF of play sheets through Qt, against cairosvg on the same SVGs.
+
+Usage (from the repository root)::
+
+    PYTHONPATH=. python benchmarks/export_pdf.py [--count 100] [--seed 1] [--out DIR] [--reuse]
+                                                [--repeat 3] [--no-cli]
+                                                [--install-cairosvg] [--cairosvg-dir DIR]
+
+What it does:
+
+1. Generates two packs with the seeded generators of ``benchmarks/validate_pack.py`` (imported,
+   not copied): ``--count / 2`` grid-classic and ``--count / 2`` line-classic dungeons. That
+   generator puts the grid 30-100 mm from the top of the page, but a grid sheet needs room for
+   its scoring area below the grid, so grids lower than :data:`GRID_ORIGIN_MAX_Y_MM` are moved
+   up to it (the count is printed). The packs are opened with ``inkcrawl.loading.open_dungeons``.
+2. Times, each as the best of ``--repeat`` runs (median in brackets):
+   (a) building the SVG of every sheet with ``exporters.pages.sheet_page(dungeon, ruleset,
+       PageOptions())``;
+   (b) writing those SVGs as one PDF through Qt, ``exporters.qt.write_pdf`` (after a one-page
+       warm-up, timed on its own, that starts Qt and registers the fonts);
+   (c) converting the same SVG texts with ``cairosvg.svg2pdf(bytestring=...)``, one PDF per page
+       (after a one-page warm-up). The pages are *not* merged into one document, which would
+       only add time to cairosvg's side;
+   and prints seconds, pages per second and the ratio (c) / (b), with the aims of issue #3:
+   Qt at least 10x faster than cairosvg, and the 100 pages in under 3 s.
+3. Times the same job through the CLI end to end, a fresh ``python -m inkcrawl export sheet
+   GRID_PACK LINE_PACK -o OUT.pdf`` subprocess, and checks with pypdf that the PDFs written
+   (in-process and by the CLI) have one page per dungeon.
+
+cairosvg is *not* a dependency of inkcrawl and must not become one. When ``import cairosvg``
+fails, the script says how to get it and still times Qt; ``--install-cairosvg`` runs
+``pip install --target DIR cairosvg`` into a cache folder (``$XDG_CACHE_HOME/inkcrawl-bench/...``,
+else ``/tmp/inkcrawl-bench/...``; ``--cairosvg-dir`` to choose) and puts DIR on ``sys.path`` of
+this process only. Later runs find it there without the flag. cairosvg also needs the system
+library libcairo2 (``apt-get install libcairo2``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import validate_pack  # noqa: E402  (the dungeon generator; also puts the repository on sys.path)
+
+REPO = validate_pack.REPO
+TARGET_SECONDS = 3.0          # for 100 pages
+TARGET_RATIO = 10.0           # cairosvg time / Qt time
+#: Lowest grid origin (mm from the top of the paper) that leaves a grid-classic sheet room for
+#: its scoring area below a 7x7 grid of 24 mm cells on A4 (validate_pack draws 30-100 mm).
+GRID_ORIGIN_MAX_Y_MM = 80
+
+
+# --------------------------------------------------------------------------------------------
+# Packs
+# --------------------------------------------------------------------------------------------
+
+def _raise_grids(grid_dir: Path) -> int:
+    """Move every generated grid lower than GRID_ORIGIN_MAX_Y_MM up to it; returns how many."""
+    moved = 0
+    for file in sorted((grid_dir / "dungeons").glob("*.json")):
+        data = json.loads(file.read_text(encoding="utf-8"))
+        origin = data["grid"]["origin_mm"]
+        if origin[1] > GRID_ORIGIN_MAX_Y_MM:
+            origin[1] = GRID_ORIGIN_MAX_Y_MM
+            file.write_text(validate_pack._dumps(data), encoding="utf-8")
+            moved += 1
+    return moved
+
+
+def prepare_packs(out: Path, count: int, seed: int, reuse: bool) -> tuple[Path, Path]:
+    grid_dir, line_dir = out / validate_pack.GRID_PACK_ID, out / validate_pack.LINE_PACK_ID
+    if reuse and (grid_dir / "pack.json").is_file() and (line_dir / "pack.json").is_file():
+        print(f"reusing the packs in {out}")
+    else:
+        validate_pack._prepare_out(out)
+        begin = time.perf_counter()
+        grid_dir, line_dir, info = validate_pack.generate(out, count, seed)
+        print(f"generated {info['grid']} grid + {info['line']} line dungeons (seed {seed}) with "
+              f"benchmarks/validate_pack.py in {time.perf_counter() - begin:.1f} s into {out}")
+    moved = _raise_grids(grid_dir)
+    if moved:
+        print(f"  moved {moved} grid(s) up to {GRID_ORIGIN_MAX_Y_MM} mm from the top so the scoring area fits below")
+    return grid_dir, line_dir
+
+
+# --------------------------------------------------------------------------------------------
+# cairosvg, in the benchmark's environment only
+# --------------------------------------------------------------------------------------------
+
+def default_cairosvg_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir())
+    return base / "inkcrawl-bench" / f"cairosvg-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+def _import_cairosvg():
+    try:
+        import cairosvg
+    except (ImportError, OSError) as exc:  # OSError: cairocffi found no libcairo
+        return None, exc
+    return cairosvg, None
+
+
+def load_cairosvg(folder: Path, install: bool):
+    """cairosvg from this environment, else from ``folder`` (installing it there with
+    ``install``); ``(module or None, why not)``."""
+    module, error = _import_cairosvg()
+    if module is not None:
+        return module, None
+    if folder.is_dir() and str(folder) not in sys.path:
+        sys.path.append(str(folder))
+        module, error = _import_cairosvg()
+        if module is not None:
+            return module, None
+    if not install:
+        return None, error
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               "--target", str(folder), "cairosvg"]
+    print(f"installing cairosvg for this benchmark only: {' '.join(command)}")
+    done = subprocess.run(command)
+    if done.returncode:
+        return None, f"pip install failed (exit {done.returncode})"
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    return _import_cairosvg()
+
+
+# --------------------------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------------------------
+
+def best_of(repeat: int, job) -> tuple[list[float], object]:
+    times, value = [], None
+    for _ in range(max(1, repeat)):
+        begin = time.perf_counter()
+        value = job()
+        times.append(time.perf_counter() - begin)
+    return times, value
+
+
+def pdf_pages(path: Path) -> int | str:
+    try:
+        from pypdf import PdfReader
+    except ImportError:
+        return "not checked (pypdf is not installed: pip install pypdf)"
+    return len(PdfReader(str(path)).pages)
+
+
+def _line(label: str, times: list[float], pages: int, extra: str = "") -> str:
+    best = min(times)
+    return (f"  {label:<40} {best:7.3f} s  ({statistics.median(times):.3f})  {pages / best:7.1f} pages/s"
+            + (f"  {extra}" if extra else ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=100, help="dungeons (= pages) in all, half grid, half line")
+    parser.add_argument("--seed", type=int, default=1, help="random seed of the generator (default 1)")
+    parser.add_argument("--out", type=Path, help="write the packs and PDFs here and keep them (default: a temporary folder)")
+    parser.add_argument("--reuse", action="store_true", help="with --out: use the packs already there")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)")
+    parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI subprocess")
+    parser.add_argument("--install-cairosvg", action="store_true",
+                        help="pip install cairosvg into --cairosvg-dir (never into the project) if it is missing")
+    parser.add_argument("--cairosvg-dir", type=Path, default=default_cairosvg_dir(),
+                        help="where --install-cairosvg puts cairosvg (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if args.count < 2:
+        parser.error("--count must be at least 2 (one dungeon per pack)")
+    if args.reuse and not args.out:
+        parser.error("--reuse needs --out")
+
+    temporary = None
+    if args.out:
+        out = args.out.resolve()
+        out.mkdir(parents=True, exist_ok=True)
+    else:
+        temporary = tempfile.TemporaryDirectory(prefix="inkcrawl-bench-pdf-")
+        out = Path(temporary.name)
+    try:
+        grid_dir, line_dir = prepare_packs(out, args.count, args.seed, args.reuse)
+        paths = [str(grid_dir), str(line_dir)]
+
+        from exporters.pages import PageOptions, sheet_page
+        from exporters.qt import ensure_app, write_pdf
+        from inkcrawl.loading import open_dungeons
+
+        begin = time.perf_counter()
+        opened = open_dungeons(paths)
+        load_time = time.perf_counter() - begin
+        report = opened.report
+        print(f"  opened {len(opened.dungeons)} dungeons in {load_time:.2f} s "
+              f"({report.errors} errors, {report.warnings} warnings)")
+        if report.errors or not opened.dungeons:
+            print("the generated packs do not validate; nothing to time", file=sys.stderr)
+            return 1
+        dungeons = opened.dungeons
+        count = len(dungeons)
+        options = PageOptions()
+
+        def build_svgs():
+            return [sheet_page(item.dungeon, item.ruleset, options) for item in dungeons]
+
+        try:
+            svg_times, pages = best_of(args.repeat, build_svgs)
+        except ValueError as exc:  # PaperError, SheetLayoutError
+            print(f"a sheet cannot be laid out: {exc}", file=sys.stderr)
+            return 1
+        svg_bytes = sum(len(page.svg.encode("utf-8")) for page in pages)
+
+        # (b) Qt: start Qt and load the fonts once, then the timed runs.
+        qt_pdf = out / "qt.pdf"
+        begin = time.perf_counter()
+        ensure_app()
+        write_pdf(pages[:1], str(out / "warm-up.pdf"))
+        qt_warm_up = time.perf_counter() - begin
+        qt_times, written = best_of(args.repeat, lambda: write_pdf(pages, str(qt_pdf), title="benchmark"))
+        qt_pages = pdf_pages(qt_pdf)
+
+        # (c) cairosvg
+        cairosvg, why = load_cairosvg(args.cairosvg_dir, args.install_cairosvg)
+        cairo_times = None
+        if cairosvg is not None:
+            data = [page.svg.encode("utf-8") for page in pages]
+            begin = time.perf_counter()
+            cairosvg.svg2pdf(bytestring=data[0])
+            cairo_warm_up = time.perf_counter() - begin
+            cairo_times, outputs = best_of(args.repeat, lambda: [cairosvg.svg2pdf(bytestring=d) for d in data])
+            cairo_bytes = sum(len(o) for o in outputs)
+
+        # CLI end to end
+        cli_times = None
+        if not args.no_cli:
+            cli_pdf = out / "cli.pdf"
+            env = validate_pack._subprocess_env()
+            command = [sys.executable, "-m", "inkcrawl", "export", "sheet", *paths, "-o", str(cli_pdf)]
+            cli_times = []
+            for _ in range(max(1, args.repeat)):
+                begin = time.perf_counter()
+                done = subprocess.run(command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                cli_times.append(time.perf_counter() - begin)
+                if done.returncode:
+                    print(f"inkcrawl export failed (exit {done.returncode}):\n"
+                          f"{done.stderr.decode(errors='replace')}", file=sys.stderr)
+                    cli_times = None
+                    break
+            if cli_times:
+                cli_pages = pdf_pages(cli_pdf)
+                cli_message = done.stdout.decode(errors="replace").strip()
+
+        print(f"\ntiming of {count} pages (best of {max(1, args.repeat)}; median in brackets)")
+        print(_line("(a) SVGs, exporters.pages.sheet_page", svg_times, count,
+                    f"{svg_bytes / 1e6:.1f} MB of SVG"))
+        qt_best = min(qt_times)
+        verdict = "within" if qt_best <= TARGET_SECONDS * count / 100 else "OVER"
+        print(_line("(b) PDF, Qt (exporters.qt.write_pdf)", qt_times, count,
+                    f"{qt_pdf.stat().st_size / 1e6:.1f} MB, {qt_pages} pages; "
+                    f"aim < {TARGET_SECONDS:g} s per 100 pages: {verdict}"))
+        print(f"      first call (Qt start-up, fonts, 1 page): {qt_warm_up:.3f} s, not included")
+        both = min(a + b for a, b in zip(svg_times, qt_times))
+        verdict_both = "within" if both <= TARGET_SECONDS * count / 100 else "OVER"
+        print(f"  {'(a)+(b) SVG and Qt PDF, in-process':<40} {both:7.3f} s  {'':>7}  {count / both:7.1f} pages/s"
+              f"  aim < {TARGET_SECONDS:g} s per 100 pages: {verdict_both}")
+        if cairo_times is not None:
+            ratio = min(cairo_times) / qt_best
+            print(_line("(c) PDF, cairosvg.svg2pdf per page", cairo_times, count,
+                        f"{cairo_bytes / 1e6:.1f} MB in {count} one-page PDFs, not merged "
+                        f"(cairosvg {getattr(cairosvg, '__version__', '?')}; first call {cairo_warm_up:.3f} s)"))
+            print(f"  ratio cairosvg / Qt: {ratio:.1f}x  (aim at least {TARGET_RATIO:g}x: "
+                  f"{'met' if ratio >= TARGET_RATIO else 'NOT met'})")
+        else:
+            print(f"  (c) cairosvg: skipped, it is not installed ({why}).")
+            print(f"      Get it for this benchmark only (not the project): rerun with --install-cairosvg "
+                  f"(pip install --target {args.cairosvg_dir} cairosvg), or pip install cairosvg in a "
+                  f"throwaway environment; it needs libcairo2.")
+        if cli_times:
+            best = min(cli_times)
+            verdict_cli = "within" if best <= TARGET_SECONDS * count / 100 else "OVER"
+            print(_line("CLI end to end (python -m inkcrawl export)", cli_times, count,
+                        f"{cli_pages} pages; aim < {TARGET_SECONDS:g} s: {verdict_cli}"))
+            print(f"      {cli_message}")
+        elif not args.no_cli:
+            print("  CLI end to end: failed (see above)")
+
+        counts = [qt_pages] + ([cli_pages] if cli_times else [])
+        ok = written == count and all(n == count for n in counts if isinstance(n, int))
+        if not ok:
+            print(f"\npage count mismatch: write_pdf returned {written}, Qt PDF has {qt_pages}"
+                  + (f", CLI PDF has {cli_pages}" if cli_times else "") + f", expected {count}", file=sys.stderr)
+        return 0 if ok and (cli_times or args.no_cli) else 1
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
