@@ -118,6 +118,17 @@ def register(subparsers) -> None:
     _add_page_options(cards)
     cards.set_defaults(func=_cmd_cards)
 
+    game = kinds.add_parser("game", help="playable game data (JSON) for inkcrawl's engines and other programs",
+                            description="Export self-contained game data: one entry per dungeon with the ruleset "
+                                        "resolved, every rules switch written and connectivity precomputed "
+                                        "(docs/game-data.md, schemas/game.schema.json).",
+                            epilog="example:\n  inkcrawl export game content/packs/lantern-depths -o lantern-depths.game.json",
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    game.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
+    game.add_argument("-o", "--output", required=True, metavar="OUT", help="the JSON file to write")
+    game.add_argument("--force", action="store_true", help="export even when validation finds errors")
+    game.set_defaults(func=_cmd_game)
+
 
 def _error(message: str) -> int:
     print(f"inkcrawl export: error: {message}", file=sys.stderr)
@@ -248,6 +259,32 @@ def _write_png(pages, output: Path, dpi: float) -> str:
         return f"wrote {output}"
     write_bytes_atomic(output, contact_sheet_png(pages, dpi=min(dpi, 60)))
     return f"wrote {output} (contact sheet of {len(pages)} sheets)"
+
+
+def _cmd_game(args: argparse.Namespace) -> int:
+    output = Path(args.output)
+    if output.suffix.lower() != ".json":
+        return _error("game data is JSON: the output must end in .json")
+    if not output.parent.exists():
+        return _error(f"the folder {str(output.parent)!r} does not exist")
+    dungeons, status = _open(args.paths, args.force)
+    if status is not None:
+        return status
+    from inkcrawl.gamedata import game_document
+    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+    from inkcrawl.schema import schema_problems
+
+    document = game_document(dungeons)
+    problems = schema_problems(document, "game", str(output))
+    if problems:  # a bug of ours, never the user's: say so plainly
+        return _error(f"the game data does not match schemas/game.schema.json ({problems[0].pointer}: "
+                      f"{problems[0].message}); please report this")
+    try:
+        write_text_atomic(output, dumps_canonical(document))
+    except OSError as exc:
+        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+    print(f"wrote {output} ({len(dungeons)} dungeon{'s' if len(dungeons) != 1 else ''})")
+    return EXIT_OK
 
 
 def _cmd_cards(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from inkcrawl import __version__
 from inkcrawl.problems import RULES
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+#: Core commands defined in their own modules, each with ``register(subparsers)``.
+_CORE_COMMANDS = ("inkcrawl.analyze_cli",)
 
 _EPILOG_VALIDATE = """\
 examples:
@@ -117,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="change nothing; exit 1 if any file is not already in the current format and layout")
     migrate.set_defaults(func=_cmd_migrate)
 
+    for module in _CORE_COMMANDS:
+        import_module(module).register(commands)
     for entry in entry_points(group="inkcrawl.commands"):
         try:
             entry.load()(commands)

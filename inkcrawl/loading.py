@@ -18,12 +18,14 @@ from inkcrawl.rulesets import load_ruleset_file
 
 @dataclass
 class OpenedDungeon:
-    """A dungeon ready to use: its file, model, ruleset and the deck of its pack (or ``None``)."""
+    """A dungeon ready to use: its file, model, ruleset and the deck of its pack (card kind ->
+    count, and its name; ``None`` when the pack has no deck)."""
 
     file: str
     dungeon: Dungeon
     ruleset: Ruleset
     deck: dict[str, int] | None = None
+    deck_name: str | None = None
 
 
 @dataclass
@@ -34,7 +36,7 @@ class OpenResult:
     dungeons: list[OpenedDungeon] = field(default_factory=list)
 
 
-def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict[str, int] | None]:
+def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict | None]:
     document = load_document(manifest_path)
     manifest = document.data if isinstance(document.data, dict) else {}
     base = manifest_path.parent
@@ -46,8 +48,8 @@ def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict[
         ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
         if ruleset is not None:
             rulesets.append(ruleset)
-    decks = manifest.get("decks") or [{}]
-    return files, rulesets, decks[0].get("cards") if isinstance(decks[0], dict) else None
+    decks = manifest.get("decks") or [None]
+    return files, rulesets, decks[0] if isinstance(decks[0], dict) else None
 
 
 def open_dungeons(paths: list[str]) -> OpenResult:
@@ -61,8 +63,11 @@ def open_dungeons(paths: list[str]) -> OpenResult:
         if not path.is_file():
             continue
         document = load_document(path)
+        deck_name = None
         if document.file_type == "pack" and document.data is not None:
-            files, rulesets, deck = _pack_members(path)
+            files, rulesets, deck_definition = _pack_members(path)
+            deck = deck_definition.get("cards") if deck_definition else None
+            deck_name = deck_definition.get("name") if deck_definition else None
         elif document.file_type == "dungeon":
             files = [path]
             rulesets, deck = enclosing_pack(path)
@@ -79,5 +84,5 @@ def open_dungeons(paths: list[str]) -> OpenResult:
                 continue
             ruleset = registry.get(dungeon.ruleset)
             if ruleset is not None and ruleset.family == dungeon.family:
-                result.dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck))
+                result.dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck, deck_name))
     return result

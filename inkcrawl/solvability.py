@@ -44,6 +44,29 @@ class Reachability:
     doors_opened: set[str] = field(default_factory=set)
     steps: dict[str, int] = field(default_factory=dict)
     complete: bool = True
+    colours: list[str] = field(default_factory=list, repr=False)
+    _parents: dict = field(default_factory=dict, repr=False)
+    _order: list = field(default_factory=list, repr=False)
+
+    def route(self, targets: set[str]) -> list[dict] | None:
+        """The shortest way (fewest area steps) from a Start into one of the ``targets`` area
+        ids, as steps ``{"area", "via"}`` (``via``: ``start``, ``open``, ``door <id>``,
+        ``portal``, ``key <colour>`` or ``skeleton key: <colour>``); ``None`` if unreachable."""
+        goal = next((state for state in self._order if state[0] in targets), None)
+        if goal is None:
+            return None
+        steps = []
+        state = goal
+        while state is not None:
+            previous, via = self._parents[state]
+            steps.append({"area": state[0], "via": via})
+            state = previous
+        steps.reverse()
+        return steps
+
+    def keys_of(self, mask: int) -> list[str]:
+        """The colour ids of a key mask of this search."""
+        return [colour for i, colour in enumerate(self.colours) if mask >> i & 1]
 
 
 def explore(start_areas: list[str], connections: list[Connection], keys_in_area: dict[str, set[str]],
@@ -78,20 +101,27 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
         else:
             door_need[door] = (sum(bit[colour] for colour in needs[0]), needs[1])
     neighbours: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    portal_pairs = {(c.a, c.b) for c in connections if c.kind == "portal"}
     for connection in connections:
         door = connection.door_id if connection.kind == "door" else None
         neighbours[connection.a].append((connection.b, door))
         if connection.kind != "portal":
             neighbours[connection.b].append((connection.a, door))
 
-    result = Reachability()
+    result = Reachability(colours=colours)
     seen: set[tuple[str, int, tuple[int, ...]]] = set()
     queue: deque = deque()
+    parents = result._parents
 
-    def push(area: str, keys: int, used: tuple[int, ...], depth: int) -> None:
+    def push(area: str, keys: int, used: tuple[int, ...], depth: int, parent=None, via: str = "start") -> None:
+        gained = area_keys[area] & ~keys
         state = (area, keys | area_keys[area], used)
         if state not in seen:
             seen.add(state)
+            if gained:
+                via = f"{via}, takes key {', '.join(result.keys_of(gained))}"
+            parents[state] = (parent, via)
+            result._order.append(state)
             queue.append((state, depth))
 
     for area in start_areas:
@@ -100,7 +130,8 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
         if len(seen) >= max_states:
             result.complete = False
             break
-        (area, keys, used), depth = queue.popleft()
+        state, depth = queue.popleft()
+        area, keys, used = state
         result.areas.add(area)
         if depth < result.steps.get(area, depth + 1):
             result.steps[area] = depth
@@ -110,7 +141,7 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
             free = all_colours & ~keys
             while free:
                 lowest = free & -free
-                push(area, keys | lowest, more, depth)
+                push(area, keys | lowest, more, depth, state, f"skeleton key: {result.keys_of(lowest)[0]}")
                 free ^= lowest
         for other, door in neighbours.get(area, ()):
             if door is not None:
@@ -118,5 +149,62 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
                 if need is None or keys & need[0] != need[0] or keys.bit_count() < need[1]:
                     continue
                 result.doors_opened.add(door)
-            push(other, keys, used, depth + 1)
+            push(other, keys, used, depth + 1, state, "open" if door is None and (area, other) not in portal_pairs
+                 else ("portal" if door is None else f"door {door}"))
     return result
+
+
+@dataclass
+class Analysis:
+    """What :func:`analyze_line_game` found: reached and unreached areas, elements out of reach,
+    doors that never open, and the shortest route to each end-trigger target (boss, escape
+    portal, exit), or ``None`` where there is none."""
+
+    dungeon: str
+    areas: list[str]
+    reached: list[str]
+    unreachable_elements: list[dict]
+    doors_never_open: list[dict]
+    routes: dict[str, list[dict] | None]
+    complete: bool = True
+
+    def as_dict(self) -> dict:
+        """The analysis as JSON data (``inkcrawl analyze --format json``)."""
+        return {"dungeon": self.dungeon, "areas": len(self.areas), "reached": self.reached,
+                "unreached": [a for a in self.areas if a not in self.reached],
+                "unreachable_elements": self.unreachable_elements, "doors_never_open": self.doors_never_open,
+                "routes": self.routes, "complete": self.complete}
+
+
+def analyze_line_game(data: dict, players: int | None = None) -> Analysis:
+    """Solvability of a line dungeon from its game data alone (docs/game-data.md).
+
+    ``players`` picks the key supply (default: every player count of the dungeon; a colour is
+    usable when any of them leaves a token). Routes lead to each boss, escape portal and exit.
+    """
+    supply = data["keys"]["supply"]
+    counts = [players] if players else range(data["players"]["min"], data["players"]["max"] + 1)
+    usable = {c["id"] for c in data["keys"]["colours"] if any(supply.get(str(n), 0) > 0 for n in counts)}
+    keys_in_area: dict[str, set[str]] = defaultdict(set)
+    skeletons: dict[str, list[str]] = defaultdict(list)
+    for element in data["elements"]:
+        if element["area"] is None:
+            continue
+        if element["kind"] == "key":
+            keys_in_area[element["area"]].add(element["colour"])
+        elif element["kind"] == "skeleton_key":
+            skeletons[element["area"]].append(element["id"])
+    connections = [Connection(c["a"], c["b"], c["kind"], c.get("door")) for c in data["connections"]]
+    door_locks = {c["door"]: c["locks"] for c in data["connections"] if c["kind"] == "door"}
+    reach = explore([s["area"] for s in data["starts"] if s["area"]], connections, keys_in_area, skeletons,
+                    door_locks, usable)
+    unreachable = [{"id": e["id"], "kind": e["kind"], "name": e.get("name"), "area": e["area"]}
+                   for e in data["elements"] if e["area"] is not None and e["area"] not in reach.areas]
+    never_open = [{"id": door, "locks": locks} for door, locks in door_locks.items() if door not in reach.doors_opened]
+    routes = {}
+    for element in data["elements"]:
+        if element["kind"] in ("boss", "escape_portal", "exit") and element["area"]:
+            routes[f"{element['kind']} {element['id']}"] = reach.route({element["area"]})
+    areas = [a["id"] for a in data["areas"]]
+    return Analysis(data["id"], areas, [a for a in areas if a in reach.areas], unreachable, never_open, routes,
+                    reach.complete)

@@ -27,7 +27,7 @@ def test_schema_is_valid_draft_2020_12_with_id(path):
 
 
 def test_schemas_cover_every_file_type():
-    assert {p.name.split(".")[0] for p in SCHEMAS} == {"dungeon", "pack", "ruleset"}
+    assert {"dungeon", "pack", "ruleset", "game"} <= {p.name.split(".")[0] for p in SCHEMAS}
 
 
 def test_element_errors_point_at_the_leaf_not_the_whole_object():

@@ -1,0 +1,115 @@
+"""``inkcrawl analyze``: can a line dungeon be finished? Reachability with keys, doors and
+one-way portals, and the shortest route to the boss, escape portals and exits."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+
+def register(subparsers) -> None:
+    """Add ``analyze`` to the ``inkcrawl`` command line."""
+    parser = subparsers.add_parser(
+        "analyze", help="solvability of line dungeons: reachability and shortest routes",
+        description="Search every way through a line dungeon from its Starts (walls, doors and their keys, "
+                    "skeleton keys, one-way portals) and report unreachable elements, doors that never open, and "
+                    "the shortest route to each boss, escape portal and exit.",
+        epilog="examples:\n  inkcrawl analyze content/packs/lantern-depths\n  inkcrawl analyze game.json --format json\n"
+               "exit codes: 0 everything reachable, 1 something unreachable or validation errors, 2 usage error",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder, or a game.json")
+    parser.add_argument("--players", type=int, choices=range(1, 9), metavar="N", help="key supply for N players")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.set_defaults(func=_cmd_analyze)
+
+
+def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
+    """Game data entries for ``paths`` (game.json files are read as they are; dungeons and packs
+    are validated and converted). Returns ``(entries, exit code or None)``; errors go to stderr."""
+    from inkcrawl.gamedata import game_document
+    from inkcrawl.jsonio import read_json_file
+    from inkcrawl.loading import open_dungeons
+    from inkcrawl.report import format_text
+    from inkcrawl.schema import schema_problems
+    from pathlib import Path
+
+    entries, others = [], []
+    for raw in paths:
+        path = Path(raw)
+        data = None
+        if path.is_file():
+            data, problems = read_json_file(path)
+            if problems:
+                for p in problems:
+                    print(f"{p.file}:{p.pointer}: error {p.code} {p.message}", file=sys.stderr)
+                return [], EXIT_USAGE if problems[0].code == "F001" else EXIT_PROBLEMS
+        if isinstance(data, dict) and data.get("type") == "game":
+            problems = schema_problems(data, "game", raw)
+            if problems:
+                print(f"{raw}:{problems[0].pointer}: error S001 {problems[0].message}", file=sys.stderr)
+                return [], EXIT_PROBLEMS
+            entries += data["dungeons"]
+        else:
+            others.append(raw)
+    if others:
+        result = open_dungeons(others)
+        if result.report.problems:
+            sys.stderr.write(format_text(result.report))
+        if result.report.unreadable_input:
+            return [], EXIT_USAGE
+        if result.report.errors:
+            return [], EXIT_PROBLEMS
+        entries += game_document(result.dungeons)["dungeons"]
+    return entries, None
+
+
+def _describe_route(steps) -> str:
+    parts = []
+    for step in steps:
+        via = step["via"].removeprefix("open, ").removeprefix("start, ")
+        if parts and parts[-1][0] == step["area"] and via.startswith("skeleton"):
+            parts[-1] = (step["area"], f"{parts[-1][1]}; {via}" if parts[-1][1] else via)
+            continue
+        parts.append((step["area"], "" if via in ("open", "start") else via))
+    return " -> ".join(area + (f" ({via})" if via else "") for area, via in parts)
+
+
+def _moves(steps) -> int:
+    return sum(1 for before, after in zip(steps, steps[1:]) if before["area"] != after["area"])
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from inkcrawl.solvability import analyze_line_game
+
+    entries, status = load_games(args.paths)
+    if status is not None:
+        return status
+    results = [analyze_line_game(e, args.players) for e in entries if e["family"] == "line"]
+    skipped = [e["id"] for e in entries if e["family"] != "line"]
+    if not results:
+        print("inkcrawl analyze: error: no line-family dungeon to analyse (the grid family has no keys or doors)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    trouble = any(r.unreachable_elements or r.doors_never_open or not r.complete for r in results)
+    if args.format == "json":
+        sys.stdout.write(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False) + "\n")
+        return EXIT_PROBLEMS if trouble else EXIT_OK
+    for result in results:
+        print(f"{result.dungeon}: {len(result.reached)} of {len(result.areas)} areas reachable")
+        if not result.complete:
+            print("  the search stopped at its limit: results are incomplete")
+        for element in result.unreachable_elements:
+            print(f"  unreachable: {element['kind']} '{element['id']}' in area '{element['area']}'")
+        for door in result.doors_never_open:
+            print(f"  never opens: door '{door['id']}' (locks: {', '.join(door['locks'])})")
+        for target, steps in result.routes.items():
+            if steps is None:
+                print(f"  no route to {target}")
+            else:
+                print(f"  shortest route to {target} ({_moves(steps)} moves): {_describe_route(steps)}")
+    if skipped:
+        print(f"(grid dungeons skipped: {', '.join(skipped)})")
+    return EXIT_PROBLEMS if trouble else EXIT_OK

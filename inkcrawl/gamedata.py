@@ -1,0 +1,287 @@
+"""Playable game data: self-contained documents the rules engines play (docs/game-data.md).
+
+:func:`dungeon_game_data` resolves one dungeon with its ruleset: definitions copied in, every
+switch written, connectivity precomputed (grid: each room's open sides and entryways; line: the
+area graph through wall gaps, doors with their locks, one-way portals, and every wall as a
+polyline), each element with its interaction, geometry, VP and tolerance. The engines read
+only this data, so any program can play a dungeon from it. Schema: ``schemas/game.schema.json``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import shapely
+
+from inkcrawl import __version__, shapes
+from inkcrawl.geometry import Connection, area_connections, build_geometry, door_areas, polygon_defects
+from inkcrawl.model import OPPOSITE_SIDE, SIDE_OFFSETS, GridDungeon, LineDungeon
+from inkcrawl.rulesets import Ruleset
+
+#: Format version of game documents.
+GAME_FORMAT_VERSION = 1
+
+_GRID_TERMS = (
+    ("loot", "Loot rooms entered"),
+    ("dragon", "Dragon room entered"),
+    ("weapon", "Weapon rooms entered"),
+    ("monster_matched", "Monsters with their weapon"),
+    ("monster_unmatched", "Monsters without their weapon"),
+    ("entryway_unlinked", "Entryways not linked to your paths"),
+    ("tally", "Tally marks"),
+    ("trap", "Traps that hit you"),
+)
+
+
+def _round(value):
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, (list, tuple)):
+        return [_round(v) for v in value]
+    return value
+
+
+def _common(dungeon, ruleset: Ruleset) -> dict:
+    return {
+        "id": dungeon.id,
+        "title": dungeon.sheet.title,
+        "family": dungeon.family,
+        "ruleset": {"id": ruleset.id, "name": ruleset.data["name"]},
+        "players": dict(ruleset.data["players"]),
+        "switches": dict(ruleset.switches),
+    }
+
+
+def grid_game_data(dungeon: GridDungeon, ruleset: Ruleset, deck: dict[str, int] | None = None,
+                   deck_name: str | None = None) -> dict:
+    """The game data of a grid dungeon (docs/game-data.md, "Grid family")."""
+    grid = dungeon.grid
+    open_sides: dict[tuple, set[str]] = defaultdict(set)
+    for passage in dungeon.passages:
+        dc, dr = SIDE_OFFSETS[passage.side]
+        other = (passage.cell[0] + dc, passage.cell[1] + dr)
+        if grid.contains(passage.cell) and grid.contains(other):
+            open_sides[passage.cell].add(passage.side)
+            open_sides[other].add(OPPOSITE_SIDE[passage.side])
+    entryways_at: dict[tuple, list[str]] = defaultdict(list)
+    for entryway in dungeon.entryways:
+        if grid.is_outer_edge(entryway.cell, entryway.side):
+            open_sides[entryway.cell].add(entryway.side)
+            entryways_at[entryway.cell].append(entryway.id)
+    features = {f.cell: f for f in dungeon.features}
+    order = ("north", "east", "south", "west")
+    rooms = []
+    for row in range(grid.rows):
+        for column in range(grid.columns):
+            cell = (column, row)
+            feature = features.get(cell)
+            rooms.append({
+                "cell": [column, row],
+                "label": grid.cell_label(cell),
+                "open": [side for side in order if side in open_sides[cell]],
+                "entryways": entryways_at[cell],
+                "feature": None if feature is None else {
+                    "id": feature.id, "kind": feature.kind,
+                    **({"letter": feature.letter} if feature.letter else {})},
+            })
+    elements = ruleset.elements
+    switches = ruleset.switches
+    vp = {
+        "loot": elements.get("loot", {}).get("vp", 2),
+        "dragon": elements.get("loot", {}).get("vp", 2),
+        "weapon": elements.get("weapon", {}).get("vp", 1),
+        "monster_matched": elements.get("monster", {}).get("vp", 4),
+        "monster_unmatched": elements.get("monster", {}).get("unmatched_vp", -2),
+        "entryway_unlinked": ruleset.data["entryways"]["unlinked_vp"],
+        "tally": ruleset.data["tally_vp"],
+        "trap": ruleset.data["trap_vp"],
+    }
+    scoring = [{"term": term, "label": label, "vp": vp[term]} for term, label in _GRID_TERMS]
+    scoring[1]["mode"] = switches["dragon_doubling"]
+    if switches["segment_skip"] == "voluntary_tally":
+        scoring.append({"term": "segment_skip", "label": "Segments skipped", "vp": switches["segment_skip_vp"]})
+    data = _common(dungeon, ruleset)
+    data.update({
+        "board": grid.to_dict(),
+        "rooms": rooms,
+        "entryways": [{"id": e.id, "cell": list(e.cell), "side": e.side, "label": grid.cell_label(e.cell)}
+                      for e in dungeon.entryways],
+        "rounds": ruleset.data["rounds"],
+        "reveal": ruleset.data["reveal"],
+        "segments": {shape: list(sides) for shape, sides in ruleset.segment_shapes.items()},
+        "deck": {"name": deck_name or ("pack deck" if deck is not None else "ruleset deck"),
+                 "cards": dict(deck if deck is not None else ruleset.deck)},
+        "scoring": scoring,
+    })
+    return data
+
+
+def _walls(geometry, dungeon: LineDungeon) -> list[dict]:
+    """Every wall: each area's outline minus the stretches it shares with other areas, then the
+    explicit walls. Stretches shared with another area are openings or doors (connections)."""
+    walls = []
+    snap = geometry.snap_mm
+    rings = [polygon.exterior for polygon in geometry.polygons]
+    for index, (area, ring) in enumerate(zip(geometry.areas, rings)):
+        near = [other for j, other in enumerate(rings)
+                if j != index and shapely.dwithin(other, ring, snap)]
+        outline = ring
+        if near:
+            others = shapely.union_all(near)
+            # snap onto the neighbours first, so a shared stretch is removed exactly, not by a tolerance band
+            outline = shapely.snap(ring, others, snap).difference(others)
+        merged = shapely.line_merge(outline) if not outline.is_empty else outline
+        number = 0
+        for part in shapely.get_parts(merged):
+            if part.length > snap:
+                number += 1
+                walls.append({"id": f"{area.id}:outline:{number}", "area": area.id,
+                              "points": _round([list(p) for p in part.coords])})
+    for wall in dungeon.walls:
+        walls.append({"id": wall.id, "area": None, "points": _round([list(p) for p in wall.points])})
+    return walls
+
+
+def _element_entry(element, area_id, ruleset: Ruleset) -> dict:
+    definition = ruleset.elements.get(element.kind, {})
+    entry = {"id": element.id, "kind": element.kind, "name": element.name, "area": area_id,
+             "interaction": definition.get("interaction", "none"), "vp": definition.get("vp"),
+             "penalty": definition.get("penalty", False), "tolerance": {}}
+    for key in ("min_coverage", "max_distance_pen_widths"):
+        if key in definition:
+            entry["tolerance"][key] = definition[key]
+    if element.kind == "boss":
+        entry["vp"] = element.vp
+    if element.kind == "door":
+        entry["segment"] = _round([list(p) for p in element.segment])
+        entry["locks"] = list(element.locks or [])
+        return entry
+    entry["at"] = _round(list(element.at))
+    entry["rotation_deg"] = element.rotation_deg or 0
+    if element.kind == "label":
+        entry.update({"text": element.text, "text_height_mm": element.text_height_mm})
+        return entry
+    entry["size_mm"] = element.size_mm
+    entry["footprint"] = _round([list(p) for p in shapes.element_footprint(element)])
+    rotation = element.rotation_deg or 0
+    if element.kind == "spell":
+        entry["trace"] = _round([[list(p) for p in stroke]
+                                 for stroke in shapes.spell_trace(element.variant, element.at, element.size_mm, rotation)])
+    elif element.kind == "treasure":
+        entry["outline"] = _round([list(p) for p in shapes.treasure_outline(element.variant, element.at,
+                                                                            element.size_mm, rotation)])
+    elif element.kind == "monster":
+        entry["head"] = _round([list(p) for p in shapes.monster_head(element.at, element.size_mm, rotation)])
+    for key in ("variant", "number", "colour", "channel"):
+        value = getattr(element, key)
+        if value is not None:
+            entry[key] = value
+    return entry
+
+
+def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
+    """The game data of a line dungeon (docs/game-data.md, "Line family"). Areas with invalid
+    polygons are left out (validation reports them)."""
+    limits = ruleset.print_limits
+    snap = limits["snap_tolerance_mm"]
+    valid = [a for a in dungeon.areas if polygon_defects(a.polygon) is None]
+    geometry = build_geometry(dungeon, valid, snap)
+    placed = [e for e in dungeon.elements if e.at is not None]
+    area_of: dict[str, str | None] = {}
+    if placed and geometry.polygons:
+        centres = np.array([e.at for e in placed], dtype=float)
+        for element, found in zip(placed, geometry.areas_at(centres)):
+            area_of[element.id] = geometry.areas[found[0]].id if len(found) == 1 else None
+    doors = []
+    door_pairs = {}
+    for door in dungeon.elements_of("door"):
+        found = door_areas(geometry, door, snap)
+        if len(found) == 2:
+            doors.append((door, found[0], found[1]))
+            door_pairs[door.id] = (geometry.areas[found[0]].id, geometry.areas[found[1]].id)
+            area_of[door.id] = None
+    connections = area_connections(geometry, doors, limits["min_gap_mm"]) if geometry.polygons else []
+    door_by_id = {d.id: d for d in dungeon.elements_of("door")}
+    graph = []
+    for connection in connections:
+        item = {"a": connection.a, "b": connection.b, "kind": connection.kind}
+        if connection.kind == "door":
+            door = door_by_id[connection.door_id]
+            item.update({"door": door.id, "locks": list(door.locks or []),
+                         "segment": _round([list(p) for p in door.segment])})
+        graph.append(item)
+    exits = defaultdict(list)
+    for portal_exit in dungeon.elements_of("portal_exit"):
+        exits[portal_exit.channel].append(portal_exit)
+    for entry in dungeon.elements_of("portal_entry"):
+        for portal_exit in exits.get(entry.channel, []):
+            a, b = area_of.get(entry.id), area_of.get(portal_exit.id)
+            if a and b:
+                graph.append({"a": a, "b": b, "kind": "portal", "channel": entry.channel,
+                              "entry": entry.id, "exit": portal_exit.id})
+    starts = []
+    outline = geometry.outline if geometry.polygons else None
+    for start in dungeon.elements_of("start"):
+        nearest = None
+        if outline is not None:
+            point = shapely.points(start.at)
+            nearest = min(range(len(geometry.polygons)),
+                          key=lambda i: float(shapely.distance(geometry.polygons[i], point)))
+        starts.append({"id": start.id, "at": _round(list(start.at)),
+                       "area": geometry.areas[nearest].id if nearest is not None else None})
+        area_of[start.id] = starts[-1]["area"]
+    keys = ruleset.data["keys"]
+    switches = ruleset.switches
+    elements_def = ruleset.elements
+    scoring = [
+        {"term": "element", "label": "Elements completed", "vp": "element"},
+        {"term": "missed", "label": "Elements left in rooms", "vp": "minus element"},
+        {"term": "artifact_group", "label": f"Artifact groups of {switches['artifact_group_size']} connected",
+         "vp": elements_def.get("artifact_stone", {}).get("vp", 1)},
+        {"term": "artifact_untouched_group", "label": "Artifact groups left untouched",
+         "vp": switches["artifact_untouched_group_vp"]},
+        {"term": "artifact_partial_group", "label": "Artifact groups partly connected",
+         "vp": switches["artifact_partial_group_vp"]},
+        {"term": "unused_portal_entry", "label": "Portal entries not used in entered rooms",
+         "vp": switches["unused_portal_entry_vp"]},
+        {"term": "wall_crossing", "label": "Wall crossings (out and back)", "vp": switches["wall_crossing_vp"]},
+        {"term": "orb_token", "label": "Orb tokens", "vp": "token"},
+        {"term": "boss", "label": "Boss", "vp": "boss"},
+    ]
+    data = _common(dungeon, ruleset)
+    data.update({
+        "pen_width_mm": ruleset.data["pen_width_mm"],
+        "paper": dungeon.sheet.paper.to_dict(),
+        "areas": [{"id": a.id, "kind": a.kind, "name": a.name, "polygon": _round([list(p) for p in a.polygon])}
+                  for a in geometry.areas],
+        "walls": _walls(geometry, dungeon) if geometry.polygons else [],
+        "connections": graph,
+        "elements": [_element_entry(e, area_of.get(e.id), ruleset) for e in dungeon.elements
+                     if e.kind not in ("start",)],
+        "starts": starts,
+        "end_triggers": [t.to_dict() for t in dungeon.sheet.end_triggers or []],
+        "orb_tokens": {k: list(v) for k, v in (dungeon.sheet.orb_tokens or {}).items()},
+        "keys": {"colours": [dict(c) for c in keys["colours"]], "supply": dict(keys["supply"])},
+        "characters": {k: dict(v) for k, v in ruleset.data["characters"].items()},
+        "scoring": scoring,
+    })
+    return data
+
+
+def dungeon_game_data(opened) -> dict:
+    """The game data of an opened dungeon (:class:`inkcrawl.loading.OpenedDungeon`)."""
+    if isinstance(opened.dungeon, GridDungeon):
+        return grid_game_data(opened.dungeon, opened.ruleset, opened.deck, getattr(opened, "deck_name", None))
+    return line_game_data(opened.dungeon, opened.ruleset)
+
+
+def game_document(opened_dungeons) -> dict:
+    """The whole game document for some opened dungeons (a pack gives several), in order."""
+    return {"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": f"inkcrawl {__version__}",
+            "dungeons": [dungeon_game_data(o) for o in opened_dungeons]}
+
+
+def connections_from_data(data: dict) -> list[Connection]:
+    """The area graph of a line dungeon's game data as :class:`inkcrawl.geometry.Connection`."""
+    return [Connection(c["a"], c["b"], c["kind"], c.get("door")) for c in data["connections"]]
