@@ -17,7 +17,7 @@ import svgwrite
 from svgwrite.container import Group
 
 from exporters import style
-from inkcrawl.textmetrics import text_width_mm  # noqa: F401  (the renderers' measure of text)
+from inkcrawl.textmetrics import text_width_mm
 
 Point = tuple[float, float]
 
@@ -69,7 +69,8 @@ class SheetCanvas:
 
     ``drawing`` is the svgwrite document, ``root`` the group everything of this sheet goes in,
     ``palette`` the colours (:func:`exporters.style.palette`). ``texts`` collects every string
-    drawn, so the caller can warn about characters the shipped font cannot draw.
+    drawn, so the caller can warn about characters the shipped font cannot draw; ``warnings``
+    collects what a renderer had to adapt (a title shortened to fit, for instance).
     """
 
     def __init__(self, drawing: svgwrite.Drawing, root: Group, palette: style.Palette):
@@ -77,6 +78,7 @@ class SheetCanvas:
         self.root = root
         self.palette = palette
         self.texts: list[str] = []
+        self.warnings: list[str] = []
 
     # structure ------------------------------------------------------------------------------
     def group(self, kind: str | None = None, parent: Group | None = None, css_class: str | None = None,
@@ -191,6 +193,33 @@ class SheetCanvas:
         """An empty box for players to write in (thin ink outline, white inside)."""
         return self.rect(x, y, w, h, stroke=self.palette.ink, width=style.OUTLINE_MM, fill=self.palette.paper,
                          radius=0.8, parent=parent, kind=kind)
+
+
+def wrap_text(text: str, width_mm: float, size_mm: float, bold: bool = False) -> list[str]:
+    """Break ``text`` into lines no wider than ``width_mm`` at ``size_mm`` in the shipped font.
+
+    Breaks at spaces (not at no-break spaces); a word wider than the line is broken between
+    characters, so nothing ever runs past ``width_mm``. Returns at least one line.
+    """
+    lines, current = [], ""
+    for word in (w for w in text.split(" ") if w):
+        candidate = f"{current} {word}".strip()
+        if text_width_mm(candidate, size_mm, bold) <= width_mm:
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+            current = ""
+        while text_width_mm(word, size_mm, bold) > width_mm and len(word) > 1:
+            cut = len(word) - 1
+            while cut > 1 and text_width_mm(word[:cut], size_mm, bold) > width_mm:
+                cut -= 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        current = word
+    if current:
+        lines.append(current)
+    return lines or [""]
 
 
 def all_points(groups: Iterable[Sequence[Point]]) -> list[Point]:

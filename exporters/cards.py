@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 from exporters import style
-from exporters.canvas import SheetCanvas, regular_polygon
+from exporters.canvas import SheetCanvas, regular_polygon, wrap_text
 from exporters.pages import Page, PageOptions, new_page_drawing
 from exporters.paper import PAPER_SIZES, orient
 from inkcrawl.rulesets import Ruleset
@@ -90,8 +90,11 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
             canvas = SheetCanvas(drawing, root, palette)
             for index, kind in enumerate(chunk):
                 row, column = divmod(index, columns)
-                if side == "back":
-                    column = columns - 1 - column
+                if side == "back":  # flipped on the long edge: mirror across the long axis of the paper
+                    if width <= height:
+                        column = columns - 1 - column
+                    else:
+                        row = rows - 1 - row
                 x = left + column * (CARD_WIDTH_MM + gap)
                 y = top + row * (CARD_HEIGHT_MM + gap)
                 if side == "front":
@@ -99,7 +102,8 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
                 else:
                     _draw_back(canvas, x, y, options.bleed_mm)
             if options.crop_marks:
-                _card_crop_marks(canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top)
+                _card_crop_marks(canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top,
+                                 options.bleed_mm)
             pages.append(Page(drawing.tostring(), width, height, f"cards page {number} ({side})", texts=canvas.texts))
     return pages
 
@@ -151,20 +155,9 @@ def _draw_front(canvas: SheetCanvas, kind: str, ruleset: Ruleset, x: float, y: f
     else:
         caption = ""
     if caption:
-        for line_no, line in enumerate(_wrap(caption, 30)):
+        for line_no, line in enumerate(wrap_text(caption, CARD_WIDTH_MM - 10, style.SMALL_MM)):
             canvas.text(line, (x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM - 12 + 3.2 * line_no), style.SMALL_MM,
                         anchor="middle", parent=group)
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    lines, current = [], ""
-    for word in text.split():
-        if current and len(current) + 1 + len(word) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}".strip()
-    return lines + ([current] if current else [])
 
 
 def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
@@ -177,9 +170,11 @@ def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
     canvas.text("inkcrawl", (cx, cy + 1.2), style.BODY_MM, anchor="middle", bold=True, parent=group)
 
 
-def _card_crop_marks(canvas: SheetCanvas, columns: int, rows: int, gap: float, left: float, top: float) -> None:
+def _card_crop_marks(canvas: SheetCanvas, columns: int, rows: int, gap: float, left: float, top: float,
+                     bleed: float = 0.0) -> None:
     group = canvas.group("crop-marks")
-    length = min(left, top, 8.0) - 1.0
+    start = bleed + 1.0  # outside the bleed of the outer cards
+    length = min(left, top, 8.0 + start) - start
     if length <= 1:
         return
     xs = sorted({left + c * (CARD_WIDTH_MM + gap) + dx for c in range(columns) for dx in (0, CARD_WIDTH_MM)})
@@ -187,10 +182,12 @@ def _card_crop_marks(canvas: SheetCanvas, columns: int, rows: int, gap: float, l
     bottom = ys[-1]
     right = xs[-1]
     for cut in xs:
-        canvas.line((cut, top - 1 - length), (cut, top - 1), stroke="#000000", width=style.CROP_MARK_MM, parent=group)
-        canvas.line((cut, bottom + 1), (cut, bottom + 1 + length), stroke="#000000", width=style.CROP_MARK_MM,
+        canvas.line((cut, top - start - length), (cut, top - start), stroke="#000000", width=style.CROP_MARK_MM,
                     parent=group)
+        canvas.line((cut, bottom + start), (cut, bottom + start + length), stroke="#000000",
+                    width=style.CROP_MARK_MM, parent=group)
     for cut in ys:
-        canvas.line((left - 1 - length, cut), (left - 1, cut), stroke="#000000", width=style.CROP_MARK_MM, parent=group)
-        canvas.line((right + 1, cut), (right + 1 + length, cut), stroke="#000000", width=style.CROP_MARK_MM,
+        canvas.line((left - start - length, cut), (left - start, cut), stroke="#000000", width=style.CROP_MARK_MM,
                     parent=group)
+        canvas.line((right + start, cut), (right + start + length, cut), stroke="#000000",
+                    width=style.CROP_MARK_MM, parent=group)

@@ -37,14 +37,16 @@ ruleset's). --backs adds a backs page after each fronts page, mirrored for duple
 """
 
 
-def _positive_mm(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of millimetres") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"{text} mm is out of range (0 to 100)")
-    return value
+def _mm_between(low: float, high: float):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of millimetres") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} mm is out of range ({low:g} to {high:g})")
+        return value
+    return parse
 
 
 def _paper(text: str) -> tuple[float, float]:
@@ -82,10 +84,12 @@ def _add_page_options(parser: argparse.ArgumentParser) -> None:
                              "(default: the sheet's own paper)")
     parser.add_argument("--orientation", choices=("auto", "portrait", "landscape"), default="auto",
                         help="default auto: landscape for sheets wider than tall")
-    parser.add_argument("--margin", type=_positive_mm, metavar="MM", help="page margin in mm (default: the sheet's)")
-    parser.add_argument("--bleed", type=_positive_mm, default=0.0, metavar="MM",
+    parser.add_argument("--margin", type=_mm_between(0, 100), metavar="MM", help="page margin in mm (default: the sheet's)")
+    parser.add_argument("--bleed", type=_mm_between(0, 20), default=0.0, metavar="MM",
                         help="extend the page by MM on every side for a print shop (3 is usual)")
-    parser.add_argument("--crop-marks", action="store_true", help="draw crop marks at the corners of the paper")
+    parser.add_argument("--crop-marks", action="store_true",
+                        help="draw crop marks at the corners of the paper (sheets: the page grows 10 mm on each side "
+                             "to hold them)")
     parser.add_argument("--grayscale", action="store_true", help="print in greys only, for black-and-white printers")
     parser.add_argument("--force", action="store_true", help="export even when validation finds errors")
 
@@ -105,7 +109,8 @@ def register(subparsers) -> None:
     _add_page_options(sheet)
     sheet.add_argument("--fit", action="store_true", help="scale the sheet to the paper instead of keeping its size")
     sheet.add_argument("--copies", type=_count, default=1, metavar="N", help="PDF: N copies of each sheet (one per player)")
-    sheet.add_argument("--dpi", type=_dpi, default=150, help="PNG resolution (default 150)")
+    sheet.add_argument("--dpi", type=_dpi, default=150,
+                       help="PNG resolution (default 150; a contact sheet of several dungeons uses at most 60)")
     sheet.set_defaults(func=_cmd_sheet)
 
     cards = kinds.add_parser("cards", help="print-and-play card sheets of a grid pack's deck (PDF)",
@@ -154,6 +159,10 @@ def _open(paths: list[str], force: bool):
     if not result.dungeons:
         print("inkcrawl export: error: no dungeon could be opened", file=sys.stderr)
         return [], EXIT_PROBLEMS if report.errors else EXIT_USAGE
+    missing = report.dungeons - len(result.dungeons)
+    if missing > 0:
+        print(f"inkcrawl export: warning: {missing} dungeon(s) are too broken to draw and are left out (see above)",
+              file=sys.stderr)
     return result.dungeons, None
 
 
@@ -168,6 +177,8 @@ def _warn_characters(pages) -> None:
     from exporters.qt import unsupported_characters
 
     for page in pages:
+        for warning in page.warnings:
+            print(f"inkcrawl export: warning: sheet \"{page.title}\": {warning}", file=sys.stderr)
         missing = unsupported_characters(page.texts)
         if missing:
             shown = " ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")
@@ -210,6 +221,8 @@ def _cmd_sheet(args: argparse.Namespace) -> int:
             written = _write_svgs(pages, output, dungeons) if suffix == ".svg" else _write_png(pages, output, args.dpi)
     except PaperError as exc:
         return _error(str(exc))
+    except (ValueError, MemoryError) as exc:
+        return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot write {args.output}: {exc.strerror or exc}")
     _warn_characters(pages)
@@ -221,7 +234,6 @@ def _write_pdf(page_source, pages: list, output: Path, copies: int, dungeons) ->
     """Write pages as they come from ``page_source`` (each ``copies`` times), collecting them in
     ``pages``; the file appears only when every page was written."""
     from exporters.qt import write_pdf
-    from inkcrawl.jsonio import atomic_target
 
     def sequence():
         for page in page_source:
@@ -230,8 +242,8 @@ def _write_pdf(page_source, pages: list, output: Path, copies: int, dungeons) ->
                 yield page
 
     title = dungeons[0].dungeon.sheet.title if len(dungeons) == 1 else "inkcrawl play sheets"
-    with _progress(len(dungeons) * copies, "page") as bar, atomic_target(output) as tmp_name:
-        count = write_pdf(sequence(), tmp_name, title=title, progress=bar.update)
+    with _progress(len(dungeons) * copies, "page") as bar:
+        count = write_pdf(sequence(), output, title=title, progress=bar.update)
     return f"wrote {output} ({count} page{'s' if count != 1 else ''})"
 
 
@@ -242,8 +254,10 @@ def _write_svgs(pages, output: Path, dungeons) -> str:
         write_text_atomic(output, pages[0].svg)
         return f"wrote {output}"
     names = []
-    for page, opened in zip(pages, dungeons):
-        target = output.with_name(f"{output.stem}-{opened.dungeon.id}.svg")
+    ids = [opened.dungeon.id for opened in dungeons]
+    for number, (page, opened) in enumerate(zip(pages, dungeons), 1):
+        name = opened.dungeon.id if ids.count(opened.dungeon.id) == 1 else f"{number}-{opened.dungeon.id}"
+        target = output.with_name(f"{output.stem}-{name}.svg")
         write_text_atomic(target, page.svg)
         names.append(str(target))
     return "wrote " + ", ".join(names)
@@ -302,7 +316,6 @@ def _cmd_cards(args: argparse.Namespace) -> int:
                       f"{opened.ruleset.family} dungeon")
     from exporters.cards import CardError, card_pages, deck_for
     from exporters.qt import write_pdf
-    from inkcrawl.jsonio import atomic_target
 
     try:
         deck_name, cards = deck_for(args.paths[0], opened, args.deck)
@@ -310,8 +323,8 @@ def _cmd_cards(args: argparse.Namespace) -> int:
     except CardError as exc:
         return _error(str(exc))
     try:
-        with _progress(len(pages), "page") as bar, atomic_target(output) as tmp_name:
-            count = write_pdf(pages, tmp_name, title=f"{deck_name} cards", progress=bar.update)
+        with _progress(len(pages), "page") as bar:
+            count = write_pdf(pages, output, title=f"{deck_name} cards", progress=bar.update)
     except OSError as exc:
         return _error(f"cannot write {args.output}: {exc.strerror or exc}")
     print(f"wrote {output} ({sum(cards.values())} cards of deck {deck_name!r}, {count} page{'s' if count != 1 else ''})")

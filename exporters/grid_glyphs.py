@@ -5,7 +5,7 @@ sheet millimetres (no scaling transforms, so line widths stay what the SVG says)
 designed in a unit box ``-0.5..0.5`` (y down) and placed by a :class:`Pen` at a centre and a
 size in mm. Features differ by silhouette, not by colour: a tied sack (loot), a winged dragon,
 a sword with its letter in a square badge (weapon), a horned fanged head with its letter in a
-round badge (monster). Fills are light (``fill-opacity``) so the paths players draw over them
+round badge (monster). Fills are light tints so the paths players draw over them
 stay readable, and outlines are ink, so the grayscale palette prints them cleanly.
 """
 

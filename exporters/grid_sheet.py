@@ -22,9 +22,9 @@ import math
 from dataclasses import dataclass, field
 
 from exporters import style
-from exporters.canvas import SheetCanvas, text_width_mm
+from exporters.canvas import SheetCanvas, text_width_mm, wrap_text
 from exporters.grid_glyphs import block_arrow, diamond_points, draw_feature, draw_icon
-from exporters.paper import PaperError
+from exporters.paper import SheetLayoutError
 from inkcrawl.model import SIDE_OFFSETS, Cell, GridDungeon, _axis_label, edge_key
 from inkcrawl.rulesets import Ruleset
 
@@ -46,11 +46,6 @@ _TOTAL_OUTLINE_MM = style.OUTLINE_MM * 2.5
 _FIELD_INSET = _TOTAL_OUTLINE_MM / 2 + 0.05
 #: Row height factors tried when the scoring area has height to spare, largest first.
 _STRETCHES = [round(1.3 - 0.05 * i, 2) for i in range(7)]  # 1.3 .. 1.0
-
-
-class SheetLayoutError(PaperError):
-    """The grid leaves too little room on the paper for the labels, title or scoring area
-    (a :class:`exporters.paper.PaperError`, so the export command reports it like one)."""
 
 
 @dataclass(frozen=True)
@@ -172,20 +167,6 @@ class _Footer:
     reminders: list[str] = field(default_factory=list)
 
 
-def _wrap(text: str, size: float, width: float) -> list[str]:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        candidate = f"{line} {word}".strip()
-        if line and text_width_mm(candidate, size) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = candidate
-    if line:
-        lines.append(line)
-    return lines
-
-
 def _footer_dims(terms: list[ScoringTerm], scale: float, short: bool, stretch: float = 1.0) -> dict:
     """Sizes (mm) of the scoring area at ``scale``, with rows ``stretch`` times taller."""
     text = max(MIN_TEXT_MM, style.LABEL_MM * scale)
@@ -242,7 +223,7 @@ def _fit_footer(terms, region, reminders, scale, arrangement, stretch) -> _Foote
     x, y, w, h = region
     dims = _footer_dims(terms, scale, arrangement.short, stretch)
     need_w, need_h = _footer_size(terms, dims, arrangement)
-    lines = [line for r in reminders for line in _wrap(r, dims["small"], w)]
+    lines = [line for r in reminders for line in wrap_text(r, w, dims["small"])]
     need_h += len(lines) * dims["small"] * 1.35 + (dims["gap"] * 0.5 if lines else 0)
     if need_w <= w + 1e-6 and need_h <= h + 1e-6:
         return _Footer(x, y, w, need_h, scale, arrangement, dims, lines)
@@ -346,7 +327,7 @@ class _GridSheet:
         for title_size, small in ((style.TITLE_MM, style.SMALL_MM), (style.TITLE_MM, 2.2), (6.0, MIN_TEXT_MM),
                                   (5.0, MIN_TEXT_MM)):
             title_size = min(title_size, widest)
-            lines = [line for r in reminders for line in _wrap(r, small, width)]
+            lines = [line for r in reminders for line in wrap_text(r, width, small)]
             height = title_size * 0.95 + (len(lines) * small * 1.35 + small * 0.5 if lines else 0)
             if height <= available:
                 self.title_size, self.reminder_size, self.header_lines = title_size, small, lines
@@ -650,7 +631,7 @@ class _GridSheet:
         title = "Tally marks" + (f" ({vp_text(tally_vp)} each)" if tally_vp is not None else "")
         canvas.text(title, (x, y + small * 1.05), small, bold=True, parent=group)
         caption = tally_caption(self.ruleset)
-        lines = _wrap(caption, small, w)
+        lines = wrap_text(caption, w, small)
         if len(lines) > 1:
             caption = lines[0] + ("..." if len(lines) > 1 else "")
         canvas.text(caption, (x, y + small * 2.45), small, parent=group)

@@ -26,7 +26,8 @@ from shapely.ops import unary_union
 
 from exporters import line_glyphs as glyphs
 from exporters import style
-from exporters.canvas import SheetCanvas, path_data
+from exporters.canvas import SheetCanvas, path_data, wrap_text
+from exporters.paper import SheetLayoutError
 from inkcrawl import shapes
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 from inkcrawl.model import Area, Element, LineDungeon
@@ -79,21 +80,6 @@ def _line_path(line: LineString) -> str:
     coords = [(x, y) for x, y in line.coords]
     closed = len(coords) > 3 and coords[0] == coords[-1]
     return path_data(coords[:-1] if closed else coords, closed)
-
-
-def wrap_text(text: str, width_mm: float, size_mm: float, bold: bool = False) -> list[str]:
-    """Break ``text`` into lines no wider than ``width_mm`` at ``size_mm`` (estimated widths)."""
-    words, lines, current = [w for w in text.split(" ") if w], [], ""  # no break at no-break spaces
-    for word in words:
-        candidate = f"{current} {word}".strip()
-        if current and text_width_mm(candidate, size_mm, bold) > width_mm:
-            lines.append(current)
-            current = word
-        else:
-            current = candidate
-    if current:
-        lines.append(current)
-    return lines or [""]
 
 
 def _mmss(seconds: int) -> str:
@@ -194,6 +180,11 @@ class _LineSheet:
         size = style.TITLE_MM
         while size > 4 and text_width_mm(title, size, True) > (x1 - x0):
             size -= 0.5
+        if text_width_mm(title, size, True) > (x1 - x0):  # still too wide: shorten it visibly
+            while len(title) > 1 and text_width_mm(title + "…", size, True) > (x1 - x0):
+                title = title[:-1]
+            title = title.rstrip() + "…"
+            self.canvas.warnings.append(f"the title is too long for the paper and is printed shortened: {title}")
         baseline = y0 + CAP * size + 2.0
         if baseline + DESCENT * size + 1.0 > self._dungeon_top():  # a dungeon drawn high up: title to the top
             baseline = y0 + CAP * size + 0.3
@@ -601,6 +592,11 @@ class _LineSheet:
             top = y1 - height
             if top >= top_limit:
                 break
+        else:
+            raise SheetLayoutError(
+                f"the dungeon reaches {top_limit - 4:.0f} mm down the page, but the footer (end triggers, components, "
+                f"reminders, name and score) needs {height:.0f} mm above the bottom margin at {y1:g} mm; move the "
+                f"dungeon up or shorten the reminders")
         g = self.canvas.group("footer")
         self.canvas.rect(x0, top, width, y1 - top, stroke=self.pal.ink, width=style.OUTLINE_MM, fill=self.pal.paper,
                          radius=2.0, parent=g, kind="footer-frame")

@@ -87,8 +87,13 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
     draw_sheet_into(sheet_canvas, dungeon, ruleset)
     if layout.crop_marks:
         draw_crop_marks(page_canvas, layout)
+    warnings = list(sheet_canvas.warnings)
+    thinnest = style.MIN_LINE_MM * layout.scale
+    if thinnest < style.MIN_LINE_MM - 1e-9:
+        warnings.append(f"scaled to {layout.scale:.0%} to fit: the thinnest lines print {thinnest:.2f} mm wide, "
+                        f"below the {style.MIN_LINE_MM} mm a printer reliably draws")
     return Page(drawing.tostring(), layout.page_width, layout.page_height, dungeon.sheet.title,
-                texts=sheet_canvas.texts)
+                texts=sheet_canvas.texts, warnings=warnings)
 
 
 #: Jobs with at least this many sheets build their SVGs in worker processes.
@@ -100,27 +105,42 @@ def _page_job(job) -> Page:
     return sheet_page(dungeon, ruleset, options)
 
 
-def build_pages(dungeons, options: PageOptions = PageOptions()):
-    """Yield the page of each opened dungeon (objects with ``dungeon`` and ``ruleset``) in order.
+def _ignore_interrupts() -> None:
+    import signal
 
-    Large jobs build the SVGs in worker processes (one per core, pure Python, no Qt) while the
-    caller consumes pages, so PDF writing in this process overlaps SVG building. Raises
-    :class:`exporters.paper.PaperError` from the first sheet that does not fit.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
+
+
+def build_pages(dungeons, options: PageOptions = PageOptions()):
+    """The page of each opened dungeon (objects with ``dungeon`` and ``ruleset``), in order, as
+    an iterator.
+
+    Large jobs build the SVGs in worker processes (one per core, pure Python, no Qt), started
+    right away, before the caller starts Qt, so PDF writing in this process overlaps SVG
+    building. Iterating raises :class:`exporters.paper.PaperError` at the first sheet that does
+    not fit.
     """
     import os
 
     jobs = [(opened.dungeon, opened.ruleset, options) for opened in dungeons]
     workers = min(os.cpu_count() or 1, 8)
-    if len(jobs) < PARALLEL_SHEETS or workers < 2:
-        for job in jobs:
-            yield _page_job(job)
-        return
     import multiprocessing
+
+    if len(jobs) < PARALLEL_SHEETS or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return (_page_job(job) for job in jobs)
     from concurrent.futures import ProcessPoolExecutor
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        for job in jobs:
-            yield _page_job(job)
-        return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        yield from pool.map(_page_job, jobs, chunksize=1)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_ignore_interrupts)
+    futures = [pool.submit(_page_job, job) for job in jobs]
+
+    def results():
+        try:
+            for future in futures:
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    return results()

@@ -27,6 +27,11 @@ class PaperError(ValueError):
     """A paper size or layout that cannot be used; the message says why and what to do."""
 
 
+class SheetLayoutError(PaperError):
+    """A sheet's parts (title, dungeon, footer or scoring area) cannot all fit on the paper
+    without overlapping; the message says how much room is missing."""
+
+
 def parse_paper(text: str) -> tuple[float, float]:
     """``"A4"``, ``"letter"``, ``"210x297mm"``, ``"8.5x11in"`` -> (width, height) in mm.
 

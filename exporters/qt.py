@@ -15,6 +15,9 @@ from functools import cache
 
 from exporters import style
 
+#: Largest PNG inkcrawl renders, in pixels (A3 at 600 dpi is about 70 million).
+MAX_PNG_PIXELS = 120_000_000
+
 
 @cache
 def ensure_app():
@@ -25,9 +28,14 @@ def ensure_app():
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform.startswith("linux"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if "XDG_RUNTIME_DIR" not in os.environ and sys.platform.startswith("linux"):
-        runtime = tempfile.mkdtemp(prefix="inkcrawl-xdg-")
-        os.chmod(runtime, 0o700)
-        os.environ["XDG_RUNTIME_DIR"] = runtime
+        runtime = os.path.join(tempfile.gettempdir(), f"inkcrawl-xdg-{os.getuid()}")
+        try:
+            os.makedirs(runtime, mode=0o700, exist_ok=True)
+            if os.stat(runtime).st_uid == os.getuid():
+                os.chmod(runtime, 0o700)
+                os.environ["XDG_RUNTIME_DIR"] = runtime
+        except OSError:
+            pass  # Qt only warns without it
     from PySide6.QtGui import QFontDatabase, QGuiApplication
 
     app = QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "inkcrawl"])
@@ -70,7 +78,12 @@ def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 15
         raise ValueError("the SVG could not be parsed by Qt")
     width_px = max(1, round(width_mm / 25.4 * dpi))
     height_px = max(1, round(height_mm / 25.4 * dpi))
+    if width_px * height_px > MAX_PNG_PIXELS:
+        raise ValueError(f"a {width_px} x {height_px} pixel image is too large (limit {MAX_PNG_PIXELS // 10**6} "
+                         f"megapixels); lower --dpi")
     image = QImage(width_px, height_px, QImage.Format.Format_RGB32)
+    if image.isNull():
+        raise MemoryError(f"not enough memory for a {width_px} x {height_px} pixel image; lower --dpi")
     image.fill(QColor("white"))
     dots_per_metre = round(dpi / 0.0254)
     image.setDotsPerMeterX(dots_per_metre)
@@ -80,60 +93,83 @@ def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 15
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     renderer.render(painter, QRectF(0, 0, width_px, height_px))
     painter.end()
+    return _png_bytes(image)
+
+
+def _png_bytes(image) -> bytes:
+    from PySide6.QtCore import QBuffer, QIODevice
+
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    if not image.save(buffer, "PNG") or buffer.data().size() == 0:
+        raise OSError("Qt could not encode the PNG image")
     return bytes(buffer.data())
 
 
-def write_pdf(pages, path, title: str = "", progress=None) -> int:
-    """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``) into one vector PDF
-    at ``path``, each page at its exact size (Qt rounds to whole points), fonts embedded.
+def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
+    """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``) into one vector PDF,
+    each page at its exact size, fonts embedded; returns ``(pdf bytes, page count)``.
 
-    ``progress`` is called once per page written. Returns the number of pages. Raises
-    ``ValueError`` when an SVG cannot be parsed and ``OSError`` when the file cannot be written.
+    The PDF is built in memory, so the caller writes it atomically and a full disk or an
+    interruption never leaves a truncated file. ``progress`` is called once per page. Raises
+    ``ValueError`` when an SVG cannot be parsed.
     """
     ensure_app()
-    from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF
     from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
     from PySide6.QtSvg import QSvgRenderer
 
-    writer = QPdfWriter(str(path))
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(1200)
     writer.setCreator("inkcrawl")
     if title:
         writer.setTitle(title)
-    painter = None
+    painter = QPainter()
     count = 0
     current_size = None
     renderer = None
     last_svg = None
-    for page in pages:
-        size = (round(page.width_mm, 3), round(page.height_mm, 3))
-        if size != current_size:
-            layout = QPageLayout(QPageSize(QSizeF(*size), QPageSize.Unit.Millimeter),
-                                 QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0))
-            writer.setPageLayout(layout)
-            current_size = size
-        if painter is None:
-            painter = QPainter()
-            if not painter.begin(writer):
-                raise OSError(f"cannot write the PDF {path}")
-        else:
-            writer.newPage()
-        if page.svg is not last_svg:
-            renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
-            if not renderer.isValid():
-                painter.end()
-                raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt")
-            last_svg = page.svg
-        target = writer.pageLayout().paintRectPixels(writer.resolution())
-        renderer.render(painter, QRectF(0, 0, target.width(), target.height()))
-        count += 1
-        if progress:
-            progress()
-    if painter is not None:
-        painter.end()
+    try:
+        for page in pages:
+            size = (round(page.width_mm, 3), round(page.height_mm, 3))
+            if size != current_size:
+                # ExactMatch: Qt would otherwise snap a custom size to a nearby standard one
+                page_size = QPageSize(QSizeF(*size), QPageSize.Unit.Millimeter, "",
+                                      QPageSize.SizeMatchPolicy.ExactMatch)
+                writer.setPageLayout(QPageLayout(page_size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+                current_size = size
+            if count == 0:
+                if not painter.begin(writer):
+                    raise OSError("Qt could not start the PDF")
+            else:
+                writer.newPage()
+            if page.svg is not last_svg:
+                renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
+                if not renderer.isValid():
+                    raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt")
+                last_svg = page.svg
+            target = writer.pageLayout().paintRectPixels(writer.resolution())
+            renderer.render(painter, QRectF(0, 0, target.width(), target.height()))
+            count += 1
+            if progress:
+                progress()
+    finally:
+        if painter.isActive():
+            painter.end()
+    return bytes(buffer.data()), count
+
+
+def write_pdf(pages, path, title: str = "", progress=None) -> int:
+    """Render pages into a PDF (see :func:`pdf_bytes`) and write it to ``path`` atomically.
+    Returns the number of pages; raises ``OSError`` when the file cannot be written."""
+    from pathlib import Path
+
+    from inkcrawl.jsonio import write_bytes_atomic
+
+    data, count = pdf_bytes(pages, title, progress)
+    write_bytes_atomic(Path(path), data)
     return count
 
 
@@ -178,7 +214,4 @@ def contact_sheet_png(pages, dpi: float = 50, columns: int | None = None) -> byt
         painter.drawText(QRectF(x, y + cell_h, cell_w, caption), Qt.AlignmentFlag.AlignCenter,
                          f"{index + 1}. {page.title}")
     painter.end()
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    return bytes(buffer.data())
+    return _png_bytes(image)

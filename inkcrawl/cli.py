@@ -130,10 +130,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop_cleanly_on_sigterm() -> None:
+    """Turn SIGTERM into ``KeyboardInterrupt`` so writes in progress clean up after themselves."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        try:
+            signal.signal(signal.SIGTERM, interrupt)
+        except (ValueError, OSError):
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _stop_cleanly_on_sigterm()
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE

@@ -266,3 +266,64 @@ def test_copy_of_pack_without_fonts_installed_still_embeds_ours(tmp_path, capsys
     assert _run(capsys, "sheet", tmp_path / "pack", "-o", out)[0] == 0
     fonts = pypdf.PdfReader(out).pages[0]["/Resources"]["/Font"]
     assert all("DejaVu" in str(f.get_object()["/BaseFont"]) for f in fonts.values())
+
+
+def test_custom_and_bleed_page_sizes_are_exact(tmp_path, capsys):
+    single = next(GRID_PACK.glob("dungeons/*.json"))
+    out = tmp_path / "custom.pdf"
+    assert _run(capsys, "sheet", single, "-o", out, "--paper", "211x297mm")[0] == 0
+    page = pypdf.PdfReader(out).pages[0]
+    assert abs(float(page.mediabox.width) - 211 * MM_TO_PT) <= 0.5  # not snapped to A4
+    assert _run(capsys, "sheet", single, "-o", out, "--bleed", "3", "--crop-marks")[0] == 0
+    page = pypdf.PdfReader(out).pages[0]
+    assert abs(float(page.mediabox.width) - 236 * MM_TO_PT) <= 0.5
+    assert abs(float(page.mediabox.height) - 323 * MM_TO_PT) <= 0.5
+
+
+def test_a_png_too_large_is_refused_and_the_old_file_kept(tmp_path, capsys):
+    out = tmp_path / "big.png"
+    out.write_bytes(b"old")
+    single = next(GRID_PACK.glob("dungeons/*.json"))
+    code, _, err = _run(capsys, "sheet", single, "-o", out, "--paper", "2000x2000mm", "--dpi", "1200", "--fit")
+    assert code == 2 and "too large" in err and out.read_bytes() == b"old"
+
+
+def test_a_sheet_that_cannot_be_laid_out_is_refused_clearly(tmp_path, capsys):
+    data = json.loads((LINE_PACK / "dungeons" / "01-candlewick-cellars.json").read_text(encoding="utf-8"))
+    data["sheet"]["reminders"] = ["A reminder long enough to need several lines in the footer panel. " * 4] * 20
+    path = tmp_path / "wordy.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "wordy.pdf"
+    code, _, err = _run(capsys, "sheet", path, "-o", out)
+    assert code == 2 and "footer" in err and "Traceback" not in err and not out.exists()
+
+
+def test_a_long_title_is_shortened_with_a_warning(tmp_path, capsys):
+    data = json.loads((LINE_PACK / "dungeons" / "01-candlewick-cellars.json").read_text(encoding="utf-8"))
+    data["sheet"]["title"] = "The Very Long Name Of A Dungeon " * 3 + "End"  # 99 characters, the schema allows 120
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "long.svg"
+    code, _, err = _run(capsys, "sheet", path, "-o", out)
+    assert code == 0 and "shortened" in err
+    assert "…" in out.read_text(encoding="utf-8")
+
+
+def test_landscape_card_backs_mirror_rows_for_long_edge_duplex():
+    from exporters.cards import card_pages
+    from exporters.pages import PageOptions
+    from inkcrawl.rulesets import bundled_rulesets
+
+    import xml.etree.ElementTree as ET
+
+    ruleset = bundled_rulesets()["grid-classic"]
+    front, back = card_pages({"corner": 1}, ruleset, PageOptions(orientation="landscape"), backs=True)
+
+    def first_rect(svg, kind):
+        root = ET.fromstring(svg)
+        group = next(g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-kind") == kind)
+        rect = group.find("{http://www.w3.org/2000/svg}rect")
+        return float(rect.get("x")), float(rect.get("y"))
+
+    (fx, fy), (bx, by) = first_rect(front.svg, "corner"), first_rect(back.svg, "card-back")
+    assert fx == pytest.approx(bx) and by > fy  # same column, mirrored row

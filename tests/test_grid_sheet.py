@@ -35,7 +35,7 @@ def _ids():
 @cache
 def _svg(dungeon_id: str, grayscale: bool) -> str:
     opened = next(d for d in _opened() if d.dungeon.id == dungeon_id)
-    return render_sheet(opened.dungeon, opened.ruleset, grayscale=grayscale).svg()
+    return render_sheet(opened.dungeon, opened.ruleset, grayscale=grayscale).svg
 
 
 def _opened_by_id(dungeon_id: str):
@@ -214,7 +214,7 @@ def test_points_come_from_the_ruleset_not_constants():
     terms = {t.key: t.points for t in scoring_terms(ruleset)}
     assert terms == {"loot": "+3 each", "dragon": "+3", "weapon": "+2 each", "monster_matched": "+5 each",
                      "monster_unmatched": "-4 each", "entryways": "0 each", "tally": "-1 each", "traps": "-6 each"}
-    svg = render_sheet(_opened()[0].dungeon, ruleset).svg()
+    svg = render_sheet(_opened()[0].dungeon, ruleset).svg
     texts = _texts(_tree(svg))
     for points in terms.values():
         assert points in texts
@@ -235,7 +235,7 @@ def test_a_feature_kind_of_another_ruleset_gets_a_glyph_with_its_kind():
     taken = {f.cell for f in dungeon.features}
     free = next((i, j) for j in range(dungeon.grid.rows) for i in range(dungeon.grid.columns) if (i, j) not in taken)
     dungeon.features.append(Feature("relic1", "relic", free, letter="C"))
-    root = _tree(render_sheet(dungeon, opened.ruleset).svg())
+    root = _tree(render_sheet(dungeon, opened.ruleset).svg)
     (relic,) = _kinds(root, "relic")
     assert relic.get("data-id") == "relic1" and "RC" in _texts(relic)
 
@@ -313,7 +313,7 @@ def _variant(**changes):
 ], ids=["low-grid", "landscape", "wide-grid", "off-centre"])
 def test_scoring_area_shrinks_or_moves_and_never_overlaps_the_grid(changes):
     dungeon, ruleset = _variant(**changes)
-    svg = render_sheet(dungeon, ruleset).svg()
+    svg = render_sheet(dungeon, ruleset).svg
     _assert_inside_printable(svg, dungeon.sheet.paper)
     root = _tree(svg)
     sx0, sy0, sx1, sy1 = _scoring_box(root)
@@ -339,7 +339,7 @@ def test_qt_renders_the_sheet():
 
     opened = _opened()[0]
     sheet = render_sheet(opened.dungeon, opened.ruleset, grayscale=True)
-    png = svg_to_png(sheet.svg(), sheet.width_mm, sheet.height_mm, dpi=40)
+    png = svg_to_png(sheet.svg, sheet.width_mm, sheet.height_mm, dpi=40)
     image = QImage.fromData(png)
     assert image.width() == round(210 / 25.4 * 40)
     gx, gy = opened.dungeon.grid.origin_mm

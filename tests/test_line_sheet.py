@@ -28,8 +28,8 @@ def bundled():
     assert result.dungeons, "the line pack should open"
     out = []
     for opened in result.dungeons:
-        colour = render_sheet(opened.dungeon, opened.ruleset).svg()
-        gray = render_sheet(opened.dungeon, opened.ruleset, grayscale=True).svg()
+        colour = render_sheet(opened.dungeon, opened.ruleset).svg
+        gray = render_sheet(opened.dungeon, opened.ruleset, grayscale=True).svg
         out.append((opened, colour, ET.fromstring(colour), gray, ET.fromstring(gray)))
     return out
 
@@ -268,7 +268,7 @@ def test_unusual_dungeon_renders_every_lock_and_unknown_kinds():
     data["sheet"]["end_triggers"] += [{"kind": "timer", "seconds": 95}]
     dungeon = dungeon_from_dict(data)
     sheet = render_sheet(dungeon, bundled_rulesets()["line-classic"], grayscale=True)
-    root = ET.fromstring(sheet.svg())
+    root = ET.fromstring(sheet.svg)
     doors = _by_id(root, "door")
     for door_id, locks in (("d1", ["red", "skeleton", "purple"]), ("d2", ["green", "blue", "yellow", "red"])):
         assert [n.get("data-lock") for n in doors[door_id].iter() if n.get("data-kind") == "lock"] == locks
