@@ -36,9 +36,13 @@ Areas, walls and doors
     The path is split at every crossing of an area outline or a wall, and each piece belongs
     to the area holding its midpoint (or to no area: outside). Crossing a wall is a point where
     the path goes from one side of a wall polyline to the other (touching or running along a
-    wall is free). Going from the current area into another area is legal through an opening
-    (no wall crossed on the way) or through a door whose locks the held keys open; through a
-    wall or a locked door it is an *illegal crossing*: everything from that point on is ignored.
+    wall is free); a wall crossed within ``WALL_SNAP_MM`` (along the path) of a change of area
+    belongs to that change, so a wall drawn a little off a shared boundary still closes it.
+    Going from the current area into another area is legal through an opening (no wall crossed
+    on the way) or through a door whose locks the held keys open (the crossing lies within
+    ``DOOR_TOLERANCE_MM`` of the door's segment, or the two areas are joined only by doors);
+    through a wall or a locked door it is an *illegal crossing*: everything from the point
+    where the line enters the other area is ignored.
     Leaving the current area through a wall and coming back to it, or crossing a wall inside
     it, costs ``wall_crossing_vp`` per excursion (``wall_crossing_count: per_excursion``) or per
     crossing point (``per_wall_segment``); an excursion that never comes back counts too.
@@ -49,16 +53,19 @@ Documented readings (RULES.md 2 "Gaps and defaults" leaves these open)
     * Sections: a section is a stretch of the path in one area; consecutive pieces in the same
       area (also an excursion out through a wall and back) are one section; re-entering an area
       later starts a new section. A completed element scores in the section in which it was
-      completed; a missed or failed element is settled in the *last* section of its area
-      (``reentry: final_state``) or in the section whose departure charged it
-      (``each_visit``: every departure from an area charges its elements not completed and not
-      attempted by then, each element at most once).
+      completed (even one touched from a neighbouring area); a missed or failed element is
+      settled in the *last* section of its area (``reentry: final_state``) or in the section
+      whose departure charged it (``each_visit``: every departure from an area charges its
+      elements not completed and not attempted by then, each element at most once). Wall
+      crossings, keys and doors go to the section they happen in. Within a section, lines
+      follow the path; what is settled on leaving comes last.
     * The area the scrawl ends in is exempt (``end_room_exempt``), also when the end came from
       another player or the path simply stops. After an illegal crossing no area is exempt: the
       line left the area through the wall.
     * A portal jump leaves the area of the entry. Touching a portal entry lifts the pen: points
-      drawn after the touch in the same polyline are ignored (with a note); the next polyline
-      must start at an exit of that entry's channel, else the play is invalid.
+      drawn after the touch in the same polyline are ignored (with a note when some of them
+      lie off the entry); the next polyline must start at an exit of that entry's channel (its
+      first point touching the exit), else the play is invalid.
     * Artifact groups belong to the area holding most of their stones (ties: the lowest
       numbered stone's area) and are settled there like an element: completed +group VP,
       untouched ``artifact_untouched_group_vp``, partly connected ``artifact_partial_group_vp``
@@ -127,6 +134,15 @@ COVER_MAX_SPACING_MM = 0.25
 TRACE_SPACING_MM = 0.1
 #: Positions along the path closer than this (in segments) are one position.
 T_EPS = 1e-7
+
+#: How the breakdown names a Scrawl End another player caused (the play's ``end``).
+_OTHER_END = {
+    "timer": "the timer ran out",
+    "boss_covered": "another player covered the boss",
+    "escape_portal": "another player entered the escape portal",
+    "exit_reached": "another player reached the exit",
+    "orb_taken": "another player took the orb token that ends the scrawl",
+}
 
 _AREA, _FOOT, _ZONE, _WALL = 0, 1, 2, 3
 _VOID, _JUMP = -1, -2
@@ -237,9 +253,7 @@ class LineRules:
         self.title = entry.get("title") or self.id
         self.pen_width_mm = float(entry.get("pen_width_mm") or 1.5)
         self.players = entry.get("players") or {"min": 1, "max": 4}
-        switches = dict(DEFAULT_SWITCHES)
-        switches.update(entry.get("switches") or {})
-        self.switches = switches
+        self.switches = dict(entry.get("switches") or {})
         self.scoring = {row.get("term"): row for row in entry.get("scoring") or [] if isinstance(row, dict)}
         self.characters = entry.get("characters") or {}
         self.end_triggers = list(entry.get("end_triggers") or [])
@@ -324,9 +338,13 @@ class LineRules:
         self.trace_elements = trace
         pieces = [np.concatenate([_densify(s) for s in e.traces]) for e in trace]
         self.trace_samples, self.trace_slices = self._stack(pieces)
+        # shapely points of every sample, made once (the queries against each play's path reuse them)
+        self.cover_geoms = shapely.points(self.cover_samples)
+        self.head_geoms = shapely.points(self.head_samples)
+        self.trace_geoms = shapely.points(self.trace_samples)
 
         # artifact groups
-        size = int(self.switches.get("artifact_group_size") or 3)
+        size = int(self.switch("artifact_group_size") or 3)
         stones = sorted((e for e in self.elements if e.interaction == "connect_in_order" and e.number is not None),
                         key=lambda e: e.number)
         groups: dict[int, list[_Element]] = {}
@@ -421,6 +439,12 @@ class LineRules:
 
     def switch(self, name: str):
         return self.switches.get(name, DEFAULT_SWITCHES.get(name))
+
+    def switch_vp(self, name: str, term: str):
+        """A VP switch: the entry's switch, else its scoring table row, else the default."""
+        if isinstance(self.switches.get(name), (int, float)):
+            return self.switches[name]
+        return self.term_vp(term, DEFAULT_SWITCHES[name])
 
     def term_vp(self, term: str, default):
         row = self.scoring.get(term)
@@ -529,7 +553,13 @@ def referee(rules: LineRules | dict, play: dict) -> dict:
     """Score ``play`` (a play document, docs/play-files.md) on a line dungeon: ``rules`` is a
     :class:`LineRules` or the game data's dungeon entry. Returns the breakdown as JSON-ready
     data (see :func:`format_breakdown`). Raises :class:`PlayError` when the play cannot be
-    scored on this dungeon, :class:`GameDataError` when the entry is not playable."""
+    scored on this dungeon (its schema errors included), :class:`GameDataError` when the
+    entry is not playable."""
+    from inkcrawl.play import play_data_problems
+
+    problems = play_data_problems(play, "play")
+    if problems:
+        raise PlayError([(p.pointer, p.message) for p in problems])
     if not isinstance(rules, LineRules):
         rules = LineRules(rules)
     return _Referee(rules, play).run()
@@ -654,7 +684,10 @@ class _Referee:
                     cut = points[j] + f * (points[j + 1] - points[j])
                     head = points[: j + 1]
                     points_kept = head if f == 0 else np.vstack([head, cut])
-                    dropped = len(points) - (j + 1)
+                    # points still on the entry are the pen coming down on it; the rest were drawn on
+                    rest = points[j + 1:]
+                    dropped = int(np.count_nonzero(~shapely.intersects_xy(entry_zones[q], rest[:, 0], rest[:, 1]))) \
+                        if len(rest) else 0
                     if dropped > 0:
                         notes.append(f"polyline {i}: the pen lifts on touching portal entry {entry.id}; "
                                      f"{dropped} later point{'s' if dropped != 1 else ''} of this polyline "
@@ -812,8 +845,9 @@ class _Referee:
 
     # .. events of elements ..
 
-    def _earliest(self, samples: np.ndarray, d: float) -> np.ndarray:
-        """For each sample point, the first position at which the path is within ``d`` of it."""
+    def _earliest(self, samples: np.ndarray, geoms: np.ndarray, d: float) -> np.ndarray:
+        """For each sample point (coordinates and shapely points), the first position at which
+        the path is within ``d`` of it."""
         out = np.full(len(samples), INF)
         if not len(samples):
             return out
@@ -823,16 +857,16 @@ class _Referee:
             idx = np.flatnonzero(drawn)
             a, b = P[idx], P[idx + 1]
             zero = np.all(a == b, axis=1)
-            geoms = np.empty(len(idx), dtype=object)
+            segments = np.empty(len(idx), dtype=object)
             if (~zero).any():
-                geoms[~zero] = shapely.linestrings(np.stack([a[~zero], b[~zero]], axis=1))
+                segments[~zero] = shapely.linestrings(np.stack([a[~zero], b[~zero]], axis=1))
             if zero.any():
-                geoms[zero] = shapely.points(a[zero])
+                segments[zero] = shapely.points(a[zero])
             self._seg_idx = idx
-            self._seg_tree = STRtree(geoms) if len(geoms) else None
+            self._seg_tree = STRtree(segments) if len(segments) else None
         if self._seg_tree is None:
             return out
-        pi, si = self._seg_tree.query(shapely.points(samples), predicate="dwithin", distance=d + 1e-9)
+        pi, si = self._seg_tree.query(geoms, predicate="dwithin", distance=d + 1e-9)
         if not len(pi):
             return out
         seg = self._seg_idx[si]
@@ -866,13 +900,13 @@ class _Referee:
         # cover
         self.cover_times: dict[int, np.ndarray] = {}
         if len(r.cover_samples):
-            times = self._earliest(r.cover_samples, w / 2)
+            times = self._earliest(r.cover_samples, r.cover_geoms, w / 2)
             for e, sl in zip(r.cover_elements, r.cover_slices):
                 self.cover_times[e.index] = times[sl]
                 self.done_t[e.index] = _quantile_time(times[sl], e.min_coverage)
         self.head_t = np.full(n, INF)
         if self.ability == "monster_by_head" and len(r.head_samples):
-            times = self._earliest(r.head_samples, w / 2)
+            times = self._earliest(r.head_samples, r.head_geoms, w / 2)
             for e, sl in zip(r.head_elements, r.head_slices):
                 self.head_times[e.index] = times[sl]
                 self.head_t[e.index] = _quantile_time(times[sl], e.min_coverage)
@@ -883,7 +917,8 @@ class _Referee:
             by_distance.setdefault(e.trace_pen_widths * w, []).append(i)
         for d, members in by_distance.items():
             parts = [r.trace_samples[r.trace_slices[i]] for i in members]
-            times = self._earliest(np.concatenate(parts), d)
+            geoms = np.concatenate([r.trace_geoms[r.trace_slices[i]] for i in members])
+            times = self._earliest(np.concatenate(parts), geoms, d)
             start = 0
             for i, part in zip(members, parts):
                 e = r.trace_elements[i]
@@ -1016,7 +1051,7 @@ class _Referee:
                 self.orb_notes.append(f"the play lists {len(positions)} {colour} token(s), the path covers "
                                       f"{counters.get(colour, 0)} {colour} orb(s)")
         # end triggers
-        ends: list[tuple[float, str, int | None]] = [(INF, "the path ends", None)]
+        ends: list[tuple[float, str, int | None]] = [(float(len(self.path.P) - 1), "the path ends", None)]
         for e in r.elements:
             t = float(self.complete_t[e.index]) if e.kind != "boss" else float(self.done_t[e.index])
             if t == INF:
@@ -1041,7 +1076,7 @@ class _Referee:
         end = self.play.get("end")
         if end is not None:
             t = self._end_position(end)
-            label = f"another player: {end['trigger'].replace('_', ' ')}"
+            label = _OTHER_END.get(end["trigger"], "another player ended the scrawl")
             if t == INF:
                 self.path.notes.append(f"the play's end ({label}) lies after the end of the path")
             ends.append((t, label, None))
@@ -1072,10 +1107,10 @@ class _Referee:
     # .. the walk through the areas ..
 
     def _walk(self) -> None:
-        r, T, V, M = self.r, self.T, self.V, self.M
+        r, T, V = self.r, self.T, self.V
         region = self.region
         t_end = self.t_end
-        wall_vp = r.term_vp("wall_crossing", r.switch("wall_crossing_vp"))
+        wall_vp = r.switch_vp("wall_crossing_vp", "wall_crossing")
         per_excursion = r.switch("wall_crossing_count") != "per_wall_segment"
         self.sections: list[dict] = []
         self.wall_lines: list[tuple[int, dict]] = []
@@ -1116,7 +1151,7 @@ class _Referee:
         def penalty(count: int, at, t: float, what: str) -> None:
             vp = wall_vp if per_excursion else wall_vp * count
             self.wall_lines.append((len(self.sections) - 1, {
-                "kind": "wall_crossing", "vp": vp, "at": _round_point(at),
+                "_t": t, "kind": "wall_crossing", "vp": vp, "at": _round_point(at),
                 "text": what + ("" if per_excursion or count == 1 else f" ({count} crossings)")}))
 
         for k in vertices:
@@ -1139,7 +1174,7 @@ class _Referee:
                 continue
             if r0 == r1:
                 if walls and r1 == cur and r1 >= 0:
-                    penalty(1, point, t, "crossed a wall, staying in the same area")
+                    penalty(1, point, t, f"crossed a wall at ({point[0]:.1f}, {point[1]:.1f}), staying in the same area")
                 elif walls:
                     excursion_walls += walls
                     excursion_at = excursion_at if excursion_at is not None else point
@@ -1156,8 +1191,9 @@ class _Referee:
                 if entering:
                     entering = False
                 elif total:
-                    penalty(total, excursion_at if excursion_at is not None else point, t,
-                            "crossed a wall and came back into the same area")
+                    where = excursion_at if excursion_at is not None else point
+                    penalty(total, where, t, f"crossed a wall at ({where[0]:.1f}, {where[1]:.1f}) and came back "
+                                             f"into the same area")
                 outside, excursion_walls, excursion_at = False, 0, None
                 continue
             # into another area
@@ -1177,7 +1213,7 @@ class _Referee:
                     break
                 new_section(r1, t, f"through door {door['id']}")
                 self.door_lines.append((len(self.sections) - 1, {
-                    "kind": "door", "vp": 0, "element": door["id"],
+                    "_t": t, "kind": "door", "vp": 0, "element": door["id"],
                     "text": f"door {door['id']} opened (locks: {', '.join(door['locks'])}; keys held: {', '.join(held)})"}))
             else:
                 new_section(r1, t, "through an opening")
@@ -1223,9 +1259,8 @@ class _Referee:
 
     def _take_key(self, e: _Element, t: float, held: list[str], gone: set, choices: dict,
                   door_passes: list) -> None:
-        r = self.r
         section = self._section_at(t)
-        line = {"kind": "key", "vp": 0, "element": e.id}
+        line = {"_t": t, "kind": "key", "vp": 0, "element": e.id}
         if e.id in gone or self.supply <= 0:
             line["text"] = f"touched {_describe(e)}: no token left"
         elif e.kind == "key":
@@ -1242,7 +1277,7 @@ class _Referee:
                 line["text"] = f"touched {_describe(e)}: no key colour left to take"
             else:
                 held.append(colour)
-                how = "chosen in the play" if e.id in choices else "for the next door"
+                how = "named in the play" if e.id in choices else "the referee's choice: the play names none"
                 line["text"] = f"took a {colour} key with {_describe(e)} ({how})"
         self.key_lines.append((section, line))
 
@@ -1271,9 +1306,7 @@ class _Referee:
 
     def run(self) -> dict:
         self._check()
-        if self.problems:
-            raise PlayError(self.problems)
-        self.path = self._build_path()
+        self.path = self._build_path()  # raises PlayError with every problem found
         self._refine()
         self._element_events()
         self._group_events()
@@ -1296,7 +1329,7 @@ class _Referee:
             by_head = self.head_t[e.index] <= t and self.done_t[e.index] > t
             if by_head:
                 return "head covered (Barbarian)"
-            return f"covered ({_fraction(self.cover_times.get(e.index), t):.0%})"
+            return f"covered ({_fraction(self.cover_times.get(e.index), self.t_score):.0%})"
         if e.kind == "treasure" and self.ability == "treasure_by_touch" and self.done_t[e.index] > t:
             return "touched (Rogue)"
         if e.kind == "spell" and self.ability == "spell_by_circle" and self.done_t[e.index] > t:
@@ -1316,7 +1349,6 @@ class _Referee:
 
     def _score(self) -> dict:
         r = self.r
-        t_score = self.t_score
         sections = self.sections
         lines: list[list[dict]] = [[] for _ in sections]
         exempt = len(sections) - 1 if (r.switch("end_room_exempt") and not self.illegal) else None
@@ -1333,7 +1365,7 @@ class _Referee:
             if e.kind == "portal_entry":
                 items.append({"label": _describe(e), "area": e.area, "done": float(self.done_t[e.index]),
                               "touch": float(self.touch_t[e.index]), "vp": 0, "penalised": e.penalty,
-                              "missed_vp": int(r.term_vp("unused_portal_entry", r.switch("unused_portal_entry_vp"))),
+                              "missed_vp": int(r.switch_vp("unused_portal_entry_vp", "unused_portal_entry")),
                               "failed_vp": 0, "portal": True, "element": e})
                 continue
             vp = self._vp(e)
@@ -1345,8 +1377,8 @@ class _Referee:
                           "missed_vp": -vp, "failed_vp": 0, "element": e, "boss": e.kind == "boss"})
         group_vp = int(r.term_vp("artifact_group", next((s.vp for g in r.groups for s in g["stones"]
                                                           if s.vp is not None), 1)))
-        untouched_vp = int(r.term_vp("artifact_untouched_group", r.switch("artifact_untouched_group_vp")))
-        partial_vp = int(r.term_vp("artifact_partial_group", r.switch("artifact_partial_group_vp")))
+        untouched_vp = int(r.switch_vp("artifact_untouched_group_vp", "artifact_untouched_group"))
+        partial_vp = int(r.switch_vp("artifact_partial_group_vp", "artifact_partial_group"))
         for g, group in enumerate(r.groups):
             items.append({"label": group["label"], "area": group["area"], "done": self.group_done[g],
                           "touch": self.group_touch[g], "vp": group_vp,
@@ -1395,7 +1427,7 @@ class _Referee:
                 "entered": section["via"],
                 "from_mm": round(self.path.length_at(section["t0"]), 1),
                 "to_mm": round(self.path.length_at(section["t1"]), 1),
-                "lines": lines[i],
+                "lines": _in_path_order(lines[i]),
                 "subtotal": subtotal,
             })
         orb_total = sum(line["vp"] for line in orb_lines)
@@ -1438,7 +1470,7 @@ class _Referee:
                 ends = " (ends the scrawl)" if self.end_element == e.index else ""
                 boss_lines.append({"kind": "completed", "vp": item["vp"], "element": ident,
                                    "text": f"{item['label']}: covered "
-                                           f"({_fraction(self.cover_times.get(e.index), done_t):.0%}){ends}"})
+                                           f"({_fraction(self.cover_times.get(e.index), t_score):.0%}){ends}"})
             elif self.illegal and done_t <= self.t_end:
                 scores = r.switch("boss_after_illegal_crossing") == "ends_scores_vp"
                 boss_lines.append({"kind": "completed" if scores else "failed", "vp": item["vp"] if scores else 0,
@@ -1453,6 +1485,7 @@ class _Referee:
                 if item.get("portal") else \
                 {"kind": "completed", "vp": item["vp"], "element": ident,
                  "text": f"{item['label']}: {self._done_text(item)}"}
+            line["_t"] = done_t
             lines[self._section_at(done_t)].append(line)
         if area not in last_of:
             return  # never entered
@@ -1504,6 +1537,16 @@ class _Referee:
 
 
 # -- small helpers ------------------------------------------------------------------------------
+
+def _in_path_order(section_lines: list[dict]) -> list[dict]:
+    """A section's lines in the order the path met them: completions, keys, doors and wall
+    crossings where they happened, then what was settled when the area was left (missed,
+    failed, exempt, optional), in element order."""
+    ordered = sorted(section_lines, key=lambda line: line.get("_t", INF))
+    for line in ordered:
+        line.pop("_t", None)
+    return ordered
+
 
 def _runs(ks: np.ndarray) -> list[tuple[int, int]]:
     """Consecutive runs ``(first, last)`` of sorted piece indexes."""

@@ -1,0 +1,55 @@
+"""Play files: one player's drawn path on a line dungeon (docs/play-files.md).
+
+:func:`load_play` reads a play file and checks it against ``schemas/play.schema.json``
+(Draft 2020-12, with jsonschema-rs). It never raises for bad input: every problem comes back
+as a :class:`inkcrawl.problems.Problem` with a JSON pointer into the file (F001-F006 for an
+unreadable file, F007 for a newer format, F008 for a file that is not a play, S001 for each
+schema error). Checks against the dungeon itself (the character exists, the path begins at a
+Start, portals) are the referee's: :class:`inkcrawl.engines.line.PlayError`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from inkcrawl.jsonio import read_json_file
+from inkcrawl.problems import Problem, problem
+from inkcrawl.schema import schema_problems
+
+#: The play format version this inkcrawl reads and writes.
+PLAY_FORMAT_VERSION = 1
+
+
+def play_data_problems(data: Any, file: str) -> list[Problem]:
+    """Problems of parsed play data: not a play (F008), a newer format (F007), schema errors
+    (S001, one per leaf error, by pointer)."""
+    if not isinstance(data, dict) or data.get("type") != "play":
+        found = (f"\"type\": {json.dumps(data.get('type'), ensure_ascii=False)[:60]}" if isinstance(data, dict)
+                 and "type" in data else "an object without \"type\"" if isinstance(data, dict)
+                 else "something other than a JSON object")
+        return [problem("F008", f"not a play file: expected an object with \"type\": \"play\", found {found}", file,
+                        "/type" if isinstance(data, dict) and "type" in data else "")]
+    version = data.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > PLAY_FORMAT_VERSION:
+        return [problem("F007", f"play format_version {version} is newer than this inkcrawl understands "
+                                f"({PLAY_FORMAT_VERSION}); update inkcrawl", file, "/format_version")]
+    return schema_problems(data, "play", file)
+
+
+def load_play(path: str | Path, file: str | None = None) -> tuple[dict | None, list[Problem]]:
+    """Read and check a play file. Returns ``(data, problems)``; ``data`` is ``None`` when the
+    file cannot be used (any error). Never raises."""
+    path = Path(path)
+    file = file if file is not None else str(path)
+    data, problems = read_json_file(path, file)
+    if problems:
+        return None, problems
+    problems = play_data_problems(data, file)
+    return (None if problems else data), problems
+
+
+def format_problems(problems: list[Problem]) -> str:
+    """One line per problem: ``FILE:POINTER: error CODE MESSAGE``."""
+    return "".join(f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}\n" for p in problems)

@@ -1,0 +1,94 @@
+"""``inkcrawl score``: referee one drawn play on a line dungeon (RULES.md 2).
+
+The dungeon comes from a dungeon file, a pack (folder or pack.json; the play names the dungeon
+by id) or a game.json (docs/game-data.md); dungeons and packs are validated and converted to
+game data first, exactly as ``inkcrawl export game`` would. The play is a play file
+(docs/play-files.md). The referee (:mod:`inkcrawl.engines.line`) reads only the game data.
+
+The output is the breakdown section by section in path order (each room or corridor entered:
+what was completed, failed, missed, crossed, and its subtotal), then the orb tokens, the boss,
+how the scrawl ended and the total: ``--format text`` (default) as a player checking a
+neighbour's sheet would say it, ``--format json`` as one object (docs/play-files.md, "Score").
+
+Exit codes: 0 scored; 1 the dungeon has validation errors or unplayable game data, or the play
+is invalid (schema, or it cannot be drawn on this dungeon); 2 usage error or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+_EPILOG = """\
+examples:
+  inkcrawl score content/packs/lantern-depths my-play.json
+  inkcrawl score lantern-depths.game.json my-play.json --format json
+
+The play file names the dungeon it is a play of (its id); see docs/play-files.md.
+exit codes: 0 scored, 1 validation errors in the dungeon or an invalid play, 2 usage error or unreadable input
+"""
+
+
+def register(subparsers) -> None:
+    """Add ``score`` to the ``inkcrawl`` command line."""
+    parser = subparsers.add_parser(
+        "score", help="referee a drawn play on a line dungeon: breakdown by room and corridor, and the total",
+        description="Score one player's drawn path on a line dungeon by the rules (RULES.md 2): each room or "
+                    "corridor entered in path order with what was completed, failed, missed and crossed, then orb "
+                    "tokens, the boss and the total, the way a player checks a neighbour's sheet.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dungeon", metavar="DUNGEON_OR_GAME",
+                        help="a line dungeon file, a pack folder or pack.json, or a game.json")
+    parser.add_argument("play", metavar="PLAY.json", help="the play file")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: the breakdown as a player reads it (default); json: one object")
+    parser.set_defaults(func=_cmd_score)
+
+
+def _error(message: str, code: int) -> int:
+    print(f"inkcrawl score: error: {message}", file=sys.stderr)
+    return code
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from inkcrawl.analyze_cli import load_games
+    from inkcrawl.engines.line import GameDataError, LineRules, PlayError, format_breakdown, referee
+    from inkcrawl.play import format_problems, load_play
+
+    play, problems = load_play(args.play)
+    if problems:
+        sys.stderr.write(format_problems(problems))
+        return EXIT_USAGE if problems[0].code == "F001" else EXIT_PROBLEMS
+    entries, status = load_games([args.dungeon])
+    if status is not None:
+        return status
+    wanted = play["dungeon"]
+    chosen = [e for e in entries if isinstance(e, dict) and e.get("id") == wanted]
+    if not chosen:
+        ids = ", ".join(str(e.get("id")) for e in entries if isinstance(e, dict)) or "none"
+        print(f"{args.play}:/dungeon: error the play is of dungeon {wanted!r}, and {args.dungeon} holds no such "
+              f"dungeon (it holds: {ids})", file=sys.stderr)
+        return EXIT_PROBLEMS
+    entry = chosen[0]
+    if entry.get("family") != "line":
+        return _error(f"dungeon {wanted!r} is a {entry.get('family')} dungeon; 'score' referees line-family plays "
+                      f"('inkcrawl simulate' plays grid dungeons)", EXIT_PROBLEMS)
+    try:
+        rules = LineRules(entry)
+        result = referee(rules, play)
+    except GameDataError as exc:
+        return _error(f"{args.dungeon}: dungeon {wanted!r} cannot be played: {exc}", EXIT_PROBLEMS)
+    except PlayError as exc:
+        for pointer, message in exc.problems:
+            print(f"{args.play}:{pointer}: error {message}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:  # never a traceback
+        return _error(f"cannot score {args.play} on {wanted!r}: {type(exc).__name__}: {exc}", EXIT_PROBLEMS)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(format_breakdown(result))
+    return EXIT_OK
