@@ -283,7 +283,7 @@ def make_line_dungeon(rng: random.Random, index: int) -> dict:
 
 def _line_dungeon(rng: random.Random, index: int) -> dict:
     columns, rows, missing = rng.choice(_LAYOUTS)
-    X0, X1, Y0, Y1 = 16, 194, 32, 278
+    X0, X1, Y0, Y1 = 16, 194, 32, 222  # the footer of the printed sheet needs the rest of the page
     cw, ch = (X1 - X0) / columns, (Y1 - Y0) / rows
     rooms: dict[tuple, _Room] = {}
     for r in range(rows):
