@@ -166,6 +166,16 @@ def _open(paths: list[str], force: bool):
     return result.dungeons, None
 
 
+def _checked_output(args, suffixes: tuple[str, ...], wrong_suffix: str) -> Path | int:
+    """The output path, or the exit code of a usage error (wrong extension, missing folder)."""
+    output = Path(args.output)
+    if output.suffix.lower() not in suffixes:
+        return _error(wrong_suffix)
+    if not output.parent.exists():
+        return _error(f"the folder {str(output.parent)!r} does not exist")
+    return output
+
+
 def _progress(total: int, unit: str):
     from tqdm import tqdm
 
@@ -194,14 +204,13 @@ def _page_options(args, fit: bool = False):
 
 
 def _cmd_sheet(args: argparse.Namespace) -> int:
-    output = Path(args.output)
+    output = _checked_output(args, (".pdf", ".svg", ".png"),
+                             f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or .png")
+    if isinstance(output, int):
+        return output
     suffix = output.suffix.lower()
-    if suffix not in (".pdf", ".svg", ".png"):
-        return _error(f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or .png")
     if args.copies > 1 and suffix != ".pdf":
         return _error("--copies applies to PDF output only")
-    if not output.parent.exists():
-        return _error(f"the folder {str(output.parent)!r} does not exist")
     dungeons, status = _open(args.paths, args.force)
     if status is not None:
         return status
@@ -276,11 +285,9 @@ def _write_png(pages, output: Path, dpi: float) -> str:
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
-    output = Path(args.output)
-    if output.suffix.lower() != ".json":
-        return _error("game data is JSON: the output must end in .json")
-    if not output.parent.exists():
-        return _error(f"the folder {str(output.parent)!r} does not exist")
+    output = _checked_output(args, (".json",), "game data is JSON: the output must end in .json")
+    if isinstance(output, int):
+        return output
     dungeons, status = _open(args.paths, args.force)
     if status is not None:
         return status
@@ -302,11 +309,9 @@ def _cmd_game(args: argparse.Namespace) -> int:
 
 
 def _cmd_cards(args: argparse.Namespace) -> int:
-    output = Path(args.output)
-    if output.suffix.lower() != ".pdf":
-        return _error("card sheets are written as PDF: the output must end in .pdf")
-    if not output.parent.exists():
-        return _error(f"the folder {str(output.parent)!r} does not exist")
+    output = _checked_output(args, (".pdf",), "card sheets are written as PDF: the output must end in .pdf")
+    if isinstance(output, int):
+        return output
     dungeons, status = _open(args.paths, args.force)
     if status is not None:
         return status
