@@ -29,7 +29,7 @@ def register(subparsers) -> None:
 def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     """Game data entries for ``paths`` (game.json files are read as they are; dungeons and packs
     are validated and converted). Returns ``(entries, exit code or None)``; errors go to stderr."""
-    from inkcrawl.gamedata import game_document
+    from inkcrawl.gamedata import game_document, game_entry_problems
     from inkcrawl.jsonio import read_json_file
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
@@ -37,6 +37,7 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     from pathlib import Path
 
     entries, others = [], []
+    status = None
     for raw in paths:
         path = Path(raw)
         data = None
@@ -51,6 +52,10 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
             if problems:
                 print(f"{raw}:{problems[0].pointer}: error S001 {problems[0].message}", file=sys.stderr)
                 return [], EXIT_PROBLEMS
+            for index, entry in enumerate(data["dungeons"]):
+                for message in game_entry_problems(entry):
+                    print(f"{raw}:/dungeons/{index}: error {message}", file=sys.stderr)
+                    status = EXIT_PROBLEMS
             entries += data["dungeons"]
         else:
             others.append(raw)
@@ -63,6 +68,8 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
         if result.report.errors:
             return [], EXIT_PROBLEMS
         entries += game_document(result.dungeons)["dungeons"]
+    if status is not None:
+        return [], status
     return entries, None
 
 

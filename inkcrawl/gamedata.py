@@ -285,3 +285,29 @@ def game_document(opened_dungeons) -> dict:
 def connections_from_data(data: dict) -> list[Connection]:
     """The area graph of a line dungeon's game data as :class:`inkcrawl.geometry.Connection`."""
     return [Connection(c["a"], c["b"], c["kind"], c.get("door")) for c in data["connections"]]
+
+
+def game_entry_problems(entry: dict) -> list[str]:
+    """What a schema cannot say about a (schema-valid) dungeon entry of game data: ids unique,
+    and every area a Start, element or connection names exists. Empty when consistent."""
+    problems = []
+    if entry.get("family") != "line":
+        return problems
+    areas = [a["id"] for a in entry["areas"]]
+    duplicates = sorted({a for a in areas if areas.count(a) > 1})
+    if duplicates:
+        problems.append(f"area id(s) listed twice: {', '.join(duplicates)}")
+    elements = [e["id"] for e in entry["elements"]] + [s["id"] for s in entry["starts"]]
+    duplicates = sorted({e for e in elements if elements.count(e) > 1})
+    if duplicates:
+        problems.append(f"element id(s) listed twice: {', '.join(duplicates)}")
+    known = set(areas)
+    for kind, items in (("element", entry["elements"]), ("start", entry["starts"])):
+        for item in items:
+            if item.get("area") is not None and item["area"] not in known:
+                problems.append(f"{kind} '{item['id']}' is in area '{item['area']}', which the data does not define")
+    for index, connection in enumerate(entry["connections"]):
+        for end in ("a", "b"):
+            if connection[end] not in known:
+                problems.append(f"connection {index} joins area '{connection[end]}', which the data does not define")
+    return problems

@@ -55,6 +55,7 @@ import json
 import math
 import random
 import sys
+from pathlib import Path
 from typing import Callable, Sequence
 
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
@@ -322,6 +323,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         return _usage("use a heatmap resolution from 10 to 1200 dpi")
     if args.heatmap and not args.heatmap.lower().endswith(".png"):
         return _usage("the heatmap is a PNG: its file name must end in .png")
+    if args.heatmap and not (Path(args.heatmap).parent if str(Path(args.heatmap).parent) else Path(".")).is_dir():
+        return _usage(f"the folder of {args.heatmap!r} does not exist")
     entries, status = load_games([args.path])
     if status is not None:
         return status

@@ -125,3 +125,25 @@ def test_analyze_exits_1_when_something_is_unreachable(tmp_path, capsys):
     # validation already refuses it (L019), so analysis stops with exit 1 and the report
     assert main(["analyze", str(path)]) == 1
     assert "L019" in capsys.readouterr().err
+
+
+def _game_file(tmp_path, document, change):
+    data = json.loads(json.dumps(document))
+    change(data["dungeons"][0])
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["switches"].update(reentry="bogus"), "reentry"),
+    (lambda d: d["connections"][0].update(a="nowhere"), "'nowhere'"),
+    (lambda d: d["areas"].append(dict(d["areas"][0])), "listed twice"),
+    (lambda d: d["elements"][0].update(area="nowhere"), "'nowhere'"),
+    (lambda d: d.update(areas=[]), "areas"),
+])
+def test_inconsistent_game_data_is_refused_clearly(tmp_path, capsys, document, change, message):
+    path = _game_file(tmp_path, document, change)
+    assert main(["analyze", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -245,6 +245,26 @@ def test_draw_two_at_the_end_of_the_reveal():
     assert deck.reveal(4) == ["corner", "straight", "cross", "trap", "dead_end"]
 
 
+def test_a_deck_of_only_draw_two_cards_runs_out_instead_of_chaining_for_ever():
+    deck = stacked_deck(["draw_two", "draw_two"], reshuffle=True)
+    assert deck.reveal(4) == [] and deck.exhausted
+    deck = stacked_deck(["straight", "draw_two", "draw_two"], reshuffle=True)
+    assert deck.reveal(4) == ["straight"] and deck.exhausted
+
+
+def test_solo_game_with_a_deck_of_traps_and_draw_twos_ends():
+    # solo play removes the 30 traps: 3 straights and 2 Draw 2 remain, and the discards hold
+    # only Draw 2 cards once the straights are out (this used to loop for ever)
+    entry = grid_entry(4, 3, entryways=[("w1", "A1", "west")],
+                       switches={"solo_removes_traps": True, "deck_exhausted": "reshuffle_discards"},
+                       deck={"straight": 3, "trap": 30, "draw_two": 2})
+    rules = GridRules(entry)
+    result = play_game(rules, [make_policy("random", rules)], seed=3)
+    assert result.rounds_played == 7
+    # the discarded straights come back at each reshuffle; a Draw 2 never reveals a trap here
+    assert {card for cards in result.reveals for card in cards} == {"straight"}
+
+
 def test_deck_is_shuffled_by_the_seed():
     rules = board()
     a = play_game(rules, [RandomPolicy(rules)] * 2, seed=5).reveals
@@ -667,3 +687,18 @@ def test_play_turn_refuses_an_illegal_choice():
     pm.round = 1
     with pytest.raises(PolicyError):
         play_turn(pm, ["straight"], Cheat(rules), random.Random(0))
+
+
+def test_inconsistent_open_sides_are_refused():
+    entry = grid_entry(4, 3, entryways=[("w1", "A1", "west")])
+    entry["rooms"][1]["open"].append("north")  # B1 open off the top of the board, no entryway there
+    with pytest.raises(GameDataError, match="B1 is open to the north"):
+        GridRules(entry)
+    entry = grid_entry(4, 3, walls=[("A1", "B1")], entryways=[("w1", "A1", "west")])
+    entry["rooms"][0]["open"].append("east")  # A1 open towards B1, which has a wall there
+    with pytest.raises(GameDataError, match="not open back"):
+        GridRules(entry)
+    entry = grid_entry(4, 3, entryways=[("w1", "A1", "west")])
+    entry["entryways"].append({"id": "x", "cell": [1, 1], "side": "east", "label": "B2"})
+    with pytest.raises(GameDataError, match="not on an outer edge"):
+        GridRules(entry)

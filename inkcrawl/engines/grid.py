@@ -71,6 +71,8 @@ from typing import Any, Sequence
 SIDES = ("north", "east", "south", "west")
 SIDE_BIT = {side: 1 << k for k, side in enumerate(SIDES)}
 SIDE_OFFSET = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
+OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
+_SIDE_OF_BIT = {bit: side for side, bit in SIDE_BIT.items()}
 
 TRAP, DRAW_TWO = "trap", "draw_two"
 
@@ -226,6 +228,24 @@ class GridRules:
                 dc, dr = SIDE_OFFSET[side]
                 if 0 <= c + dc < self.columns and 0 <= r + dr < self.rows:
                     self.neighbour[i][k] = (r + dr) * self.columns + c + dc
+        # the data must agree with itself: entryways on outer edges, no open side off the board
+        # without an entryway, and a passage open from both of its rooms
+        for way_id, i, bit in self.entryways:
+            k = SIDES.index(_SIDE_OF_BIT[bit]) if bit in _SIDE_OF_BIT else -1
+            if k < 0 or self.neighbour[i][k] != -1:
+                raise GameDataError(f"entryway {way_id!r} is not on an outer edge of room {self.labels[i]}")
+        for i in range(n):
+            for k, side in enumerate(SIDES):
+                bit = mask_of([side])
+                if not self.open[i] & bit:
+                    continue
+                other = self.neighbour[i][k]
+                if other == -1 and not self.entry_mask[i] & bit:
+                    raise GameDataError(f"room {self.labels[i]} is open to the {side} but that is the board's "
+                                        f"edge and no entryway is there")
+                if other != -1 and not self.open[other] & mask_of([OPPOSITE[side]]):
+                    raise GameDataError(f"room {self.labels[i]} is open to the {side} but room "
+                                        f"{self.labels[other]} is not open back")
         self.rooms_of_kind: dict[str, list[int]] = {}
         for i, kind in enumerate(self.feature_kind):
             if kind is not None:
@@ -548,7 +568,8 @@ class Deck:
         """The top card, reshuffling the discards if allowed; ``None`` when none is left
         (``exhausted`` then tells that the deck ran out)."""
         if not self.cards:
-            if not self.reshuffle or not self.discards:
+            # nothing left to reshuffle, or only Draw 2 cards, which would chain for ever
+            if not self.reshuffle or all(card == DRAW_TWO for card in self.discards):
                 self.exhausted = True
                 return None
             self.cards = self.discards
