@@ -34,11 +34,12 @@ import math
 
 import numpy as np
 import pytest
+import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inkcrawl import shapes
-from inkcrawl.engines.line import LineRules, PlayError, format_breakdown, referee
+from inkcrawl.engines.line import GameDataError, LineRules, PlayError, format_breakdown, referee
 from inkcrawl.gamedata import line_game_data
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.rulesets import bundled_rulesets
@@ -197,19 +198,37 @@ def test_spell_traced():
 
 
 def test_spell_partly_traced_fails():
-    result = score(START + [(50, 55)] + ward_ring(0.5) + LEAVE_R1)
+    # down onto the top of the ring (radius 3.5 at (60, 65)), round its right half, away to the
+    # right: the left half's middle, (56.5, 65), stays 4.9 mm from the line (> 2.25 mm)
+    result = score(START + [(60, 50)] + ward_ring(0.5) + [(70, 68), (70, 55), (50, 55), (82, 50)])
     assert lines(result, "s1")[0]["kind"] == "failed"
-    assert result["total"] == -3
+    assert result["total"] == -3  # m1, p1, pr1 missed; s1 failed: 0
 
 
 def test_spell_traced_within_the_tolerance_but_not_beyond():
+    """RULES.md 2: "traced" = every point within one pen width of the STROKE (the path buffered
+    by half the pen width): 1 x 1.5 mm + 0.75 mm = 2.25 mm from the centre line."""
     ring = np.array(ward_ring())
     centre = np.array([60, 65])
 
-    def offset(d):
+    def offset(d):  # the ring (radius 3.5) drawn d mm outside itself
         return [tuple(centre + (p - centre) * (1 + d / 3.5)) for p in ring]
-    assert vp_of(score(START + [(50, 55)] + offset(1.3) + LEAVE_R1), "s1") == 1   # 1.3 mm <= 1 pen width
-    assert vp_of(score(START + [(50, 55)] + offset(1.7) + LEAVE_R1), "s1") == 0   # 1.7 mm > 1.5 mm
+    assert vp_of(score(START + [(50, 55)] + offset(1.3) + LEAVE_R1), "s1") == 1   # 1.3 mm <= 2.25 mm
+    assert vp_of(score(START + [(50, 55)] + offset(2.0) + LEAVE_R1), "s1") == 1   # 2.0 mm <= 2.25 mm
+    assert vp_of(score(START + [(50, 55)] + offset(2.4) + LEAVE_R1), "s1") == -1  # 2.4 mm > 2.25: missed, r1 left
+
+
+def test_treasure_outline_traced_within_the_tolerance_but_not_beyond():
+    """The same tolerance for a treasure's outline (chest t1 at (165, 68), a convex outline):
+    drawn d mm outside it, every outline point is d mm from the line."""
+    outline = shapely.Polygon(shapes.treasure_outline("chest", (165, 68), 10))
+
+    def around(d):
+        ring = list(outline.buffer(d, quad_segs=32).exterior.coords)
+        return [(165, 58 - d)] + ring  # from above, away from the outline
+    # r1 left: -4; r2 is the end room: t1 +1 when traced, else exempt 0
+    assert vp_of(score(TO_R4[:6] + [(150, 50)] + around(2.0)), "t1") == 1   # 2.0 mm <= 2.25 mm
+    assert vp_of(score(TO_R4[:6] + [(150, 50)] + around(2.4)), "t1") == 0   # 2.4 mm > 2.25 mm: not traced
 
 
 def test_treasure_traced():
@@ -334,6 +353,46 @@ def test_crossing_a_wall_into_another_area_ignores_the_rest():
     assert lines(result, "pr2") == []
 
 
+# -- the Start and its entrance gap --------------------------------------------------------------------
+# st1 at (50, 20) on r1's top wall, 8 mm across: its reach (and r1's entrance gap) is 4 + 0.75 mm.
+
+def test_the_line_is_in_the_start_area_from_its_first_point():
+    result = score([(50, 17), (50, 30)])  # begun just outside the outline, into r1 through the gap
+    assert [s["area"] for s in result["sections"]] == ["r1"]
+    assert lines(result, kind="wall_crossing") == [] and result["total"] == 0  # r1 is the end room
+
+
+def test_out_and_back_through_the_start_gap_is_free():
+    result = score([(50, 22), (48, 17), (52, 17), (52, 25)])  # out at (49.2, 20), back at (52, 20): in the gap
+    assert lines(result, kind="wall_crossing") == [] and result["total"] == 0
+
+
+def test_back_into_the_start_area_through_a_wall_is_an_excursion():
+    # begun at the Start, outside the outline; back into r1 through its top wall at (70, 20):
+    # one excursion, -1; r1 is the end room (its elements exempt): total -1
+    begun_outside = score([(50, 20), (50, 17), (70, 17), (70, 25)])
+    # begun inside, out through the gap (free), back through the wall: one crossing, -1 either way
+    begun_inside = [(50, 22), (50, 17), (70, 17), (70, 25)]
+    for result in (begun_outside, score(begun_inside), score(begun_inside,
+                                                             entry=mutated(wall_crossing_count="per_wall_segment"))):
+        assert [line["vp"] for line in lines(result, kind="wall_crossing")] == [-1]
+        assert result["sections"][0]["lines"][0]["at"] == [70.0, 20.0]
+        assert result["total"] == -1
+    # out through the wall at (30, 20) and back at (70, 20): 2 crossings per_wall_segment
+    out_wall = [(30, 25), (30, 17), (70, 17), (70, 25)]
+    assert score(START + out_wall, entry=mutated(wall_crossing_count="per_wall_segment"))["total"] == -2
+
+
+def test_into_another_area_through_a_wall_from_outside_is_illegal():
+    result = score([(50, 20), (50, 15), (150, 15), (150, 30)])  # into r2 through its top wall at (150, 20)
+    # r1 was entered at the Start and left with m1, p1, pr1, s1 undone (-4); no area is exempt;
+    # everything from (150, 20) on is ignored
+    assert [s["area"] for s in result["sections"]] == ["r1"]
+    assert result["ignored"]["at"] == [150.0, 20.0] and "crossed a wall into room r2" in result["ignored"]["reason"]
+    assert {line["element"] for line in lines(result, kind="missed")} == {"m1", "p1", "pr1", "s1"}
+    assert result["end"]["exempt_area"] is None and result["total"] == -4
+
+
 # -- doors and keys --------------------------------------------------------------------------------
 
 BASE_TO_R4 = -4 - 3  # r1 left (-4), r2 left (m2, t1, untouched triple: -3)
@@ -394,6 +453,30 @@ def test_skeleton_key_takes_the_colour_the_next_door_needs():
     assert chosen["ignored"] is None and any("red key" in line["text"] for line in lines(chosen, "sk1"))
     told = score(TO_R4 + TAKE_KEY + DOOR_TO_R3, entry=entry, skeleton_keys={"sk1": "green"})
     assert told["ignored"] is not None
+
+
+# -- elements without a penalty -------------------------------------------------------------------
+
+def test_an_orb_left_uncovered_is_listed_without_penalty():
+    result = score(TO_R4 + TAKE_KEY + DOOR_TO_R3)  # through r4 past the blue orb o1 without covering it
+    [orb] = lines(result, "o1")
+    assert orb == {"kind": "optional", "vp": 0, "element": "o1", "text": "orb o1: not covered (no penalty)"}
+    assert orb in result["sections"][4]["lines"]     # r4, the area the orb is in
+    assert result["total"] == BASE_TO_R4 - 3 + 1     # unchanged: r4 s2, m3, pe1 -3; r3 pr2 +1
+    assert "0  orb o1: not covered (no penalty)" in format_breakdown(result)
+    covered = score(TO_R4 + [(96, 158)] + cover(100, 165, 8))  # covered: on the orb token lines only
+    assert [line["kind"] for line in lines(covered, "o1")] == ["orb"]
+
+
+def test_an_element_whose_penalty_is_false_is_listed_without_penalty():
+    entry = mutated()
+    next(e for e in entry["elements"] if e["id"] == "m1")["penalty"] = False
+    result = score(START + LEAVE_R1, entry=entry)
+    # r1 left: p1, pr1, s1 -1 each; m1 (penalty false): 0, listed
+    assert lines(result, "m1") == [{"kind": "optional", "vp": 0, "element": "m1",
+                                    "text": "monster m1 (Rat): not completed (no penalty)"}]
+    assert result["total"] == -3
+    assert lines(result, "k1") == []  # keys of areas not entered, or left alone, are not listed
 
 
 # -- portals ---------------------------------------------------------------------------------------
@@ -529,7 +612,8 @@ def test_cleric_connects_stones_in_any_order():
 
 
 def test_wizard_draws_a_small_circle_inside_a_spell():
-    circle = [(60 + 1.5 * math.cos(a), 65 + 1.5 * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 13)]
+    # radius 1: the ring (radius 3.5) stays 2.5 mm from it, more than the 2.25 mm tracing tolerance
+    circle = [(60 + 1.0 * math.cos(a), 65 + 1.0 * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 13)]
     path = START + [(50, 55), (58, 63)] + circle + [(50, 55)] + LEAVE_R1
     assert vp_of(score(path), "s1") == 0
     assert vp_of(score(path, character="wizard"), "s1") == 1
@@ -611,6 +695,89 @@ def test_referee_reads_only_the_game_data(tmp_path):
     entry = json.loads(text)["dungeons"][0]
     assert referee(entry, {"type": "play", "format_version": 1, "dungeon": "test-keep",
                            "path": [list(map(list, WORKED))]})["total"] == 6
+
+
+# -- game data the referee refuses --------------------------------------------------------------------
+
+def _set(path, value):
+    def change(entry):
+        target = entry
+        for key in path[:-1]:
+            target = target[key] if not isinstance(key, str) or not key.startswith("#") else \
+                next(e for e in target if e["id"] == key[1:])
+        target[path[-1]] = value
+    return change
+
+
+def _door(entry):
+    return next(c for c in entry["connections"] if c["kind"] == "door")
+
+
+@pytest.mark.parametrize("change, member", [
+    (_set(("switches", "reentry"), "bogus"), "switches.reentry"),
+    (_set(("switches", "penalties_in"), "everywhere"), "switches.penalties_in"),
+    (_set(("switches", "wall_crossing_count"), "per_wall"), "switches.wall_crossing_count"),
+    (_set(("switches", "boss_after_illegal_crossing"), "whatever"), "switches.boss_after_illegal_crossing"),
+    (_set(("switches", "end_room_exempt"), "yes"), "switches.end_room_exempt"),
+    (_set(("switches", "wall_crossing_vp"), "x"), "switches.wall_crossing_vp"),
+    (_set(("switches", "unused_portal_entry_vp"), -0.5), "switches.unused_portal_entry_vp"),
+    (_set(("switches", "artifact_untouched_group_vp"), True), "switches.artifact_untouched_group_vp"),
+    (_set(("switches", "artifact_group_size"), 0), "switches.artifact_group_size"),
+    (_set(("switches", "artifact_group_size"), -2), "switches.artifact_group_size"),
+    (lambda e: _door(e).__setitem__("segment", [[80, 120]]), "segment"),
+    (lambda e: _door(e).__setitem__("segment", [[80, 120], [80, 130], [80, 140]]), "segment"),
+    (_set(("areas",), []), "areas"),
+    (lambda e: e["areas"][1].__setitem__("id", "r1"), "areas[1].id"),
+    (lambda e: e["elements"][1].__setitem__("id", e["elements"][0]["id"]), "elements[1]"),
+    (_set(("elements", "#m1", "area"), "zz"), "(m1).area"),
+    (_set(("starts", 0, "area"), "zz"), "starts[0] (st1).area"),
+    (lambda e: e["connections"].append({"a": "r1", "b": "zz", "kind": "open"}), ".b"),
+    (_set(("elements", "#m1", "tolerance", "min_coverage"), 0), "(m1).tolerance.min_coverage"),
+    (_set(("elements", "#m1", "tolerance", "min_coverage"), 2.0), "(m1).tolerance.min_coverage"),
+    (_set(("elements", "#s1", "tolerance", "max_distance_pen_widths"), 0), "(s1).tolerance.max_distance_pen_widths"),
+    (_set(("elements", "#s1", "tolerance", "max_distance_pen_widths"), -1), "(s1).tolerance.max_distance_pen_widths"),
+    (_set(("pen_width_mm",), 0), "pen_width_mm"),
+    (_set(("elements", "#m1", "vp"), "one"), "(m1).vp"),
+    (lambda e: e["areas"][0].__setitem__("polygon", [[20, 20], [80, 80]]), "areas[0] (r1).polygon"),
+    (_set(("starts",), []), "starts"),
+])
+def test_unplayable_game_data_is_refused_naming_the_member(change, member):
+    entry = copy.deepcopy(_KEEP)
+    change(entry)
+    with pytest.raises(GameDataError) as caught:
+        LineRules(entry)
+    assert member in str(caught.value)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_unknown_switches_and_null_values_are_not_refused():
+    entry = copy.deepcopy(_KEEP)
+    entry["switches"].update(tie="best_single_dungeon_then_shared", reentry=None)  # null: the default
+    assert score(START, entry=entry)["total"] == 0
+
+
+def test_score_reports_unplayable_game_data_with_exit_1(tmp_path, capsys):
+    """``inkcrawl score`` on a game.json the referee refuses: exit 1 and a message naming the
+    member, never a traceback (the game schema may refuse it first, also naming the member)."""
+    import argparse
+
+    from inkcrawl import score_cli
+    play = tmp_path / "play.json"
+    play.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "test-keep",
+                                "path": [[list(p) for p in START]]}))
+    for change, member in [(_set(("switches", "reentry"), "bogus"), "reentry"),
+                           (lambda e: _door(e).__setitem__("segment", [[80, 120]]), "segment"),
+                           (lambda e: e["areas"][1].__setitem__("id", "r1"), "r1")]:
+        entry = copy.deepcopy(_KEEP)
+        change(entry)
+        game = tmp_path / "game.json"
+        game.write_text(json.dumps({"type": "game", "format_version": 1, "generator": "test", "dungeons": [entry]}))
+        parser = argparse.ArgumentParser(prog="inkcrawl")
+        score_cli.register(parser.add_subparsers(dest="command"))
+        args = parser.parse_args(["score", str(game), str(play)])
+        status = args.func(args)
+        out, err = capsys.readouterr()
+        assert status == 1 and out == "" and member in err and "Traceback" not in err
 
 
 # -- property: completing everything in a room never scores below completing less ----------------------

@@ -20,8 +20,9 @@ Interactions (tolerances from each element's ``tolerance``)
       0.25 mm): a sample is under the stroke once the path has come within ``w/2`` of it; the
       element is covered when the ``min_coverage`` quantile of the samples is.
     * trace: every point of the trace (a spell's strokes, a treasure's outline) lies within
-      ``max_distance_pen_widths * w`` of the path (the centre line), checked on points every
-      0.1 mm along the trace and at its vertices.
+      ``max_distance_pen_widths * w`` of the stroke, that is within
+      ``max_distance_pen_widths * w + w/2`` of the path's centre line (2.25 mm with one pen
+      width of 1.5 mm), checked on points every 0.1 mm along the trace and at its vertices.
     * touch: the stroke intersects the footprint (the path comes within ``w/2`` of it).
     * pass_through: the path enters the footprint through its boundary and leaves it through
       its boundary at a point at least 90 degrees around the element's centre from where it
@@ -47,7 +48,15 @@ Areas, walls and doors
     it, costs ``wall_crossing_vp`` per excursion (``wall_crossing_count: per_excursion``) or per
     crossing point (``per_wall_segment``); an excursion that never comes back counts too.
     The path must begin at a Start (within the Start's radius, 4 mm when the data gives no
-    size, plus ``w/2``); the first entry into the area from outside is free.
+    size, plus ``w/2``: the Start's *reach*). The Start belongs to its area (the game data's
+    ``starts[].area``, the area whose outline holds it) and the line is in that area from its
+    first point, also when that point lies just outside the outline (a line beginning inside
+    another area, within the Start's reach, is in that one). The outline within the Start's
+    reach is the Start's *entrance gap*: crossing it is no wall crossing, so the line may leave
+    the dungeon there and come back there for free. Anywhere else, outside the dungeon is
+    outside the current area: coming back into the same area through a wall is an excursion
+    (``wall_crossing_vp``), entering another area through a wall is an illegal crossing (the
+    area the line began in counts as entered and left).
 
 Documented readings (RULES.md 2 "Gaps and defaults" leaves these open)
     * Sections: a section is a stretch of the path in one area; consecutive pieces in the same
@@ -70,6 +79,11 @@ Documented readings (RULES.md 2 "Gaps and defaults" leaves these open)
       numbered stone's area) and are settled there like an element: completed +group VP,
       untouched ``artifact_untouched_group_vp``, partly connected ``artifact_partial_group_vp``
       (the last two only where a missed element would be charged).
+    * An element left not completed in an entered area where no penalty applies is listed at 0
+      (``optional``): in a corridor (``penalties_in: rooms``), or when its ruleset ``penalty``
+      is false and it has VP or a token: an orb not covered before the end reads "not covered
+      (no penalty)" (a covered orb is on the orb token lines). Keys, exits and escape portals
+      left alone (no VP, no penalty) are not listed.
     * An unused portal entry is settled like a missed element (entered room left, not the end
       room): ``unused_portal_entry_vp``.
     * The Ranger's plants are worth the ability's ``vp``, and so is the penalty for missing one.
@@ -117,6 +131,16 @@ DEFAULT_SWITCHES = {
     "boss_after_illegal_crossing": "ends_scores_zero",
     "end_room_exempt": True,
 }
+#: The values each line switch may take (docs/formats.md); the ``*_vp`` switches take any integer.
+SWITCH_VALUES = {
+    "penalties_in": ("rooms", "rooms_and_corridors"),
+    "reentry": ("final_state", "each_visit"),
+    "wall_crossing_count": ("per_excursion", "per_wall_segment"),
+    "boss_after_illegal_crossing": ("ends_scores_zero", "ends_scores_vp"),
+    "end_room_exempt": (True, False),
+}
+VP_SWITCHES = ("artifact_untouched_group_vp", "artifact_partial_group_vp", "unused_portal_entry_vp",
+               "wall_crossing_vp")
 #: Abilities the referee knows (the game data's ``characters.<id>.ability``).
 ABILITIES = ("treasure_by_touch", "plant_vp", "artifacts_any_order", "spell_by_circle", "monster_by_head")
 #: Pass through: least angle (degrees, around the element's centre) between entry and exit.
@@ -158,7 +182,9 @@ class PlayError(ValueError):
 
 
 class GameDataError(ValueError):
-    """The dungeon entry of the game data cannot be played (missing or malformed members)."""
+    """The dungeon entry of the game data cannot be played (missing or malformed members,
+    unknown switch values, ids that do not resolve, tolerances out of range). The message
+    starts with the member, relative to the dungeon entry (``switches.reentry: ...``)."""
 
 
 # -- compiled dungeon ---------------------------------------------------------------------------
@@ -227,6 +253,113 @@ def _points(value, what: str) -> np.ndarray:
     return array
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_entry(entry: dict) -> None:
+    """Refuse game data the referee would misread: unknown switch values, areas, ids and
+    tolerances out of range. Raises :class:`GameDataError` naming the member."""
+    def fail(member: str, message: str) -> None:
+        raise GameDataError(f"{member}: {message}")
+
+    switches = entry.get("switches")
+    if switches is not None and not isinstance(switches, dict):
+        fail("switches", "must be an object")
+    for name, value in (switches or {}).items():
+        if value is None:
+            continue
+        if name in SWITCH_VALUES and value not in SWITCH_VALUES[name] or \
+                name == "end_room_exempt" and not isinstance(value, bool):
+            known = ", ".join(repr(v) for v in SWITCH_VALUES[name])
+            fail(f"switches.{name}", f"{value!r} is not one of {known}")
+        if name in VP_SWITCHES and not _is_int(value):
+            fail(f"switches.{name}", f"{value!r} is not a whole number of VP")
+        if name == "artifact_group_size" and not (_is_int(value) and value >= 1):
+            fail(f"switches.{name}", f"{value!r} is not a whole number >= 1")
+    pen = entry.get("pen_width_mm")
+    if pen is not None and not (_is_number(pen) and pen > 0):
+        fail("pen_width_mm", f"{pen!r} is not a positive number of mm")
+
+    areas = entry.get("areas")
+    if not isinstance(areas, list) or not areas:
+        fail("areas", "the dungeon has no areas (rooms or corridors)")
+    ids: set = set()
+    for i, area in enumerate(areas):
+        if not isinstance(area, dict) or not isinstance(area.get("id"), str):
+            fail(f"areas[{i}]", "an area must be an object with a string 'id'")
+        if area["id"] in ids:
+            fail(f"areas[{i}].id", f"duplicate area id {area['id']!r}")
+        ids.add(area["id"])
+        if area.get("kind", "room") not in ("room", "corridor"):
+            fail(f"areas[{i}].kind", f"{area.get('kind')!r} is not 'room' or 'corridor'")
+        polygon = area.get("polygon")
+        if not (isinstance(polygon, list) and len(polygon) >= 3):
+            fail(f"areas[{i}] ({area['id']}).polygon", "an area outline needs at least 3 points")
+
+    def known_area(member: str, value, nullable: bool) -> None:
+        if value is None and nullable:
+            return
+        if not isinstance(value, str) or value not in ids:
+            fail(member, f"no area has the id {value!r} (areas: {', '.join(sorted(ids))})")
+
+    for i, connection in enumerate(entry.get("connections") or []):
+        if not isinstance(connection, dict):
+            fail(f"connections[{i}]", "must be an object")
+        known_area(f"connections[{i}].a", connection.get("a"), False)
+        known_area(f"connections[{i}].b", connection.get("b"), False)
+        if connection.get("kind") == "door":
+            segment = connection.get("segment")
+            if not (isinstance(segment, list) and len(segment) == 2 and all(
+                    isinstance(p, list) and len(p) == 2 and all(_is_number(v) for v in p) for p in segment)):
+                fail(f"connections[{i}].segment", f"door {connection.get('door')!r}: a door segment must be two "
+                                                  f"points [[x1, y1], [x2, y2]]")
+    elements = entry.get("elements")
+    if not isinstance(elements, list):
+        fail("elements", "must be a list")
+    element_ids: set = set()
+    for i, element in enumerate(elements):
+        if not isinstance(element, dict) or not isinstance(element.get("id"), str):
+            fail(f"elements[{i}]", "an element must be an object with a string 'id'")
+        where = f"elements[{i}] ({element['id']})"
+        if element["id"] in element_ids:
+            fail(f"{where}.id", f"duplicate element id {element['id']!r}")
+        element_ids.add(element["id"])
+        known_area(f"{where}.area", element.get("area"), True)
+        vp = element.get("vp")
+        if vp is not None and not _is_int(vp):
+            fail(f"{where}.vp", f"{vp!r} is not a whole number of VP (or null)")
+        number = element.get("number")
+        if number is not None and not _is_int(number):
+            fail(f"{where}.number", f"{number!r} is not a whole number")
+        tolerance = element.get("tolerance")
+        if tolerance is None:
+            continue
+        if not isinstance(tolerance, dict):
+            fail(f"{where}.tolerance", "must be an object")
+        if "min_coverage" in tolerance:
+            value = tolerance["min_coverage"]
+            if not (_is_number(value) and 0 < value <= 1):
+                fail(f"{where}.tolerance.min_coverage", f"{value!r} is not a fraction in (0, 1]")
+        if "max_distance_pen_widths" in tolerance:
+            value = tolerance["max_distance_pen_widths"]
+            if not (_is_number(value) and value > 0):
+                fail(f"{where}.tolerance.max_distance_pen_widths", f"{value!r} is not a positive number")
+    for i, start in enumerate(entry.get("starts") or []):
+        if not isinstance(start, dict):
+            fail(f"starts[{i}]", "must be an object")
+        known_area(f"starts[{i}] ({start.get('id')}).area", start.get("area"), True)
+    tokens = entry.get("orb_tokens")
+    if tokens is not None:
+        if not isinstance(tokens, dict) or not all(isinstance(v, list) and all(_is_int(x) for x in v)
+                                                   for v in tokens.values()):
+            fail("orb_tokens", "must map each orb colour to a list of whole-number token values")
+
+
 class LineRules:
     """A line dungeon entry of the game data, compiled for the referee (geometry built once).
 
@@ -240,7 +373,7 @@ class LineRules:
             self._compile(entry)
         except GameDataError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, shapely.errors.ShapelyError) as exc:
             raise GameDataError(f"dungeon {entry.get('id')!r}: malformed game data ({type(exc).__name__}: {exc})") \
                 from None
         self._per_pen: dict[float, dict] = {}
@@ -251,7 +384,8 @@ class LineRules:
         self.entry = entry
         self.id = entry["id"]
         self.title = entry.get("title") or self.id
-        self.pen_width_mm = float(entry.get("pen_width_mm") or 1.5)
+        _check_entry(entry)
+        self.pen_width_mm = float(entry["pen_width_mm"]) if entry.get("pen_width_mm") is not None else 1.5
         self.players = entry.get("players") or {"min": 1, "max": 4}
         self.switches = dict(entry.get("switches") or {})
         self.scoring = {row.get("term"): row for row in entry.get("scoring") or [] if isinstance(row, dict)}
@@ -266,9 +400,10 @@ class LineRules:
         self.areas = list(entry["areas"])
         self.area_index = {a["id"]: i for i, a in enumerate(self.areas)}
         self.area_polygons = [shapely.Polygon(_points(a["polygon"], f"area {a['id']!r} polygon")) for a in self.areas]
-        for area, polygon in zip(self.areas, self.area_polygons):
+        for i, (area, polygon) in enumerate(zip(self.areas, self.area_polygons)):
             if not polygon.is_valid or polygon.area <= 0:
-                raise GameDataError(f"area {area['id']!r} has an invalid polygon")
+                raise GameDataError(f"areas[{i}] ({area['id']}).polygon: not a valid outline (it crosses itself "
+                                    f"or encloses no area)")
         self.area_kinds = [a.get("kind", "room") for a in self.areas]
 
         # walls: split into 2-point segments
@@ -316,10 +451,14 @@ class LineRules:
             source = self.element_by_id.get(start["id"])
             size = source.data.get("size_mm") if source is not None else None
             radius = float(size) / 2 if isinstance(size, (int, float)) and size > 0 else DEFAULT_START_RADIUS_MM
-            self.starts.append({"id": start["id"], "at": at, "radius": radius,
-                                "area": self.area_index.get(start.get("area"), _VOID)})
+            if start.get("area") is not None:
+                area = self.area_index[start["area"]]
+            else:  # the area whose outline holds the Start: the nearest one
+                point = shapely.points(at)
+                area = min(range(len(self.areas)), key=lambda i: float(shapely.distance(self.area_polygons[i], point)))
+            self.starts.append({"id": start["id"], "at": at, "radius": radius, "area": area})
         if not self.starts:
-            raise GameDataError(f"dungeon {self.id!r} has no Start")
+            raise GameDataError("starts: the dungeon has no Start")
 
         with_footprint = [e for e in self.elements if e.footprint is not None]
         self.fp_elements = with_footprint
@@ -344,7 +483,7 @@ class LineRules:
         self.trace_geoms = shapely.points(self.trace_samples)
 
         # artifact groups
-        size = int(self.switch("artifact_group_size") or 3)
+        size = int(self.switch("artifact_group_size"))
         stones = sorted((e for e in self.elements if e.interaction == "connect_in_order" and e.number is not None),
                         key=lambda e: e.number)
         groups: dict[int, list[_Element]] = {}
@@ -438,11 +577,12 @@ class LineRules:
     # .. helpers used by the referee ..
 
     def switch(self, name: str):
-        return self.switches.get(name, DEFAULT_SWITCHES.get(name))
+        value = self.switches.get(name)
+        return DEFAULT_SWITCHES.get(name) if value is None else value
 
     def switch_vp(self, name: str, term: str):
         """A VP switch: the entry's switch, else its scoring table row, else the default."""
-        if isinstance(self.switches.get(name), (int, float)):
+        if self.switches.get(name) is not None:
             return self.switches[name]
         return self.term_vp(term, DEFAULT_SWITCHES[name])
 
@@ -811,6 +951,12 @@ class _Referee:
                         _crosses(self.r.walls[wall], int(self.r.wall_seg_index[s]), V[vertex], mids[vertex - 1],
                                  mids[vertex]):
                     self.wall_vertices[vertex] = wall
+        # the Start's entrance gap: crossing the outline within the Start's reach is no wall crossing
+        if self.wall_vertices:
+            sx, sy = self.start["at"]
+            reach = self.start["radius"] + self.w / 2 + 1e-9
+            self.wall_vertices = {v: wall for v, wall in self.wall_vertices.items()
+                                  if math.hypot(V[v][0] - sx, V[v][1] - sy) > reach}
         self.mids = mids
         # drawn length at each refined vertex
         seg_len = np.hypot(*(P[1:] - P[:-1]).T) * drawn
@@ -914,7 +1060,8 @@ class _Referee:
         self.trace_times: dict[int, np.ndarray] = {}
         by_distance: dict[float, list[int]] = {}
         for i, e in enumerate(r.trace_elements):
-            by_distance.setdefault(e.trace_pen_widths * w, []).append(i)
+            # within max_distance_pen_widths of the stroke: of the centre line plus half the pen
+            by_distance.setdefault(e.trace_pen_widths * w + w / 2, []).append(i)
         for d, members in by_distance.items():
             parts = [r.trace_samples[r.trace_slices[i]] for i in members]
             geoms = np.concatenate([r.trace_geoms[r.trace_slices[i]] for i in members])
@@ -1127,13 +1274,13 @@ class _Referee:
         def new_section(area: int, t: float, via: str) -> None:
             self.sections.append({"area": area, "t0": t, "via": via})
 
-        # the start
+        # the start: the line is in the Start's area from its first point (in another area when it
+        # begins inside one, within the Start's reach); begun outside the outline, it is outside
+        # that area, having left it through the Start's entrance gap
         live = np.flatnonzero(region != _JUMP)
         first_region = int(region[live[0]]) if len(live) else _VOID
-        if first_region >= 0:
-            cur, outside, entering = first_region, False, False
-        else:
-            cur, outside, entering = self.start["area"], True, True
+        cur = first_region if first_region >= 0 else self.start["area"]
+        outside = first_region < 0
         new_section(cur, 0.0, f"from Start {self.start['id']}")
         excursion_walls, excursion_at = 0, None
         # event vertices: region changes and wall crossings
@@ -1170,7 +1317,7 @@ class _Referee:
                 if area != cur:
                     channel = landing.channel if landing is not None else "?"
                     new_section(area, t, f"through portal {channel}" + (f" (exit {landing.id})" if landing else ""))
-                cur, outside, entering, excursion_walls = area, r1 < 0, False, 0
+                cur, outside, excursion_walls = area, r1 < 0, 0
                 continue
             if r0 == r1:
                 if walls and r1 == cur and r1 >= 0:
@@ -1188,9 +1335,7 @@ class _Referee:
                 continue
             if r1 == cur:
                 total = excursion_walls + walls
-                if entering:
-                    entering = False
-                elif total:
+                if total:
                     where = excursion_at if excursion_at is not None else point
                     penalty(total, where, t, f"crossed a wall at ({where[0]:.1f}, {where[1]:.1f}) and came back "
                                              f"into the same area")
@@ -1217,11 +1362,11 @@ class _Referee:
                     "text": f"door {door['id']} opened (locks: {', '.join(door['locks'])}; keys held: {', '.join(held)})"}))
             else:
                 new_section(r1, t, "through an opening")
-            cur, outside, entering, excursion_walls, excursion_at = r1, False, False, 0, None
+            cur, outside, excursion_walls, excursion_at = r1, False, 0, None
         self.t_illegal = self.illegal["t"] if self.illegal else INF
         self.t_score = min(self.t_end, self.t_illegal)
         take_keys(self.t_score)
-        if outside and excursion_walls and not self.illegal and not entering:
+        if outside and excursion_walls and not self.illegal:
             penalty(excursion_walls, excursion_at if excursion_at is not None else self.path.position(self.t_score),
                     self.t_score, "crossed a wall out of the area and never came back")
         for i, section in enumerate(self.sections):
@@ -1360,7 +1505,12 @@ class _Referee:
         # the things to settle: elements with a VP or a penalty, then artifact groups
         items = []
         for e in r.elements:
-            if e.kind == "orb" or e.interaction in ("connect_in_order", "none", "pass_with_keys"):
+            if e.kind == "orb":  # its VP is a token (the orb lines); left uncovered: listed, no penalty
+                items.append({"label": _describe(e), "area": e.area, "done": float(self.done_t[e.index]),
+                              "touch": float(self.touch_t[e.index]), "vp": 0, "penalised": False, "orb": True,
+                              "element": e})
+                continue
+            if e.interaction in ("connect_in_order", "none", "pass_with_keys"):
                 continue
             if e.kind == "portal_entry":
                 items.append({"label": _describe(e), "area": e.area, "done": float(self.done_t[e.index]),
@@ -1463,6 +1613,12 @@ class _Referee:
         failed or exempt in the section that settles it (see the module docstring)."""
         r, sections, t_score = self.r, self.sections, self.t_score
         area, done_t, ident = item["area"], item["done"], _item_id(item)
+        if item.get("orb"):
+            # covered before the end: its token is on the orb lines (0 after an illegal crossing)
+            if done_t > self.t_end and area in last_of:
+                lines[last_of[area]].append({"kind": "optional", "vp": 0, "element": ident,
+                                             "text": f"{item['label']}: not covered (no penalty)"})
+            return
         done = done_t <= t_score
         if item.get("boss"):
             e = item["element"]
@@ -1492,7 +1648,7 @@ class _Referee:
         if not (item["penalised"] and r.penalised(area)):
             if not done:
                 lines[last_of[area]].append({"kind": "optional", "vp": 0, "element": ident,
-                                             "text": f"{item['label']}: not done ({self._why_optional(area)})"})
+                                             "text": f"{item['label']}: not completed ({self._why_optional(area)})"})
             return
         visits = [i for i, s in enumerate(sections) if s["area"] == area]
         left = [i for i in visits if i != exempt]
