@@ -22,7 +22,7 @@ from inkcrawl.problems import RULES
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 #: Core commands defined in their own modules, each with ``register(subparsers)``.
-_CORE_COMMANDS = ("inkcrawl.analyze_cli", "inkcrawl.simulate", "inkcrawl.score_cli")
+_CORE_COMMANDS = ("inkcrawl.analyze_cli", "inkcrawl.simulate", "inkcrawl.score_cli", "inkcrawl.import_cli")
 
 _EPILOG_VALIDATE = """\
 examples:

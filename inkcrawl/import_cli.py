@@ -1,0 +1,106 @@
+"""``inkcrawl import``: turn a dungeon made by another tool into an inkcrawl dungeon file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+_EPILOG = """\
+examples:
+  inkcrawl import prison.json -o prison-dungeon.json                 (watabou One Page Dungeon)
+  inkcrawl import map.dd2vtt -o vtt-dungeon.json --cell-mm 6          (Universal VTT)
+  inkcrawl import level.tmx -o level.json --map my-classes.json       (Tiled, with a class mapping)
+
+The format is detected from the content; --format forces one. Everything the importer could not
+map or had to repair is listed as a warning naming the source object; nothing is dropped
+silently. The result is then validated like 'inkcrawl validate' would.
+exit codes: 0 written and valid, 1 written but validation found errors, 2 not written (usage
+error, unreadable or malformed input)
+"""
+
+
+def register(subparsers) -> None:
+    """Add ``import`` to the ``inkcrawl`` command line."""
+    from inkcrawl.importers import importers
+
+    names = sorted(importers())
+    parser = subparsers.add_parser(
+        "import", help="import a dungeon from watabou, donjon, Universal VTT or Tiled",
+        description="Convert a dungeon made by another tool into an inkcrawl dungeon file. Formats: "
+                    + ", ".join(f"{n} ({importers()[n].description})" for n in names) + ".",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", metavar="FILE", help="the file to import")
+    parser.add_argument("-o", "--output", required=True, metavar="DUNGEON.json", help="the dungeon file to write")
+    parser.add_argument("--format", choices=names, help="the source format (default: detected from the content)")
+    parser.add_argument("--cell-mm", type=float, metavar="MM",
+                        help="printed size of one source grid cell in mm (default: the importer's, shrunk to fit A4)")
+    parser.add_argument("--ruleset", metavar="ID", help="ruleset of the result (default: the family's classic one)")
+    parser.add_argument("--map", metavar="FILE", help="Tiled: a JSON file mapping object classes/types to element kinds")
+    parser.set_defaults(func=_cmd_import)
+
+
+def _fail(message: str) -> int:
+    print(f"inkcrawl import: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from inkcrawl.importers import ImportFailed, ImportOptions, detect_format, importers
+    from inkcrawl.jsonio import dumps_canonical, read_json_file, write_text_atomic
+    from inkcrawl.model import dungeon_from_dict
+    from inkcrawl.report import format_text
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import validate_paths
+
+    source = Path(args.file)
+    if not source.is_file():
+        return _fail(f"{args.file}: no such file" if not source.exists() else f"{args.file}: not a regular file")
+    output = Path(args.output)
+    if output.suffix.lower() != ".json":
+        return _fail("the output is a dungeon file: its name must end in .json")
+    if not (output.parent if str(output.parent) else Path(".")).is_dir():
+        return _fail(f"the folder {str(output.parent)!r} does not exist")
+    if args.cell_mm is not None and not 0.5 <= args.cell_mm <= 100:
+        return _fail("--cell-mm must be between 0.5 and 100 mm")
+    mapping = None
+    if args.map:
+        mapping, problems = read_json_file(Path(args.map))
+        if problems:
+            return _fail(f"{args.map}: {problems[0].message}")
+        if not isinstance(mapping, dict):
+            return _fail(f"{args.map}: the mapping must be a JSON object")
+    try:
+        name = args.format or detect_format(source)
+    except OSError as exc:
+        return _fail(f"{args.file}: cannot read the file: {exc.strerror or exc}")
+    if name is None:
+        return _fail(f"{args.file}: not a format inkcrawl imports ({', '.join(sorted(importers()))}); "
+                     f"use --format if it is one of them")
+    options = ImportOptions(cell_mm=args.cell_mm, ruleset=args.ruleset, mapping=mapping)
+    try:
+        result = importers()[name].convert(source, options)
+    except ImportFailed as exc:
+        return _fail(f"{args.file}: {exc}")
+    except (OSError, UnicodeError, ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
+        return _fail(f"{args.file}: not a readable {name} file ({type(exc).__name__}: {exc})"[:400])
+    data = result.dungeon
+    if args.ruleset:
+        data["ruleset"] = args.ruleset
+    problems = schema_problems(data, "dungeon", str(output))
+    if problems:  # the importer's own bug: never write a file inkcrawl cannot read back
+        return _fail(f"the imported dungeon does not match the dungeon schema ({problems[0].pointer}: "
+                     f"{problems[0].message}); please report this with the source file")
+    try:
+        write_text_atomic(output, dumps_canonical(dungeon_from_dict(data).to_dict()))
+    except OSError as exc:
+        return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
+    for note in result.notes:
+        print(f"{args.file}: warning IMPORT {note.source}: {note.message}", file=sys.stderr)
+    report = validate_paths([str(output)])
+    if report.problems:
+        sys.stderr.write(format_text(report))
+    print(f"wrote {output} from {name} ({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})")
+    return EXIT_PROBLEMS if report.errors else EXIT_OK
