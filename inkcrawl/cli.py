@@ -84,9 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with the core subcommands and every registered plugin command."""
     parser = argparse.ArgumentParser(
         prog="inkcrawl",
-        description="Level editor and content toolkit for paper draw-your-path dungeon games: "
-                    "validate dungeons and content packs, and (with plugins) export and edit them.",
-        epilog="Run 'inkcrawl COMMAND --help' for a command's options.",
+        description="Level editor and content toolkit for paper draw-your-path dungeon games: validate "
+                    "dungeons and content packs, print them, play them with the rules engines, and import "
+                    "dungeons made by other tools.",
+        epilog="examples:\n  inkcrawl validate content/packs/*\n  inkcrawl export sheet content/packs/* -o sheets.pdf\n"
+               "  inkcrawl simulate content/packs/ember-halls --games 1000 --policy greedy\n\n"
+               "Run 'inkcrawl COMMAND --help' for a command's options and examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"inkcrawl {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
