@@ -37,6 +37,28 @@ ruleset's). --backs adds a backs page after each fronts page, mirrored for duple
 """
 
 
+_TILED_EPILOG = """\
+examples:
+  inkcrawl export tiled my-dungeon.json -o my-dungeon.tmj
+  inkcrawl export tiled my-dungeon.json -o my-dungeon.tmx --px-per-mm 8
+
+OUT decides the format: .tmj or .json (Tiled JSON), .tmx (Tiled XML). One Tiled pixel is
+1/PX mm of the sheet; the map is as many TILE-MM tiles as cover the paper. A dungeon with
+validation errors is refused unless --force.
+exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
+"""
+
+
+def _positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.1 <= value <= 100:
+        raise argparse.ArgumentTypeError("use 0.1 to 100 pixels per mm")
+    return value
+
+
 def _mm_between(low: float, high: float):
     def parse(text: str) -> float:
         try:
@@ -133,6 +155,20 @@ def register(subparsers) -> None:
     game.add_argument("-o", "--output", required=True, metavar="OUT", help="the JSON file to write")
     game.add_argument("--force", action="store_true", help="export even when validation finds errors")
     game.set_defaults(func=_cmd_game)
+
+    tiled = kinds.add_parser("tiled", help="a dungeon as a Tiled map (TMJ or TMX)",
+                             description="Export one dungeon as a Tiled map: object layers per element group, element "
+                                         "kinds as classes, our members as typed custom properties "
+                                         "(docs/importing-tiled.md). 'inkcrawl import' reads it back.",
+                             epilog=_TILED_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    tiled.add_argument("paths", nargs=1, metavar="DUNGEON", help="a dungeon file")
+    tiled.add_argument("-o", "--output", required=True, metavar="OUT", help="the map to write: .tmj (or .json) or .tmx")
+    tiled.add_argument("--px-per-mm", type=_positive_number, default=4.0, metavar="PX",
+                       help="Tiled pixels per sheet millimetre (default 4)")
+    tiled.add_argument("--tile-mm", type=_mm_between(0.5, 200), default=5.0, metavar="MM",
+                       help="side of a map tile in mm (default 5; tile-mm x px-per-mm must be whole pixels)")
+    tiled.add_argument("--force", action="store_true", help="export even when validation finds errors")
+    tiled.set_defaults(func=_cmd_tiled)
 
 
 def _error(message: str) -> int:
@@ -333,4 +369,30 @@ def _cmd_cards(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(f"cannot write {args.output}: {exc.strerror or exc}")
     print(f"wrote {output} ({sum(cards.values())} cards of deck {deck_name!r}, {count} page{'s' if count != 1 else ''})")
+    return EXIT_OK
+
+
+def _cmd_tiled(args: argparse.Namespace) -> int:
+    output = _checked_output(args, (".tmj", ".json", ".tmx"),
+                             f"cannot tell the format of {args.output!r}: the output must end in .tmj, .json or .tmx")
+    if isinstance(output, int):
+        return output
+    dungeons, status = _open(args.paths, args.force)
+    if status is not None:
+        return status
+    if len(dungeons) != 1:
+        return _error(f"a Tiled map holds one dungeon; {args.paths[0]} has {len(dungeons)} (export a dungeon file)")
+    from inkcrawl.jsonio import write_text_atomic
+    from inkcrawl.tiled_export import TiledExportError, export_tiled
+
+    try:
+        text = export_tiled(dungeons[0].dungeon, output.suffix, args.px_per_mm, args.tile_mm)
+    except TiledExportError as exc:
+        return _error(str(exc))
+    try:
+        write_text_atomic(output, text)
+    except OSError as exc:
+        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+    print(f"wrote {output} (Tiled {'TMX' if output.suffix.lower() == '.tmx' else 'JSON'}, "
+          f"{args.px_per_mm:g} px per mm)")
     return EXIT_OK
