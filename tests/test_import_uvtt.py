@@ -47,7 +47,8 @@ SAMPLES = {
     "origin_crop": dict(origin=(100, 50), size=(12, 8), walls=[
         [(1, 1), (11, 1), (11, 7), (1, 7), (1, 1)],
         [(6, 1), (6, 3.5)], [(6, 4.5), (6, 7)],
-    ], portals=[_portal((6, 3.5), (6, 4.5))], lights=2, image="iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"),
+    ], portals=[_portal((6, 3.5), (6, 4.5))], lights=2,
+        image="iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"),
     # Near-duplicate points, collinear points, a ring that almost closes, a wall that stops just
     # short of the outline: one room split in two by that wall, with an open gap.
     "duplicates": dict(origin=(0, 0), size=(10, 8), walls=[

@@ -15,7 +15,7 @@ the rooms are derived from the walls (docs/importing-uvtt.md explains every rule
    wall) are noded on a :data:`GRID_CELLS` grid and polygonized into faces.
 3. Faces are classified: the *outside* (a face open to the map edge on at least
    :data:`MAP_EDGE_SHARE` of its outline), *obstacles* (inside a closed object outline),
-   *slivers* (smaller than :data:`MIN_FACE_CELLS2`), *solid* faces (no portal, and not
+   *slivers* (below :data:`MIN_FACE_CELLS2` or :data:`MIN_FACE_WIDTH`), *solid* faces (no portal, not
    touching the outside: the rock between rooms, a pillar drawn as a wall ring) and *rooms*
    (the rest; long thin rooms become corridors).
 4. Areas cannot have holes: a hole holding only obstacles or solid faces is filled and its
