@@ -93,6 +93,7 @@ MIN_ELEMENT_MM = 3.0
 MIN_TEXT_MM = 2.0
 
 _NEIGHBOURS = ((-1, 0, "north"), (0, 1, "east"), (1, 0, "south"), (0, -1, "west"))
+_OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 _RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))  # N NE E SE S SW W NW
 _INT_TEXT = re.compile(r"\s*[+-]?\d{1,12}(\.0*)?\s*")
 
@@ -362,9 +363,8 @@ class _Conversion:
                 self.add_area("corridor", piece, f"corridor-{number}")
 
     def add_area(self, kind: str, cells: list, wanted: str) -> str:
-        rows = np.array([r for r, _ in cells], dtype=float)
-        cols = np.array([c for _, c in cells], dtype=float)
-        polygon = shapely.union_all(shapely.box(cols, rows, cols + 1, rows + 1))
+        runs = _row_runs(cells)  # whole runs of a row, far fewer boxes than cells
+        polygon = shapely.union_all(shapely.box(runs[:, 1], runs[:, 0], runs[:, 2], runs[:, 0] + 1))
         polygon = shapely.simplify(polygon, 0)
         if polygon.geom_type != "Polygon" or len(polygon.interiors):  # cannot happen: pieces are simple
             raise ImportFailed(f"internal error: the cells of {wanted} do not form a simple polygon")
@@ -487,7 +487,7 @@ class _Conversion:
         self.stair_cells = self.stairs()
         starts = []
         for cell in self.stair_cells["up"]:
-            starts.append((cell, f"{self.grid.name(*cell)} stairs up", None))
+            starts.append((cell, f"{self.grid.name(*cell)} stairs up", None, None))
         starts += self.egress_starts()
         if not starts:
             first = min(self.room_areas) if self.room_areas else None
@@ -498,10 +498,10 @@ class _Conversion:
             cx = sum(c for _, c in cells) / len(cells)
             cell = min(cells, key=lambda rc: ((rc[0] - cy) ** 2 + (rc[1] - cx) ** 2, rc))
             starts.append((cell, "the dungeon", f"has no stairs up and no egress; a Start is placed on the outer "
-                                                f"wall nearest {where}"))
+                                                f"wall nearest {where}", None))
         placed = set()
-        for cell, source, why in starts:
-            spot = self.outer_spot(cell, source, why)
+        for cell, source, why, side in starts:
+            spot = self.outer_spot(cell, source, why, side)
             if spot is None or spot[0] in placed:
                 continue
             placed.add(spot[0])
@@ -524,7 +524,8 @@ class _Conversion:
                 self.note(f"egress {index}", "not an object; ignored")
                 continue
             row, col = _int(item.get("row")), _int(item.get("col"))
-            direction = steps.get(str(item.get("dir", "")).lower())
+            side = str(item.get("dir", "")).lower()
+            direction = steps.get(side)
             if row is None or col is None:
                 self.note(f"egress {index}", "has no row and col; ignored")
                 continue
@@ -538,24 +539,29 @@ class _Conversion:
                     if ahead not in self.area_of or self.area_of[ahead] != self.area_of[cell]:
                         break
                     cell = ahead
-            found.append((cell, f"egress {index} at ({row}, {col})", None))
+            found.append((cell, f"egress {index} at ({row}, {col})", None, side))
         return found
 
-    def outer_spot(self, cell, source: str, why: str | None):
-        """Where the Start for ``cell`` goes: the middle of an outer edge of the cell, else of
-        the nearest outer edge of its area, else of the dungeon. Returns ``((x, y), area)``."""
+    def outer_spot(self, cell, source: str, why: str | None, side: str | None = None):
+        """Where the Start for ``cell`` goes: the middle of an outer edge of the cell (``side``
+        if given, else the side facing away from a dead end's only way on, else the first of
+        north, east, south, west), else of the nearest outer edge of its area, else of the
+        dungeon. Returns ``((x, y), area)``."""
         area = self.area_of[cell]
         own = self.outer_edges.get(cell)
         if own:
+            if side not in own:
+                ways = [s for dr, dc, s in _NEIGHBOURS if (cell[0] + dr, cell[1] + dc) in self.area_of]
+                side = _OPPOSITE.get(ways[0]) if len(ways) == 1 else None
             if why:
                 self.note(source, why)
-            return own[0], area
+            return own.get(side) or next(iter(own.values())), area
         cy, cx = cell[0] + 0.5, cell[1] + 0.5
         by_area = self.__dict__.setdefault("_outer_by_area", {})
         if not by_area:
             grouped: dict = {None: []}
             for c, points in self.outer_edges.items():
-                for p in points:
+                for p in points.values():
                     grouped.setdefault(self.area_of[c], []).append(p)
                     grouped[None].append(p)
             by_area.update({key: np.array(points, dtype=float).reshape(-1, 2) for key, points in grouped.items()})
@@ -580,13 +586,13 @@ class _Conversion:
 
     def find_outer_edges(self) -> dict:
         """For each dungeon cell with an outer wall, the middles of its edges that face rock
-        outside the dungeon (north, east, south, west)."""
+        outside the dungeon, by side."""
         found: dict = {}
         for (r, c) in sorted(self.area_of):
             for dr, dc, side in _NEIGHBOURS:
                 if (r + dr, c + dc) in self.outer:
                     (x1, y1), (x2, y2) = _edge(r, c, side)
-                    found.setdefault((r, c), []).append(((x1 + x2) / 2, (y1 + y2) / 2))
+                    found.setdefault((r, c), {})[side] = ((x1 + x2) / 2, (y1 + y2) / 2)
         return found
 
     def cell_behind(self, point) -> tuple[int, int]:
@@ -594,7 +600,7 @@ class _Conversion:
         x, y = point
         fx, fy = math.floor(x), math.floor(y)
         for cell in ((fy, fx), (fy - 1, fx), (fy, fx - 1)):
-            if point in self.outer_edges.get(cell, ()):
+            if point in self.outer_edges.get(cell, {}).values():
                 return cell
         raise ImportFailed("internal error: a Start is on no cell's outer edge")
 
@@ -810,6 +816,17 @@ def _edge(r: int, c: int, side: str) -> tuple[tuple[float, float], tuple[float, 
     if side == "west":
         return (float(c), float(r)), (float(c), float(r + 1))
     return (float(c + 1), float(r)), (float(c + 1), float(r + 1))
+
+
+def _row_runs(cells) -> np.ndarray:
+    """The runs of consecutive cells in each row, as rows ``(row, first column, last column + 1)``."""
+    runs = []
+    for r, c in sorted(cells):
+        if runs and runs[-1][0] == r and runs[-1][2] == c:
+            runs[-1][2] = c + 1
+        else:
+            runs.append([r, c, c + 1])
+    return np.array(runs, dtype=float)
 
 
 def _components(cells: set) -> list[list]:
