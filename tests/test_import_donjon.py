@@ -560,5 +560,33 @@ def test_import_dump_reload_is_stable(tmp_path, case):
     assert shapely.union_all(polygons).area == pytest.approx(sum(p.area for p in polygons))
 
 
+_BIT_VALUES = [0, 1, 2, 4, 16, 32, BITS["room"] | 1 << 6, BITS["room"] | 3 << 6, BITS["room"] | 0x31000000,
+               BITS["arch"] | 4, BITS["door"] | 4, BITS["locked"] | 4, BITS["trapped"] | 4, BITS["secret"] | 4,
+               BITS["portcullis"] | 4, BITS["locked"] | BITS["secret"] | BITS["trapped"], BITS["stair_up"] | 4,
+               BITS["stair_down"], BITS["stair_up"] | BITS["stair_down"] | 2, 0x07000004, 0xFF000000, 0xFFFFFFFF]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_BIT_VALUES), st.integers(-5, 2 ** 33), st.text(max_size=3),
+                                   st.none(), st.floats(allow_nan=False, allow_infinity=False)),
+                         min_size=0, max_size=8), min_size=1, max_size=8),
+       st.dictionaries(st.sampled_from(["bleed", "n_rows", "n_cols", "name"]),
+                       st.one_of(st.integers(-3, 12), st.text(max_size=4), st.none())),
+       st.lists(st.dictionaries(st.sampled_from(["row", "col", "key", "dir"]),
+                                st.one_of(st.integers(-3, 12), st.sampled_from(["up", "down", "east", "x"]))),
+                max_size=3))
+def test_hostile_grids_never_crash(tmp_path, cells, settings_, stairs):
+    path = _write(tmp_path / "hostile.json", {"cells": cells, "cell_bit": {}, "settings": settings_,
+                                               "stairs": stairs, "egress": stairs, "rooms": [None, 5, {"id": "x"}]})
+    try:
+        result = convert(path)
+    except ImportFailed as exc:
+        assert str(exc)
+        return
+    assert schema_problems(result.dungeon, "dungeon", "x") == []
+    first = dumps_canonical(dungeon_from_dict(result.dungeon).to_dict())
+    assert dumps_canonical(dungeon_from_dict(json.loads(first)).to_dict()) == first
+
+
 if __name__ == "__main__":
     write_samples()

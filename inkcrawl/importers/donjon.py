@@ -62,7 +62,6 @@ from pathlib import Path
 
 import numpy as np
 import shapely
-from shapely.geometry import Point as ShapelyPoint
 
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult
 from inkcrawl.importers.build import DRAWING_BAND_MM, ELEMENT_SIZE_MM, LineDungeonBuilder, safe_id
@@ -604,13 +603,20 @@ class _Conversion:
                 return cell
         raise ImportFailed("internal error: a Start is on no cell's outer edge")
 
+    def clearance(self, cell) -> float:
+        """How far the centre of ``cell`` is from its area's outline, in cells (at most 1.5)."""
+        area = self.area_of[cell]
+        ring = [self.area_of.get(n) == area for n in _ring_cells(cell)]
+        if not all(ring[0::2]):
+            return 0.5
+        return 1.5 if all(ring) else math.sqrt(0.5)
+
     def make_exits(self) -> None:
         for number, cell in enumerate(self.stair_cells["down"], 1):
             r, c = cell
             area = self.area_of[cell]
-            polygon = self.polygons[area]
             centre = (c + 0.5, r + 0.5)
-            clearance = polygon.exterior.distance(ShapelyPoint(centre))
+            clearance = self.clearance(cell)
             size = min(ELEMENT_SIZE_MM["exit"], 2 * 0.9 * clearance * self.scale)
             size = max(MIN_ELEMENT_MM, size)
             self.builder.add_element("exit", centre, f"exit-{number}", size_mm=round(size, 2))
@@ -856,8 +862,9 @@ def _simple_pieces(component: list) -> list[list]:
     only when its 8 neighbours inside the piece form one unbroken run (a "simple point")."""
     left = set(component)
     pieces = []
-    while left:
-        seed = min(left)
+    for seed in sorted(component):
+        if seed not in left:
+            continue
         left.discard(seed)
         piece = {seed}
         queue = deque([seed])
