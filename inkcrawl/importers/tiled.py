@@ -672,6 +672,21 @@ class _Reader:
         self.objects = kept
 
     # -- mapping ---------------------------------------------------------------------------
+    def mapped_objects(self):
+        """Yield ``(object, kind, default members, source name)`` for every object the mapping
+        turns into something, noting the ones it skips (no class, unknown class, ignored)."""
+        for obj in self.objects:
+            kind, defaults = self.target(obj)
+            source = obj.describe()
+            if kind is None:
+                why = "has no class" if not obj.cls else "has a class the mapping does not know"
+                self.note(source, f"{why}; skipped (map it with --map)")
+                continue
+            if kind == IGNORE:
+                self.note(source, "ignored by the mapping")
+                continue
+            yield obj, kind, defaults, source
+
     def target(self, obj: MapObject) -> tuple[str | None, dict]:
         """What ``obj`` becomes: ``(kind, default members)``; kind ``None`` when unmapped."""
         classes = self.mapping.get("classes", {})
@@ -839,16 +854,7 @@ def _build_line(reader: _Reader) -> dict:
             return point[0] / reader.tile_w, point[1] / reader.tile_h
 
     artifact_numbers = iter(range(1, 1000))
-    for obj in reader.objects:
-        kind, defaults = reader.target(obj)
-        source = obj.describe()
-        if kind is None:
-            why = "has no class" if not obj.cls else "has a class the mapping does not know"
-            reader.note(source, f"{why}; skipped (map it with --map)")
-            continue
-        if kind == IGNORE:
-            reader.note(source, "ignored by the mapping")
-            continue
+    for obj, kind, defaults, source in reader.mapped_objects():
         used: set[str] = set()
         wanted = _id_value(_prop(obj.properties, used, "id"))
         fallback_id = f"{kind}{obj.id}"
@@ -1136,16 +1142,7 @@ def _build_grid(reader: _Reader) -> dict:
     entryways: list[dict] = []
     features: list[dict] = []
     occupied: dict[tuple[int, int], str] = {}
-    for obj in reader.objects:
-        kind, defaults = reader.target(obj)
-        source = obj.describe()
-        if kind is None:
-            why = "has no class" if not obj.cls else "has a class the mapping does not know"
-            reader.note(source, f"{why}; skipped (map it with --map)")
-            continue
-        if kind == IGNORE:
-            reader.note(source, "ignored by the mapping")
-            continue
+    for obj, kind, defaults, source in reader.mapped_objects():
         obj_used: set[str] = set()
         wanted = _id_value(_prop(obj.properties, obj_used, "id"))
         if kind == "room":
