@@ -237,8 +237,11 @@ def source_counts(data: dict) -> dict:
             if n not in outside and -1 <= n[0] <= rows and -1 <= n[1] <= cols and n not in passable:
                 outside.add(n)
                 queue.append(n)
-    on_outer_wall = lambda cell: any(n in outside for n in ((cell[0] + 1, cell[1]), (cell[0] - 1, cell[1]),  # noqa: E731
-                                                            (cell[0], cell[1] + 1), (cell[0], cell[1] - 1)))
+
+    def on_outer_wall(cell) -> bool:
+        r, c = cell
+        return any(n in outside for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)))
+
     # courtyards: rock regions not connected to the outside and ringed by corridor cells only;
     # each one makes its corridor loop be cut into one more piece
     rock = {(r, c) for r in range(rows) for c in range(cols)} - passable - outside
@@ -425,13 +428,18 @@ def test_secret_and_portcullis_doors(tmp_path):
     assert not codes & {"L018", "L019", "L011"}
 
 
-def test_cli_import_and_export_sheet(tmp_path):
+def test_cli_import_and_export_sheet(tmp_path, capsys):
+    from inkcrawl.cli import main
+
     out = tmp_path / "crypt-dungeon.json"
     run = subprocess.run([sys.executable, "-m", "inkcrawl", "import", str(SAMPLE_DIR / "crypt.json"), "-o", str(out)],
                          cwd=REPO, capture_output=True, text=True, env=_env())
     assert run.returncode == 0, run.stderr
     assert "from donjon" in run.stdout
     assert "warning IMPORT cell (9, 8) locked door" in run.stderr
+    png = tmp_path / "crypt.png"
+    assert main(["export", "sheet", str(out), "-o", str(png)]) == 0
+    assert png.stat().st_size > 10_000
 
 
 def _env():

@@ -85,6 +85,8 @@ DEFAULT_CELL_MM = 8.0
 #: Largest grid imported: cells per side and in all.
 MAX_SIDE = 1000
 MAX_CELLS = 250_000
+#: Areas tried for a key, nearest to a Start first.
+MAX_KEY_AREAS = 500
 #: Per-cell notes of one sort before the rest are summed up in one note.
 MAX_CELL_NOTES = 20
 #: Smallest printable element and text (line-classic ``print`` limits).
@@ -131,9 +133,6 @@ class _Grid:
 
     def name(self, r: int, c: int) -> str:
         return f"cell ({r - self.off_r}, {c - self.off_c})"
-
-    def inside(self, r: int, c: int) -> bool:
-        return 0 <= r < self.rows and 0 <= c < self.cols
 
 
 class DonjonImporter:
@@ -203,6 +202,7 @@ class _Conversion:
         self.outer_edges = self.find_outer_edges()
         self.make_doors()
         self.make_starts()
+        self.report_unreachable()
         self.make_exits()
         self.make_labels()
         self.place_keys()
@@ -297,8 +297,8 @@ class _Conversion:
                 result.append(0)
             else:
                 guess = max(0, (count - n) // 2)
-                self.note(f"settings {key}", f"the grid has {count} {key[2:]}, not {key} + 2 x bleed = {n + 2 * bleed}; "
-                                             f"read with {guess} cells of padding")
+                self.note(f"settings {key}", f"the grid has {count} {key[2:]}, not {key} + 2 x bleed = "
+                                             f"{n + 2 * bleed}; read with {guess} cells of padding")
                 result.append(guess)
         return result[0], result[1]
 
@@ -409,7 +409,7 @@ class _Conversion:
 
     # --- doors ----------------------------------------------------------------------------------
     def make_doors(self) -> None:
-        self.locks_needed: dict[str, list[str]] = {}  # colour -> door sources
+        self.locks_needed: dict[str, list[tuple]] = {}  # colour -> (source, label, door id, room)
         self.closed_edges: set = set()
         grid = self.grid
         for (r, c), value in sorted(self.door_cells.items()):
@@ -464,7 +464,8 @@ class _Conversion:
                 continue
             row, col = _int(stair.get("row")), _int(stair.get("col"))
             key = str(stair.get("key", "")).lower()
-            direction = "up" if key in ("up", "stair_up", "u") else "down" if key in ("down", "stair_down", "d") else None
+            direction = {"up": "up", "u": "up", "stair_up": "up", "down": "down", "d": "down",
+                         "stair_down": "down"}.get(key)
             if row is None or col is None or direction is None:
                 self.note(f"stairs {index}", "has no row, col and key up/down; ignored")
                 continue
@@ -498,14 +499,20 @@ class _Conversion:
             cell = min(cells, key=lambda rc: ((rc[0] - cy) ** 2 + (rc[1] - cx) ** 2, rc))
             starts.append((cell, "the dungeon", f"has no stairs up and no egress; a Start is placed on the outer "
                                                 f"wall nearest {where}", None))
-        placed = set()
+        placed: dict = {}
+        radius = size / 2 / self.scale
         for cell, source, why, side in starts:
             spot = self.outer_spot(cell, source, why, side)
-            if spot is None or spot[0] in placed:
+            if spot is None:
                 continue
-            placed.add(spot[0])
             (x, y), area = spot
-            self.builder.add_element("start", (x, y), f"start-{len(placed)}", size_mm=round(size, 2))
+            near = next((other for (ox, oy), other in placed.items() if math.hypot(x - ox, y - oy) < 2 * radius), None)
+            if near is not None:
+                if (x, y) not in placed:
+                    self.note(source, f"its Start would overlap '{near}'; that Start serves both")
+                continue
+            placed[(x, y)] = f"start-{len(placed) + 1}"
+            self.builder.add_element("start", (x, y), placed[(x, y)], size_mm=round(size, 2))
             self.obstacles.append((x, y, size / 2 / self.scale))
             self.start_areas.append(area)
 
@@ -573,7 +580,8 @@ class _Conversion:
             self.note(source, "the dungeon has no outer wall to put a Start on; no Start placed")
             return None
         # nearest to the cell's centre; ties to the topmost, then leftmost
-        order = np.lexsort((edges[:, 0], edges[:, 1], np.round((edges[:, 0] - cx) ** 2 + (edges[:, 1] - cy) ** 2, 9)))
+        distance = np.round((edges[:, 0] - cx) ** 2 + (edges[:, 1] - cy) ** 2, 9)
+        order = np.lexsort((edges[:, 0], edges[:, 1], distance))
         x, y = float(edges[order[0], 0]), float(edges[order[0], 1])
         area = self.area_of[self.cell_behind((x, y))]
         if why:
@@ -611,18 +619,47 @@ class _Conversion:
             return 0.5
         return 1.5 if all(ring) else math.sqrt(0.5)
 
+    def report_unreachable(self) -> None:
+        """One note for each part of the dungeon that no Start reaches, even through doors."""
+        if not self.start_areas:
+            return
+        reached = self.reachable(through_doors=True)
+        left = [cell for cell in sorted(self.area_of) if self.area_of[cell] not in reached]
+        seen_areas: set = set()
+        for cell in left:
+            area = self.area_of[cell]
+            if area in seen_areas:
+                continue
+            group = set()
+            queue = deque([area])
+            while queue:  # the areas joined to this one
+                current = queue.popleft()
+                if current in group:
+                    continue
+                group.add(current)
+                for r, c in self.area_cells[current]:
+                    for dr, dc, _ in _NEIGHBOURS:
+                        other = self.area_of.get((r + dr, c + dc))
+                        if other is not None and other not in group:
+                            queue.append(other)
+            seen_areas |= group
+            names = sorted(group)
+            listed = ", ".join(f"'{a}'" for a in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            self.note(f"cells from {self.grid.name(*cell)}", f"not connected to any stairs up or egress: {listed} "
+                                                             f"cannot be reached from a Start")
+
     def make_exits(self) -> None:
         for number, cell in enumerate(self.stair_cells["down"], 1):
             r, c = cell
-            area = self.area_of[cell]
             centre = (c + 0.5, r + 0.5)
-            clearance = self.clearance(cell)
-            size = min(ELEMENT_SIZE_MM["exit"], 2 * 0.9 * clearance * self.scale)
-            size = max(MIN_ELEMENT_MM, size)
+            room = min([self.clearance(cell)] + [math.hypot(centre[0] - x, centre[1] - y) - radius
+                                                 for x, y, radius in self.obstacles])  # clear of Starts, exits
+            size = max(MIN_ELEMENT_MM, min(ELEMENT_SIZE_MM["exit"], 2 * 0.9 * room * self.scale))
+            if size / 2 / self.scale > room:
+                self.note(f"{self.grid.name(r, c)} stairs down", "no room for its exit: it overlaps a Start or "
+                                                                 "another exit")
             self.builder.add_element("exit", centre, f"exit-{number}", size_mm=round(size, 2))
             self.obstacles.append((centre[0], centre[1], size / 2 / self.scale))
-            if self.start_areas and area not in self.reachable(through_doors=True):
-                self.note(f"{self.grid.name(r, c)} stairs down", "cannot be reached from any Start")
 
     # --- labels -------------------------------------------------------------------------------
     def make_labels(self) -> None:
@@ -649,7 +686,8 @@ class _Conversion:
                     runs.append([r, c, c + 1, chr(code)])
         for r, c0, c1, text in runs:
             x, y = (c0 + c1) / 2, r + 0.5 + 0.5 * height / self.scale
-            self.builder.add_label(text, (x, y), f"label-{r - grid.off_r}-{c0 - grid.off_c}", text_height_mm=round(height, 2))
+            self.builder.add_label(text, (x, y), f"label-{r - grid.off_r}-{c0 - grid.off_c}",
+                                   text_height_mm=round(height, 2))
             width = 0.62 * height * len(text) / self.scale
             self.obstacles.append((x, r + 0.5, max(width, height / self.scale) / 2 + 0.1))
 
@@ -689,15 +727,16 @@ class _Conversion:
         if not self.locks_needed:
             return
         order = self.reach_order(False)[0]
-        candidates = [a for a in order if self.area_kind[a] == "room"] + [a for a in order if self.area_kind[a] != "room"]
+        candidates = sorted(order, key=lambda a: self.area_kind[a] != "room")  # rooms first, nearest first
         if not candidates:
             candidates = sorted(self.area_cells, key=lambda a: (self.area_kind[a] != "room", a))
         colours = [c for c in ("red", "green") if c in self.locks_needed]
         if "skeleton" in self.locks_needed and not colours:
             colours = ["red"]  # a skeleton lock takes any key: give the players one
         for colour in colours:
+            self._obstacle_array = np.array(self.obstacles, dtype=float).reshape(-1, 3)
             spot = None
-            for area in candidates:
+            for area in candidates[:MAX_KEY_AREAS]:
                 spot = self.free_spot(area)
                 if spot:
                     break
@@ -724,19 +763,28 @@ class _Conversion:
         """A spot for a key in ``area``: ``((x, y), size_mm, area)`` clear of the outline and of
         everything placed, the biggest size first; ``None`` when nothing fits."""
         polygon = self.polygons[area]
+        x0, y0, x1, y1 = polygon.bounds
+        if min(x1 - x0, y1 - y0) < MIN_ELEMENT_MM / self.scale + 0.04:
+            return None  # not even the smallest key fits across it
         spots = np.array(_spots(self.area_cells[area]), dtype=float)
         inside = shapely.contains_xy(polygon, spots[:, 0], spots[:, 1])
         spots = spots[inside]
         if not len(spots):
             return None
         clearance = shapely.distance(polygon.exterior, shapely.points(spots))
-        if self.obstacles:
-            others = np.array(self.obstacles, dtype=float)
+        others = self._obstacle_array
+        if len(others):  # only those near the area matter
+            x0, y0, x1, y1 = polygon.bounds
+            near = ((others[:, 0] + others[:, 2] > x0 - 1) & (others[:, 0] - others[:, 2] < x1 + 1)
+                    & (others[:, 1] + others[:, 2] > y0 - 1) & (others[:, 1] - others[:, 2] < y1 + 1))
+            others = others[near]
+        if len(others):
             # distance from each spot to the nearest obstacle's edge
             reach = np.full(len(spots), np.inf)
             for start in range(0, len(others), 256):
                 chunk = others[start:start + 256]
-                gaps = np.hypot(spots[:, None, 0] - chunk[None, :, 0], spots[:, None, 1] - chunk[None, :, 1]) - chunk[None, :, 2]
+                gaps = (np.hypot(spots[:, None, 0] - chunk[None, :, 0], spots[:, None, 1] - chunk[None, :, 1])
+                        - chunk[None, :, 2])
                 reach = np.minimum(reach, gaps.min(axis=1))
         else:
             reach = np.full(len(spots), 10.0)
@@ -781,7 +829,8 @@ class _Conversion:
                 continue
             contents = room.get("contents")
             summary = contents.get("summary") if isinstance(contents, dict) else contents
-            if isinstance(summary, (str, int, float)) and str(summary).strip() and str(summary).strip().lower() != "empty":
+            text = str(summary).strip() if isinstance(summary, (str, int, float)) else ""
+            if text and text.lower() != "empty":
                 self.note(f"room {room_id}", f"its contents are not mapped: {_text(summary)}")
         if rooms:
             for room_id in sorted(set(self.room_areas) - listed - {0}):
@@ -805,8 +854,8 @@ class _Conversion:
                                             f"not mapped")
         details = self.data.get("details")
         if isinstance(details, dict) and any(details.values()):
-            self.note("details", "the dungeon's description (" + ", ".join(sorted(str(k) for k, v in details.items() if v))[:200]
-                      + ") is not mapped")
+            parts = ", ".join(sorted(str(k) for k, v in details.items() if v))
+            self.note("details", f"the dungeon's description ({_text(parts, 200)}) is not mapped")
 
 
 IMPORTER = DonjonImporter()
