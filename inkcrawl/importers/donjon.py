@@ -5,8 +5,8 @@
 - donjon's own "Random Dungeon Generator: About" page (http://donjon.bin.sh/dungeon/about/):
   the dungeon is a grid of cells numbered from 0 (rows and columns), each an integer of bit
   flags; ``$BLOCKED`` masks special layouts, ``$ROOM`` marks room cells and the room number
-  sits in the ten bits of ``$ROOM_ID``, ``$CORRIDOR`` marks corridors, rooms are ringed by
-  ``$PERIMETER`` cells in which the doors are set.
+  sits in the ten bits of ``$ROOM_ID``, ``$CORRIDOR`` marks corridors; rooms and corridors lie
+  on odd rows and columns, and rooms have ``$PERIMETER`` and ``$ENTRANCE`` cells around them.
 - The bit values of donjon's generator (``dungeon.pl``, https://donjon.bin.sh/code/dungeon/,
   CC BY-NC 3.0) as reproduced by public ports, e.g. a C# ``Cellbits`` enum "adapted from
   https://donjon.bin.sh/code/dungeon/dungeon.pl": blocked 0x1, room 0x2, corridor 0x4,
@@ -46,6 +46,7 @@ the builder scales cells to ``cell_mm`` (default 8 mm, shrunk to fit A4).
 - Stairs down: an exit and the ``exit_reached`` end trigger. Stairs up and ``egress`` (ways out
   at the map edge): a Start on an outer wall of that cell, else on the nearest outer edge of
   its area (reported). Without either, one Start on the outer wall nearest the first room.
+  Starts that would overlap are merged, and parts no Start reaches are reported.
 - Label characters: text labels (the room numbers, corridor feature letters).
 - Room contents, corridor features, wandering monsters and details are reported, not mapped.
 
@@ -649,17 +650,24 @@ class _Conversion:
                                                              f"cannot be reached from a Start")
 
     def make_exits(self) -> None:
-        for number, cell in enumerate(self.stair_cells["down"], 1):
+        down = self.stair_cells["down"]
+        placed = np.zeros((len(self.obstacles) + len(down), 3))  # Starts, then the exits so far
+        placed[:len(self.obstacles)] = np.array(self.obstacles, dtype=float).reshape(-1, 3)
+        count = len(self.obstacles)
+        for number, cell in enumerate(down, 1):
             r, c = cell
             centre = (c + 0.5, r + 0.5)
-            room = min([self.clearance(cell)] + [math.hypot(centre[0] - x, centre[1] - y) - radius
-                                                 for x, y, radius in self.obstacles])  # clear of Starts, exits
+            others = placed[:count]
+            gaps = np.hypot(others[:, 0] - centre[0], others[:, 1] - centre[1]) - others[:, 2]
+            room = min(self.clearance(cell), float(gaps.min()) if count else math.inf)
             size = max(MIN_ELEMENT_MM, min(ELEMENT_SIZE_MM["exit"], 2 * 0.9 * room * self.scale))
             if size / 2 / self.scale > room:
                 self.note(f"{self.grid.name(r, c)} stairs down", "no room for its exit: it overlaps a Start or "
                                                                  "another exit")
             self.builder.add_element("exit", centre, f"exit-{number}", size_mm=round(size, 2))
             self.obstacles.append((centre[0], centre[1], size / 2 / self.scale))
+            placed[count] = self.obstacles[-1]
+            count += 1
 
     # --- labels -------------------------------------------------------------------------------
     def make_labels(self) -> None:
