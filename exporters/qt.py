@@ -1,7 +1,7 @@
 """Qt, offscreen: the shipped fonts, and SVG rendered to PDF pages and PNG images.
 
 Qt needs a display unless told to draw offscreen; :func:`ensure_app` sets
-``QT_QPA_PLATFORM=offscreen`` when no display is configured, starts one ``QGuiApplication`` and
+``QT_QPA_PLATFORM=offscreen`` when no display is configured, starts one ``QApplication`` and
 registers the fonts in :data:`exporters.style.FONT_FILES`, so output is identical on every
 machine, including one with no fonts installed.
 """
@@ -21,7 +21,7 @@ MAX_PNG_PIXELS = 120_000_000
 
 @cache
 def ensure_app():
-    """The process's ``QGuiApplication`` (created offscreen if needed), with our fonts registered.
+    """The process's ``QApplication`` (created offscreen if needed), with our fonts registered.
 
     Raises ``RuntimeError`` when a shipped font cannot be loaded.
     """
@@ -36,9 +36,12 @@ def ensure_app():
                 os.environ["XDG_RUNTIME_DIR"] = runtime
         except OSError:
             pass  # Qt only warns without it
-    from PySide6.QtGui import QFontDatabase, QGuiApplication
+    from PySide6.QtGui import QFontDatabase
+    from PySide6.QtWidgets import QApplication
 
-    app = QGuiApplication.instance() or QGuiApplication([sys.argv[0] if sys.argv else "inkcrawl"])
+    # A QApplication (not just a QGuiApplication), so the editor's widgets can share the
+    # process with the exporters whichever of the two starts Qt first.
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "inkcrawl"])
     for font_file in style.FONT_FILES:
         if QFontDatabase.addApplicationFont(str(font_file)) < 0:
             raise RuntimeError(f"cannot load the sheet font {font_file}")
