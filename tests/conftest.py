@@ -12,6 +12,13 @@ if "XDG_RUNTIME_DIR" not in os.environ:
     _runtime = tempfile.mkdtemp(prefix="inkcrawl-xdg-")
     os.chmod(_runtime, 0o700)
     os.environ["XDG_RUNTIME_DIR"] = _runtime
+# The editor keeps settings (recent files, window layout) and recovery files in the platform's
+# locations: point them at a throw-away folder so tests never touch the user's.
+_config = tempfile.mkdtemp(prefix="inkcrawl-config-")
+os.environ["XDG_CONFIG_HOME"] = _config
+os.environ["XDG_DATA_HOME"] = os.path.join(_config, "data")
+os.environ["XDG_STATE_HOME"] = os.path.join(_config, "state")
+os.environ["XDG_CACHE_HOME"] = os.path.join(_config, "cache")
 
 import pytest  # noqa: E402
 
@@ -28,3 +35,14 @@ def bundled_dungeon_files() -> list[Path]:
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _release_qt_clipboard():
+    """Empty Qt's clipboard before the interpreter exits: a clipboard still holding data while
+    Qt shuts down crashes the offscreen platform (the editor does the same on quit)."""
+    yield
+    from PySide6.QtGui import QGuiApplication
+
+    if QGuiApplication.instance() is not None:
+        QGuiApplication.clipboard().clear()

@@ -1,0 +1,83 @@
+"""Every menu command of the editor with its shortcut and tooltip, declared in one place.
+
+The main window makes its menus and ``QAction`` objects from :data:`ACTIONS`; feature modules
+(files, export, playtest...) connect handlers to them by ``id``. Shortcuts use Qt's standard
+key sequences where one exists, so they follow each platform's conventions (Ctrl+Z, and
+Ctrl+Shift+Z for redo, on Linux and Windows; Cmd on macOS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QKeySequence
+
+SK = QKeySequence.StandardKey
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """A command: ``id``, the ``menu`` it sits in, its ``text`` (with & for the mnemonic),
+    ``shortcuts`` (standard keys or strings such as ``"Ctrl+D"``), a ``tooltip``, and whether
+    it is ``checkable``."""
+
+    id: str
+    menu: str
+    text: str
+    shortcuts: tuple = ()
+    tooltip: str = ""
+    checkable: bool = False
+
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("new", "File", "&New Dungeon...", (SK.New,), "Start a dungeon from a ruleset template"),
+    ActionSpec("open", "File", "&Open...", (SK.Open,), "Open a dungeon file or a content pack"),
+    ActionSpec("save", "File", "&Save", (SK.Save,), "Save the dungeon (safely: written to a temporary file first)"),
+    ActionSpec("save_as", "File", "Save &As...", (SK.SaveAs, "Ctrl+Shift+S"), "Save the dungeon to another file"),
+    ActionSpec("close", "File", "&Close Dungeon", (SK.Close,), "Close the current dungeon"),
+    ActionSpec("quit", "File", "&Quit", (SK.Quit, "Ctrl+Q"), "Quit the editor"),
+    ActionSpec("undo", "Edit", "&Undo", (SK.Undo,), "Undo the last edit"),
+    ActionSpec("redo", "Edit", "&Redo", ("Ctrl+Shift+Z", SK.Redo), "Redo the edit undone last"),
+    ActionSpec("cut", "Edit", "Cu&t", (SK.Cut,), "Cut the selection to the clipboard"),
+    ActionSpec("copy", "Edit", "&Copy", (SK.Copy,), "Copy the selection (paste it into any dungeon of the same family)"),
+    ActionSpec("paste", "Edit", "&Paste", (SK.Paste,), "Paste objects copied from this or another dungeon"),
+    ActionSpec("duplicate", "Edit", "&Duplicate", ("Ctrl+D",), "Duplicate the selection"),
+    ActionSpec("delete", "Edit", "De&lete", (SK.Delete, "Backspace"), "Delete the selection"),
+    ActionSpec("select_all", "Edit", "Select &All", (SK.SelectAll,), "Select every object of the dungeon"),
+    ActionSpec("zoom_in", "View", "Zoom &In", (SK.ZoomIn, "Ctrl+="), "Zoom in"),
+    ActionSpec("zoom_out", "View", "Zoom &Out", (SK.ZoomOut,), "Zoom out"),
+    ActionSpec("zoom_fit", "View", "&Fit Sheet", ("Ctrl+0",), "Fit the whole sheet in the window"),
+    ActionSpec("zoom_actual", "View", "Actual &Size (100 %)", ("Ctrl+1",), "Show the sheet at its true size"),
+    ActionSpec("show_grid", "View", "Show Snapping &Grid", ("Ctrl+'",), "Show the mm grid points snap to",
+               checkable=True),
+    ActionSpec("snap", "View", "S&nap", ("Ctrl+Shift+'",), "Snap to vertices, walls and the grid (hold Alt to "
+                                                            "place freely)", checkable=True),
+    ActionSpec("grid_step", "View", "Grid S&tep...", (), "Set the snapping grid step in mm"),
+    ActionSpec("validate", "Dungeon", "&Validate Now", ("F7",), "Run every check of inkcrawl validate now"),
+    ActionSpec("renumber_stones", "Dungeon", "&Renumber Artifact Stones", (),
+               "Number the artifact stones 1, 2, 3... in reading order"),
+    ActionSpec("resize_grid", "Dungeon", "Resize &Grid...", (), "Change the number of columns and rows"),
+)
+
+
+def spec(action_id: str) -> ActionSpec:
+    """The declaration of action ``action_id``; raises ``KeyError`` for an unknown id."""
+    for item in ACTIONS:
+        if item.id == action_id:
+            return item
+    raise KeyError(action_id)
+
+
+def key_sequences(item: ActionSpec) -> list[QKeySequence]:
+    """The shortcuts of an action as key sequences (standard keys expanded for the platform)."""
+    out: list[QKeySequence] = []
+    for shortcut in item.shortcuts:
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            out += [k for k in QKeySequence.keyBindings(shortcut) if not k.isEmpty()]
+        else:
+            out.append(QKeySequence(shortcut))
+    unique: list[QKeySequence] = []
+    for key in out:
+        if key not in unique:
+            unique.append(key)
+    return unique

@@ -1,0 +1,205 @@
+"""One open dungeon: its model, undo stack, file and live validation (DESIGN.md "Editor").
+
+:class:`DungeonDocument` owns the model (:class:`inkcrawl.model.Dungeon`) and a
+``QUndoStack``; every change goes through :meth:`DungeonDocument.push` as an undo command
+wrapping one Qt-free edit of :mod:`editor.edits`. Views listen to :attr:`DungeonDocument.changed`
+(the references of the objects touched) and never change the model themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from editor.edits import Edit, ref_of
+from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+from inkcrawl.model import Dungeon, dungeon_from_dict
+from inkcrawl.problems import Problem
+from inkcrawl.rulesets import Ruleset
+from inkcrawl.validate import RulesetRegistry, check_dungeon_data
+
+_MERGE_IDS: dict[str, int] = {}
+
+
+def _merge_id(key: str | None) -> int:
+    if key is None:
+        return -1
+    return _MERGE_IDS.setdefault(key, len(_MERGE_IDS) + 1)
+
+
+class EditCommand(QUndoCommand):
+    """The undo command of one :class:`editor.edits.Edit` on a document. Edits with the same
+    merge key merge (a drag, a run of typing), as Qt's ``mergeWith`` protocol asks."""
+
+    def __init__(self, document: DungeonDocument, edit: Edit):
+        super().__init__(edit.text)
+        self.document = document
+        self.edit = edit
+
+    def redo(self) -> None:
+        self.edit.redo(self.document.dungeon)
+        self.document.model_changed(self.edit.refs)
+
+    def undo(self) -> None:
+        self.edit.undo(self.document.dungeon)
+        self.document.model_changed(self.edit.refs)
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return _merge_id(self.edit.merge_key)
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        return isinstance(other, EditCommand) and self.edit.merge(other.edit)
+
+
+@dataclass
+class LocatedProblem:
+    """A validation problem and the reference of the object it names (``None`` for the
+    dungeon as a whole or its sheet data)."""
+
+    problem: Problem
+    ref: str | None
+
+
+def ref_for_pointer(dungeon: Dungeon, pointer: str) -> str | None:
+    """The reference of the object a JSON pointer such as ``/elements/3/at`` lies in, or
+    ``None`` when it points at the dungeon or its sheet."""
+    parts = pointer.split("/")
+    if len(parts) < 3 or parts[1] not in ("areas", "walls", "elements", "passages", "entryways", "features"):
+        return None
+    try:
+        return ref_of(getattr(dungeon, parts[1])[int(parts[2])])
+    except (ValueError, IndexError, AttributeError):
+        return None
+
+
+class DungeonDocument(QObject):
+    """An open dungeon.
+
+    ``dungeon`` is the model, ``ruleset`` its ruleset, ``path`` its file (``None`` until saved),
+    ``undo_stack`` the edits. Signals: ``changed(set)`` with the references touched by an edit
+    (``"sheet"`` for sheet data and grid size), ``problems_changed(list)`` with
+    :class:`LocatedProblem` items after each (debounced) validation, ``path_changed()``.
+    """
+
+    changed = Signal(object)
+    problems_changed = Signal(object)
+    path_changed = Signal()
+
+    #: Quiet time after the last edit before validation runs again, in ms.
+    VALIDATION_DELAY_MS = 120
+
+    def __init__(self, dungeon: Dungeon, ruleset: Ruleset, path: Path | None = None,
+                 registry: RulesetRegistry | None = None, deck: dict[str, int] | None = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.dungeon = dungeon
+        self.ruleset = ruleset
+        self.path = Path(path) if path is not None else None
+        self.registry = registry or RulesetRegistry([ruleset])
+        self.deck = deck
+        self.undo_stack = QUndoStack(self)
+        self.problems: list[LocatedProblem] = []
+        self.validation_ms = 0.0
+        self.revision = 0
+        self._validate_timer = QTimer(self)
+        self._validate_timer.setSingleShot(True)
+        self._validate_timer.setInterval(self.VALIDATION_DELAY_MS)
+        self._validate_timer.timeout.connect(self.validate_now)
+
+    # editing -----------------------------------------------------------------------------
+    def push(self, edit: Edit) -> None:
+        """Apply ``edit`` and put it on the undo stack (it may merge with the previous one)."""
+        self.undo_stack.push(EditCommand(self, edit))
+
+    def model_changed(self, refs: set[str]) -> None:
+        """Tell views the objects ``refs`` changed and schedule validation (called by commands)."""
+        self.revision += 1
+        self.changed.emit(set(refs))
+        self._validate_timer.start()
+
+    # files -------------------------------------------------------------------------------
+    @property
+    def display_name(self) -> str:
+        """The file name, or the dungeon's title for an unsaved dungeon."""
+        return self.path.name if self.path is not None else (self.dungeon.sheet.title or self.dungeon.id)
+
+    @property
+    def modified(self) -> bool:
+        """Whether there are edits since the last save (or since opening)."""
+        return not self.undo_stack.isClean()
+
+    def canonical_text(self) -> str:
+        """The dungeon as inkcrawl writes it: canonical JSON, byte-stable."""
+        return dumps_canonical(self.dungeon.to_dict())
+
+    def save(self, path: Path | None = None) -> Path:
+        """Write the dungeon atomically (temporary file, then replace) to ``path`` or its own
+        file, and mark the undo stack clean. Raises ``ValueError`` without a path and
+        ``OSError`` when the file cannot be written (the old file is then untouched)."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ValueError("the dungeon has no file yet: choose one with Save As")
+        write_text_atomic(target, self.canonical_text())
+        if target != self.path:
+            self.path = target
+            self.path_changed.emit()
+        self.undo_stack.setClean()
+        return target
+
+    def snapshot(self) -> Dungeon:
+        """A deep copy of the model (for autosave, thumbnails and background work)."""
+        return copy.deepcopy(self.dungeon)
+
+    def replace_model(self, dungeon: Dungeon) -> None:
+        """Replace the whole model (reload, recovery) and clear the undo history."""
+        self.dungeon = dungeon
+        self.undo_stack.clear()
+        self.model_changed({"*"})
+
+    # validation --------------------------------------------------------------------------
+    @property
+    def file_label(self) -> str:
+        """The file name problems are reported against."""
+        return str(self.path) if self.path is not None else f"{self.dungeon.id}.json (unsaved)"
+
+    def validate_now(self) -> list[LocatedProblem]:
+        """Run every check of ``inkcrawl validate`` (schema, then rules) on the current model,
+        emit ``problems_changed`` and return the problems with the object each names."""
+        self._validate_timer.stop()
+        started = time.perf_counter()
+        data = self.dungeon.to_dict()
+        problems, _ = check_dungeon_data(data, self.file_label, self.registry, self.deck)
+        self.problems = [LocatedProblem(p, ref_for_pointer(self.dungeon, p.pointer)) for p in problems]
+        self.validation_ms = (time.perf_counter() - started) * 1000
+        self.problems_changed.emit(self.problems)
+        return self.problems
+
+
+def load_document(path: Path, parent: QObject | None = None) -> tuple[DungeonDocument | None, str]:
+    """Open a dungeon file as a document: ``(document, "")``, or ``(None, reason)`` when the
+    file cannot be opened (the reason quotes the validation report). Never raises for bad input."""
+    from inkcrawl.loading import open_dungeons
+
+    result = open_dungeons([str(path)])
+    if not result.dungeons:
+        errors = [f"{p.code} {p.pointer or ''} {p.message}".strip() for p in result.report.problems
+                  if p.severity.value == "error"][:8]
+        return None, "\n".join(errors) or f"{path} holds no dungeon inkcrawl can open"
+    opened = result.dungeons[0]
+    from inkcrawl.validate import enclosing_pack
+
+    rulesets, _ = enclosing_pack(Path(path))
+    registry = RulesetRegistry(rulesets)
+    document = DungeonDocument(opened.dungeon, opened.ruleset, Path(path), registry, opened.deck, parent)
+    return document, ""
+
+
+def new_document(dungeon_data: dict, ruleset: Ruleset, registry: RulesetRegistry | None = None,
+                 parent: QObject | None = None) -> DungeonDocument:
+    """A new, unsaved document from dungeon data (e.g. a ruleset template)."""
+    return DungeonDocument(dungeon_from_dict(dungeon_data), ruleset, None, registry, None, parent)

@@ -1,0 +1,561 @@
+"""The editor's main window: canvas, tool bar, menus and docks around the open dungeons.
+
+The window holds the open :class:`editor.document.DungeonDocument` objects (one content pack,
+or single dungeon files) and shows the current one on the canvas. Features live in their own
+modules, each with an ``install(window)`` function (see :data:`FEATURE_MODULES`): they add docks
+and connect handlers to the actions declared in :mod:`editor.actions`. The window itself only
+wires documents, canvas, tools and the edit commands every editor has.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QSettings, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QUndoGroup
+from PySide6.QtWidgets import (
+    QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabBar, QToolBar,
+    QUndoView, QVBoxLayout, QWidget,
+)
+
+from editor import actions as action_specs
+from editor.document import DungeonDocument, load_document
+from editor.edits import DeleteObjects, EditError, find, paste_copies, ref_of, renumber_stones
+from editor.scene import DungeonScene
+from editor.tools import CanvasContext, tool_specs
+from editor.view import CanvasView
+from inkcrawl.model import Area, Element, Entryway, Feature, Passage, Wall
+
+#: Feature modules installed into every window, in order. Each exports ``install(window)``.
+FEATURE_MODULES = ("editor.problems_panel", "editor.inspector", "editor.pack_browser", "editor.files",
+                   "editor.export_menu", "editor.grid_dialogs", "editor.playtest")
+#: Clipboard format of copied objects (canonical JSON of the objects, with their family).
+CLIPBOARD_MIME = "application/x-inkcrawl-objects+json"
+_MENU_ORDER = ("File", "Edit", "View", "Tools", "Dungeon", "Playtest", "Window", "Help")
+_OBJECT_CLASSES = {"areas": Area, "walls": Wall, "elements": Element, "passages": Passage, "entryways": Entryway,
+                   "features": Feature}
+
+
+def settings() -> QSettings:
+    """The editor's settings in the platform's settings location (recent files, grid step,
+    window layout)."""
+    return QSettings("inkcrawl", "inkcrawl-editor")
+
+
+class MainWindow(QMainWindow):
+    """The editor window. ``documents`` are the open dungeons, ``current`` the one on the
+    canvas; ``ctx`` is what the tools work with; ``actions_by_id`` the declared commands.
+
+    Signals: ``current_changed(document or None)`` when another dungeon is shown,
+    ``documents_changed()`` when dungeons are opened, closed or reordered.
+    """
+
+    current_changed = Signal(object)
+    documents_changed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("inkcrawl editor")
+        self.resize(1400, 900)
+        self.documents: list[DungeonDocument] = []
+        self.current: DungeonDocument | None = None
+        self.pack_path: Path | None = None
+        self._scenes: dict[int, DungeonScene] = {}
+        self.undo_group = QUndoGroup(self)
+        self.ctx = CanvasContext(self.show_status)
+        self.menus: dict[str, object] = {}
+        self.actions_by_id: dict[str, QAction] = {}
+        self.tool_actions: dict[str, QAction] = {}
+        self.tool = None
+
+        self.tabs = QTabBar()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(False)
+        self.tabs.currentChanged.connect(self._on_tab)
+        self.tabs.tabCloseRequested.connect(lambda i: self.close_document(self.documents[i]))
+        self.view = CanvasView(None)
+        self.ctx.view = self.view
+        centre = QWidget()
+        layout = QVBoxLayout(centre)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.tabs)
+        layout.addWidget(self.view)
+        self.setCentralWidget(centre)
+        self.empty_hint = QLabel("Open a dungeon or a content pack (Ctrl+O), or start a new dungeon (Ctrl+N).")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        self.tool_bar = QToolBar("Tools")
+        self.tool_bar.setObjectName("tools")
+        self.addToolBar(Qt.ToolBarArea.LeftToolBarArea, self.tool_bar)
+        self.tool_group = QActionGroup(self)
+        self.zoom_label = QLabel("")
+        self.cursor_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.cursor_label)
+        self.statusBar().addPermanentWidget(self.zoom_label)
+        self.view.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f} %"))
+        self.view.cursor_moved.connect(lambda p: self.cursor_label.setText(f"{p.x():.1f}, {p.y():.1f} mm"))
+
+        self._make_actions()
+        self._connect_core_actions()
+        self.undo_view = QUndoView(self.undo_group)
+        self.undo_view.setEmptyLabel("<opened>")
+        self.add_dock(self.undo_view, "History", Qt.DockWidgetArea.RightDockWidgetArea, "history")
+        for name in FEATURE_MODULES:
+            self._install(name)
+        self._update_enabled()
+
+    # construction ------------------------------------------------------------------------
+    def _install(self, name: str) -> None:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            return
+        module.install(self)
+
+    def menu(self, name: str):
+        """The menu ``name`` of the menu bar (made, in the standard order, on first use)."""
+        if name not in self.menus:
+            menu = self.menuBar().addMenu(f"&{name}")
+            self.menus[name] = menu
+            # keep the standard order: move the menu before the first later one already present
+            later = [self.menus[n] for n in _MENU_ORDER[_MENU_ORDER.index(name) + 1:] if n in self.menus] \
+                if name in _MENU_ORDER else []
+            if later:
+                self.menuBar().removeAction(menu.menuAction())
+                self.menuBar().insertMenu(later[0].menuAction(), menu)
+        return self.menus[name]
+
+    def _make_actions(self) -> None:
+        for name in _MENU_ORDER[:5]:
+            self.menu(name)
+        for item in action_specs.ACTIONS:
+            action = QAction(item.text.replace("...", "\u2026"), self)
+            keys = action_specs.key_sequences(item)
+            action.setShortcuts(keys)
+            shortcut = f" ({keys[0].toString(keys[0].SequenceFormat.NativeText)})" if keys else ""
+            action.setToolTip(f"{item.tooltip}{shortcut}" if item.tooltip else item.text)
+            action.setStatusTip(item.tooltip)
+            action.setCheckable(item.checkable)
+            action.setObjectName(item.id)
+            self.actions_by_id[item.id] = action
+            self.menu(item.menu).addAction(action)
+        undo = self.undo_group.createUndoAction(self, "&Undo")
+        redo = self.undo_group.createRedoAction(self, "&Redo")
+        for stack_action, item_id in ((undo, "undo"), (redo, "redo")):
+            mine = self.actions_by_id[item_id]
+            stack_action.setShortcuts(mine.shortcuts())
+            stack_action.setToolTip(mine.toolTip())
+            stack_action.setObjectName(item_id)
+            self.menu("Edit").insertAction(mine, stack_action)
+            self.menu("Edit").removeAction(mine)
+            self.actions_by_id[item_id] = stack_action
+
+    def action(self, action_id: str) -> QAction:
+        """The ``QAction`` of a declared command."""
+        return self.actions_by_id[action_id]
+
+    def _connect_core_actions(self) -> None:
+        a = self.actions_by_id
+        a["quit"].triggered.connect(self.close)
+        a["close"].triggered.connect(lambda: self.current and self.close_document(self.current))
+        a["copy"].triggered.connect(lambda: self.copy_selection())
+        a["cut"].triggered.connect(lambda: self.cut_selection())
+        a["paste"].triggered.connect(lambda: self.paste())
+        a["duplicate"].triggered.connect(lambda: self.duplicate_selection())
+        a["delete"].triggered.connect(lambda: self.delete_selection())
+        a["select_all"].triggered.connect(lambda: self.current and self.scene.select_refs(list(self.scene.items_by_ref)))
+        a["zoom_in"].triggered.connect(lambda: self.view.zoom_by(1.25))
+        a["zoom_out"].triggered.connect(lambda: self.view.zoom_by(0.8))
+        a["zoom_fit"].triggered.connect(self.view.zoom_to_fit)
+        a["zoom_actual"].triggered.connect(lambda: self.view.set_zoom(1.0))
+        stored = settings()
+        self.ctx.grid_step_mm = float(stored.value("canvas/grid_step_mm", 5.0))
+        self.view.grid_step_mm = self.ctx.grid_step_mm
+        a["show_grid"].setChecked(stored.value("canvas/show_grid", "false") == "true")
+        self.view.show_grid = a["show_grid"].isChecked()
+        a["show_grid"].toggled.connect(self._toggle_grid)
+        a["snap"].setChecked(True)
+        a["snap"].toggled.connect(lambda on: setattr(self.ctx, "snap_enabled", on))
+        a["grid_step"].triggered.connect(self.ask_grid_step)
+        a["validate"].triggered.connect(lambda: self.current and self.current.validate_now())
+        a["renumber_stones"].triggered.connect(lambda: self.renumber_stones())
+
+    def add_dock(self, widget: QWidget, title: str, area=Qt.DockWidgetArea.RightDockWidgetArea,
+                 name: str | None = None) -> QDockWidget:
+        """Put ``widget`` in a dock of the window (listed in the Window menu)."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name or title.lower())
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.menu("Window").addAction(dock.toggleViewAction())
+        return dock
+
+    # documents ---------------------------------------------------------------------------
+    @property
+    def scene(self) -> DungeonScene | None:
+        """The scene of the current dungeon."""
+        return self._scenes.get(id(self.current)) if self.current is not None else None
+
+    def add_document(self, document: DungeonDocument, make_current: bool = True, index: int | None = None) -> None:
+        """Show a document in the window (a tab; the pack browser lists it)."""
+        document.setParent(self)
+        position = len(self.documents) if index is None else index
+        self.documents.insert(position, document)
+        self.undo_group.addStack(document.undo_stack)
+        self.tabs.blockSignals(True)
+        self.tabs.insertTab(position, document.display_name)
+        self.tabs.blockSignals(False)
+        document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._update_title(d))
+        document.path_changed.connect(lambda d=document: self._update_title(d))
+        document.changed.connect(lambda _refs, d=document: self._update_title(d) if "sheet" in _refs else None)
+        self.documents_changed.emit()
+        if make_current or self.current is None:
+            self.set_current(document)
+        document.validate_now()
+
+    def set_current(self, document: DungeonDocument | None) -> None:
+        """Show ``document`` on the canvas."""
+        if self.tool is not None:
+            self.tool.cancel()
+        self.current = document
+        if document is None:
+            self.view.setScene(None)
+            self.ctx.document = self.ctx.scene = None
+            self.undo_group.setActiveStack(None)
+        else:
+            scene = self._scenes.get(id(document))
+            if scene is None:
+                scene = DungeonScene(document, self)
+                self._scenes[id(document)] = scene
+            self.view.setScene(scene)
+            self.ctx.document, self.ctx.scene = document, scene
+            self.undo_group.setActiveStack(document.undo_stack)
+            index = self.documents.index(document)
+            if self.tabs.currentIndex() != index:
+                self.tabs.blockSignals(True)
+                self.tabs.setCurrentIndex(index)
+                self.tabs.blockSignals(False)
+            self._rebuild_tools(document.dungeon.family)
+            if not getattr(scene, "_fitted", False):
+                self.view.zoom_to_fit()
+                scene._fitted = True
+        self._update_enabled()
+        self._update_title(document)
+        self.current_changed.emit(document)
+
+    def _on_tab(self, index: int) -> None:
+        if 0 <= index < len(self.documents):
+            self.set_current(self.documents[index])
+
+    def move_document(self, old: int, new: int) -> None:
+        """Reorder the open dungeons (the pack browser's reorder)."""
+        document = self.documents.pop(old)
+        self.documents.insert(new, document)
+        self.tabs.blockSignals(True)
+        self.tabs.moveTab(old, new)
+        self.tabs.blockSignals(False)
+        self.documents_changed.emit()
+
+    def close_document(self, document: DungeonDocument, ask: bool = True) -> bool:
+        """Close a dungeon, asking to save unsaved changes; ``False`` if the user cancelled."""
+        if ask and not self.confirm_discard(document):
+            return False
+        index = self.documents.index(document)
+        self.documents.remove(document)
+        self.undo_group.removeStack(document.undo_stack)
+        self.tabs.blockSignals(True)
+        self.tabs.removeTab(index)
+        self.tabs.blockSignals(False)
+        scene = self._scenes.pop(id(document), None)
+        if document is self.current:
+            self.set_current(self.documents[min(index, len(self.documents) - 1)] if self.documents else None)
+        if scene is not None:
+            scene.deleteLater()
+        self.documents_changed.emit()
+        document.deleteLater()
+        return True
+
+    def confirm_discard(self, document: DungeonDocument) -> bool:
+        """Ask whether to save a modified dungeon: ``True`` to go on (saved or discarded)."""
+        if not document.modified:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", f"Save the changes to {document.display_name}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Cancel:
+            return False
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_document(document)
+        return True
+
+    def save_document(self, document: DungeonDocument, ask_path: bool = False) -> bool:
+        """Save a dungeon (asking for a file when it has none); ``False`` if not saved."""
+        path = document.path
+        if path is None or ask_path:
+            start = str(path or Path.cwd() / f"{document.dungeon.id}.json")
+            chosen, _ = QFileDialog.getSaveFileName(self, "Save dungeon", start, "Dungeon files (*.json)")
+            if not chosen:
+                return False
+            path = Path(chosen)
+        try:
+            document.save(path)
+        except OSError as exc:
+            QMessageBox.critical(self, "Not saved", f"{path} could not be written: {exc.strerror or exc}.\n"
+                                                    "The file on disk is unchanged.")
+            return False
+        self.show_status(f"Saved {path}")
+        return True
+
+    def open_path(self, path: str | Path) -> bool:
+        """Open a dungeon file, a pack folder or a pack manifest. Shows the reason and returns
+        ``False`` when nothing could be opened."""
+        from inkcrawl.loading import open_dungeons
+        from inkcrawl.validate import MANIFEST_NAME, RulesetRegistry, enclosing_pack
+
+        path = Path(path)
+        manifest = path / MANIFEST_NAME if path.is_dir() else path
+        if manifest.name == MANIFEST_NAME and manifest.is_file():
+            result = open_dungeons([str(manifest)])
+            if not result.dungeons:
+                self._refuse(path, result.report)
+                return False
+            self.pack_path = manifest
+            rulesets, _ = enclosing_pack(result.dungeons[0].file and Path(result.dungeons[0].file))
+            registry = RulesetRegistry(rulesets)
+            for opened in result.dungeons:
+                if any(d.path == Path(opened.file) for d in self.documents):
+                    continue
+                document = DungeonDocument(opened.dungeon, opened.ruleset, Path(opened.file), registry,
+                                           opened.deck, self)
+                self.add_document(document, make_current=opened is result.dungeons[0])
+            self.documents_changed.emit()
+            return True
+        for document in self.documents:
+            if document.path is not None and document.path.resolve() == path.resolve():
+                self.set_current(document)
+                return True
+        document, reason = load_document(path, self)
+        if document is None:
+            QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n{reason}")
+            return False
+        self.add_document(document)
+        return True
+
+    def _refuse(self, path: Path, report) -> None:
+        errors = [f"{p.code} {p.message}" for p in report.problems if p.severity.value == "error"][:8]
+        QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n" + "\n".join(errors))
+
+    def _update_title(self, document: DungeonDocument | None) -> None:
+        if document is not None and document in self.documents:
+            index = self.documents.index(document)
+            self.tabs.setTabText(index, document.display_name + (" *" if document.modified else ""))
+        current = self.current
+        if current is None:
+            self.setWindowTitle("inkcrawl editor")
+        else:
+            self.setWindowTitle(f"{current.display_name}[*] \u2014 inkcrawl editor")
+            self.setWindowModified(current.modified)
+
+    def _update_enabled(self) -> None:
+        has = self.current is not None
+        for action_id in ("save", "save_as", "close", "cut", "copy", "paste", "duplicate", "delete", "select_all",
+                          "zoom_in", "zoom_out", "zoom_fit", "zoom_actual", "validate", "renumber_stones",
+                          "resize_grid"):
+            self.actions_by_id[action_id].setEnabled(has)
+        if has:
+            family = self.current.dungeon.family
+            self.actions_by_id["renumber_stones"].setEnabled(family == "line")
+            self.actions_by_id["resize_grid"].setEnabled(family == "grid")
+
+    # tools -------------------------------------------------------------------------------
+    def _rebuild_tools(self, family: str) -> None:
+        if getattr(self, "_tools_family", None) == family:
+            return
+        self._tools_family = family
+        self.tool_bar.clear()
+        tools_menu = self.menu("Tools")
+        tools_menu.clear()
+        for action in self.tool_group.actions():
+            self.tool_group.removeAction(action)
+        self.tool_actions = {}
+        self._tool_specs = {spec.id: spec for spec in tool_specs(family)}
+        for spec in self._tool_specs.values():
+            action = QAction(spec.name, self)
+            action.setObjectName(f"tool_{spec.id}")
+            action.setCheckable(True)
+            action.setShortcut(spec.key)
+            action.setToolTip(f"{spec.tooltip} ({spec.key})")
+            action.setStatusTip(spec.tooltip)
+            action.triggered.connect(lambda _=False, s=spec.id: self.set_tool(s))
+            self.tool_group.addAction(action)
+            self.tool_bar.addAction(action)
+            tools_menu.addAction(action)
+            self.tool_actions[spec.id] = action
+        self.set_tool("select")
+
+    def set_tool(self, tool_id: str) -> None:
+        """Make tool ``tool_id`` of the current family the active one."""
+        spec = self._tool_specs[tool_id]
+        if self.tool is not None:
+            self.tool.deactivate()
+        self.tool = spec.factory(self.ctx)
+        self.tool.spec = spec
+        self.view.tool = self.tool
+        self.tool.activate()
+        self.tool_actions[tool_id].setChecked(True)
+        self.show_status(spec.tooltip)
+
+    # edit commands -----------------------------------------------------------------------
+    def show_status(self, text: str, ms: int = 6000) -> None:
+        """Show a message in the status bar."""
+        self.statusBar().showMessage(text, ms)
+
+    def selected_objects(self) -> list:
+        """The selected model objects of the current dungeon, in file order."""
+        if self.current is None:
+            return []
+        return [find(self.current.dungeon, ref)[2] for ref in self.scene.selected_refs()]
+
+    def copy_selection(self) -> None:
+        """Copy the selection to the clipboard (inkcrawl's own format plus JSON text)."""
+        chosen = self.selected_objects()
+        if not chosen:
+            return
+        self.ctx.clipboard = [(type(o).__name__, o.to_dict()) for o in chosen]
+        payload = json.dumps({"family": self.current.dungeon.family,
+                              "objects": [{"class": c, "data": d} for c, d in self.ctx.clipboard]})
+        mime = QMimeData()
+        mime.setData(CLIPBOARD_MIME, payload.encode("utf-8"))
+        mime.setText(payload)
+        QGuiApplication.clipboard().setMimeData(mime)
+        self.show_status(f"Copied {len(chosen)} object(s)")
+
+    def cut_selection(self) -> None:
+        """Copy the selection, then delete it (one undo step for the delete)."""
+        self.copy_selection()
+        self.delete_selection(text="Cut")
+
+    def _clipboard_objects(self) -> list:
+        mime = QGuiApplication.clipboard().mimeData()
+        items = self.ctx.clipboard
+        if mime is not None and mime.hasFormat(CLIPBOARD_MIME):
+            try:
+                data = json.loads(bytes(mime.data(CLIPBOARD_MIME)).decode("utf-8"))
+                items = [(o["class"], o["data"]) for o in data["objects"]]
+            except (ValueError, KeyError, TypeError):
+                pass
+        classes = {cls.__name__: cls for cls in _OBJECT_CLASSES.values()}
+        out = []
+        for name, data in items:
+            cls = classes.get(name)
+            if cls is None:
+                continue
+            try:
+                out.append(cls.from_dict(data))
+            except (KeyError, TypeError, ValueError, IndexError):
+                continue
+        return out
+
+    def paste(self, offset_mm: float = 5.0) -> None:
+        """Paste copied objects with fresh ids (5 mm down-right of the originals on the line
+        family; on the same rooms on the grid family)."""
+        if self.current is None:
+            return
+        clipboard = self._clipboard_objects()
+        if not clipboard:
+            self.show_status("Nothing to paste")
+            return
+        grid = self.current.dungeon.family == "grid"
+        try:
+            edit = paste_copies(self.current.dungeon, clipboard, 0 if grid else offset_mm, 0 if grid else offset_mm)
+        except EditError as exc:
+            self.show_status(str(exc))
+            return
+        self.current.push(edit)
+        self.scene.select_refs([ref_of(obj) for _, _, obj in edit.items])
+
+    def duplicate_selection(self) -> None:
+        """Duplicate the selection next to itself (one undo step)."""
+        chosen = self.selected_objects()
+        if not chosen or self.current is None:
+            return
+        grid = self.current.dungeon.family == "grid"
+        try:
+            edit = paste_copies(self.current.dungeon, chosen, 0 if grid else 5, 0 if grid else 5, "Duplicate")
+        except EditError as exc:
+            self.show_status(str(exc))
+            return
+        self.current.push(edit)
+        self.scene.select_refs([ref_of(obj) for _, _, obj in edit.items])
+
+    def delete_selection(self, text: str = "Delete") -> None:
+        """Delete the selected objects (one undo step)."""
+        if self.current is None:
+            return
+        refs = self.scene.selected_refs()
+        if refs:
+            self.current.push(DeleteObjects(self.current.dungeon, refs, text))
+
+    def renumber_stones(self) -> None:
+        """Renumber the artifact stones in reading order (one undo step)."""
+        if self.current is None or self.current.dungeon.family != "line":
+            return
+        edit = renumber_stones(self.current.dungeon)
+        if edit is None:
+            self.show_status("The artifact stones are already numbered in reading order")
+        else:
+            self.current.push(edit)
+
+    def select_refs(self, refs, zoom: bool = False) -> None:
+        """Select objects by reference; with ``zoom``, centre and zoom the canvas on them."""
+        if self.scene is None:
+            return
+        self.scene.select_refs(refs)
+        if zoom:
+            items = [self.scene.items_by_ref[r] for r in refs if r in self.scene.items_by_ref]
+            if items:
+                rect = items[0].sceneBoundingRect()
+                for item in items[1:]:
+                    rect = rect.united(item.sceneBoundingRect())
+                self.view.zoom_to_rect(rect)
+
+    def ask_grid_step(self) -> None:
+        """Ask for the snapping grid step (mm) and keep it in the settings."""
+        value, ok = QInputDialog.getDouble(self, "Grid step", "Snapping grid step (mm):", self.ctx.grid_step_mm,
+                                           0.5, 100.0, 1)
+        if ok:
+            self.set_grid_step(value)
+
+    def set_grid_step(self, value: float) -> None:
+        """Set the snapping grid step in mm (kept in the settings)."""
+        self.ctx.grid_step_mm = self.view.grid_step_mm = float(value)
+        settings().setValue("canvas/grid_step_mm", float(value))
+        self.view.viewport().update()
+
+    def _toggle_grid(self, on: bool) -> None:
+        self.view.show_grid = on
+        settings().setValue("canvas/show_grid", "true" if on else "false")
+        self.view.viewport().update()
+
+    # closing -----------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:  # noqa: N802
+        for document in list(self.documents):
+            if not self.confirm_discard(document):
+                event.ignore()
+                return
+        self.about_to_close()
+        event.accept()
+
+    def about_to_close(self) -> None:
+        """Hook run once the user agreed to close (feature modules extend it by connecting to
+        ``destroyed`` or overriding): keeps the window layout in the settings."""
+        stored = settings()
+        stored.setValue("window/geometry", self.saveGeometry())
+        stored.setValue("window/state", self.saveState())
+

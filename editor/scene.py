@@ -1,0 +1,435 @@
+"""The canvas scene: the printed sheet underneath, one selectable item per object on top.
+
+Scene units are sheet millimetres (origin at the paper's top-left, y down), so 100 % zoom is
+a matter of the view's scale only. The sheet is drawn by the exporters themselves
+(:func:`exporters.sheet.render_sheet`), so the canvas shows exactly what prints; it is
+re-rendered shortly after each edit. Above it, :class:`ObjectItem` subclasses give every
+object a hit shape, a hover and selection outline, and a preview while it is dragged.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsScene, QStyleOptionGraphicsItem
+
+from editor.document import DungeonDocument
+from editor.edits import objects, ref_of
+from exporters import style
+from inkcrawl.model import Area, Element, Entryway, Feature, GridDungeon, Passage, SIDE_OFFSETS, Wall
+
+#: Colour of selection outlines and handles (a screen colour; it never prints).
+SELECTION_COLOUR = QColor("#1e88e5")
+HOVER_COLOUR = QColor(30, 136, 229, 110)
+#: Width of selection outlines in screen pixels (cosmetic pens keep it constant at any zoom).
+SELECTION_PX = 2.0
+
+
+class SheetBackground(QGraphicsObject):
+    """The dungeon's sheet as the exporters print it, as one item behind every object.
+
+    ``refresh(dungeon, ruleset)`` renders the sheet again; when the exporters cannot lay the
+    sheet out (e.g. a room reaches the footer), the paper is drawn blank and ``error`` holds
+    the reason, shown over the canvas.
+    """
+
+    rendered = Signal()
+
+    def __init__(self, width_mm: float, height_mm: float):
+        super().__init__()
+        self.width_mm = width_mm
+        self.height_mm = height_mm
+        self.renderer: QSvgRenderer | None = None
+        self.error = ""
+        self.render_ms = 0.0
+        self.setZValue(-100)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        return QRectF(0, 0, self.width_mm, self.height_mm)
+
+    def refresh(self, dungeon, ruleset) -> None:
+        """Render the sheet of ``dungeon`` again (about 20-50 ms for a typical sheet)."""
+        from exporters.sheet import render_sheet
+
+        started = time.perf_counter()
+        paper = dungeon.sheet.paper
+        if (paper.width_mm, paper.height_mm) != (self.width_mm, self.height_mm):
+            self.prepareGeometryChange()
+            self.width_mm, self.height_mm = paper.width_mm, paper.height_mm
+        try:
+            page = render_sheet(dungeon, ruleset)
+            renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
+            self.renderer = renderer if renderer.isValid() else None
+            self.error = "" if renderer.isValid() else "the sheet could not be drawn"
+        except Exception as exc:  # noqa: BLE001 - any renderer failure must leave the editor usable
+            self.renderer = None
+            self.error = f"the sheet cannot be printed as it is: {exc}"
+        self.render_ms = (time.perf_counter() - started) * 1000
+        self.update()
+        self.rendered.emit()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        rect = self.boundingRect()
+        painter.fillRect(rect, QColor(style.COLOUR.paper))
+        if self.renderer is not None:
+            self.renderer.render(painter, rect)
+        painter.setPen(QPen(QColor("#b0b0b0"), 0))
+        painter.drawRect(rect)
+
+
+def _cosmetic(colour: QColor, width: float = SELECTION_PX, dash: bool = False) -> QPen:
+    pen = QPen(colour, width)
+    pen.setCosmetic(True)
+    if dash:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+class ObjectItem(QGraphicsItem):
+    """A model object on the canvas: hit shape, hover and selection outline, drag preview.
+
+    ``ref`` is the object's reference (:func:`editor.edits.ref_of`); ``sync(obj)`` updates
+    the item from the model object. Subclasses give the outline as a ``QPainterPath`` in mm.
+    """
+
+    def __init__(self, ref: str, obj):
+        super().__init__()
+        self.ref = ref
+        self.obj = obj
+        self.hovered = False
+        self.guide = False  # draw the outline even when not selected (sheet not rendered)
+        self._path = QPainterPath()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setAcceptHoverEvents(True)
+        self.sync(obj)
+
+    def outline(self, obj) -> QPainterPath:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def sync(self, obj) -> None:
+        """Take the geometry of the model object ``obj``."""
+        self.prepareGeometryChange()
+        self.obj = obj
+        self._path = self.outline(obj)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802
+        return self._path.boundingRect().adjusted(-1.5, -1.5, 1.5, 1.5)
+
+    def shape(self) -> QPainterPath:
+        return self._path
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802
+        self.hovered = True
+        self.update()
+
+    def hoverLeaveEvent(self, event) -> None:  # noqa: N802
+        self.hovered = False
+        self.update()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        if self.isSelected():
+            painter.setPen(_cosmetic(SELECTION_COLOUR))
+            painter.setBrush(QBrush(QColor(30, 136, 229, 40)))
+            painter.drawPath(self._path)
+        elif self.hovered:
+            painter.setPen(_cosmetic(HOVER_COLOUR))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._path)
+        elif self.guide:
+            painter.setPen(_cosmetic(QColor("#777777"), 1, dash=True))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._path)
+
+
+def _polygon(points) -> QPolygonF:
+    return QPolygonF([QPointF(x, y) for x, y in points])
+
+
+class AreaItem(ObjectItem):
+    """A room or corridor: its polygon. Areas lie under walls and elements for picking."""
+
+    def __init__(self, ref: str, obj: Area):
+        super().__init__(ref, obj)
+        self.setZValue(0)
+
+    def outline(self, obj: Area) -> QPainterPath:
+        path = QPainterPath()
+        if obj.polygon:
+            path.addPolygon(_polygon(obj.polygon))
+            path.closeSubpath()
+        return path
+
+
+def _stroke(path: QPainterPath, width_mm: float) -> QPainterPath:
+    stroker = QPainterPathStroker()
+    stroker.setWidth(width_mm)
+    stroker.setCapStyle(Qt.PenCapStyle.RoundCap)
+    return stroker.createStroke(path)
+
+
+class WallItem(ObjectItem):
+    """An explicit wall: its polyline, picked within 1.5 mm."""
+
+    def __init__(self, ref: str, obj: Wall):
+        super().__init__(ref, obj)
+        self.setZValue(10)
+
+    def outline(self, obj: Wall) -> QPainterPath:
+        path = QPainterPath()
+        if obj.points:
+            path.addPolygon(_polygon(obj.points))
+        return _stroke(path, 3.0)
+
+
+class ElementItem(ObjectItem):
+    """A line element: a disc at ``at`` of diameter ``size_mm``; a door's bar along its
+    segment; a label's text box."""
+
+    def __init__(self, ref: str, obj: Element):
+        super().__init__(ref, obj)
+        self.setZValue(20)
+
+    def outline(self, obj: Element) -> QPainterPath:
+        path = QPainterPath()
+        if obj.segment is not None:
+            line = QPainterPath(QPointF(*obj.segment[0]))
+            line.lineTo(QPointF(*obj.segment[1]))
+            return _stroke(line, 3.0)
+        if obj.at is None:
+            return path
+        x, y = obj.at
+        if obj.kind == "label":
+            from inkcrawl.checks.line import label_bounds
+
+            x0, y0, x1, y1 = label_bounds(obj)
+            path.addRect(QRectF(x0, y0, x1 - x0, y1 - y0))
+            return path
+        r = max(obj.radius_mm, 1.5)
+        path.addEllipse(QPointF(x, y), r, r)
+        return path
+
+
+class GridObjectItem(ObjectItem):
+    """Base of grid-family items: knows the grid to turn cells into sheet millimetres."""
+
+    def __init__(self, ref: str, obj, dungeon: GridDungeon):
+        self.dungeon = dungeon
+        super().__init__(ref, obj)
+
+    def cell_rect(self, cell) -> QRectF:
+        g = self.dungeon.grid
+        return QRectF(g.origin_mm[0] + cell[0] * g.cell_mm, g.origin_mm[1] + cell[1] * g.cell_mm, g.cell_mm, g.cell_mm)
+
+    def edge_mid(self, cell, side) -> QPointF:
+        rect = self.cell_rect(cell)
+        centre = rect.center()
+        dx, dy = SIDE_OFFSETS[side]
+        return QPointF(centre.x() + dx * rect.width() / 2, centre.y() + dy * rect.height() / 2)
+
+
+class FeatureItem(GridObjectItem):
+    """A grid room's feature (loot, dragon, weapon, monster): the inner part of its room."""
+
+    def __init__(self, ref: str, obj: Feature, dungeon: GridDungeon):
+        super().__init__(ref, obj, dungeon)
+        self.setZValue(20)
+
+    def outline(self, obj: Feature) -> QPainterPath:
+        rect = self.cell_rect(obj.cell)
+        inset = rect.width() * 0.18
+        path = QPainterPath()
+        path.addEllipse(rect.adjusted(inset, inset, -inset, -inset))
+        return path
+
+
+class PassageItem(GridObjectItem):
+    """A passage diamond on a grid edge."""
+
+    def __init__(self, ref: str, obj: Passage, dungeon: GridDungeon):
+        super().__init__(ref, obj, dungeon)
+        self.setZValue(15)
+
+    def outline(self, obj: Passage) -> QPainterPath:
+        mid = self.edge_mid(obj.cell, obj.side)
+        half = min(max(0.115 * self.dungeon.grid.cell_mm, 1.8), 3.2) + 0.6
+        path = QPainterPath()
+        path.addPolygon(QPolygonF([QPointF(mid.x(), mid.y() - half), QPointF(mid.x() + half, mid.y()),
+                                   QPointF(mid.x(), mid.y() + half), QPointF(mid.x() - half, mid.y())]))
+        path.closeSubpath()
+        return path
+
+
+class EntrywayItem(GridObjectItem):
+    """An entryway arrow outside an outer edge of the grid."""
+
+    def __init__(self, ref: str, obj: Entryway, dungeon: GridDungeon):
+        super().__init__(ref, obj, dungeon)
+        self.setZValue(15)
+
+    def outline(self, obj: Entryway) -> QPainterPath:
+        mid = self.edge_mid(obj.cell, obj.side)
+        dx, dy = SIDE_OFFSETS.get(obj.side, (0, 0))
+        length, half = 8.0, 3.5
+        centre = QPointF(mid.x() + dx * length / 2, mid.y() + dy * length / 2)
+        path = QPainterPath()
+        path.addRect(QRectF(centre.x() - (half if dx == 0 else length / 2), centre.y() - (half if dy == 0 else length / 2),
+                            2 * half if dx == 0 else length, 2 * half if dy == 0 else length))
+        return path
+
+
+def make_item(obj, dungeon) -> ObjectItem:
+    """The canvas item for a model object."""
+    ref = ref_of(obj)
+    if isinstance(obj, Area):
+        return AreaItem(ref, obj)
+    if isinstance(obj, Wall):
+        return WallItem(ref, obj)
+    if isinstance(obj, Element):
+        return ElementItem(ref, obj)
+    if isinstance(obj, Feature):
+        return FeatureItem(ref, obj, dungeon)
+    if isinstance(obj, Passage):
+        return PassageItem(ref, obj, dungeon)
+    if isinstance(obj, Entryway):
+        return EntrywayItem(ref, obj, dungeon)
+    raise TypeError(f"no canvas item for {type(obj).__name__}")
+
+
+class DungeonScene(QGraphicsScene):
+    """The scene of one document: the sheet background plus one item per object, kept in
+    step with the document's ``changed`` signal. ``items_by_ref`` maps references to items.
+
+    The sheet is re-rendered after edits, at most every :attr:`min_render_interval_ms` and
+    never while ``dragging`` is set (a drag shows item previews; the sheet follows on release).
+    """
+
+    selection_refs_changed = Signal(object)
+
+    def __init__(self, document: DungeonDocument, parent=None):
+        super().__init__(parent)
+        self.document = document
+        paper = document.dungeon.sheet.paper
+        margin = 30.0
+        self.setSceneRect(QRectF(-margin, -margin, paper.width_mm + 2 * margin, paper.height_mm + 2 * margin))
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.background = SheetBackground(paper.width_mm, paper.height_mm)
+        self.addItem(self.background)
+        self.items_by_ref: dict[str, ObjectItem] = {}
+        self.dragging = False
+        self.min_render_interval_ms = 60
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.timeout.connect(self.render_sheet)
+        self.rebuild()
+        self.render_sheet()
+        document.changed.connect(self.on_changed)
+        self.selectionChanged.connect(lambda: self.selection_refs_changed.emit(self.selected_refs()))
+
+    # model -> items ----------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Recreate every object item from the model (after a whole-model change)."""
+        selected = set(self.selected_refs())
+        for item in self.items_by_ref.values():
+            self.removeItem(item)
+        self.items_by_ref = {}
+        dungeon = self.document.dungeon
+        for _, _, obj in objects(dungeon):
+            item = make_item(obj, dungeon)
+            self.addItem(item)
+            self.items_by_ref[item.ref] = item
+            item.setSelected(item.ref in selected)
+        self._update_guides()
+
+    def on_changed(self, refs: set[str]) -> None:
+        """Bring the items of ``refs`` in step with the model and schedule a sheet render."""
+        dungeon = self.document.dungeon
+        if "*" in refs or "sheet" in refs or len(refs) > 200:
+            self.rebuild()
+        else:
+            current = {ref_of(obj): obj for _, _, obj in objects(dungeon)} if refs else {}
+            for ref in refs:
+                item = self.items_by_ref.get(ref)
+                obj = current.get(ref)
+                if obj is None and item is not None:
+                    self.removeItem(item)
+                    del self.items_by_ref[ref]
+                elif obj is not None and item is None:
+                    item = make_item(obj, dungeon)
+                    self.addItem(item)
+                    self.items_by_ref[ref] = item
+                elif obj is not None:
+                    item.sync(obj)
+            # an id change gives the item a new reference
+            for ref, item in list(self.items_by_ref.items()):
+                if ref_of(item.obj) != ref:
+                    del self.items_by_ref[ref]
+                    item.ref = ref_of(item.obj)
+                    self.items_by_ref[item.ref] = item
+        self.schedule_render()
+
+    def schedule_render(self) -> None:
+        """Render the sheet again soon (adaptive: slow sheets are rendered less often)."""
+        if self.dragging:
+            return
+        interval = max(self.min_render_interval_ms, int(self.background.render_ms * 2))
+        if not self._render_timer.isActive():
+            self._render_timer.start(interval)
+
+    def render_sheet(self) -> None:
+        """Render the sheet now."""
+        self._render_timer.stop()
+        self.background.refresh(self.document.dungeon, self.document.ruleset)
+        self._update_guides()
+
+    def _update_guides(self) -> None:
+        guide = self.background.renderer is None
+        for item in self.items_by_ref.values():
+            if item.guide != guide:
+                item.guide = guide
+                item.update()
+
+    def set_dragging(self, dragging: bool) -> None:
+        """Mark a drag in progress (the sheet is re-rendered when it ends)."""
+        self.dragging = dragging
+        if not dragging:
+            self.schedule_render()
+
+    # selection ---------------------------------------------------------------------------
+    def selected_refs(self) -> list[str]:
+        """References of the selected objects, in file order."""
+        chosen = {item.ref for item in self.selectedItems() if isinstance(item, ObjectItem)}
+        return [ref for ref in self.items_by_ref if ref in chosen]
+
+    def select_refs(self, refs, add: bool = False) -> None:
+        """Select the objects ``refs`` (replacing the selection unless ``add``)."""
+        self.blockSignals(True)
+        try:
+            if not add:
+                self.clearSelection()
+            for ref in refs:
+                item = self.items_by_ref.get(ref)
+                if item is not None:
+                    item.setSelected(True)
+        finally:
+            self.blockSignals(False)
+        self.selection_refs_changed.emit(self.selected_refs())
+
+    def object_items_at(self, pos: QPointF) -> list[ObjectItem]:
+        """Object items under a scene point, topmost first."""
+        return [item for item in self.items(pos) if isinstance(item, ObjectItem)]
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        if self.background.error:
+            painter.save()
+            painter.setPen(QPen(QColor("#b71c1c")))
+            font = QFont(style.FONT_FAMILY)
+            font.setPointSizeF(4)
+            painter.setFont(font)
+            painter.drawText(QRectF(5, 2, self.background.width_mm - 10, 12),
+                             Qt.TextFlag.TextWordWrap, self.background.error)
+            painter.restore()

@@ -1,0 +1,106 @@
+"""The editor window offscreen: opening, selecting and dragging with the mouse, undo during a
+drag, copy/paste between dungeons, the launcher's --screenshot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from editor.edits import find
+from tests.editor_support import LINE_DUNGEON, LINE_PACK, click, drag, make_window, view_point
+
+
+def _monster(window):
+    return next(e for e in window.current.dungeon.elements if e.kind == "monster")
+
+
+def test_click_selects_and_drag_moves_in_one_undo_step(qtbot):
+    window = make_window(qtbot, LINE_DUNGEON)
+    window.view.set_zoom(2.0)
+    monster = _monster(window)
+    window.view.centerOn(*monster.at)
+    x, y = monster.at
+    click(window.view, x, y)
+    assert window.scene.selected_refs() == [monster.id]
+    before = window.current.canonical_text()
+    drag(window.view, (x, y), (x + 20, y + 10))
+    moved = find(window.current.dungeon, monster.id)[2]
+    assert moved.at != (x, y)
+    assert abs(moved.at[0] - (x + 20)) <= window.ctx.grid_step_mm and abs(moved.at[1] - (y + 10)) <= 5
+    assert window.current.undo_stack.count() == 1  # the whole drag is one step
+    window.action("undo").trigger()
+    assert window.current.canonical_text() == before
+
+
+def test_undo_during_a_drag_ends_it_safely(qtbot):
+    window = make_window(qtbot, LINE_DUNGEON)
+    window.view.set_zoom(2.0)
+    monster = _monster(window)
+    window.view.centerOn(*monster.at)
+    x, y = monster.at
+    before = window.current.canonical_text()
+    viewport = window.view.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, x, y))
+    for i in range(1, 6):
+        QTest.mouseMove(viewport, view_point(window.view, x + 4 * i, y))
+    assert window.current.canonical_text() != before
+    window.action("undo").trigger()
+    assert window.current.canonical_text() == before
+    QTest.mouseMove(viewport, view_point(window.view, x + 30, y))
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       view_point(window.view, x + 30, y))
+    assert window.current.canonical_text() == before  # no edit after the undo
+    assert not window.scene.dragging
+
+
+def test_rubber_band_and_shift_click(qtbot):
+    window = make_window(qtbot, LINE_DUNGEON)
+    elements = [e for e in window.current.dungeon.elements if e.at is not None and e.kind == "monster"][:2]
+    xs = [e.at[0] for e in elements]
+    ys = [e.at[1] for e in elements]
+    click(window.view, 2, 2)  # empty paper: clears
+    drag(window.view, (0.5, 0.5), (209, 296))
+    assert set(e.id for e in elements) <= set(window.scene.selected_refs())
+    click(window.view, 2, 2)
+    assert window.scene.selected_refs() == []
+    click(window.view, xs[0], ys[0])
+    click(window.view, xs[1], ys[1], modifiers=Qt.KeyboardModifier.ShiftModifier)
+    assert set(window.scene.selected_refs()) == {e.id for e in elements}
+
+
+def test_copy_paste_between_dungeons_of_a_pack_and_delete(qtbot):
+    window = make_window(qtbot, LINE_PACK)
+    assert len(window.documents) == 4
+    first = window.documents[0]
+    monster = _monster(window)
+    window.scene.select_refs([monster.id])
+    window.action("copy").trigger()
+    window.set_current(window.documents[1])
+    count = len(window.current.dungeon.elements)
+    window.action("paste").trigger()
+    assert len(window.current.dungeon.elements) == count + 1
+    pasted = window.current.dungeon.elements[-1]
+    assert pasted.kind == "monster" and pasted.id not in {e.id for e in first.dungeon.elements if e is not monster} \
+        or pasted.id != monster.id
+    assert window.scene.selected_refs() == [pasted.id]
+    window.action("delete").trigger()
+    assert len(window.current.dungeon.elements) == count
+    window.action("duplicate").trigger()  # nothing selected: nothing happens
+    assert len(window.current.dungeon.elements) == count
+
+
+def test_screenshot_command(tmp_path):
+    out = tmp_path / "shot.png"
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out),
+                             "--size", "900x700"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (900, 700)
+    bad = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(tmp_path / "nope.json")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "does not exist" in bad.stderr and "Traceback" not in bad.stderr
