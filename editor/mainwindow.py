@@ -91,6 +91,9 @@ class MainWindow(QMainWindow):
         self.tool_bar.setObjectName("tools")
         self.addToolBar(Qt.ToolBarArea.LeftToolBarArea, self.tool_bar)
         self.tool_group = QActionGroup(self)
+        self.options_bar = QToolBar("Tool Options")
+        self.options_bar.setObjectName("tool_options")
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.options_bar)
         self.zoom_label = QLabel("")
         self.cursor_label = QLabel("")
         self.statusBar().addPermanentWidget(self.cursor_label)
@@ -408,6 +411,10 @@ class MainWindow(QMainWindow):
         self.tool.spec = spec
         self.view.tool = self.tool
         self.tool.activate()
+        self.options_bar.clear()
+        options = getattr(self.tool, "options_widget", lambda: None)()
+        if options is not None:
+            self.options_bar.addWidget(options)
         self.tool_actions[tool_id].setChecked(True)
         self.show_status(spec.tooltip)
 

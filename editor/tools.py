@@ -132,6 +132,11 @@ class Tool:
     def paint_overlay(self, view, painter: QPainter) -> None:
         """Draw transient feedback over the scene (scene coordinates, mm)."""
 
+    def options_widget(self):
+        """A widget with the tool's options (kind, colour, letter...), shown in the window's
+        Tool Options bar while the tool is active; ``None`` for none. Made anew each time."""
+        return None
+
 
 def _distance_px(view, a: QPointF, b: QPointF) -> float:
     scale = view.transform().m11()
