@@ -146,6 +146,22 @@ class DeleteObjects(Edit):
                               key=lambda item: (item[0], item[1]))
         self.text = text
 
+    @classmethod
+    def at_positions(cls, dungeon: Dungeon, positions: Iterable[tuple[str, int]], text: str = "Delete") -> DeleteObjects:
+        """Remove the objects at ``(collection, index)`` positions: for objects that share a
+        reference, such as the same grid edge listed twice as a passage. Raises
+        :class:`EditError` for a position that does not exist."""
+        edit = cls.__new__(cls)
+        removed = []
+        for name, index in dict.fromkeys(positions):
+            items = getattr(dungeon, name, None)
+            if name not in COLLECTIONS[dungeon.family] or not 0 <= index < len(items):
+                raise EditError(f"no object at /{name}/{index}")
+            removed.append((name, index, copy.deepcopy(items[index])))
+        edit.removed = sorted(removed, key=lambda item: (item[0], item[1]))
+        edit.text = text
+        return edit
+
     def redo(self, dungeon: Dungeon) -> None:
         for name, index, _ in reversed(self.removed):
             del getattr(dungeon, name)[index]

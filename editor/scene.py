@@ -313,10 +313,8 @@ class DungeonScene(QGraphicsScene):
     def __init__(self, document: DungeonDocument, parent=None):
         super().__init__(parent)
         self.document = document
-        paper = document.dungeon.sheet.paper
-        margin = 30.0
-        self.setSceneRect(QRectF(-margin, -margin, paper.width_mm + 2 * margin, paper.height_mm + 2 * margin))
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        paper = document.dungeon.sheet.paper
         self.background = SheetBackground(paper.width_mm, paper.height_mm)
         self.addItem(self.background)
         self.items_by_ref: dict[str, ObjectItem] = {}
@@ -327,6 +325,7 @@ class DungeonScene(QGraphicsScene):
         self._render_timer.timeout.connect(self.render_sheet)
         self.rebuild()
         self.render_sheet()
+        self.update_scene_rect()
         document.changed.connect(self.on_changed)
         self.selectionChanged.connect(lambda: self.selection_refs_changed.emit(self.selected_refs()))
 
@@ -370,7 +369,20 @@ class DungeonScene(QGraphicsScene):
                     del self.items_by_ref[ref]
                     item.ref = ref_of(item.obj)
                     self.items_by_ref[item.ref] = item
+        self.update_scene_rect()
         self.schedule_render()
+
+    #: Room around the paper (and around objects off the paper) the view may scroll to, in mm.
+    SCROLL_MARGIN_MM = 30.0
+
+    def update_scene_rect(self) -> None:
+        """Let the view scroll over the paper and every object, even one dragged off the paper."""
+        m = self.SCROLL_MARGIN_MM
+        rect = self.background.boundingRect().adjusted(-m, -m, m, m)
+        if self.items_by_ref:
+            rect = rect.united(self.itemsBoundingRect().adjusted(-m, -m, m, m))
+        if rect != self.sceneRect():
+            self.setSceneRect(rect)
 
     def schedule_render(self) -> None:
         """Render the sheet again soon (adaptive: slow sheets are rendered less often)."""

@@ -257,6 +257,19 @@ def _artifacts(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Proble
     return problems
 
 
+def components_used(dungeon: LineDungeon) -> set[str]:
+    """The components a line dungeon needs besides pens (RULES.md 2, Components): ``orbs``
+    when it has orbs, ``keys`` when it has keys or doors, ``timer`` when an end trigger is a timer."""
+    used = set()
+    if dungeon.elements_of("orb"):
+        used.add("orbs")
+    if dungeon.elements_of("key", "skeleton_key", "door"):
+        used.add("keys")
+    if any(t.kind == "timer" for t in dungeon.sheet.end_triggers or []):
+        used.add("timer")
+    return used
+
+
 def _sheet(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
     sheet = dungeon.sheet
     orb_colours_known = set(ruleset.element_values("orb", "colours"))
@@ -286,13 +299,7 @@ def _sheet(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
     for colour in sorted(set(tokens) - orb_colours):
         problems.append(problem("L025", f"the sheet gives token values for {colour} orbs, and the dungeon has none",
                                 file, f"/sheet/orb_tokens/{colour}"))
-    used = set()
-    if orb_colours:
-        used.add("orbs")
-    if kinds["key"] or kinds["skeleton_key"] or kinds["door"]:
-        used.add("keys")
-    if any(t.kind == "timer" for t in sheet.end_triggers or []):
-        used.add("timer")
+    used = components_used(dungeon)
     listed = set(sheet.components or [])
     for component in sorted(used - listed):
         problems.append(problem("L023", f"the dungeon uses {component} but the sheet's components do not list them",
