@@ -288,7 +288,8 @@ def _write_pdf(page_source, pages: list, output: Path, copies: int, dungeons) ->
 
     title = dungeons[0].dungeon.sheet.title if len(dungeons) == 1 else "inkcrawl play sheets"
     with _progress(len(dungeons) * copies, "page") as bar:
-        count = write_pdf(sequence(), output, title=title, progress=bar.update)
+        count = write_pdf(sequence(), output, title=title, progress=bar.update,
+                          expected_pages=len(dungeons) * copies)
     return f"wrote {output} ({count} page{'s' if count != 1 else ''})"
 
 

@@ -109,69 +109,206 @@ def _png_bytes(image) -> bytes:
     return bytes(buffer.data())
 
 
-def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
+#: PDF jobs of at least this many pages render part of them in a helper process
+#: (:mod:`exporters.pdf_helper`) on a machine with two or more cores, and the two partial
+#: PDFs are merged (with pypdf). Smaller jobs are written in this process alone.
+PARALLEL_PDF_PAGES = 8
+#: Sheets handed to the helper and not yet rendered by it; more go to this process.
+HELPER_QUEUE = 2
+PDF_RESOLUTION = 1200
+
+
+class PdfDocument:
+    """A PDF being written in memory by ``QPdfWriter``: :meth:`add` renders an SVG page
+    (``copies`` times, at its exact size), :meth:`finish` returns the bytes."""
+
+    def __init__(self, title: str = ""):
+        ensure_app()
+        from PySide6.QtCore import QBuffer, QIODevice
+        from PySide6.QtGui import QPainter, QPdfWriter
+
+        self.buffer = QBuffer()
+        self.buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        self.writer = QPdfWriter(self.buffer)
+        self.writer.setResolution(PDF_RESOLUTION)
+        self.writer.setCreator("inkcrawl")
+        if title:
+            self.writer.setTitle(title)
+        self.painter = QPainter()
+        self.count = 0
+        self._size = None
+
+    def add(self, svg: bytes, width_mm: float, height_mm: float, copies: int = 1) -> None:
+        """Render ``svg`` (UTF-8 bytes) on ``copies`` new pages of ``width_mm`` x ``height_mm``.
+        Raises ``ValueError`` when Qt cannot parse the SVG."""
+        from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF
+        from PySide6.QtGui import QPageLayout, QPageSize
+        from PySide6.QtSvg import QSvgRenderer
+
+        renderer = QSvgRenderer(QByteArray(svg))
+        if not renderer.isValid():
+            raise ValueError("the SVG could not be parsed by Qt")
+        writer = self.writer
+        size = (round(width_mm, 3), round(height_mm, 3))
+        for _ in range(copies):
+            if size != self._size:
+                # ExactMatch: Qt would otherwise snap a custom size to a nearby standard one
+                page_size = QPageSize(QSizeF(*size), QPageSize.Unit.Millimeter, "",
+                                      QPageSize.SizeMatchPolicy.ExactMatch)
+                writer.setPageLayout(QPageLayout(page_size, QPageLayout.Orientation.Portrait,
+                                                 QMarginsF(0, 0, 0, 0)))
+                self._size = size
+            if self.count == 0:
+                if not self.painter.begin(writer):
+                    raise OSError("Qt could not start the PDF")
+            else:
+                writer.newPage()
+            target = writer.pageLayout().paintRectPixels(writer.resolution())
+            renderer.render(self.painter, QRectF(0, 0, target.width(), target.height()))
+            self.count += 1
+
+    def finish(self) -> bytes:
+        if self.painter.isActive():
+            self.painter.end()
+        return bytes(self.buffer.data())
+
+    def abort(self) -> None:
+        if self.painter.isActive():
+            self.painter.end()
+
+
+def _sheets(pages):
+    """``(svg text, width_mm, height_mm, copies)`` for runs of the same page object in ``pages``
+    (a sheet printed N times comes N times in a row), in order."""
+    run, copies = None, 0
+    for page in pages:
+        if run is not None and page.svg is run.svg and (page.width_mm, page.height_mm) == (run.width_mm, run.height_mm):
+            copies += 1
+            continue
+        if run is not None:
+            yield run, copies
+        run, copies = page, 1
+    if run is not None:
+        yield run, copies
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def pdf_bytes(pages, title: str = "", progress=None, expected_pages: int | None = None) -> tuple[bytes, int]:
     """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``) into one vector PDF,
     each page at its exact size, fonts embedded; returns ``(pdf bytes, page count)``.
 
     The PDF is built in memory, so the caller writes it atomically and a full disk or an
     interruption never leaves a truncated file. ``progress`` is called once per page. Raises
     ``ValueError`` when an SVG cannot be parsed.
+
+    ``pages`` may be an iterator (pages are rendered as they come). A job of at least
+    :data:`PARALLEL_PDF_PAGES` pages (``expected_pages``, or ``len(pages)``, tells early;
+    otherwise the count seen so far) on two or more cores renders part of the sheets in a
+    helper process, see :mod:`exporters.pdf_helper`; the parts are merged in page order.
     """
     ensure_app()
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF
-    from PySide6.QtGui import QPageLayout, QPageSize, QPainter, QPdfWriter
-    from PySide6.QtSvg import QSvgRenderer
-
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buffer)
-    writer.setResolution(1200)
-    writer.setCreator("inkcrawl")
-    if title:
-        writer.setTitle(title)
-    painter = QPainter()
+    if expected_pages is None and hasattr(pages, "__len__"):
+        expected_pages = len(pages)
+    parallel = _cores() >= 2
+    document = PdfDocument(title)
+    helper = None
+    order: list[tuple[bool, int]] = []     # per sheet: (rendered by the helper, copies)
+    sheets = []                            # per sheet: (page, copies, its first page number)
     count = 0
-    current_size = None
-    renderer = None
-    last_svg = None
     try:
-        for page in pages:
-            size = (round(page.width_mm, 3), round(page.height_mm, 3))
-            if size != current_size:
-                # ExactMatch: Qt would otherwise snap a custom size to a nearby standard one
-                page_size = QPageSize(QSizeF(*size), QPageSize.Unit.Millimeter, "",
-                                      QPageSize.SizeMatchPolicy.ExactMatch)
-                writer.setPageLayout(QPageLayout(page_size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
-                current_size = size
-            if count == 0:
-                if not painter.begin(writer):
-                    raise OSError("Qt could not start the PDF")
-            else:
-                writer.newPage()
-            if page.svg is not last_svg:
-                renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
-                if not renderer.isValid():
-                    raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt")
-                last_svg = page.svg
-            target = writer.pageLayout().paintRectPixels(writer.resolution())
-            renderer.render(painter, QRectF(0, 0, target.width(), target.height()))
-            count += 1
+        for page, copies in _sheets(pages):
+            sheets.append((page, copies, count + 1))
+            if helper is None and parallel and max(count + copies, expected_pages or 0) >= PARALLEL_PDF_PAGES:
+                parallel = False  # one try
+                helper = _start_helper(title)
+            if helper is not None:
+                helper.poll(progress)
+                if helper.alive and helper.queued < HELPER_QUEUE:
+                    helper.send(page, copies, count + 1)
+                    order.append((True, copies))
+                    count += copies
+                    continue
+            try:
+                document.add(page.svg.encode("utf-8"), page.width_mm, page.height_mm, copies)
+            except ValueError:
+                raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt") from None
+            order.append((False, copies))
+            count += copies
             if progress:
-                progress()
+                for _ in range(copies):
+                    progress()
+        if helper is None or not any(by_helper for by_helper, _ in order):
+            return document.finish(), count
+        part = helper.finish(progress)
+        if part is None:  # the helper died: render its sheets here
+            part = _render_here(helper.jobs, title)
+            if progress:
+                for _ in range(helper.pages_not_reported()):
+                    progress()
+        merged = _merge_pdfs(document.finish(), part, order)
+        if merged is None:  # cannot happen with the Qt we test with; the slow, sure way
+            merged = _render_here(sheets, title)
+        return merged, count
     finally:
-        if painter.isActive():
-            painter.end()
-    return bytes(buffer.data()), count
+        document.abort()
+        if helper is not None:
+            helper.close()
 
 
-def write_pdf(pages, path, title: str = "", progress=None) -> int:
+def _start_helper(title: str):
+    from exporters.pdf_helper import Helper
+
+    return Helper.start(title)
+
+
+def _render_here(jobs, title: str) -> bytes:
+    """``jobs`` as one PDF: ``(svg bytes, width_mm, height_mm, copies, first page number)``, or
+    ``(page, copies, first page number)``."""
+    document = PdfDocument(title)
+    try:
+        for job in jobs:
+            if len(job) == 3:
+                page, copies, first = job
+                svg, width_mm, height_mm = page.svg.encode("utf-8"), page.width_mm, page.height_mm
+            else:
+                svg, width_mm, height_mm, copies, first = job
+            try:
+                document.add(svg, width_mm, height_mm, copies)
+            except ValueError:
+                raise ValueError(f"the SVG of page {first} could not be parsed by Qt") from None
+        return document.finish()
+    finally:
+        document.abort()
+
+
+def _merge_pdfs(own: bytes, helper: bytes, order) -> bytes | None:
+    """One PDF of the pages of ``own`` and ``helper`` in ``order`` (``(from helper, copies)``
+    per sheet), with the document information of ``own``; ``None`` if Qt wrote something the
+    merger does not know (:mod:`exporters.pdf_merge`)."""
+    from exporters.pdf_merge import UnexpectedPdf, merge_qt_pdfs
+
+    if all(by_helper for by_helper, _ in order):
+        return helper
+    try:
+        return merge_qt_pdfs([own, helper], [(int(by_helper), copies) for by_helper, copies in order])
+    except UnexpectedPdf:
+        return None
+
+
+def write_pdf(pages, path, title: str = "", progress=None, expected_pages: int | None = None) -> int:
     """Render pages into a PDF (see :func:`pdf_bytes`) and write it to ``path`` atomically.
     Returns the number of pages; raises ``OSError`` when the file cannot be written."""
     from pathlib import Path
 
     from inkcrawl.jsonio import write_bytes_atomic
 
-    data, count = pdf_bytes(pages, title, progress)
+    data, count = pdf_bytes(pages, title, progress, expected_pages)
     write_bytes_atomic(Path(path), data)
     return count
 

@@ -327,3 +327,115 @@ def test_landscape_card_backs_mirror_rows_for_long_edge_duplex():
 
     (fx, fy), (bx, by) = first_rect(front.svg, "corner"), first_rect(back.svg, "card-back")
     assert fx == pytest.approx(bx) and by > fy  # same column, mirrored row
+
+
+# PDF in two processes: exporters.qt.pdf_bytes hands sheets to exporters.pdf_helper ------------
+
+def _small_pages(count, copies=1):
+    from exporters.pages import Page
+
+    pages = []
+    for number in range(1, count + 1):
+        width, height = (100 + number, 60) if number % 3 else (60, 90)
+        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}mm" height="{height}mm" '
+               f'viewBox="0 0 {width} {height}"><rect x="2" y="2" width="20" height="10" fill="#8a2d1c"/>'
+               f'<text x="5" y="30" font-family="DejaVu Sans" font-size="6">Sheet {number} of {count}</text></svg>')
+        page = Page(svg, width, height, f"Sheet {number} of {count}")
+        pages += [page] * copies
+    return pages
+
+
+def _check_pdf(data, pages):
+    from io import BytesIO
+
+    reader = pypdf.PdfReader(BytesIO(data), strict=True)
+    assert len(reader.pages) == len(pages)
+    for page, printed in zip(pages, reader.pages):
+        assert abs(float(printed.mediabox.width) - page.width_mm * MM_TO_PT) <= 0.5
+        assert abs(float(printed.mediabox.height) - page.height_mm * MM_TO_PT) <= 0.5
+        assert page.title in re.sub(r"\s+", " ", printed.extract_text())
+        for font in printed["/Resources"]["/Font"].values():
+            descriptor = font.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
+            assert "/FontFile2" in descriptor
+    return reader
+
+
+def test_a_large_pdf_is_shared_with_a_helper_process_and_keeps_page_order(monkeypatch):
+    from exporters import pdf_helper, qt
+
+    pages = _small_pages(14, copies=2)
+    original, sent = pdf_helper.Helper.send, []
+
+    def counted(self, *args):
+        sent.append(args)
+        original(self, *args)
+
+    monkeypatch.setattr(pdf_helper.Helper, "send", counted)
+    ticks = []
+    data, count = qt.pdf_bytes(iter(pages), "Shared", progress=lambda: ticks.append(1), expected_pages=len(pages))
+    assert count == len(pages) == len(ticks) == 28
+    assert sent and len(sent) < 14  # both processes drew sheets
+    assert _check_pdf(data, pages).metadata["/Title"] == "Shared"
+
+
+def test_without_a_helper_process_the_pdf_is_the_same(monkeypatch):
+    from exporters import pdf_helper, qt
+
+    pages = _small_pages(10)
+    monkeypatch.setattr(pdf_helper.Helper, "start", classmethod(lambda cls, title: None))
+    data, count = qt.pdf_bytes(pages)
+    assert count == 10
+    _check_pdf(data, pages)
+
+
+def test_a_helper_that_dies_is_replaced_by_this_process(monkeypatch):
+    from exporters import pdf_helper, qt
+
+    pages = _small_pages(12)
+    original = pdf_helper.Helper.send
+
+    def send_then_die(self, *args):
+        original(self, *args)
+        self.process.kill()
+
+    monkeypatch.setattr(pdf_helper.Helper, "send", send_then_die)
+    data, count = qt.pdf_bytes(pages)
+    assert count == 12
+    _check_pdf(data, pages)
+
+
+def test_a_bad_svg_in_the_helper_names_its_page():
+    from exporters import qt
+    from exporters.pages import Page
+
+    pages = _small_pages(12)
+    pages[1] = Page("<svg this is not xml", 100, 60, "broken")  # the helper gets the first sheets
+    with pytest.raises(ValueError, match="page 2 could not be parsed"):
+        qt.pdf_bytes(pages)
+
+
+def test_an_unexpected_pdf_layout_falls_back_to_one_process(monkeypatch):
+    from exporters import pdf_merge, qt
+
+    def refuse(*args):
+        raise pdf_merge.UnexpectedPdf("as if Qt wrote object streams")
+
+    monkeypatch.setattr(pdf_merge, "merge_qt_pdfs", refuse)
+    pages = _small_pages(9)
+    data, count = qt.pdf_bytes(pages)
+    assert count == 9
+    _check_pdf(data, pages)
+
+
+def test_merging_qt_pdfs_copies_pages_in_the_order_asked():
+    from exporters import qt
+    from exporters.pdf_merge import UnexpectedPdf, merge_qt_pdfs
+
+    pages = _small_pages(6)
+    parts = [qt.pdf_bytes(pages[i::3])[0] for i in range(3)]  # sheets 1 4 | 2 5 | 3 6
+    merged = merge_qt_pdfs(parts, [(0, 1), (1, 1), (2, 1), (0, 1), (1, 1), (2, 1)])
+    _check_pdf(merged, pages)
+    with pytest.raises(UnexpectedPdf):
+        merge_qt_pdfs(parts, [(0, 2), (1, 2)])  # pages left over
+    with pytest.raises(UnexpectedPdf):
+        merge_qt_pdfs([parts[0], b"%PDF-1.7 not from Qt"], [(0, 2)])
