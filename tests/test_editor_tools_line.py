@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QSpinBox
+from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QDockWidget, QSpinBox
 
 from editor.document import new_document
 from editor.edits import AddObjects, find
@@ -57,15 +57,20 @@ def new_line_window(qtbot, rooms=()):
     for i, polygon in enumerate(rooms, start=1):
         AddObjects([("areas", None, Area(f"hall-{i}", "room", list(polygon)))]).redo(document.dungeon)
     window.add_document(document)
-    window.view.set_zoom(2.0)
-    window.view.centerOn(65, 60)
     activate(qtbot, window)
+    window.view.set_zoom(2.0)
+    window.view.centerOn(60, 66)
+    for corner in ((17, 30), (103, 102)):  # the tests' working area is on screen
+        assert window.view.viewport().rect().contains(view_point(window.view, *corner)), corner
     return window
 
 
 def activate(qtbot, window):
     """Make the window active with the canvas focused, so single-key and Delete shortcuts
-    behave as for a user (offscreen windows are not active by themselves)."""
+    behave as for a user (offscreen windows are not active by themselves); docks are hidden
+    to give the canvas the room of the small offscreen screen."""
+    for dock in window.findChildren(QDockWidget):
+        dock.hide()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)
     window.view.setFocus()
@@ -432,3 +437,54 @@ def test_tools_on_a_copy_of_a_bundled_dungeon(qtbot, tmp_path):
     assert_undo_redo(window, before)
     window.action("undo").trigger()
     assert document.canonical_text() == target.read_text(encoding="utf-8")
+
+
+def test_undo_during_a_vertex_drag_ends_it_safely(qtbot):
+    window = new_line_window(qtbot, [ROOM_A])
+    before = window.current.canonical_text()
+    window.set_tool("vertices")
+    viewport = window.view.viewport()
+    QTest.mousePress(viewport, LEFT, NO_MOD, view_point(window.view, 60, 70))
+    for i in range(1, 5):
+        QTest.mouseMove(viewport, view_point(window.view, 60 + 3 * i, 70))
+    assert window.current.canonical_text() != before
+    window.action("undo").trigger()
+    assert window.current.canonical_text() == before
+    QTest.mouseMove(viewport, view_point(window.view, 90, 90))
+    QTest.mouseRelease(viewport, LEFT, NO_MOD, view_point(window.view, 90, 90))
+    assert window.current.canonical_text() == before  # no edit after the undo
+    assert not window.scene.dragging
+
+
+def test_previews_and_handles_paint(qtbot):
+    """Previews of every tool draw without error (pytest-qt fails the test on an exception
+    raised while Qt paints), and handles keep their screen size at any zoom."""
+    window = new_line_window(qtbot, [ROOM_A, ROOM_B])
+    viewport = window.view.viewport()
+    window.set_tool("room")
+    click(window.view, 30, 80)
+    click(window.view, 50, 80)
+    hover(window.view, 50, 95)
+    viewport.grab()
+    key(window.view, Qt.Key.Key_Escape)
+    QTest.mousePress(viewport, LEFT, NO_MOD, view_point(window.view, 30, 80))
+    QTest.mouseMove(viewport, view_point(window.view, 40, 90))
+    QTest.mouseMove(viewport, view_point(window.view, 50, 95))
+    viewport.grab()
+    QTest.mouseRelease(viewport, LEFT, NO_MOD, view_point(window.view, 50, 95))
+    window.set_tool("door")
+    QTest.mousePress(viewport, LEFT, NO_MOD, view_point(window.view, 60, 45))
+    QTest.mouseMove(viewport, view_point(window.view, 60, 50))
+    QTest.mouseMove(viewport, view_point(window.view, 60, 55))
+    viewport.grab()
+    QTest.mouseRelease(viewport, LEFT, NO_MOD, view_point(window.view, 60, 55))
+    for tool in ("monster", "label", "vertices"):
+        window.set_tool(tool)
+        hover(window.view, 40, 55)
+        viewport.grab()
+    window.scene.select_refs(["hall-1"])
+    for zoom in (0.5, 4.0):
+        window.view.set_zoom(zoom)
+        viewport.grab()
+    assert [e.kind for e in window.current.dungeon.elements] == ["door"]
+    assert len(window.current.dungeon.areas) == 3
