@@ -46,6 +46,7 @@ from editor.line_geometry import (
     Outline, SAME_POINT_MM, distinct_points, grid_point_on_segment, nearest_edge, nearest_on_segment, nearest_vertex,
     next_stone_number, outlines_of, polygon_refusal, polyline_refusal, project_on_line, rounded, tidy_number,
 )
+from editor.line_edits import EditShapes, coincident_vertices
 from editor.snapping import snap_point
 from editor.tools import DRAG_START_PX, SNAP_PX, CanvasContext, Tool, ToolSpec
 from exporters import style
@@ -421,7 +422,8 @@ def _hint(text: str) -> QLabel:
 
 
 class VertexTool(LineTool):
-    """Edit the outline of an area, a wall or a door: drag a vertex (one undo step per drag),
+    """Edit the outline of an area, a wall or a door: drag a vertex (one undo step per drag;
+    corners of other areas and walls lying on it move along, unless Ctrl is held at the press),
     double-click an edge to insert a vertex, Alt+click a vertex or press Delete/Backspace while
     on it to remove it (an area keeps 3 vertices, a wall 2; a door's two ends only move).
 
@@ -469,9 +471,9 @@ class VertexTool(LineTool):
 
     def _groups(self) -> list[list[Outline]]:
         every = outlines_of(self.ctx.dungeon)
-        preferred = [self.focus] if self.focus else []
-        if self.ctx.scene is not None:
-            preferred += [r for r in self.ctx.scene.selected_refs() if r not in preferred]
+        preferred = list(self.ctx.scene.selected_refs()) if self.ctx.scene is not None else []
+        if self.focus and self.focus not in preferred:
+            preferred.append(self.focus)
         first = [o for ref in preferred for o in every if o.ref == ref]
         return [first, [o for o in every if o.ref not in preferred]]
 
@@ -518,9 +520,15 @@ class VertexTool(LineTool):
 
     # editing ----------------------------------------------------------------------------
     def _push_shape(self, ref: str, points: list[Point], text: str, merge_key: str | None = None) -> bool:
+        return self._push_shapes({ref: points}, text, merge_key)
+
+    def _push_shapes(self, shapes: dict[str, list[Point]], text: str, merge_key: str | None = None) -> bool:
         self._pushing = True
         try:
-            return self.ctx.push(EditShape(self.ctx.dungeon, ref, points, text, merge_key=merge_key))
+            if len(shapes) == 1 and merge_key is None:
+                (ref, points), = shapes.items()
+                return self.ctx.push(EditShape(self.ctx.dungeon, ref, points, text))
+            return self.ctx.push(EditShapes(self.ctx.dungeon, shapes, text, merge_key=merge_key))
         except EditError as exc:
             self.ctx.status(str(exc))
             return False
@@ -580,8 +588,10 @@ class VertexTool(LineTool):
             if event.modifiers() & Qt.KeyboardModifier.AltModifier:
                 self.remove_vertex(outline.ref, index)
                 return True
+            detach = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier) or outline.fixed
+            linked = [] if detach else coincident_vertices(self.ctx.dungeon, outline.points[index], outline.ref)
             self._drag = {"ref": outline.ref, "index": index, "key": f"vertex-{next(_DRAG_IDS)}",
-                          "press": (pos.x(), pos.y()), "moving": False}
+                          "press": (pos.x(), pos.y()), "moving": False, "linked": linked}
             return True
         edge = self.edge_at(pos)
         ref = edge[0].ref if edge is not None else self._body_at(pos)
@@ -602,9 +612,15 @@ class VertexTool(LineTool):
             if outline is None or drag["index"] >= len(outline.points):
                 self.cancel()
                 return True
-            point = self.snap(pos, event.modifiers(), exclude={drag["ref"]})
+            linked = drag["linked"]
+            point = self.snap(pos, event.modifiers(), exclude={drag["ref"]} | {ref for ref, _ in linked})
             if math.dist(point, outline.points[drag["index"]]) > SAME_POINT_MM:
-                self._push_shape(drag["ref"], outline.moved(drag["index"], point), "Move vertex", drag["key"])
+                shapes = {drag["ref"]: outline.moved(drag["index"], point)}
+                for ref, index in linked:
+                    other = self.outline(ref)
+                    if other is not None and index < len(other.points):
+                        shapes[ref] = other.moved(index, point)
+                self._push_shapes(shapes, "Move vertex", drag["key"])
             self.update_view()
             return True
         if self.ctx.dungeon is None or self.ctx.dungeon.family != "line":

@@ -488,3 +488,46 @@ def test_previews_and_handles_paint(qtbot):
         viewport.grab()
     assert [e.kind for e in window.current.dungeon.elements] == ["door"]
     assert len(window.current.dungeon.areas) == 3
+
+
+def test_dragging_a_shared_corner_keeps_the_rooms_joined(qtbot):
+    window = new_line_window(qtbot, [ROOM_A, ROOM_B])
+    before = window.current.canonical_text()
+    window.set_tool("vertices")
+    drag(window.view, (60, 40), (65, 35))
+    first, second = window.current.dungeon.areas
+    assert first.polygon[1] == (65, 35) and second.polygon[0] == (65, 35)
+    assert window.current.undo_stack.count() == 1
+    assert_undo_redo(window, before)
+    window.action("undo").trigger()
+    # Ctrl at the press detaches the corner: only the room worked on moves
+    window.scene.select_refs(["hall-2"])
+    drag(window.view, (60, 70), (65, 75), modifiers=Qt.KeyboardModifier.ControlModifier)
+    first, second = window.current.dungeon.areas
+    assert first.polygon[2] == (60, 70) and second.polygon[3] == (65, 75)
+
+
+def test_edit_shapes_undo_is_exact_and_merges_by_key():
+    from editor.line_edits import EditShapes, coincident_vertices
+    from inkcrawl.jsonio import dumps_canonical
+    from inkcrawl.model import dungeon_from_dict
+
+    ruleset = bundled_rulesets()["line-classic"]
+    dungeon = dungeon_from_dict(template_data(ruleset))
+    for i, polygon in enumerate((ROOM_A, ROOM_B), start=1):
+        AddObjects([("areas", None, Area(f"hall-{i}", "room", list(polygon)))]).redo(dungeon)
+    before = dumps_canonical(dungeon.to_dict())
+    assert coincident_vertices(dungeon, (60, 40), "hall-1") == [("hall-2", 0)]
+    first = EditShapes(dungeon, {"hall-1": [(20, 40), (61, 40), (60, 70), (20, 70)],
+                                 "hall-2": [(61, 40), (100, 40), (100, 70), (60, 70)]}, merge_key="k")
+    first.redo(dungeon)
+    second = EditShapes(dungeon, {"hall-1": [(20, 40), (62.0004, 40), (60, 70), (20, 70)],
+                                  "hall-2": [(62.0004, 40), (100, 40), (100, 70), (60, 70)]}, merge_key="k")
+    second.redo(dungeon)
+    assert first.merge(second) and first.refs == {"hall-1", "hall-2"}
+    assert dungeon.areas[1].polygon[0] == (62, 40)
+    first.undo(dungeon)
+    assert dumps_canonical(dungeon.to_dict()) == before
+    first.redo(dungeon)
+    assert dungeon.areas[0].polygon[1] == (62, 40)
+    assert not first.merge(EditShapes(dungeon, {"hall-1": ROOM_A}, merge_key="k"))
