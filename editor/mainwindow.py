@@ -13,6 +13,8 @@ import importlib
 import json
 from pathlib import Path
 
+import shiboken6
+
 from PySide6.QtCore import QMimeData, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QUndoGroup
 from PySide6.QtWidgets import (
@@ -355,6 +357,8 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n" + "\n".join(errors))
 
     def _update_title(self, document: DungeonDocument | None) -> None:
+        if not shiboken6.isValid(self) or (document is not None and not shiboken6.isValid(document.undo_stack)):
+            return  # signals sent while Qt tears the window down
         if document is not None and document in self.documents:
             index = self.documents.index(document)
             self.tabs.setTabText(index, document.display_name + (" *" if document.modified else ""))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 
+import shiboken6
+
 from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtSvg import QSvgRenderer
@@ -52,23 +54,25 @@ class SheetBackground(QGraphicsObject):
         return QRectF(0, 0, self.width_mm, self.height_mm)
 
     def refresh(self, dungeon, ruleset) -> None:
-        """Render the sheet of ``dungeon`` again (about 20-50 ms for a typical sheet)."""
-        from exporters.sheet import render_sheet
+        """Render the sheet of ``dungeon`` again, in this process (about 20-50 ms for a
+        typical sheet; see :class:`DungeonScene` for big ones)."""
+        from editor.sheet_worker import render_svg
 
         started = time.perf_counter()
-        paper = dungeon.sheet.paper
+        svg, error = render_svg(dungeon.to_dict(), ruleset.data)
+        self.show_svg(dungeon.sheet.paper, svg, error)
+        self.render_ms = (time.perf_counter() - started) * 1000
+
+    def show_svg(self, paper, svg: str, error: str) -> None:
+        """Show a rendered sheet (``svg``) or, when ``error`` is set, blank paper and the reason."""
         if (paper.width_mm, paper.height_mm) != (self.width_mm, self.height_mm):
             self.prepareGeometryChange()
             self.width_mm, self.height_mm = paper.width_mm, paper.height_mm
-        try:
-            page = render_sheet(dungeon, ruleset)
-            renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
-            self.renderer = renderer if renderer.isValid() else None
-            self.error = "" if renderer.isValid() else "the sheet could not be drawn"
-        except Exception as exc:  # noqa: BLE001 - any renderer failure must leave the editor usable
-            self.renderer = None
-            self.error = f"the sheet cannot be printed as it is: {exc}"
-        self.render_ms = (time.perf_counter() - started) * 1000
+        renderer = QSvgRenderer(QByteArray(svg.encode("utf-8"))) if svg else None
+        if renderer is not None and not renderer.isValid():
+            renderer, error = None, "the sheet could not be drawn"
+        self.renderer = renderer
+        self.error = error
         self.update()
         self.rendered.emit()
 
@@ -106,6 +110,13 @@ class ObjectItem(QGraphicsItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setAcceptHoverEvents(True)
         self.sync(obj)
+        self.refresh_contents()
+
+    def refresh_contents(self) -> None:
+        """Skip painting while there is nothing to draw (the sheet shows the object): with
+        thousands of objects, a repaint then costs only the sheet."""
+        empty = not (self.isSelected() or self.hovered or self.guide)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, empty)
 
     def outline(self, obj) -> QPainterPath:  # pragma: no cover - interface
         raise NotImplementedError
@@ -125,10 +136,12 @@ class ObjectItem(QGraphicsItem):
 
     def hoverEnterEvent(self, event) -> None:  # noqa: N802
         self.hovered = True
+        self.refresh_contents()
         self.update()
 
     def hoverLeaveEvent(self, event) -> None:  # noqa: N802
         self.hovered = False
+        self.refresh_contents()
         self.update()
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
@@ -318,16 +331,22 @@ class DungeonScene(QGraphicsScene):
         self.background = SheetBackground(paper.width_mm, paper.height_mm)
         self.addItem(self.background)
         self.items_by_ref: dict[str, ObjectItem] = {}
+        self._painted_selection: set[ObjectItem] = set()
         self.dragging = False
         self.min_render_interval_ms = 60
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.timeout.connect(self.render_sheet)
+        self._pending = None          # (future, started, paper) of a render in the worker process
+        self._dirty = False           # the model changed while a render was running
+        self._poll = QTimer(self)
+        self._poll.setInterval(25)
+        self._poll.timeout.connect(self._collect)
         self.rebuild()
         self.render_sheet()
         self.update_scene_rect()
         document.changed.connect(self.on_changed)
-        self.selectionChanged.connect(lambda: self.selection_refs_changed.emit(self.selected_refs()))
+        self.selectionChanged.connect(self._on_selection_changed)
 
     # model -> items ----------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -336,6 +355,7 @@ class DungeonScene(QGraphicsScene):
         for item in self.items_by_ref.values():
             self.removeItem(item)
         self.items_by_ref = {}
+        self._painted_selection = set()
         dungeon = self.document.dungeon
         for _, _, obj in objects(dungeon):
             item = make_item(obj, dungeon)
@@ -392,17 +412,75 @@ class DungeonScene(QGraphicsScene):
         if not self._render_timer.isActive():
             self._render_timer.start(interval)
 
+    #: Sheets slower than this (ms) are rendered in the worker process, as are dungeons with
+    #: more objects than :attr:`ASYNC_OBJECTS` before their first render.
+    ASYNC_RENDER_MS = 80.0
+    ASYNC_OBJECTS = 400
+
     def render_sheet(self) -> None:
-        """Render the sheet now."""
+        """Render the sheet again: now for small sheets, in the worker process for big ones
+        (the canvas stays responsive; the new sheet replaces the old one when it arrives)."""
         self._render_timer.stop()
-        self.background.refresh(self.document.dungeon, self.document.ruleset)
+        slow = self.background.render_ms > self.ASYNC_RENDER_MS or (
+            self.background.render_ms == 0 and len(self.items_by_ref) > self.ASYNC_OBJECTS)
+        if not slow:
+            self.background.refresh(self.document.dungeon, self.document.ruleset)
+            self._update_guides()
+            return
+        if self._pending is not None:
+            self._dirty = True
+            return
+        from editor.sheet_worker import shared_worker
+
+        dungeon = self.document.dungeon
+        future = shared_worker().submit(dungeon.to_dict(), self.document.ruleset.data)
+        self._pending = (future, time.perf_counter(), dungeon.sheet.paper)
+        self._dirty = False
+        self._poll.start()
+
+    def _collect(self) -> None:
+        if self._pending is None:
+            self._poll.stop()
+            return
+        future, started, paper = self._pending
+        if not future.done():
+            return
+        self._poll.stop()
+        self._pending = None
+        try:
+            svg, error = future.result()
+        except Exception as exc:  # noqa: BLE001 - a dead worker must not break the editor
+            svg, error = "", f"the sheet could not be rendered: {exc}"
+        self.background.show_svg(paper, svg, error)
+        self.background.render_ms = (time.perf_counter() - started) * 1000
         self._update_guides()
+        if self._dirty:
+            self.render_sheet()
+
+    def wait_for_sheet(self, timeout_s: float = 60.0) -> bool:
+        """Block until a worker render in progress has arrived (benchmarks, screenshots,
+        tests); ``True`` when the sheet is up to date."""
+        deadline = time.perf_counter() + timeout_s
+        while self._pending is not None or self._render_timer.isActive():
+            if self._render_timer.isActive() and self._pending is None:
+                self.render_sheet()
+                continue
+            future = self._pending[0]
+            try:
+                future.result(timeout=max(0.0, deadline - time.perf_counter()))
+            except Exception:  # noqa: BLE001 - reported by _collect
+                pass
+            self._collect()
+            if time.perf_counter() > deadline:
+                return False
+        return True
 
     def _update_guides(self) -> None:
         guide = self.background.renderer is None
         for item in self.items_by_ref.values():
             if item.guide != guide:
                 item.guide = guide
+                item.refresh_contents()
                 item.update()
 
     def set_dragging(self, dragging: bool) -> None:
@@ -412,6 +490,18 @@ class DungeonScene(QGraphicsScene):
             self.schedule_render()
 
     # selection ---------------------------------------------------------------------------
+    def _on_selection_changed(self) -> None:
+        if not shiboken6.isValid(self):  # not while the scene is being destroyed
+            return
+        # items paint only while selected, hovered or guiding (see ObjectItem.refresh_contents);
+        # overriding itemChange for this is unsafe in PySide6 (reference-count crash)
+        selected = {item for item in self.selectedItems() if isinstance(item, ObjectItem)}
+        for item in selected ^ self._painted_selection:
+            if shiboken6.isValid(item):
+                item.refresh_contents()
+        self._painted_selection = selected
+        self.selection_refs_changed.emit(self.selected_refs())
+
     def selected_refs(self) -> list[str]:
         """References of the selected objects, in file order."""
         chosen = {item.ref for item in self.selectedItems() if isinstance(item, ObjectItem)}
@@ -429,7 +519,7 @@ class DungeonScene(QGraphicsScene):
                     item.setSelected(True)
         finally:
             self.blockSignals(False)
-        self.selection_refs_changed.emit(self.selected_refs())
+        self._on_selection_changed()
 
     def object_items_at(self, pos: QPointF) -> list[ObjectItem]:
         """Object items under a scene point, topmost first."""

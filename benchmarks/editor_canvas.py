@@ -1,0 +1,178 @@
+"""Editor speed on a big dungeon: open, full repaint, a 100-step drag, validation after an edit.
+
+Generates (seeded) a line-family dungeon with ``--elements`` elements (default 2,000) on an A2
+sheet: 48 square rooms of 60 mm in a 6 x 8 block, sharing edges, with monsters, plants,
+prisoners and treasures on an 8 mm lattice, one Start and one exit. The dungeon is valid (the
+script prints the problem count, which should be 0), then in one process, offscreen:
+
+- **open**: ``MainWindow.open_path`` until the window is shown with the sheet rendered and the
+  first validation done (also shown: loading + validation, scene build, first sheet render);
+- **repaint**: ``viewport().repaint()`` of the canvas at "fit sheet" zoom and at 100 %, best of
+  ``--repeat`` (the aim is one 60 Hz frame, 16 ms);
+- **drag**: 100 mouse moves dragging one element with the select tool (press, 100 moves, release),
+  the mean time per move and the total, and that it made one undo step;
+- **validate after edit**: one edit (move an element 2 mm), then the document's full validation
+  (JSON Schema + every rule check), best of ``--repeat`` (aim 100 ms).
+
+Usage: ``PYTHONPATH=. python benchmarks/editor_canvas.py [--elements N] [--repeat R] [--seed S]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp(prefix="inkcrawl-bench-config-"))
+
+ROOM_MM = 60.0
+COLUMNS, ROWS = 6, 8
+ORIGIN = (30.0, 40.0)
+KINDS = ("monster", "plant", "prisoner", "treasure")
+
+
+def make_dungeon(elements: int, seed: int) -> dict:
+    """Dungeon JSON data: 48 rooms of 60 mm and ``elements`` elements (at most 2,352)."""
+    rng = random.Random(seed)
+    areas = []
+    for row in range(ROWS):
+        for col in range(COLUMNS):
+            x0, y0 = ORIGIN[0] + col * ROOM_MM, ORIGIN[1] + row * ROOM_MM
+            areas.append({"id": f"room-{row}-{col}", "kind": "room",
+                          "polygon": [[x0, y0], [x0 + ROOM_MM, y0], [x0 + ROOM_MM, y0 + ROOM_MM], [x0, y0 + ROOM_MM]]})
+    spots = []
+    for row in range(ROWS):
+        for col in range(COLUMNS):
+            for i in range(7):
+                for j in range(7):
+                    spots.append((ORIGIN[0] + col * ROOM_MM + 6 + 8 * i, ORIGIN[1] + row * ROOM_MM + 6 + 8 * j))
+    rng.shuffle(spots)
+    if elements > len(spots) - 1:
+        raise SystemExit(f"at most {len(spots) - 1} elements fit this generator")
+    items = [{"id": "start-1", "kind": "start", "at": [ORIGIN[0] + 30, ORIGIN[1]], "size_mm": 8, "rotation_deg": 0}]
+    exit_at = spots.pop()
+    items.append({"id": "exit-1", "kind": "exit", "at": list(exit_at), "size_mm": 5, "rotation_deg": 0})
+    for n, (x, y) in enumerate(spots[:elements - 2]):
+        kind = KINDS[n % len(KINDS)]
+        item = {"id": f"{kind}-{n}", "kind": kind, "at": [x, y], "size_mm": 4, "rotation_deg": 0}
+        if kind == "treasure":
+            item["variant"] = rng.choice(["chest", "crown", "goblet"])
+        items.append(item)
+    return {"type": "dungeon", "format_version": 2, "id": "big-benchmark", "family": "line",
+            "ruleset": "line-classic",
+            "sheet": {"title": "Benchmark: two thousand elements",
+                      "paper": {"width_mm": 420, "height_mm": 594, "margin_mm": 10},
+                      "reminders": [], "components": [], "end_triggers": [{"kind": "exit_reached"}],
+                      "orb_tokens": {}},
+            "areas": areas, "walls": [], "elements": items}
+
+
+def best(values: list[float]) -> str:
+    return f"{min(values):8.1f} ms (median {statistics.median(values):.1f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--elements", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+
+    folder = Path(tempfile.mkdtemp(prefix="inkcrawl-bench-editor-"))
+    path = folder / "big.json"
+    data = make_dungeon(args.elements, args.seed)
+    write_text_atomic(path, dumps_canonical(data))
+    print(f"dungeon: {len(data['elements'])} elements, {len(data['areas'])} areas, {path}")
+
+    started = time.perf_counter()
+    from exporters.qt import ensure_app
+
+    app = ensure_app()
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    from editor.mainwindow import MainWindow
+
+    imported = time.perf_counter()
+    window = MainWindow()
+    window.resize(1400, 900)
+    opened_at = time.perf_counter()
+    assert window.open_path(path)
+    window.show()
+    app.processEvents()
+    shown = time.perf_counter()
+    document, scene, view = window.current, window.scene, window.view
+    scene.wait_for_sheet()
+    sheet_ready = time.perf_counter()
+    problems = document.problems
+    print(f"problems found: {len(problems)} "
+          f"({', '.join(sorted({p.problem.code for p in problems})) or 'none'})")
+    print(f"open:      {1000 * (shown - opened_at):8.1f} ms  (window shown with every object and its problems; "
+          f"Qt start + imports {1000 * (imported - started):.0f} ms before, not counted)")
+    print(f"             validation {document.validation_ms:.1f} ms, {len(scene.items_by_ref)} canvas items; the "
+          f"printed sheet (worker process) arrived {1000 * (sheet_ready - opened_at):.0f} ms after the start of open")
+
+    def repaint_times(redraw_sheet: bool) -> list[float]:
+        out = []
+        for _ in range(args.repeat):
+            if redraw_sheet:
+                scene.background.update()  # drop the cached pixmap: draw the sheet's vectors again
+            t = time.perf_counter()
+            view.viewport().repaint()
+            out.append(1000 * (time.perf_counter() - t))
+        return out
+
+    for label, setup in (("fit", view.zoom_to_fit), ("100 %", lambda: (view.set_zoom(1.0), view.centerOn(210, 297)))):
+        setup()
+        view.viewport().repaint()
+        print(f"repaint:   {best(repaint_times(False))} at {label} ({view.zoom() * 100:.0f} %), the sheet cached")
+        print(f"repaint:   {best(repaint_times(True))} at {label}, the sheet's vectors drawn again")
+
+    element = next(e for e in document.dungeon.elements if e.kind == "monster")
+    view.set_zoom(1.0)
+    view.centerOn(*element.at)
+    app.processEvents()
+    viewport = view.viewport()
+    start = view.mapFromScene(*element.at)
+    count_before = document.undo_stack.count()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    moves = []
+    t_drag = time.perf_counter()
+    for i in range(1, 101):
+        t = time.perf_counter()
+        QTest.mouseMove(viewport, start + QPoint(i, (i // 3)))
+        app.processEvents()
+        moves.append(1000 * (time.perf_counter() - t))
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start + QPoint(100, 33))
+    t_release = time.perf_counter()
+    app.processEvents()
+    total = 1000 * (time.perf_counter() - t_drag)
+    print(f"drag:      {statistics.mean(moves):8.1f} ms per move (max {max(moves):.1f}), 100 moves + release "
+          f"{total:.0f} ms, release {1000 * (time.perf_counter() - t_release):.0f} ms; "
+          f"undo steps added: {document.undo_stack.count() - count_before}")
+
+    from editor.edits import MoveObjects
+
+    validations = []
+    for i in range(args.repeat):
+        document.push(MoveObjects(document.dungeon, [element.id], 0, 2 if i % 2 == 0 else -2))
+        t = time.perf_counter()
+        document.validate_now()
+        validations.append(1000 * (time.perf_counter() - t))
+    print(f"validate:  {best(validations)} after one edit (JSON Schema + every rule check)")
+    app.clipboard().clear()
+    window.confirm_discard = lambda d: True
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
