@@ -284,6 +284,74 @@ class MoveObjects(Edit):
         return True
 
 
+def _rotate_point(p: Point, centre: Point, angle_deg: float) -> Point:
+    a = math.radians(angle_deg)
+    dx, dy = p[0] - centre[0], p[1] - centre[1]
+    # y points down on the sheet, so a positive angle turns clockwise on the page
+    return (round(centre[0] + dx * math.cos(a) - dy * math.sin(a), 3),
+            round(centre[1] + dx * math.sin(a) + dy * math.cos(a), 3))
+
+
+def _normal_angle(value: float) -> float:
+    angle = round(value % 360, 3)
+    return 0 if angle == 360 else (int(angle) if angle == int(angle) else angle)
+
+
+class RotateObjects(Edit):
+    """Turn line-family objects by ``angle_deg`` (clockwise on the page) about ``centre``
+    (mm; default the centre of their bounding box): area outlines, walls and door segments
+    turn about it, elements move about it and their ``rotation_deg`` grows by the angle.
+    Grid objects do not rotate (raises :class:`EditError`)."""
+
+    def __init__(self, dungeon: Dungeon, refs: Iterable[str], angle_deg: float, centre: Point | None = None,
+                 text: str | None = None):
+        self.originals = {}
+        points: list[Point] = []
+        for ref in dict.fromkeys(refs):
+            _, _, obj = find(dungeon, ref)
+            if not isinstance(obj, (Area, Wall, Element)):
+                raise EditError("grid rooms, passages and features keep their orientation")
+            self.originals[ref] = copy.deepcopy(obj)
+            points += list(getattr(obj, "polygon", None) or getattr(obj, "points", None) or [])
+            if isinstance(obj, Element):
+                points += [obj.at] if obj.at is not None else list(obj.segment or [])
+        if not points:
+            raise EditError("nothing to rotate")
+        if centre is None:
+            xs, ys = [p[0] for p in points], [p[1] for p in points]
+            centre = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+        self.centre = centre
+        self.angle = angle_deg
+        self.text = text or f"Rotate {angle_deg:g}°"
+
+    def redo(self, dungeon: Dungeon) -> None:
+        index = index_by_ref(dungeon)
+        c, angle = self.centre, self.angle
+        for ref, original in self.originals.items():
+            obj = index[ref][2]
+            if isinstance(obj, Area):
+                obj.polygon = [_rotate_point(p, c, angle) for p in original.polygon]
+            elif isinstance(obj, Wall):
+                obj.points = [_rotate_point(p, c, angle) for p in original.points]
+            else:
+                if original.at is not None:
+                    obj.at = _rotate_point(original.at, c, angle)
+                if original.segment is not None:
+                    obj.segment = tuple(_rotate_point(p, c, angle) for p in original.segment)
+                if original.rotation_deg is not None:
+                    obj.rotation_deg = _normal_angle(original.rotation_deg + angle)
+
+    def undo(self, dungeon: Dungeon) -> None:
+        index = index_by_ref(dungeon)
+        for ref, original in self.originals.items():
+            name, position, _ = index[ref]
+            getattr(dungeon, name)[position] = copy.deepcopy(original)
+
+    @property
+    def refs(self) -> set[str]:
+        return set(self.originals)
+
+
 class EditShape(Edit):
     """Replace the outline of an area (``polygon``) or the points of a wall, or a door's
     ``segment``: vertex moves, insertions and removals. Merges within one drag."""
@@ -530,7 +598,7 @@ def clone_dungeon(dungeon: Dungeon) -> Dungeon:
 
 __all__ = [
     "AddObjects", "ChangeProperties", "ChangeSheet", "Compound", "DeleteObjects", "Edit", "EditError", "EditShape",
-    "MoveObjects", "ResizeGrid", "TogglePassage", "clone_dungeon", "collection_of", "find", "index_by_ref",
+    "MoveObjects", "ResizeGrid", "RotateObjects", "TogglePassage", "clone_dungeon", "collection_of", "find", "index_by_ref",
     "new_id", "objects", "objects_outside", "passage_ref", "paste_copies", "ref_of", "renumber_stones",
     "COLLECTIONS",
 ]

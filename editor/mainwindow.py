@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from editor import actions as action_specs
 from editor.document import DungeonDocument, load_document
-from editor.edits import DeleteObjects, EditError, find, paste_copies, ref_of, renumber_stones
+from editor.edits import DeleteObjects, EditError, RotateObjects, find, paste_copies, ref_of, renumber_stones
 from editor.scene import DungeonScene
 from editor.tools import CanvasContext, tool_specs
 from editor.view import CanvasView
@@ -174,6 +174,9 @@ class MainWindow(QMainWindow):
         a["duplicate"].triggered.connect(lambda: self.duplicate_selection())
         a["delete"].triggered.connect(lambda: self.delete_selection())
         a["select_all"].triggered.connect(lambda: self.current and self.scene.select_refs(list(self.scene.items_by_ref)))
+        a["rotate_cw"].triggered.connect(lambda: self.rotate_selection(90))
+        a["rotate_ccw"].triggered.connect(lambda: self.rotate_selection(-90))
+        a["rotate_step"].triggered.connect(lambda: self.rotate_selection(15))
         a["zoom_in"].triggered.connect(lambda: self.view.zoom_by(1.25))
         a["zoom_out"].triggered.connect(lambda: self.view.zoom_by(0.8))
         a["zoom_fit"].triggered.connect(self.view.zoom_to_fit)
@@ -372,6 +375,7 @@ class MainWindow(QMainWindow):
     def _update_enabled(self) -> None:
         has = self.current is not None
         for action_id in ("save", "save_as", "close", "cut", "copy", "paste", "duplicate", "delete", "select_all",
+                          "rotate_cw", "rotate_ccw", "rotate_step",
                           "zoom_in", "zoom_out", "zoom_fit", "zoom_actual", "validate", "renumber_stones",
                           "resize_grid"):
             self.actions_by_id[action_id].setEnabled(has)
@@ -379,6 +383,8 @@ class MainWindow(QMainWindow):
             family = self.current.dungeon.family
             self.actions_by_id["renumber_stones"].setEnabled(family == "line")
             self.actions_by_id["resize_grid"].setEnabled(family == "grid")
+            for action_id in ("rotate_cw", "rotate_ccw", "rotate_step"):
+                self.actions_by_id[action_id].setEnabled(family == "line")
 
     # tools -------------------------------------------------------------------------------
     def _rebuild_tools(self, family: str) -> None:
@@ -512,6 +518,20 @@ class MainWindow(QMainWindow):
         refs = self.scene.selected_refs()
         if refs:
             self.current.push(DeleteObjects(self.current.dungeon, refs, text))
+
+    def rotate_selection(self, angle_deg: float) -> None:
+        """Turn the selected line objects by ``angle_deg`` clockwise about their centre (one
+        undo step); grid objects keep their orientation (a message says so)."""
+        if self.current is None:
+            return
+        refs = self.scene.selected_refs()
+        if not refs:
+            self.show_status("Select something to rotate")
+            return
+        try:
+            self.current.push(RotateObjects(self.current.dungeon, refs, angle_deg))
+        except EditError as exc:
+            self.show_status(str(exc))
 
     def renumber_stones(self) -> None:
         """Renumber the artifact stones in reading order (one undo step)."""

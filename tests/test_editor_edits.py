@@ -111,6 +111,30 @@ def test_edit_shape_and_sheet():
         ChangeSheet(dungeon, "colour", 1)
 
 
+def test_rotate_turns_geometry_and_glyphs_about_the_centre():
+    dungeon = line_model()
+    monster = edits.find(dungeon, "m1")[2]
+    monster.rotation_deg = 350
+    x, y = monster.at
+    edit = edits.RotateObjects(dungeon, ["m1"], 90)
+    roundtrip(dungeon, edit)
+    turned = edits.find(dungeon, "m1")[2]
+    assert turned.at == (x, y)  # a lone element turns in place
+    assert turned.rotation_deg == 80  # 350 + 90, wrapped
+    area = dungeon.areas[0]
+    original = list(area.polygon)
+    xs, ys = [p[0] for p in original], [p[1] for p in original]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    roundtrip(dungeon, edits.RotateObjects(dungeon, [area.id], 90))
+    rotated = edits.find(dungeon, area.id)[2].polygon
+    # clockwise on the page (y down): a point right of the centre goes below it
+    expected = [(round(cx - (py - cy), 3), round(cy + (px - cx), 3)) for px, py in original]
+    assert rotated == expected
+    grid = grid_model()
+    with pytest.raises(EditError, match="keep their orientation"):
+        edits.RotateObjects(grid, [grid.features[0].id], 90)
+
+
 def test_toggle_passage_both_ways():
     dungeon = grid_model()
     passage = dungeon.passages[3]
