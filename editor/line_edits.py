@@ -49,7 +49,8 @@ class EditShapes(Edit):
         return True
 
 
-def coincident_vertices(dungeon: Dungeon, point: Point, exclude: str, tolerance_mm: float = 1e-3) -> list[tuple[str, int]]:
+def coincident_vertices(dungeon: Dungeon, point: Point, exclude: str,
+                        tolerance_mm: float = 1e-3) -> list[tuple[str, int]]:
     """``(reference, vertex index)`` of the area and wall vertices lying on ``point`` (within
     ``tolerance_mm``), other than those of object ``exclude``: the corners a drag carries along."""
     out = []

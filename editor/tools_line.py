@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
@@ -299,8 +299,9 @@ class PointsTool(LineTool):
     def click(self, view, point: Point, raw: Point) -> None:
         """A click at ``point`` (snapped; ``raw`` unsnapped): add a point, or close the outline
         when it hits the first point."""
-        if self.closed and len(self.points) >= 3 and (
-                _screen_distance(view, raw, self.points[0]) <= SNAP_PX or math.dist(point, self.points[0]) <= SAME_POINT_MM):
+        on_first = self.points and (_screen_distance(view, raw, self.points[0]) <= SNAP_PX
+                                    or math.dist(point, self.points[0]) <= SAME_POINT_MM)
+        if self.closed and len(self.points) >= 3 and on_first:
             self.finish()
             return
         if not self.points or math.dist(self.points[-1], point) > SAME_POINT_MM:
@@ -876,7 +877,6 @@ class ElementKind:
     tooltip: str
     option: str | None = None
     on_wall: bool = False
-    extra: dict = field(default_factory=dict)
 
 
 ELEMENT_KINDS: tuple[ElementKind, ...] = (
@@ -891,8 +891,8 @@ ELEMENT_KINDS: tuple[ElementKind, ...] = (
                 "Place an artifact stone, numbered automatically (renumber: Dungeon > Renumber Artifact Stones)",
                 option="number"),
     ElementKind("plant", "Plant", "P", 7, "plant", "Place an exotic plant (pass through it: 1 VP)"),
-    ElementKind("orb", "Orb", "O", 8, "orb", "Place an orb (cover its inside, take a token); its colour in Tool Options",
-                option="colour"),
+    ElementKind("orb", "Orb", "O", 8, "orb",
+                "Place an orb (cover its inside, take a token); its colour in Tool Options", option="colour"),
     ElementKind("key", "Key", "K", 6, "key", "Place a key (touch it to take that key); its colour in Tool Options",
                 option="key_colour"),
     ElementKind("skeleton_key", "Skeleton Key", "J", 6, "skeleton-key",
@@ -902,7 +902,8 @@ ELEMENT_KINDS: tuple[ElementKind, ...] = (
                 "Place a portal entry (touching it jumps to an exit of the same letter or colour)", option="channel"),
     ElementKind("portal_exit", "Portal Exit", "U", 8, "portal-out",
                 "Place a portal exit (where the pen resumes after an entry of its letter or colour)", option="channel"),
-    ElementKind("escape_portal", "Escape Portal", "F", 10, "escape", "Place an escape portal (entering it ends the scrawl)"),
+    ElementKind("escape_portal", "Escape Portal", "F", 10, "escape",
+                "Place an escape portal (entering it ends the scrawl)"),
     ElementKind("start", "Start", "G", 8, "start", "Place a Start on the outer wall of the dungeon (snaps onto walls)",
                 on_wall=True),
     ElementKind("exit", "Exit", "X", 8, "exit", "Place an exit (reaching it ends the scrawl)"),
@@ -1143,24 +1144,10 @@ class ElementTool(LineTool):
 _OPTION_NAMES = {"variant": "type", "colour": "colour", "key_colour": "colour", "channel": "channel"}
 
 
-def _factory(cls, *args) -> Callable[[CanvasContext], Tool]:
+def _factory(tool_id: str, cls, *args) -> Callable[[CanvasContext], Tool]:
+    """A tool factory for the catalogue: ``cls(ctx, *args)`` whose options are kept under ``tool_id``."""
     def make(ctx: CanvasContext) -> Tool:
         tool = cls(ctx, *args)
-        return tool
-    return make
-
-
-def _area_factory(kind: str, tool_id: str):
-    def make(ctx):
-        tool = AreaTool(ctx, kind)
-        tool.tool_id = tool_id
-        return tool
-    return make
-
-
-def _simple_factory(cls, tool_id: str):
-    def make(ctx):
-        tool = cls(ctx)
         tool.tool_id = tool_id
         return tool
     return make
@@ -1168,17 +1155,19 @@ def _simple_factory(cls, tool_id: str):
 
 #: The line-family tools, as the window's catalogue lists them (after Select, V).
 TOOL_SPECS: list[ToolSpec] = [
-    ToolSpec("room", "Room", "R", "line", "Draw a room: drag a rectangle, or click its corners", _area_factory("room", "room")),
+    ToolSpec("room", "Room", "R", "line", "Draw a room: drag a rectangle, or click its corners",
+             _factory("room", AreaTool, "room")),
     ToolSpec("corridor", "Corridor", "C", "line", "Draw a corridor: drag a rectangle, or click its corners",
-             _area_factory("corridor", "corridor")),
+             _factory("corridor", AreaTool, "corridor")),
     ToolSpec("vertices", "Edit Vertices", "E", "line",
              "Edit outlines: drag a vertex, double-click an edge to add one, Alt+click or Delete to remove one",
-             _simple_factory(VertexTool, "vertices")),
+             _factory("vertices", VertexTool)),
     ToolSpec("wall", "Wall", "W", "line", "Draw a wall: click its points, double-click or Enter to finish",
-             _simple_factory(WallTool, "wall")),
+             _factory("wall", WallTool)),
     ToolSpec("door", "Door", "D", "line", "Put a door on a wall: drag along the wall (locks in Tool Options)",
-             _simple_factory(DoorTool, "door")),
-] + [ToolSpec(spec.kind, spec.name, spec.key, "line", spec.tooltip, _factory(ElementTool, spec)) for spec in ELEMENT_KINDS]
+             _factory("door", DoorTool)),
+] + [ToolSpec(spec.kind, spec.name, spec.key, "line", spec.tooltip, _factory(spec.kind, ElementTool, spec))
+     for spec in ELEMENT_KINDS]
 
 __all__ = ["AreaTool", "DoorTool", "ELEMENT_KINDS", "ElementKind", "ElementTool", "LineTool", "PointsTool",
            "TOOL_SPECS", "VertexTool", "WallTool"]
