@@ -50,7 +50,7 @@ def key(view, which):
 
 def new_line_window(qtbot, rooms=()):
     """A window with a new line dungeon from the ruleset template (plus ``rooms``: polygons
-    added as rooms before the test, not on the undo stack's account), zoomed on 0-130 mm."""
+    added as rooms before the test, not on the undo stack), at 200 % centred on (60, 66) mm."""
     window = make_window(qtbot)
     ruleset = bundled_rulesets()["line-classic"]
     document = new_document(template_data(ruleset, "Tool Test"), ruleset)
