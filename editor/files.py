@@ -265,7 +265,7 @@ class FileManager(QObject):
         """Ask which autosaved dungeons to recover: a list (possibly empty: discard them all)
         or ``None`` to decide at the next start. Without a screen (offscreen, screenshots)
         nothing is asked and the files are kept."""
-        if QGuiApplication.platformName() in ("offscreen", "minimal"):
+        if not _has_screen():
             return None
         dialog = RecoveryDialog(entries, self.window)
         dialog.exec()
@@ -556,11 +556,25 @@ class FileManager(QObject):
         self.window.add_document(document)
         return document
 
+    def restore_layout(self, geometry: bool = True, state: bool = True) -> None:
+        """Put the window back as it was when last closed (size, position, docks and tool
+        bars: the settings ``window/geometry`` and ``window/state``)."""
+        stored = settings()
+        if geometry and stored.value("window/geometry") is not None:
+            self.window.restoreGeometry(stored.value("window/geometry"))
+        if state and stored.value("window/state") is not None:
+            self.window.restoreState(stored.value("window/state"))
+
     def _startup(self) -> None:
-        state = settings().value("window/state")
-        if state is not None:
-            self.window.restoreState(state)
+        if _has_screen():  # after every feature module made its docks
+            self.restore_layout(geometry=False)
         self.check_recovery()
+
+
+def _has_screen() -> bool:
+    """False on the offscreen platform (tests, ``--screenshot``): no user layout to restore
+    there, so screenshots and tests get the default layout."""
+    return QGuiApplication.platformName() not in ("offscreen", "minimal")
 
 
 # dialogs -------------------------------------------------------------------------------------
@@ -679,9 +693,8 @@ def install(window) -> FileManager:
     file_menu.insertSeparator(after_open)
     manager._rebuild_recent_menu()
 
-    geometry = settings().value("window/geometry")
-    if geometry is not None:
-        window.restoreGeometry(geometry)
+    if _has_screen():
+        manager.restore_layout(state=False)  # before the window shows; docks come in _startup
     manager.startup_timer = QTimer(manager)
     manager.startup_timer.setSingleShot(True)
     manager.startup_timer.timeout.connect(manager._startup)

@@ -15,6 +15,7 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QDockWidget
 
 from editor.edits import ChangeSheet
 from tests.editor_support import GRID_DUNGEON, LINE_DUNGEON, REPO, drag, make_window
@@ -25,6 +26,9 @@ def _clean_files_state():
     """Each test starts with no recovery files and no recent files (settings live in the
     session's temporary XDG folders)."""
     from editor import files
+    from editor.mainwindow import settings
+
+    layout = {key: settings().value(key) for key in ("window/geometry", "window/state")}
 
     def clean():
         folder = files.recovery_dir()
@@ -36,6 +40,12 @@ def _clean_files_state():
     clean()
     yield
     clean()
+    stored = settings()  # later tests get the window layout they had before
+    for key, value in layout.items():
+        if value is None:
+            stored.remove(key)
+        else:
+            stored.setValue(key, value)
 
 
 @pytest.fixture
@@ -255,9 +265,15 @@ def test_recent_files_survive_a_new_window(qtbot, copies):
 def test_window_layout_comes_back_from_the_settings(qtbot):
     first = _window(qtbot)
     first.resize(720, 530)
+    history = first.findChild(QDockWidget, "history")
+    history.hide()
     first.close()  # saves the layout (MainWindow.about_to_close)
     second = _window(qtbot)
+    # restored at start-up on a real screen; offscreen (tests, screenshots) keeps the default
+    assert (second.width(), second.height()) != (720, 530)
+    second.files.restore_layout()
     assert (second.width(), second.height()) == (720, 530)
+    assert second.findChild(QDockWidget, "history").isHidden()
 
 
 # autosave and recovery ---------------------------------------------------------------------------
