@@ -248,7 +248,8 @@ class MainWindow(QMainWindow):
                 self.tabs.blockSignals(True)
                 self.tabs.setCurrentIndex(index)
                 self.tabs.blockSignals(False)
-            self._rebuild_tools(document.dungeon.family)
+            if not self._rebuild_tools(document.dungeon.family) and self.tool is not None:
+                self.set_tool(self.tool.spec.id)  # options follow the new dungeon's ruleset
             if not getattr(scene, "_fitted", False):
                 self.view.zoom_to_fit()
                 scene._fitted = True
@@ -387,9 +388,10 @@ class MainWindow(QMainWindow):
                 self.actions_by_id[action_id].setEnabled(family == "line")
 
     # tools -------------------------------------------------------------------------------
-    def _rebuild_tools(self, family: str) -> None:
+    def _rebuild_tools(self, family: str) -> bool:
+        """Make the tool bar and Tools menu of a family; ``False`` when they already are."""
         if getattr(self, "_tools_family", None) == family:
-            return
+            return False
         self._tools_family = family
         self.tool_bar.clear()
         tools_menu = self.menu("Tools")
@@ -411,6 +413,7 @@ class MainWindow(QMainWindow):
             tools_menu.addAction(action)
             self.tool_actions[spec.id] = action
         self.set_tool("select")
+        return True
 
     def set_tool(self, tool_id: str) -> None:
         """Make tool ``tool_id`` of the current family the active one."""

@@ -46,3 +46,16 @@ def _release_qt_clipboard():
 
     if QGuiApplication.instance() is not None:
         QGuiApplication.clipboard().clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_editor_settings():
+    """Each test starts with empty editor settings (recent files, grid step, window layout),
+    so no test depends on what an earlier one stored."""
+    import sys
+
+    yield
+    if "PySide6.QtCore" in sys.modules:
+        from PySide6.QtCore import QSettings
+
+        QSettings("inkcrawl", "inkcrawl-editor").clear()
