@@ -1,0 +1,705 @@
+"""The Pack dock: the dungeons of the open content pack, with thumbnails, and its manifest.
+
+When the window opens a pack (``window.pack_path`` set by ``window.open_path`` for a pack
+folder or its ``pack.json``), the browser lists the pack's dungeons in the manifest's order,
+each with a small picture of its printed sheet. Clicking one shows it on the canvas. The
+buttons and the list's context menu add a dungeon from the pack ruleset's template, duplicate
+one (new id, title "... (copy)"), remove one from the pack (its file stays on disk) and move
+them up and down; the manifest's name, version and description are edited above the list.
+
+Nothing is written until **Save Pack** (File menu, Ctrl+Alt+S): it saves the dungeons that
+are new or modified, then writes ``pack.json`` atomically with the dungeons in the browser's
+order, after checking it against ``schemas/pack.schema.json``. Pack-level changes have no
+undo of their own: removing a dungeon asks first and keeps its file, a move is undone by the
+opposite move, manifest fields keep the line editor's own undo, and closing the window with
+unsaved pack changes asks whether to save them.
+
+Dialogs go through seams tests replace: :meth:`PackBrowser.ask_title`,
+:meth:`PackBrowser.ask_confirm`, :meth:`PackBrowser.ask_save_pack` and :meth:`PackBrowser.tell`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QMessageBox,
+    QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
+)
+
+from editor.document import DungeonDocument, new_document
+from editor.edits import clone_dungeon
+from editor.templates import slug, template_data
+
+#: Size of a thumbnail in pixels (an A4 sheet's proportions).
+THUMB_SIZE = QSize(72, 102)
+#: Quiet time after an edit before a dungeon's thumbnail is drawn again, in ms.
+THUMB_DELAY_MS = 500
+#: The pack version pattern (schemas/pack.schema.json, semantic versioning).
+VERSION_PATTERN = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$")
+#: Member order of a manifest as inkcrawl writes it.
+MANIFEST_ORDER = ("type", "format_version", "id", "name", "version", "description", "ruleset", "rulesets",
+                  "dungeons", "decks")
+
+
+@dataclass
+class PackEntry:
+    """One dungeon of the pack: ``relative`` is its path in the manifest (``dungeons/x.json``),
+    ``document`` the open document (``None`` when its tab was closed: it stays in the pack),
+    ``title`` the last title seen (for a closed entry)."""
+
+    relative: str
+    document: DungeonDocument | None
+    title: str = ""
+
+
+def render_thumbnail(dungeon, ruleset, size: QSize = THUMB_SIZE) -> QImage:
+    """The printed sheet of ``dungeon`` drawn small (the exporters' own SVG, so it shows what
+    prints). Raises whatever the exporters raise for a sheet they cannot lay out."""
+    from PySide6.QtSvg import QSvgRenderer
+
+    from exporters.sheet import render_sheet
+
+    page = render_sheet(dungeon, ruleset)
+    renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
+    if not renderer.isValid():
+        raise ValueError("the sheet could not be drawn")
+    image = QImage(size, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    renderer.render(painter, QRectF(0, 0, size.width(), size.height()))
+    painter.end()
+    return image
+
+
+def _placeholder(text: str) -> QIcon:
+    image = QImage(THUMB_SIZE, QImage.Format.Format_RGB32)
+    image.fill(QColor("#eeeeee"))
+    painter = QPainter(image)
+    painter.setPen(QColor("#888888"))
+    painter.drawRect(0, 0, THUMB_SIZE.width() - 1, THUMB_SIZE.height() - 1)
+    painter.drawText(QRectF(0, 0, THUMB_SIZE.width(), THUMB_SIZE.height()), Qt.AlignmentFlag.AlignCenter, text)
+    painter.end()
+    return QIcon(QPixmap.fromImage(image))
+
+
+class _CloseGuard(QObject):
+    """Asks about unsaved pack changes before the window closes (an event filter runs before
+    the window's own close handling)."""
+
+    def __init__(self, browser: PackBrowser):
+        super().__init__(browser)
+        self.browser = browser
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Close and self.browser.modified:
+            answer = self.browser.ask_save_pack()
+            if answer == "cancel" or (answer == "save" and not self.browser.save_pack()):
+                event.ignore()
+                return True
+        return False
+
+
+class PackBrowser(QWidget):
+    """The Pack dock's widget. ``entries`` are the pack's dungeons in the pack's order,
+    ``manifest`` the manifest data being edited, ``modified`` whether it differs from the file."""
+
+    def __init__(self, window):
+        super().__init__()
+        self.window = window
+        self.manifest_path: Path | None = None
+        self.manifest: dict | None = None
+        self.entries: list[PackEntry] = []
+        self.modified = False
+        self._thumbs: dict[int, tuple[int, QIcon]] = {}
+        self._pending: list[DungeonDocument] = []
+        self._watched: set[int] = set()
+        self._syncing = False
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.hint = QLabel("No content pack open: open a pack folder or its pack.json to list its dungeons.")
+        self.hint.setWordWrap(True)
+        layout.addWidget(self.hint)
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        form = QFormLayout()
+        self.id_label = QLabel()
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("pack_name")
+        self.name_edit.setMaxLength(200)
+        self.version_edit = QLineEdit()
+        self.version_edit.setObjectName("pack_version")
+        self.version_edit.setToolTip("The pack's version, semantic versioning: 1.2.0")
+        self.description_edit = QPlainTextEdit()
+        self.description_edit.setObjectName("pack_description")
+        self.description_edit.setMaximumHeight(70)
+        self.description_edit.setTabChangesFocus(True)
+        form.addRow("Pack", self.id_label)
+        form.addRow("Name", self.name_edit)
+        form.addRow("Version", self.version_edit)
+        form.addRow("Description", self.description_edit)
+        body.addLayout(form)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b71c1c;")
+        self.message.hide()
+        body.addWidget(self.message)
+        self.list = QListWidget()
+        self.list.setObjectName("pack_dungeons")
+        self.list.setIconSize(THUMB_SIZE)
+        self.list.setSpacing(2)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._context_menu)
+        self.list.itemClicked.connect(self._clicked)
+        self.list.itemActivated.connect(self._clicked)
+        body.addWidget(self.list, 1)
+        self.buttons: dict[str, QPushButton] = {}
+        rows = (("add", "Add", "Add a dungeon from the pack ruleset's template"),
+                ("duplicate", "Duplicate", "Add a copy of the chosen dungeon (new id, title '... (copy)')"),
+                ("delete", "Remove", "Remove the chosen dungeon from the pack (its file stays on disk)"),
+                ("up", "Up", "Move the chosen dungeon up in the pack"),
+                ("down", "Down", "Move the chosen dungeon down in the pack"))
+        line = QHBoxLayout()
+        for key, text, tip in rows:
+            button = QPushButton(text)
+            button.setObjectName(f"pack_{key}")
+            button.setToolTip(tip)
+            line.addWidget(button)
+            self.buttons[key] = button
+        body.addLayout(line)
+        self.save_button = QPushButton("Save Pack")
+        self.save_button.setObjectName("pack_save")
+        self.save_button.setToolTip("Save the new and modified dungeons and the pack manifest (Ctrl+Alt+S)")
+        body.addWidget(self.save_button)
+        layout.addWidget(self.body, 1)
+
+        self.buttons["add"].clicked.connect(lambda: self.add_dungeon())
+        self.buttons["duplicate"].clicked.connect(lambda: self.duplicate_dungeon())
+        self.buttons["delete"].clicked.connect(lambda: self.remove_dungeon())
+        self.buttons["up"].clicked.connect(lambda: self.move(-1))
+        self.buttons["down"].clicked.connect(lambda: self.move(1))
+        self.save_button.clicked.connect(lambda: self.save_pack())
+        self.name_edit.editingFinished.connect(self._name_finished)
+        self.version_edit.editingFinished.connect(self._version_finished)
+        self.description_edit.textChanged.connect(self._description_changed)
+
+        self._thumb_timer = QTimer(self)
+        self._thumb_timer.setSingleShot(True)
+        self._thumb_timer.setInterval(THUMB_DELAY_MS)
+        self._thumb_timer.timeout.connect(self._render_next)
+        window.documents_changed.connect(self.sync)
+        window.current_changed.connect(lambda _doc: self._select_current())
+        self.sync()
+
+    # seams (tests replace these) ---------------------------------------------------------
+    def ask_title(self, default: str) -> str | None:
+        """Ask the title of a new dungeon; ``None`` when cancelled."""
+        text, ok = QInputDialog.getText(self.window, "Add dungeon", "Title of the new dungeon:", text=default)
+        return text.strip() if ok and text.strip() else None
+
+    def ask_confirm(self, title: str, text: str) -> bool:
+        """Ask a yes/no question; ``True`` to go on."""
+        answer = QMessageBox.question(self.window, title, text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                      QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def ask_save_pack(self) -> str:
+        """Ask what to do with unsaved pack changes: ``"save"``, ``"discard"`` or ``"cancel"``."""
+        answer = QMessageBox.question(
+            self.window, "Unsaved pack changes",
+            f"Save the changes to the pack {self.manifest.get('name', '') if self.manifest else ''} "
+            "(its list of dungeons and manifest)?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+            answer, "cancel")
+
+    def tell(self, text: str, error: bool = False) -> None:
+        """Show a message about the pack in the dock and the status bar."""
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b71c1c;" if error else "color: #1b5e20;")
+        self.message.show()
+        self.window.show_status(text, 10000)
+
+    # state -------------------------------------------------------------------------------
+    @property
+    def pack_dir(self) -> Path | None:
+        """The pack folder (where ``pack.json`` lives)."""
+        return self.manifest_path.parent if self.manifest_path is not None else None
+
+    def documents(self) -> list[DungeonDocument]:
+        """The open documents of the pack, in the pack's order."""
+        return [e.document for e in self.entries if e.document is not None]
+
+    def _set_modified(self, on: bool = True) -> None:
+        self.modified = on
+        dock = self.parentWidget()
+        if dock is not None and hasattr(dock, "setWindowTitle"):
+            dock.setWindowTitle("Pack *" if on else "Pack")
+
+    def _load_manifest(self, path: Path) -> None:
+        from inkcrawl.validate import load_document
+
+        loaded = load_document(path)
+        self.manifest_path = path
+        self.manifest = loaded.data if loaded.file_type == "pack" and isinstance(loaded.data, dict) else None
+        self.entries = []
+        self._set_modified(False)
+        if self.manifest is None:
+            return
+        for relative in self.manifest.get("dungeons", []):
+            if isinstance(relative, str):
+                self.entries.append(PackEntry(relative, None))
+        self.name_edit.setText(self.manifest.get("name", ""))
+        self.version_edit.setText(self.manifest.get("version", ""))
+        self.description_edit.blockSignals(True)
+        self.description_edit.setPlainText(self.manifest.get("description", ""))
+        self.description_edit.blockSignals(False)
+        self.id_label.setText(f"{self.manifest.get('id', '')} \u2014 ruleset {self.manifest.get('ruleset', '')}")
+
+    def _path_of(self, relative: str) -> Path:
+        return (self.pack_dir / relative).resolve()
+
+    def sync(self) -> None:
+        """Bring the list in step with the window: a newly opened pack, dungeons opened and
+        closed (a closed dungeon stays in the pack, shown as closed)."""
+        if self._syncing:
+            return
+        pack_path = getattr(self.window, "pack_path", None)
+        pack_path = Path(pack_path) if pack_path is not None else None
+        if pack_path != self.manifest_path:
+            self._load_manifest(pack_path) if pack_path is not None else self._clear()
+        open_docs = list(self.window.documents)
+        for entry in self.entries:
+            if entry.document is not None and entry.document not in open_docs:
+                entry.title = entry.title or entry.relative
+                entry.document = None
+            if entry.document is None and self.pack_dir is not None:
+                target = self._path_of(entry.relative)
+                for document in open_docs:
+                    if document.path is not None and document.path.resolve() == target:
+                        entry.document = document
+            if entry.document is not None:
+                entry.title = entry.document.dungeon.sheet.title
+                self._watch(entry.document)
+        self.hint.setVisible(self.manifest is None)
+        self.body.setVisible(self.manifest is not None)
+        self.refresh_list()
+
+    def _clear(self) -> None:
+        self.manifest_path = None
+        self.manifest = None
+        self.entries = []
+        self._set_modified(False)
+
+    def _watch(self, document: DungeonDocument) -> None:
+        if id(document) in self._watched:
+            return
+        self._watched.add(id(document))
+        document.changed.connect(lambda refs, d=document: self._document_changed(d, refs))
+        document.undo_stack.cleanChanged.connect(lambda _clean: self.refresh_list())
+        document.destroyed.connect(lambda _=None, key=id(document): self._forget(key))
+        self._queue_thumbnail(document, delay=False)
+
+    def _forget(self, key: int) -> None:
+        self._watched.discard(key)
+        self._thumbs.pop(key, None)
+        self._pending = [d for d in self._pending if id(d) != key]
+
+    def _document_changed(self, document: DungeonDocument, refs) -> None:
+        if "sheet" in refs or "*" in refs:
+            self.refresh_list()
+        self._queue_thumbnail(document)
+
+    # list --------------------------------------------------------------------------------
+    def refresh_list(self) -> None:
+        """Show the entries (titles, files, unsaved marks, thumbnails) and the current row."""
+        self.list.blockSignals(True)
+        self.list.clear()
+        for number, entry in enumerate(self.entries, start=1):
+            document = entry.document
+            if document is not None:
+                title = document.dungeon.sheet.title
+                unsaved = document.modified or document.path is None or not document.path.exists()
+                state = " \u2022 unsaved" if unsaved else ""
+                cached = self._thumbs.get(id(document))
+                icon = cached[1] if cached is not None else _placeholder("\u2026")
+            else:
+                title, state, icon = entry.title or entry.relative, " \u2022 closed", _placeholder("closed")
+            item = QListWidgetItem(icon, f"{number}. {title}\n{entry.relative}{state}")
+            item.setToolTip(str(self._path_of(entry.relative)) if self.pack_dir else entry.relative)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        self._select_current()
+        self._update_buttons()
+
+    def _select_current(self) -> None:
+        current = self.window.current
+        for row, entry in enumerate(self.entries):
+            if entry.document is not None and entry.document is current:
+                self.list.blockSignals(True)
+                self.list.setCurrentRow(row)
+                self.list.blockSignals(False)
+                break
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        row = self.list.currentRow()
+        has = 0 <= row < len(self.entries)
+        self.buttons["duplicate"].setEnabled(has)
+        self.buttons["delete"].setEnabled(has)
+        self.buttons["up"].setEnabled(has and row > 0)
+        self.buttons["down"].setEnabled(has and row < len(self.entries) - 1)
+        if getattr(self, "save_action", None) is not None:
+            self.save_action.setEnabled(self.manifest is not None)
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        row = self.list.row(item)
+        if 0 <= row < len(self.entries):
+            self.show_entry(row)
+
+    def show_entry(self, row: int) -> None:
+        """Show dungeon ``row`` of the pack on the canvas (opening it again if it was closed)."""
+        entry = self.entries[row]
+        if entry.document is None:
+            target = self._path_of(entry.relative)
+            if not target.is_file():
+                self.tell(f"{entry.relative} is not on disk: remove it from the pack or restore the file", True)
+                return
+            self.window.open_path(target)
+            self.sync()
+        if entry.document is not None:
+            self.window.set_current(entry.document)
+
+    def _context_menu(self, pos) -> None:
+        item = self.list.itemAt(pos)
+        if item is not None:
+            self.list.setCurrentItem(item)
+        menu = QMenu(self)
+        for key in ("add", "duplicate", "delete", "up", "down"):
+            action = menu.addAction(self.buttons[key].text(), self.buttons[key].click)
+            action.setToolTip(self.buttons[key].toolTip())
+            action.setEnabled(self.buttons[key].isEnabled())
+        menu.exec(self.list.viewport().mapToGlobal(pos))
+
+    # thumbnails --------------------------------------------------------------------------
+    def _queue_thumbnail(self, document: DungeonDocument, delay: bool = True) -> None:
+        if document not in self._pending:
+            self._pending.append(document)
+        self._thumb_timer.start(THUMB_DELAY_MS if delay else 0)
+
+    def _render_next(self) -> None:
+        """Draw one waiting thumbnail, then come back for the next (the window stays responsive)."""
+        while self._pending:
+            document = self._pending.pop(0)
+            if id(document) in self._watched and document in self.window.documents:
+                self._render(document)
+                break
+        if self._pending:
+            self._thumb_timer.start(0)
+        self.refresh_list()
+
+    def _render(self, document: DungeonDocument) -> None:
+        try:
+            icon = QIcon(QPixmap.fromImage(render_thumbnail(document.dungeon, document.ruleset)))
+        except Exception:  # noqa: BLE001 - a sheet the exporters cannot lay out gets a marked placeholder
+            icon = _placeholder("!")
+        self._thumbs[id(document)] = (document.revision, icon)
+
+    def flush_thumbnails(self) -> None:
+        """Draw every waiting thumbnail now (for tests and screenshots)."""
+        self._thumb_timer.stop()
+        while self._pending:
+            document = self._pending.pop(0)
+            if id(document) in self._watched and document in self.window.documents:
+                self._render(document)
+        self.refresh_list()
+
+    def thumbnail(self, document: DungeonDocument) -> tuple[int, QIcon] | None:
+        """``(model revision drawn, icon)`` of a dungeon's thumbnail, or ``None`` before it is drawn."""
+        return self._thumbs.get(id(document))
+
+    # commands ----------------------------------------------------------------------------
+    def _ruleset_and_registry(self):
+        from inkcrawl.validate import RulesetRegistry
+
+        for document in self.documents():
+            ruleset = document.registry.get(self.manifest.get("ruleset", ""))
+            if ruleset is not None:
+                return ruleset, document.registry
+        registry = RulesetRegistry([])
+        return registry.get(self.manifest.get("ruleset", "")), registry
+
+    def _taken_ids(self) -> set[str]:
+        return {d.dungeon.id for d in self.documents()}
+
+    def _unique_id(self, base: str) -> str:
+        taken = self._taken_ids()
+        base = base[:56]
+        candidate, n = base, 2
+        while candidate in taken:
+            candidate = f"{base}-{n}"
+            n += 1
+        return candidate
+
+    def _new_relative(self, dungeon_id: str) -> str:
+        used = {e.relative for e in self.entries}
+        stem, n = dungeon_id, 2
+        while f"dungeons/{stem}.json" in used or (self.pack_dir / "dungeons" / f"{stem}.json").exists():
+            stem = f"{dungeon_id}-{n}"
+            n += 1
+        return f"dungeons/{stem}.json"
+
+    def _insert(self, row: int, document: DungeonDocument, relative: str) -> None:
+        document.path = self.pack_dir / relative
+        neighbours = [e.document for e in self.entries[:row] if e.document is not None]
+        index = self.window.documents.index(neighbours[-1]) + 1 if neighbours else 0
+        self.entries.insert(row, PackEntry(relative, document, document.dungeon.sheet.title))
+        self._syncing = True
+        try:
+            self.window.add_document(document, make_current=True, index=index)
+        finally:
+            self._syncing = False
+        self._set_modified()
+        self.sync()
+        self.list.setCurrentRow(row)
+        self._update_buttons()
+
+    def add_dungeon(self, title: str | None = None) -> DungeonDocument | None:
+        """Add a new dungeon from the template of the pack's ruleset, after the chosen one (or
+        at the end). Its file goes to the pack's ``dungeons/`` folder when the pack is saved."""
+        if self.manifest is None:
+            return None
+        ruleset, registry = self._ruleset_and_registry()
+        if ruleset is None:
+            self.tell(f"The pack's ruleset '{self.manifest.get('ruleset')}' is not known here", True)
+            return None
+        title = title if title is not None else self.ask_title("New Dungeon")
+        if not title:
+            return None
+        title = title[:120]
+        dungeon_id = self._unique_id(slug(title))
+        data = template_data(ruleset, title, dungeon_id)
+        document = new_document(data, ruleset, registry, self.window)
+        row = self.list.currentRow() + 1 if 0 <= self.list.currentRow() < len(self.entries) else len(self.entries)
+        relative = self._new_relative(dungeon_id)
+        self._insert(row, document, relative)
+        self.tell(f"Added '{title}' ({relative}); Save Pack writes it", False)
+        return document
+
+    def duplicate_dungeon(self, row: int | None = None) -> DungeonDocument | None:
+        """Add a copy of dungeon ``row`` (the chosen one) right after it: a new id and the title
+        "... (copy)"; its file goes to ``dungeons/`` when the pack is saved."""
+        row = self.list.currentRow() if row is None else row
+        if not 0 <= row < len(self.entries):
+            return None
+        if self.entries[row].document is None:
+            self.show_entry(row)
+        source = self.entries[row].document
+        if source is None:
+            return None
+        dungeon = clone_dungeon(source.dungeon)
+        dungeon.id = self._unique_id(f"{source.dungeon.id}-copy")
+        dungeon.sheet.title = source.dungeon.sheet.title[:120 - len(" (copy)")] + " (copy)"
+        document = DungeonDocument(dungeon, source.ruleset, None, source.registry, source.deck, self.window)
+        relative = self._new_relative(dungeon.id)
+        self._insert(row + 1, document, relative)
+        self.tell(f"Duplicated as '{dungeon.sheet.title}' ({relative}); Save Pack writes it", False)
+        return document
+
+    def remove_dungeon(self, row: int | None = None) -> bool:
+        """Remove dungeon ``row`` from the pack after asking; its file stays on disk (and its
+        tab closes, asking to save unsaved changes first). ``True`` when removed."""
+        row = self.list.currentRow() if row is None else row
+        if not 0 <= row < len(self.entries):
+            return False
+        entry = self.entries[row]
+        document = entry.document
+        on_disk = self._path_of(entry.relative).is_file()
+        keep = (f"The file {entry.relative} stays on disk; Save Pack writes the pack without it."
+                if on_disk else "It was never saved, so there is no file to keep.")
+        if len(self.entries) == 1:
+            self.tell("A pack holds at least one dungeon: add another before removing this one", True)
+            return False
+        title = document.dungeon.sheet.title if document is not None else entry.title
+        if not self.ask_confirm("Remove dungeon from pack", f"Remove '{title}' from the pack?\n\n{keep}"):
+            return False
+        if document is not None:
+            self._syncing = True
+            try:
+                closed = self.window.close_document(document, ask=True)
+            finally:
+                self._syncing = False
+            if not closed:
+                return False
+        del self.entries[row]
+        self._set_modified()
+        self.sync()
+        self.list.setCurrentRow(min(row, len(self.entries) - 1))
+        self._update_buttons()
+        self.tell(f"Removed '{title}' from the pack. {keep}", False)
+        return True
+
+    def move(self, step: int, row: int | None = None) -> bool:
+        """Move dungeon ``row`` (the chosen one) ``step`` places (-1 up, 1 down) in the pack;
+        the tabs follow. ``True`` when moved."""
+        row = self.list.currentRow() if row is None else row
+        target = row + step
+        if not (0 <= row < len(self.entries) and 0 <= target < len(self.entries)):
+            return False
+        self.entries[row], self.entries[target] = self.entries[target], self.entries[row]
+        self._sync_tab_order()
+        self._set_modified()
+        self.refresh_list()
+        self.list.setCurrentRow(target)
+        self._update_buttons()
+        return True
+
+    def _sync_tab_order(self) -> None:
+        """Reorder the window's documents so the pack's open dungeons follow the pack's order."""
+        wanted = [d for d in self.documents() if d in self.window.documents]
+        slots = sorted(self.window.documents.index(d) for d in wanted)
+        self._syncing = True
+        try:
+            for document, slot in zip(wanted, slots):
+                at = self.window.documents.index(document)
+                if at != slot:
+                    self.window.move_document(at, slot)
+        finally:
+            self._syncing = False
+
+    # manifest ----------------------------------------------------------------------------
+    def _name_finished(self) -> None:
+        if self.manifest is None:
+            return
+        name = self.name_edit.text().strip()
+        if not name:
+            self.tell("The pack's name cannot be empty", True)
+            self.name_edit.setText(self.manifest.get("name", ""))
+        elif name != self.manifest.get("name"):
+            self.manifest["name"] = name
+            self._set_modified()
+
+    def _version_finished(self) -> None:
+        if self.manifest is None:
+            return
+        version = self.version_edit.text().strip()
+        if not VERSION_PATTERN.match(version):
+            self.tell(f"'{version}' is not a version: use semantic versioning such as 1.2.0", True)
+            self.version_edit.setText(self.manifest.get("version", ""))
+        elif version != self.manifest.get("version"):
+            self.manifest["version"] = version
+            self._set_modified()
+
+    def _description_changed(self) -> None:
+        if self.manifest is None:
+            return
+        text = self.description_edit.toPlainText()
+        if len(text) > 2000:
+            self.tell("A pack description holds at most 2000 characters", True)
+            return
+        if text.strip():
+            if text != self.manifest.get("description"):
+                self.manifest["description"] = text
+                self._set_modified()
+        elif "description" in self.manifest:
+            del self.manifest["description"]
+            self._set_modified()
+
+    def manifest_data(self) -> dict | None:
+        """The manifest as Save Pack writes it (dungeons in the browser's order), or ``None``
+        with a message when a dungeon lies outside the pack folder."""
+        if self.manifest is None:
+            return None
+        dungeons = []
+        for entry in self.entries:
+            if entry.document is not None and entry.document.path is not None:
+                try:
+                    relative = entry.document.path.resolve().relative_to(self.pack_dir.resolve()).as_posix()
+                except ValueError:
+                    self.tell(f"'{entry.document.dungeon.sheet.title}' is saved outside the pack folder "
+                              f"({entry.document.path}); save it inside {self.pack_dir} first", True)
+                    return None
+                entry.relative = relative
+            dungeons.append(entry.relative)
+        data = dict(self.manifest)
+        data["dungeons"] = dungeons
+        ordered = {key: data[key] for key in MANIFEST_ORDER if key in data}
+        ordered.update({key: value for key, value in data.items() if key not in ordered})
+        return ordered
+
+    def save_pack(self) -> bool:
+        """Save the pack's new and modified dungeons, then write ``pack.json`` atomically with
+        the dungeons in the browser's order. ``True`` when everything was written; otherwise a
+        message says what was not (the old manifest is then untouched)."""
+        from inkcrawl.jsonio import write_json_atomic
+        from inkcrawl.schema import schema_problems
+
+        if self.manifest is None:
+            return False
+        self._name_finished()
+        self._version_finished()
+        data = self.manifest_data()
+        if data is None:
+            return False
+        problems = schema_problems(data, "pack", str(self.manifest_path))
+        if problems:
+            self.tell("The pack was not saved: " + "; ".join(f"{p.pointer} {p.message}" for p in problems[:3]), True)
+            return False
+        ids: dict[str, str] = {}
+        for document in self.documents():
+            other = ids.get(document.dungeon.id)
+            if other is not None:
+                self.tell(f"The pack was not saved: two dungeons have the id '{document.dungeon.id}' ({other}); "
+                          "change one in the Inspector", True)
+                return False
+            ids[document.dungeon.id] = document.dungeon.sheet.title
+        for document in self.documents():
+            if document.modified or document.path is None or not document.path.exists():
+                try:
+                    document.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    self.tell(f"The pack was not saved: {document.path.parent} cannot be made ({exc})", True)
+                    return False
+                if not self.window.save_document(document):
+                    self.tell(f"The pack was not saved: '{document.dungeon.sheet.title}' could not be written", True)
+                    return False
+        try:
+            write_json_atomic(self.manifest_path, data)
+        except OSError as exc:
+            self.tell(f"{self.manifest_path} could not be written: {exc.strerror or exc}. The file on disk is "
+                      "unchanged.", True)
+            return False
+        self.manifest = data
+        self._set_modified(False)
+        self.refresh_list()
+        self.tell(f"Saved the pack ({len(data['dungeons'])} dungeons) to {self.manifest_path}", False)
+        return True
+
+
+def install(window) -> PackBrowser:
+    """Add the Pack dock and File > Save Pack to ``window`` (the browser is ``window.pack_browser``)."""
+    browser = PackBrowser(window)
+    browser.setObjectName("pack_browser")
+    window.pack_browser = browser
+    window.add_dock(browser, "Pack", Qt.DockWidgetArea.LeftDockWidgetArea, "pack")
+    action = QAction("Save &Pack", window)
+    action.setObjectName("save_pack")
+    action.setShortcut(QKeySequence("Ctrl+Alt+S"))
+    action.setToolTip("Save the pack's new and modified dungeons and its manifest (Ctrl+Alt+S)")
+    action.setStatusTip("Save the pack's new and modified dungeons and its manifest")
+    action.triggered.connect(lambda: browser.save_pack())
+    window.menu("File").addAction(action)
+    browser.save_action = action
+    browser._update_buttons()
+    browser.close_guard = _CloseGuard(browser)
+    window.installEventFilter(browser.close_guard)
+    return browser
