@@ -291,3 +291,22 @@ def test_export_of_a_pack_dungeon_copied_elsewhere_uses_the_ruleset_deck(qtbot, 
     assert [deck_id for deck_id, _ in deck_choices(window.current)] == [None]
     assert window.exporter.export("cards") == target
     assert len(_pdf_sizes(target)) >= 1
+
+
+def test_export_dialog_gives_the_options_set_in_it(qtbot):
+    from editor.export_menu import ExportDialog
+
+    dialog = ExportDialog("cards", ExportOptions(), [("gentle", "Gentle deck"), (None, "Ruleset deck")], 3)
+    qtbot.addWidget(dialog)
+    dialog.paper.setCurrentText("Letter")
+    dialog.bleed.setValue(3)
+    dialog.crop.setChecked(True)
+    dialog.backs.setChecked(True)
+    dialog.deck.setCurrentIndex(0)
+    options = dialog.options()
+    assert (options.paper, options.bleed_mm, options.crop_marks, options.backs, options.deck, options.margin_mm) == \
+        ("Letter", 3, True, True, "gentle", None)
+    pdf = ExportDialog("pdf", ExportOptions(copies=4, scope="all", margin_mm=5), [], 3)
+    qtbot.addWidget(pdf)
+    assert pdf.options() == ExportOptions(copies=4, scope="all", margin_mm=5)
+    assert pdf.options().page_options().margin_mm == 5

@@ -462,3 +462,52 @@ def test_damaged_recovery_file_is_reported_and_set_aside(qtbot, copies):
     level, title, text = window.show_file_message[-1]
     assert level == "warning" and "damaged" in text
     assert not recovery.exists() and recovery.with_suffix(".damaged").exists()
+
+
+def test_default_dialogs_give_what_the_seams_return(qtbot, copies, tmp_path):
+    from editor.files import NewDungeonDialog, RecoveryDialog, RecoveryEntry
+    from inkcrawl.rulesets import bundled_rulesets
+
+    rulesets = list(bundled_rulesets().values())
+    dialog = NewDungeonDialog(rulesets)
+    qtbot.addWidget(dialog)
+    dialog.ruleset_box.setCurrentIndex(1)
+    dialog.title_edit.setText("Ember Crypt")
+    assert dialog.choice() == (rulesets[1], "Ember Crypt")
+    entries = [RecoveryEntry(tmp_path / f"{n}.json", f"Dungeon {n}", None, "now", "s", {}) for n in range(2)]
+    recovery = RecoveryDialog(entries)
+    qtbot.addWidget(recovery)
+    recovery.list.item(0).setCheckState(Qt.CheckState.Unchecked)
+    recovery._recover()
+    assert recovery.result_entries == [entries[1]]
+
+
+def test_close_prompt_save_goes_through_the_safe_save(qtbot, copies, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    import editor.mainwindow
+
+    line, _ = copies
+    window = _window(qtbot, line)
+    del window.confirm_discard  # the window's own prompt, answered below instead of by a person
+    answers = []
+    monkeypatch.setattr(editor.mainwindow.QMessageBox, "question", lambda *args, **kwargs: answers.pop(0))
+    _retitle(window)
+    answers.append(QMessageBox.StandardButton.Cancel)
+    assert window.close_document(window.current) is False and window.current.modified
+    answers.append(QMessageBox.StandardButton.Save)
+    text = window.current.canonical_text()
+    assert window.close_document(window.current) is True
+    assert line.read_text(encoding="utf-8") == text and window.documents == []
+    # a new dungeon's Save asks for a file; cancelling it keeps the dungeon open
+    from inkcrawl.rulesets import bundled_rulesets
+
+    document = window.files.create_document(bundled_rulesets()["grid-classic"], "Fresh")
+    _retitle(window, "Fresh and edited")
+    window.ask_save_path = lambda d: None
+    answers.append(QMessageBox.StandardButton.Save)
+    assert window.close_document(document) is False and window.documents == [document]
+    window.ask_save_path = lambda d: tmp_path / "fresh.json"
+    answers.append(QMessageBox.StandardButton.Save)
+    assert window.close_document(document) is True
+    assert (tmp_path / "fresh.json").is_file()
