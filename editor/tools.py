@@ -122,11 +122,6 @@ class Tool:
     def mouse_double_click(self, view, event, pos: QPointF) -> bool:
         return False
 
-    def claims_key(self, event) -> bool:
-        """Whether the tool wants this key press before the window's shortcuts see it (e.g.
-        Backspace to take back a point while drawing, instead of deleting the selection)."""
-        return False
-
     def key_press(self, view, event) -> bool:
         if event.key() == Qt.Key.Key_Escape:
             self.cancel()

@@ -7,7 +7,7 @@ measures 24 mm on a ruler held to the monitor.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsView
 
@@ -141,14 +141,6 @@ class CanvasView(QGraphicsView):
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
-
-    def event(self, event) -> bool:
-        # Let the active tool keep keys it needs (Enter, Backspace, Delete while drawing) from
-        # the window's shortcuts: Qt asks with a ShortcutOverride event first.
-        if event.type() == QEvent.Type.ShortcutOverride and self.tool is not None and self.tool.claims_key(event):
-            event.accept()
-            return True
-        return super().event(event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
