@@ -105,6 +105,30 @@ class _CloseGuard(QObject):
         return False
 
 
+class _DocumentWatch(QObject):
+    """Forwards a document's signals to the browser; a child of the browser, so Qt cuts the
+    connections when the browser goes (documents may outlive it)."""
+
+    def __init__(self, browser: PackBrowser, document: DungeonDocument):
+        super().__init__(browser)
+        self.browser = browser
+        self.document = document
+        self.key = id(document)
+        document.changed.connect(self.changed)
+        document.undo_stack.cleanChanged.connect(self.clean_changed)
+        document.destroyed.connect(self.gone)
+
+    def changed(self, refs) -> None:
+        self.browser._document_changed(self.document, refs)
+
+    def clean_changed(self, _clean) -> None:
+        self.browser.refresh_list()
+
+    def gone(self, _obj=None) -> None:
+        self.browser._forget(self.key)
+        self.deleteLater()
+
+
 class PackBrowser(QWidget):
     """The Pack dock's widget. ``entries`` are the pack's dungeons in the pack's order,
     ``manifest`` the manifest data being edited, ``modified`` whether it differs from the file."""
@@ -195,7 +219,7 @@ class PackBrowser(QWidget):
         self._thumb_timer.setInterval(THUMB_DELAY_MS)
         self._thumb_timer.timeout.connect(self._render_next)
         window.documents_changed.connect(self.sync)
-        window.current_changed.connect(lambda _doc: self._select_current())
+        window.current_changed.connect(self._on_current)
         self.sync()
 
     # seams (tests replace these) ---------------------------------------------------------
@@ -304,9 +328,7 @@ class PackBrowser(QWidget):
         if id(document) in self._watched:
             return
         self._watched.add(id(document))
-        document.changed.connect(lambda refs, d=document: self._document_changed(d, refs))
-        document.undo_stack.cleanChanged.connect(lambda _clean: self.refresh_list())
-        document.destroyed.connect(lambda _=None, key=id(document): self._forget(key))
+        _DocumentWatch(self, document)
         self._queue_thumbnail(document, delay=False)
 
     def _forget(self, key: int) -> None:
@@ -340,6 +362,9 @@ class PackBrowser(QWidget):
         self.list.blockSignals(False)
         self._select_current()
         self._update_buttons()
+
+    def _on_current(self, _document) -> None:
+        self._select_current()
 
     def _select_current(self) -> None:
         current = self.window.current
