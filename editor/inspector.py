@@ -182,7 +182,9 @@ class LiveTextField(ObjectField):
         self.edit.setObjectName(f"inspect_{attribute}")
         self.widget = self.edit
         self.session = next(_SESSIONS)
-        self.edit.textEdited.connect(self._typed)
+        # textChanged, not textEdited: the line edit's own undo (Ctrl+Z while typing) reaches
+        # the model too; load() blocks signals so showing the model's value pushes nothing
+        self.edit.textChanged.connect(self._typed)
         self.edit.editingFinished.connect(self._finished)
 
     def read(self) -> list:
@@ -193,7 +195,9 @@ class LiveTextField(ObjectField):
 
     def load(self) -> None:
         same, value = _common(self.read())
+        self.edit.blockSignals(True)
         self.edit.setText(value or "" if same else "")
+        self.edit.blockSignals(False)
         self.edit.setPlaceholderText("" if same else MIXED)
         self.edit.setModified(False)
 
@@ -453,8 +457,8 @@ class SheetTextField(Field):
         self.edit.setMaxLength(max_length)
         self.widget = self.edit
         self.session = next(_SESSIONS)
-        if live:
-            self.edit.textEdited.connect(self._typed)
+        if live:  # textChanged: the line edit's own undo reaches the model too (see LiveTextField)
+            self.edit.textChanged.connect(self._typed)
         self.edit.editingFinished.connect(self._finished)
 
     def value(self) -> str:
@@ -462,7 +466,9 @@ class SheetTextField(Field):
         return dungeon.id if self.member == "id" else getattr(dungeon.sheet, self.member)
 
     def load(self) -> None:
+        self.edit.blockSignals(True)
         self.edit.setText(self.value())
+        self.edit.blockSignals(False)
         self.edit.setModified(False)
 
     def _typed(self, text: str) -> None:

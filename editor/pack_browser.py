@@ -300,6 +300,8 @@ class PackBrowser(QWidget):
         pack_path = getattr(self.window, "pack_path", None)
         pack_path = Path(pack_path) if pack_path is not None else None
         if pack_path != self.manifest_path:
+            if self.modified and self.manifest is not None and self.ask_save_pack() == "save":
+                self.save_pack()  # another pack replaces this one: offer to keep its changes first
             self._load_manifest(pack_path) if pack_path is not None else self._clear()
         open_docs = list(self.window.documents)
         for entry in self.entries:

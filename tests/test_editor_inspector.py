@@ -76,6 +76,13 @@ def test_typing_a_name_is_one_undo_step_and_undo_restores_the_exact_json(qtbot):
     assert window.inspector.fields_by_name["name"].edit.text() == (monster.name or "")  # follows undo
     window.action("redo").trigger()
     assert window.inspector.fields_by_name["name"].edit.text() == "Grumbling Rat"
+    # Ctrl+Z inside the field while typing takes the model back with the text
+    name = window.inspector.fields_by_name["name"].edit
+    name.setFocus()
+    qtbot.keyClicks(name, "s")
+    assert find(document.dungeon, monster.id)[2].name == "Grumbling Rats"
+    QTest.keyClick(name, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert name.text() == "Grumbling Rat" and find(document.dungeon, monster.id)[2].name == "Grumbling Rat"
 
 
 def test_several_objects_mixed_values_and_one_step_for_all(qtbot):
