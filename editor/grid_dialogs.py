@@ -4,9 +4,12 @@ The dialog asks for the number of columns and rows and, as the numbers change, l
 object that would fall outside the new grid (:func:`editor.edits.objects_outside`: features in
 removed rooms, passages touching them, entryways no longer on an outer edge); its OK button
 then reads "Resize and Remove N Objects", so the removal is confirmed knowingly. Applying
-pushes one :class:`editor.edits.ResizeGrid`: Ctrl+Z brings the grid and every removed object
-back, byte for byte. The grid grows and shrinks on its right and bottom sides; its top-left
-corner stays where it is on the sheet.
+pushes one undo step (:func:`plan_resize`: an :class:`editor.edits.ResizeGrid`, preceded by the
+moves below): Ctrl+Z brings the grid and every removed object back, byte for byte. The grid
+grows and shrinks on its right and bottom sides; its top-left corner stays where it is on the
+sheet. When the grid grows, the entryways on its east (south) edge move out with that edge, to
+the same row (column) of the new last column (row), instead of being left on what became an
+inner edge; the dialog says so.
 
 Seam for tests and scripts: :func:`install` sets ``window.ask_grid_size(dungeon, ruleset)``,
 which returns ``(columns, rows)`` or ``None`` when cancelled; replace it to answer without a
@@ -16,12 +19,13 @@ dialog.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 
 from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QFormLayout, QLabel, QListWidget, QSpinBox, QVBoxLayout,
 )
 
-from editor.edits import EditError, ResizeGrid, objects_outside
+from editor.edits import Compound, Edit, EditError, MoveObjects, ResizeGrid
 from inkcrawl.model import Entryway, Feature, GridDungeon, Passage, SIDE_OFFSETS, edge_key
 
 #: Largest number of columns or rows the dialog offers (26 letters of column labels).
@@ -44,6 +48,43 @@ def describe_object(dungeon: GridDungeon, obj) -> str:
     return str(obj)
 
 
+@dataclass
+class ResizePlan:
+    """What resizing a grid to ``columns`` x ``rows`` does: ``edit`` (one undo step),
+    ``removed`` (the objects that fall outside, in file order) and ``moved`` (entryways that
+    follow a growing edge, as ``(entryway, new cell)``)."""
+
+    columns: int
+    rows: int
+    edit: Edit
+    removed: list = field(default_factory=list)
+    moved: list = field(default_factory=list)
+
+
+def plan_resize(dungeon: GridDungeon, columns: int, rows: int) -> ResizePlan:
+    """The edit that resizes ``dungeon``'s grid to ``columns`` x ``rows`` (see the module
+    docstring). Raises :class:`editor.edits.EditError` for a size below 1 x 1."""
+    grid = dungeon.grid
+    grow = {"east": (max(columns - grid.columns, 0), 0), "south": (0, max(rows - grid.rows, 0))}
+    moves: list[MoveObjects] = []
+    moved = []
+    for entryway in dungeon.entryways:
+        dc, dr = grow.get(entryway.side, (0, 0))
+        if (dc or dr) and grid.is_outer_edge(entryway.cell, entryway.side):
+            moves.append(MoveObjects(dungeon, [entryway.id], dc, dr, "Move entryway"))
+            moved.append((entryway, (entryway.cell[0] + dc, entryway.cell[1] + dr)))
+    if not moves:
+        resize = ResizeGrid(dungeon, columns, rows)
+        return ResizePlan(columns, rows, resize, [obj for _, _, obj in resize.removed])
+    # ResizeGrid remembers what falls outside by position: work it out on the moved model
+    trial = copy.deepcopy(dungeon)
+    for move in moves:
+        move.redo(trial)
+    resize = ResizeGrid(trial, columns, rows)
+    return ResizePlan(columns, rows, Compound([*moves, resize], resize.text),
+                      [obj for _, _, obj in resize.removed], moved)
+
+
 def layout_problem(dungeon: GridDungeon, ruleset, columns: int, rows: int) -> str | None:
     """Why the sheet could not be printed with a ``columns`` x ``rows`` grid (the exporters'
     own layout, so the answer matches what prints), or ``None`` when it fits."""
@@ -52,7 +93,7 @@ def layout_problem(dungeon: GridDungeon, ruleset, columns: int, rows: int) -> st
 
     trial = copy.deepcopy(dungeon)
     try:
-        ResizeGrid(trial, columns, rows).redo(trial)
+        plan_resize(trial, columns, rows).edit.redo(trial)
         render_sheet(trial, ruleset)
     except SheetLayoutError as exc:
         return str(exc)
@@ -64,8 +105,8 @@ def layout_problem(dungeon: GridDungeon, ruleset, columns: int, rows: int) -> st
 class GridSizeDialog(QDialog):
     """Ask for a grid size; lists the objects that would fall outside as the size changes.
 
-    ``columns``/``rows`` are the spin boxes, ``outside_list`` the objects listed, ``warning``
-    the layout warning (a grid too large for the paper may be chosen, the sheet shows why it
+    ``columns``/``rows`` are the spin boxes, ``outside_list`` the objects listed, ``moves`` the
+    entryways that follow a growing edge, ``warning`` the layout warning (a grid too large for the paper may be chosen, the sheet shows why it
     cannot print). :meth:`chosen_size` is the answer once accepted.
     """
 
@@ -95,6 +136,8 @@ class GridSizeDialog(QDialog):
         self.summary.setWordWrap(True)
         self.outside_list = QListWidget()
         self.outside_list.setObjectName("outside")
+        self.moves = QLabel()
+        self.moves.setWordWrap(True)
         self.warning = QLabel()
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color: #b71c1c")
@@ -106,6 +149,7 @@ class GridSizeDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.summary)
         layout.addWidget(self.outside_list)
+        layout.addWidget(self.moves)
         layout.addWidget(self.warning)
         layout.addWidget(self.buttons)
         self.resize(440, 360)
@@ -115,16 +159,25 @@ class GridSizeDialog(QDialog):
         """The size in the spin boxes, ``(columns, rows)``."""
         return self.columns.value(), self.rows.value()
 
+    def plan(self) -> ResizePlan:
+        """What the chosen size would do (see :func:`plan_resize`)."""
+        return plan_resize(self.dungeon, *self.chosen_size())
+
     def outside(self) -> list:
         """The objects the chosen size would remove."""
-        return objects_outside(self.dungeon, *self.chosen_size())
+        return self.plan().removed
 
     def _update(self) -> None:
         columns, rows = self.chosen_size()
-        outside = self.outside()
+        plan = self.plan()
+        outside = plan.removed
         self.outside_list.clear()
         self.outside_list.addItems([describe_object(self.dungeon, obj) for obj in outside])
         self.outside_list.setVisible(bool(outside))
+        label = self.dungeon.grid.cell_label
+        self.moves.setText("Entryways on the growing side move out with their edge: " + "; ".join(
+            f"'{e.id}' to the {e.side} edge of {label(cell)}" for e, cell in plan.moved) if plan.moved else "")
+        self.moves.setVisible(bool(plan.moved))
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         unchanged = (columns, rows) == (self.dungeon.grid.columns, self.dungeon.grid.rows)
         ok.setEnabled(not unchanged)
@@ -169,12 +222,12 @@ def resize_grid(window) -> bool:
         window.show_status(f"The grid is already {columns} x {rows}")
         return False
     try:
-        edit = ResizeGrid(dungeon, columns, rows)
-        document.push(edit)
+        plan = plan_resize(dungeon, columns, rows)
+        document.push(plan.edit)
     except EditError as exc:
         window.show_status(f"The grid was not resized: {exc}")
         return False
-    removed = len(edit.removed)
+    removed = len(plan.removed)
     window.show_status(f"Grid resized to {columns} x {rows}" +
                        (f"; {removed} object(s) outside it removed (Ctrl+Z brings them back)" if removed else ""))
     return True
@@ -187,4 +240,5 @@ def install(window) -> None:
     window.action("resize_grid").triggered.connect(lambda _checked=False: resize_grid(window))
 
 
-__all__ = ["GridSizeDialog", "ask_grid_size", "describe_object", "install", "layout_problem", "resize_grid"]
+__all__ = ["GridSizeDialog", "ResizePlan", "ask_grid_size", "describe_object", "install", "layout_problem",
+           "plan_resize", "resize_grid"]

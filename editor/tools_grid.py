@@ -458,12 +458,40 @@ class FeatureTool(GridTool):
         self.letter_choice: str | None = None  # None: automatic (next_letter)
         self._letter_box: QComboBox | None = None
         self._kind_box: QComboBox | None = None
+        self._document = None
         if self.kind is None:
             kinds = self.ruleset_kinds()
             self.kind = kinds[0] if kinds else None
 
     def ruleset(self):
+        """The current dungeon's ruleset (``None`` without a dungeon)."""
         return self.ctx.document.ruleset if self.ctx.document is not None else None
+
+    def activate(self) -> None:
+        super().activate()
+        self._watch_document()
+
+    def deactivate(self) -> None:
+        self._watch_document(None)
+        super().deactivate()
+
+    def _watch_document(self, document=...) -> None:
+        """Keep the automatic letter up to date with the dungeon (edits, undo, another tab)."""
+        document = self.ctx.document if document is ... else document
+        if document is self._document:
+            return
+        if self._document is not None:
+            try:
+                self._document.changed.disconnect(self._on_document_changed)
+            except (RuntimeError, TypeError):
+                pass
+        self._document = document
+        if document is not None:
+            document.changed.connect(self._on_document_changed)
+            self.refresh_options()
+
+    def _on_document_changed(self, _refs) -> None:
+        self.refresh_options()
 
     def ruleset_kinds(self) -> list[str]:
         """The feature kinds the current dungeon's ruleset defines."""
@@ -551,6 +579,7 @@ class FeatureTool(GridTool):
     def mouse_press(self, view, event, pos: QPointF) -> bool:
         if event.button() != Qt.MouseButton.LeftButton or self.refuse_family():
             return False
+        self._watch_document()
         dungeon = self.grid_dungeon()
         ruleset = self.ruleset()
         if self.kind is None or (ruleset is not None and self.kind not in ruleset.elements):
@@ -591,10 +620,10 @@ class FeatureTool(GridTool):
         self.ctx.status(message + _count_note(dungeon, self.ruleset(), feature.kind, kind_features))
         if self.ctx.scene is not None:
             self.ctx.scene.select_refs([feature.id])
-        self.refresh_options()
         return True
 
     def mouse_move(self, view, event, pos: QPointF) -> bool:
+        self._watch_document()
         dungeon = self.grid_dungeon()
         if dungeon is None:
             return False

@@ -22,7 +22,7 @@ from tests.editor_support import GRID_DUNGEON, click, drag, make_window, open_do
 
 @pytest.fixture
 def grid_file(tmp_path):
-    """A copy of the ember-halls dungeon 'cinder vault' (7 x 7, 6 entryways, 16 features)."""
+    """A copy of the ember-halls dungeon 'cinder vault' (7 x 7, 60 passages, 6 entryways, 17 features)."""
     target = tmp_path / GRID_DUNGEON.name
     shutil.copyfile(GRID_DUNGEON, target)
     return target
@@ -286,9 +286,17 @@ def test_weapon_and_monster_letters_pair_automatically(window):
     assert dungeon.features[-1].letter == "E"
     assert all(f.id in window.scene.items_by_ref for f in dungeon.features)
     assert document.undo_stack.count() == 6
+    letter_box.setCurrentIndex(0)  # back to Auto; the automatic letter follows undo
+    assert letter_box.currentText() == "Auto (C)"
+    for _ in range(2):
+        window.action("undo").trigger()
+    assert letter_box.currentText() == "Auto (B)"  # monster B placed, weapon B undone
+    for _ in range(2):
+        window.action("redo").trigger()
     for _ in range(5):
         window.action("undo").trigger()
     assert document.canonical_text() == before
+    assert letter_box.currentText() == "Auto (A)"
 
 
 def test_next_letter_rules():
@@ -344,9 +352,14 @@ def test_resize_dialog_lists_objects_outside_before_applying(qtbot, window):
     assert ok.isEnabled() and ok.text() == f"Resize and Remove {len(outside)} Objects"
     dialog.columns.setValue(8)
     dialog.rows.setValue(7)
-    # growing keeps every room, but the east entryway would no longer be on an outer edge: listed too
-    assert dialog.outside_list.count() == 1 and ok.text() == "Resize and Remove 1 Object"
-    assert dialog.outside_list.item(0).text() == "entryway 'e1' on the east edge of G5"
+    # growing removes nothing; the east entryway moves out with the east edge, and the dialog says so
+    assert dialog.outside_list.count() == 0 and ok.text() == "Resize"
+    assert "'e1' to the east edge of H5" in dialog.moves.text()
+    dialog.columns.setValue(6)
+    dialog.rows.setValue(8)  # shrink one way, grow the other: south entryways move, the column's objects go
+    assert "'s1' to the south edge of E8" in dialog.moves.text()
+    listed = [dialog.outside_list.item(i).text() for i in range(dialog.outside_list.count())]
+    assert "entryway 'e1' on the east edge of G5" in listed and "loot 'loot4' in G7" in listed
     dialog.columns.setValue(12)
     dialog.rows.setValue(12)
     assert dialog.warning.text().startswith("At 12 x 12 the sheet cannot be printed")
@@ -374,6 +387,7 @@ def test_resize_applies_in_one_step_and_undo_restores_byte_for_byte(qtbot, windo
 
     window.ask_grid_size = answer
     outside = [ref_of(obj) for obj in objects_outside(dungeon, 5, 5)]
+    assert outside == [ref_of(obj) for obj in grid_dialogs.plan_resize(dungeon, 5, 5).removed]
     window.action("resize_grid").trigger()
     assert seen["listed"] == len(outside) > 0
     assert (dungeon.grid.columns, dungeon.grid.rows) == (5, 5)
@@ -383,12 +397,14 @@ def test_resize_applies_in_one_step_and_undo_restores_byte_for_byte(qtbot, windo
     window.action("undo").trigger()
     assert document.canonical_text() == before
     assert set(window.scene.items_by_ref) == refs_before
-    # growing keeps every room; only the entryways of the east edge, no longer outer, are removed (and listed)
-    assert [ref_of(obj) for obj in objects_outside(dungeon, 8, 7)] == ["e1"]
+    # growing removes nothing: the east entryway moves out with its edge, in the same undo step
     window.ask_grid_size = lambda d, r: (8, 7)
     window.action("resize_grid").trigger()
     assert (dungeon.grid.columns, dungeon.grid.rows) == (8, 7)
-    assert set(window.scene.items_by_ref) == refs_before - {"e1"}
+    assert set(window.scene.items_by_ref) == refs_before
+    e1 = next(e for e in dungeon.entryways if e.id == "e1")
+    assert (tuple(e1.cell), e1.side) == ((7, 4), "east") and dungeon.grid.is_outer_edge(e1.cell, e1.side)
+    assert document.undo_stack.count() == 1
     window.action("undo").trigger()
     assert document.canonical_text() == before
 
@@ -403,3 +419,21 @@ def test_resize_never_deletes_silently(window):
     window.ask_grid_size = lambda d, r: (7, 7)  # the same size: nothing to do
     window.action("resize_grid").trigger()
     assert document.canonical_text() == before and document.undo_stack.count() == 0
+
+
+def test_plan_resize_undoes_exactly_at_every_size():
+    document = open_document(GRID_DUNGEON)
+    dungeon = document.dungeon
+    before = document.canonical_text()
+    total = len(dungeon.passages) + len(dungeon.entryways) + len(dungeon.features)
+    for columns in (1, 3, 6, 7, 9):
+        for rows in (1, 4, 7, 8):
+            plan = grid_dialogs.plan_resize(dungeon, columns, rows)
+            plan.edit.redo(dungeon)
+            assert (dungeon.grid.columns, dungeon.grid.rows) == (columns, rows)
+            assert all(dungeon.grid.is_outer_edge(e.cell, e.side) for e in dungeon.entryways)
+            assert all(dungeon.grid.contains(f.cell) for f in dungeon.features)
+            kept = len(dungeon.passages) + len(dungeon.entryways) + len(dungeon.features)
+            assert kept + len(plan.removed) == total  # nothing vanishes unlisted
+            plan.edit.undo(dungeon)
+            assert document.canonical_text() == before
