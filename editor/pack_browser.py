@@ -21,6 +21,7 @@ Dialogs go through seams tests replace: :meth:`PackBrowser.ask_title`,
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,6 +145,7 @@ class PackBrowser(QWidget):
         self._pending: list[DungeonDocument] = []
         self._watched: set[int] = set()
         self._syncing = False
+        self._render_ms = 0.0
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -421,7 +423,9 @@ class PackBrowser(QWidget):
     def _queue_thumbnail(self, document: DungeonDocument, delay: bool = True) -> None:
         if document not in self._pending:
             self._pending.append(document)
-        self._thumb_timer.start(THUMB_DELAY_MS if delay else 0)
+        # adaptive: a sheet that takes long to draw waits for a longer pause in the editing
+        wait = max(THUMB_DELAY_MS, int(self._render_ms * 10)) if delay else 0
+        self._thumb_timer.start(wait)
 
     def _render_next(self) -> None:
         """Draw one waiting thumbnail, then come back for the next (the window stays responsive)."""
@@ -435,10 +439,12 @@ class PackBrowser(QWidget):
         self.refresh_list()
 
     def _render(self, document: DungeonDocument) -> None:
+        started = time.perf_counter()
         try:
             icon = QIcon(QPixmap.fromImage(render_thumbnail(document.dungeon, document.ruleset)))
         except Exception:  # noqa: BLE001 - a sheet the exporters cannot lay out gets a marked placeholder
             icon = _placeholder("!")
+        self._render_ms = max(self._render_ms * 0.5, (time.perf_counter() - started) * 1000)
         self._thumbs[id(document)] = (document.revision, icon)
 
     def flush_thumbnails(self) -> None:

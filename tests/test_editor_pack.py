@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from inkcrawl.validate import validate_paths
-from tests.editor_support import LINE_DUNGEON, LINE_PACK, make_window
+from tests.editor_support import GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
 
 
 def _pack_copy(tmp_path):
@@ -206,3 +206,16 @@ def test_no_pack_open_shows_a_hint(qtbot):
     assert browser.hint.isVisibleTo(browser) and not browser.body.isVisibleTo(browser)
     assert not browser.save_action.isEnabled()
     assert not browser.save_pack()
+
+
+def test_grid_pack_add_and_save(qtbot, tmp_path):
+    pack = tmp_path / "ember-halls"
+    shutil.copytree(GRID_PACK, pack)
+    window, browser = _window(qtbot, pack)
+    count = len(window.documents)
+    assert browser.list.count() == count
+    document = browser.add_dungeon("Ash Gallery")
+    assert document.dungeon.family == "grid" and len(window.documents) == count + 1
+    assert browser.save_pack()
+    assert _manifest(pack)["dungeons"][1] == "dungeons/ash-gallery.json"  # after the chosen (first) one
+    assert not any(e.split()[1].endswith("pack.json") for e in _errors(pack))
