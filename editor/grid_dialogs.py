@@ -106,8 +106,9 @@ class GridSizeDialog(QDialog):
     """Ask for a grid size; lists the objects that would fall outside as the size changes.
 
     ``columns``/``rows`` are the spin boxes, ``outside_list`` the objects listed, ``moves`` the
-    entryways that follow a growing edge, ``warning`` the layout warning (a grid too large for the paper may be chosen, the sheet shows why it
-    cannot print). :meth:`chosen_size` is the answer once accepted.
+    entryways that follow a growing edge, ``warning`` the layout warning (a grid too large for
+    the paper may be chosen, the sheet shows why it cannot print). :meth:`chosen_size` is the
+    answer once accepted.
     """
 
     def __init__(self, dungeon: GridDungeon, ruleset=None, parent=None):

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from editor.edits import AddObjects, Compound, DeleteObjects, EditError, TogglePassage, new_id, passage_ref, ref_of
 from editor.snapping import grid_cell_at, grid_edge_at
 from editor.tools import Tool, ToolSpec
-from inkcrawl.model import Cell, Entryway, Feature, GridDungeon, GridSpec, SIDE_OFFSETS, edge_key
+from inkcrawl.model import Cell, Entryway, Feature, GridDungeon, GridSpec, edge_key
 
 #: How near an edge a click must be to pick it, as a fraction of the room side (a quarter of
 #: a 24 mm room is 6 mm); never less than the snapping tolerance (8 screen pixels).

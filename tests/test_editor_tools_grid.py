@@ -145,7 +145,8 @@ def test_undo_during_a_passage_drag_ends_it_safely(window):
     window.set_tool("grid_passage")
     viewport = window.view.viewport()
     start = centre(grid, (0, 1))
-    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, *start))
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     view_point(window.view, *start))
     for i in range(1, 11):
         QTest.mouseMove(viewport, view_point(window.view, start[0] + 2.4 * i * 2, start[1]))
     assert document.canonical_text() != before
