@@ -500,6 +500,7 @@ class GridPanel(QWidget):
         self.cards.setObjectName("playtest_cards")
         self.cards.setToolTip("The revealed cards: select the one to draw, then click a room "
                               "(R, the wheel or a right-click turns it)")
+        self.cards.setMinimumHeight(90)
         self.cards.currentRowChanged.connect(lambda _row: self.controller.repaint())
         layout.addWidget(self.cards, 1)
         buttons = QHBoxLayout()
@@ -528,6 +529,7 @@ class GridPanel(QWidget):
         self.score_tree.setColumnCount(3)
         self.score_tree.setHeaderLabels(["Score", "Count", "VP"])
         self.score_tree.setRootIsDecorated(False)
+        self.score_tree.setMinimumHeight(170)
         layout.addWidget(self.score_tree, 1)
         self.total = QLabel()
         self.total.setObjectName("playtest_total")

@@ -340,6 +340,7 @@ class LinePanel(QWidget):
         self.tree.setHeaderLabels(["VP", "Breakdown"])
         self.tree.setRootIsDecorated(True)
         self.tree.setColumnWidth(0, 48)
+        self.tree.setMinimumHeight(180)
         layout.addWidget(self.tree, 1)
         self.total = QLabel()
         self.total.setObjectName("playtest_total")

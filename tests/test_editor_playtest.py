@@ -9,6 +9,7 @@ illegal clicks are refused with a message. Playtesting never edits the dungeon.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -122,6 +123,23 @@ def test_line_escape_and_clear_reset_the_path(qtbot):
     assert panel.session.polylines == [] and panel.tree.topLevelItemCount() == 0
 
 
+def test_line_breakdown_updates_while_the_button_is_held(qtbot):
+    window = _start(qtbot, LINE_DUNGEON)
+    panel = window.playtest.active
+    viewport = window.view.viewport()
+    window.view.centerOn(60, 50)
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     view_point(window.view, 50, 35))
+    for y in range(36, 62, 2):
+        QTest.mouseMove(viewport, view_point(window.view, 50, y))
+    qtbot.waitUntil(lambda: panel.session.result is not None, timeout=2000)  # throttled, not on release
+    assert panel.session.drawing and panel.total.text().startswith("Total: ")
+    assert panel.section_texts()[0].startswith("1. Room r1")
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       view_point(window.view, 50, 62))
+    assert not panel.session.drawing
+
+
 def test_line_path_must_begin_at_a_start(qtbot):
     window = _start(qtbot, LINE_DUNGEON)
     panel = window.playtest.active
@@ -170,7 +188,8 @@ def test_line_playtest_never_edits_the_dungeon(qtbot, tmp_path):
     window.playtest.ask_play_path = lambda suggested: str(tmp_path / suggested)
     _draw(window, [(50, 35), (50, 60)])
     QTest.mouseClick(window.playtest.active.save_button, Qt.MouseButton.LeftButton)
-    assert (tmp_path / "candlewick-cellars.play.json").is_file()
+    saved = json.loads((tmp_path / "candlewick-cellars.play.json").read_text(encoding="utf-8"))
+    assert referee(_line_rules(LINE_DUNGEON), saved) == window.playtest.active.session.result
     assert document.canonical_text() == before and document.undo_stack.count() == count
     assert not document.modified
     _press_f5(window)
