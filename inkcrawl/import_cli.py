@@ -24,17 +24,18 @@ error, unreadable or malformed input)
 
 def register(subparsers) -> None:
     """Add ``import`` to the ``inkcrawl`` command line."""
-    from inkcrawl.importers import importers
+    from inkcrawl.importers import importer_names  # names only: the importers load when used
 
-    names = sorted(importers())
+    names = importer_names()
     parser = subparsers.add_parser(
         "import", help="import a dungeon from watabou, donjon, Universal VTT or Tiled",
         description="Convert a dungeon made by another tool into an inkcrawl dungeon file. Formats: "
-                    + ", ".join(f"{n} ({importers()[n].description})" for n in names) + ".",
+                    + ", ".join(f"{n} ({names[n]})" for n in sorted(names)) + ".",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", metavar="FILE", help="the file to import")
     parser.add_argument("-o", "--output", required=True, metavar="DUNGEON.json", help="the dungeon file to write")
-    parser.add_argument("--format", choices=names, help="the source format (default: detected from the content)")
+    parser.add_argument("--format", metavar="NAME",
+                        help=f"the source format: {', '.join(sorted(names))} (default: detected from the content)")
     parser.add_argument("--cell-mm", type=float, metavar="MM",
                         help="printed size of one source grid cell in mm (default: the importer's, shrunk to fit A4)")
     parser.add_argument("--ruleset", metavar="ID", help="ruleset of the result (default: the family's classic one)")
@@ -48,7 +49,7 @@ def _fail(message: str) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from inkcrawl.importers import ImportFailed, ImportOptions, detect_format, importers
+    from inkcrawl.importers import ImportFailed, ImportOptions, check_limits, condense_notes, detect_format, importers
     from inkcrawl.jsonio import dumps_canonical, read_json_file, write_text_atomic
     from inkcrawl.model import dungeon_from_dict
     from inkcrawl.report import format_text
@@ -72,16 +73,20 @@ def _cmd_import(args: argparse.Namespace) -> int:
             return _fail(f"{args.map}: {problems[0].message}")
         if not isinstance(mapping, dict):
             return _fail(f"{args.map}: the mapping must be a JSON object")
+    available = importers()
+    if args.format is not None and args.format not in available:
+        return _fail(f"unknown --format {args.format!r}; choose from {', '.join(sorted(available))}")
     try:
         name = args.format or detect_format(source)
     except OSError as exc:
         return _fail(f"{args.file}: cannot read the file: {exc.strerror or exc}")
     if name is None:
-        return _fail(f"{args.file}: not a format inkcrawl imports ({', '.join(sorted(importers()))}); "
+        return _fail(f"{args.file}: not a format inkcrawl imports ({', '.join(sorted(available))}); "
                      f"use --format if it is one of them")
     options = ImportOptions(cell_mm=args.cell_mm, ruleset=args.ruleset, mapping=mapping)
     try:
-        result = importers()[name].convert(source, options)
+        result = available[name].convert(source, options)
+        check_limits(result.dungeon)
     except ImportFailed as exc:
         return _fail(f"{args.file}: {exc}")
     except (OSError, UnicodeError, ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
@@ -92,15 +97,20 @@ def _cmd_import(args: argparse.Namespace) -> int:
     problems = schema_problems(data, "dungeon", str(output))
     if problems:  # the importer's own bug: never write a file inkcrawl cannot read back
         return _fail(f"the imported dungeon does not match the dungeon schema ({problems[0].pointer}: "
-                     f"{problems[0].message}); please report this with the source file")
+                     f"{_shortened(problems[0].message)}); please report this with the source file")
     try:
         write_text_atomic(output, dumps_canonical(dungeon_from_dict(data).to_dict()))
     except OSError as exc:
         return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
-    for note in result.notes:
+    for note in condense_notes(result.notes):
         print(f"{args.file}: warning IMPORT {note.source}: {note.message}", file=sys.stderr)
     report = validate_paths([str(output)])
     if report.problems:
         sys.stderr.write(format_text(report))
     print(f"wrote {output} from {name} ({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})")
     return EXIT_PROBLEMS if report.errors else EXIT_OK
+
+
+def _shortened(text: str, most: int = 300) -> str:
+    """``text`` cut to ``most`` characters (a schema message can quote a whole array)."""
+    return text if len(text) <= most else text[:most - 1] + "…"

@@ -22,6 +22,30 @@ from typing import Any, Protocol
 #: Built-in importer modules; each defines ``IMPORTER``.
 BUILT_IN = ("inkcrawl.importers.watabou", "inkcrawl.importers.donjon", "inkcrawl.importers.uvtt",
             "inkcrawl.importers.tiled")
+#: Name and description of each built-in importer (the ``name`` and ``description`` of its
+#: module's ``IMPORTER``), so that the command line can list them without importing the modules
+#: and their geometry libraries (numpy, shapely) on every ``inkcrawl`` start.
+BUILT_IN_NAMES = {
+    "watabou": "watabou One Page Dungeon JSON",
+    "donjon": "donjon Random Dungeon Generator JSON",
+    "uvtt": "Universal VTT .dd2vtt/.uvtt/.df2vtt: walls, portals",
+    "tiled": "Tiled map, TMX or JSON",
+}
+
+
+#: The most an import may write: areas (rooms and corridors), walls and elements of a line
+#: dungeon, and points of one outline (the dungeon schema's own limit). An A4 sheet holds a few
+#: dozen areas; these limits stop hostile files (a donjon grid of isolated cells makes tens of
+#: thousands of areas) with a clear message instead of a file that takes long to check and print.
+MAX_AREAS = 2000
+MAX_WALLS = 5000
+MAX_ELEMENTS = 5000
+MAX_OUTLINE_POINTS = 2000
+#: Most Starts an import places (a dungeon has a few; ``validate`` measures each Start against
+#: every area, so thousands of Starts would make checking it slow).
+MAX_STARTS = 50
+#: Most warnings of one message printed one by one; the rest are summed up in one warning.
+MAX_SAME_NOTES = 20
 
 
 class ImportFailed(ValueError):
@@ -87,6 +111,16 @@ def importers() -> dict[str, Any]:
     return found
 
 
+def importer_names() -> dict[str, str]:
+    """The description of every available importer by name, without importing any of them: the
+    built-in ones, then plugins by their entry point's name (a plugin's description is its
+    entry point's value until it is loaded)."""
+    found = dict(BUILT_IN_NAMES)
+    for entry in entry_points(group="inkcrawl.importers"):
+        found.setdefault(entry.name, f"plugin {entry.value}")
+    return found
+
+
 def detect_format(path: Path) -> str | None:
     """The name of the first importer that recognises ``path``, or ``None``."""
     with path.open("rb") as handle:
@@ -98,3 +132,54 @@ def detect_format(path: Path) -> str | None:
         except Exception:
             continue
     return None
+
+
+def json_kind(value: Any) -> str:
+    """What sort of JSON value ``value`` is, for messages: ``null``, ``a number``, ``a list``..."""
+    if value is None:
+        return "null"
+    return {bool: "true/false", int: "a number", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def check_limits(dungeon: dict) -> None:
+    """Raise :class:`ImportFailed` when ``dungeon`` (a converted dungeon's data) holds more areas,
+    walls, elements or outline points than an import may write (:data:`MAX_AREAS`...); the
+    built-in importers stop earlier, this also covers plugins."""
+    for member, limit, what in (("areas", MAX_AREAS, "areas (rooms and corridors)"), ("walls", MAX_WALLS, "walls"),
+                                ("elements", MAX_ELEMENTS, "elements (doors, Starts, labels...)")):
+        items = dungeon.get(member)
+        if isinstance(items, list) and len(items) > limit:
+            raise ImportFailed(too_many(f"{len(items):,}", limit, what))
+    for member, key in (("areas", "polygon"), ("walls", "points")):
+        for item in dungeon.get(member) or []:
+            points = item.get(key) if isinstance(item, dict) else None
+            if isinstance(points, list) and len(points) > MAX_OUTLINE_POINTS:
+                raise ImportFailed(f"{member[:-1]} {str(item.get('id'))[:64]!r} has {len(points)} points; a dungeon "
+                                   f"file holds at most {MAX_OUTLINE_POINTS} per outline")
+
+
+def too_many(count: int | str, limit: int, what: str) -> str:
+    """The message for an import that would write ``count`` (a number, or words such as
+    ``more than 2,000``) ``what`` where at most ``limit`` are allowed."""
+    return (f"the dungeon would have {count} {what}; an import writes at most {limit:,} (a printed sheet "
+            f"holds far fewer): choose a smaller map, or split it")
+
+
+def condense_notes(notes: list[ImportNote], most: int = MAX_SAME_NOTES) -> list[ImportNote]:
+    """``notes`` with each message kept at most ``most`` times, in order; the rest of a message
+    becomes one note that counts them and names the first and last source, so that a hostile
+    file cannot bury the output in warnings and nothing is dropped without a word."""
+    seen: dict[str, list[ImportNote]] = {}
+    kept = []
+    for note in notes:
+        same = seen.setdefault(note.message, [])
+        same.append(note)
+        if len(same) <= most:
+            kept.append(note)
+    for message, same in seen.items():
+        if len(same) > most:
+            rest = same[most:]
+            where = rest[0].source if len(rest) == 1 else f"{rest[0].source} ... {rest[-1].source}"
+            kept.append(ImportNote(f"{len(rest)} more ({where})", f"the same as above: {message}"))
+    return kept

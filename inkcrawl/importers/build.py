@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from inkcrawl.importers import ImportNote
+from inkcrawl.importers import (MAX_AREAS, MAX_ELEMENTS, MAX_OUTLINE_POINTS, MAX_STARTS, MAX_WALLS, ImportFailed,
+                                ImportNote, too_many)
 
 #: The part of an A4 portrait sheet a dungeon may use: x0, y0, x1, y1 in mm (the title band is
 #: above, the footer below; the same band as the bundled line dungeons).
@@ -47,6 +48,7 @@ class LineDungeonBuilder:
     elements: list[dict] = field(default_factory=list)
     notes: list[ImportNote] = field(default_factory=list)
     _ids: set[str] = field(default_factory=set)
+    _starts: int = 0
 
     def unique_id(self, wanted: str) -> str:
         """``wanted`` made safe and unique in this dungeon (``-2``, ``-3``... appended)."""
@@ -60,21 +62,53 @@ class LineDungeonBuilder:
 
     def add_area(self, kind: str, polygon: list[tuple[float, float]], name: str | None = None,
                  wanted_id: str | None = None) -> str:
-        """Add a room or corridor polygon (no repeated closing point); returns its id."""
+        """Add a room or corridor polygon (no repeated closing point); returns its id. Raises
+        :class:`ImportFailed` past :data:`MAX_AREAS` areas or :data:`MAX_OUTLINE_POINTS` points."""
+        if len(self.areas) >= MAX_AREAS:
+            raise ImportFailed(too_many(f"more than {MAX_AREAS:,}", MAX_AREAS, "areas (rooms and corridors)"))
+        if len(polygon) > MAX_OUTLINE_POINTS:
+            raise ImportFailed(f"{kind} {name or wanted_id or len(self.areas) + 1!s:.64} has an outline of "
+                               f"{len(polygon)} corners; an area has at most {MAX_OUTLINE_POINTS}")
         area_id = self.unique_id(wanted_id or f"{'r' if kind == 'room' else 'c'}{len(self.areas) + 1}")
         self.areas.append({"id": area_id, "kind": kind, "name": name, "polygon": [tuple(p) for p in polygon]})
         return area_id
 
     def add_wall(self, points: list[tuple[float, float]], wanted_id: str | None = None) -> str:
-        """Add an explicit wall polyline; returns its id."""
+        """Add an explicit wall polyline; returns its id (of the first piece: a polyline longer
+        than :data:`MAX_OUTLINE_POINTS` points becomes several walls joined end to end). Raises
+        :class:`ImportFailed` past :data:`MAX_WALLS` walls."""
+        points = [tuple(p) for p in points]
+        step = MAX_OUTLINE_POINTS - 1
+        pieces = [points[i:i + step + 1] for i in range(0, max(len(points) - 1, 1), step)]
+        if len(self.walls) + len(pieces) > MAX_WALLS:
+            raise ImportFailed(too_many(f"more than {MAX_WALLS:,}", MAX_WALLS, "walls"))
         wall_id = self.unique_id(wanted_id or f"w{len(self.walls) + 1}")
-        self.walls.append({"id": wall_id, "points": [tuple(p) for p in points]})
+        self.walls.append({"id": wall_id, "points": pieces[0]})
+        for piece in pieces[1:]:
+            self.walls.append({"id": self.unique_id(f"{wall_id[:56]}-part"), "points": piece})
+        if len(pieces) > 1:
+            self.note(f"wall {wall_id}", f"has {len(points)} points; split into {len(pieces)} walls of at most "
+                                         f"{MAX_OUTLINE_POINTS} points joined end to end")
         return wall_id
 
+    def _check_element_count(self) -> None:
+        if len(self.elements) >= MAX_ELEMENTS:
+            raise ImportFailed(too_many(f"more than {MAX_ELEMENTS:,}", MAX_ELEMENTS,
+                                        "elements (doors, Starts, labels...)"))
+
     def add_element(self, kind: str, at: tuple[float, float], wanted_id: str | None = None,
-                    size_mm: float | None = None, **members) -> str:
+                    size_mm: float | None = None, **members) -> str | None:
         """Add an element at ``at`` (source units); ``size_mm`` is its printed size (mm, not
-        scaled); ``members`` are the kind's own members (``colour``, ``channel``...)."""
+        scaled); ``members`` are the kind's own members (``colour``, ``channel``...). Raises
+        :class:`ImportFailed` past :data:`MAX_ELEMENTS` elements (doors included). A Start past
+        :data:`MAX_STARTS` is not added (noted) and ``None`` is returned."""
+        self._check_element_count()
+        if kind == "start":
+            if self._starts >= MAX_STARTS:
+                self.note(f"Start {wanted_id or ''} at ({at[0]:g}, {at[1]:g})".replace("  ", " "),
+                          f"the dungeon has {MAX_STARTS} Starts already, the most an import places; not placed")
+                return None
+            self._starts += 1
         element_id = self.unique_id(wanted_id or f"{kind[:2]}{len(self.elements) + 1}")
         element = {"id": element_id, "kind": kind, "at": tuple(at), **members}
         if kind not in ("door", "label"):
@@ -86,6 +120,7 @@ class LineDungeonBuilder:
     def add_door(self, segment: tuple[tuple[float, float], tuple[float, float]], locks: list[str],
                  wanted_id: str | None = None, name: str | None = None) -> str:
         """Add a door on ``segment`` (source units) with ``locks`` (key colours or ``skeleton``)."""
+        self._check_element_count()
         door_id = self.unique_id(wanted_id or f"d{len(self.elements) + 1}")
         door = {"id": door_id, "kind": "door", "segment": [tuple(segment[0]), tuple(segment[1])], "locks": list(locks)}
         if name:
