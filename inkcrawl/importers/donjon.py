@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 import shapely
 
-from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult
+from inkcrawl.importers import MAX_STARTS, ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, ELEMENT_SIZE_MM, LineDungeonBuilder, safe_id
 from inkcrawl.jsonio import MAX_FILE_BYTES, read_json_file
 
@@ -83,9 +83,10 @@ DOOR_KINDS = ("locked", "portcullis", "secret", "door", "arch")
 LOCK_OF_KIND = {"locked": "red", "portcullis": "green", "secret": "skeleton"}
 #: Printed size of one cell when ``--cell-mm`` is not given (shrunk to fit the sheet).
 DEFAULT_CELL_MM = 8.0
-#: Largest grid imported: cells per side and in all.
-MAX_SIDE = 1000
-MAX_CELLS = 250_000
+#: Largest grid imported: cells per side and in all (a cell of a grid 400 cells across prints
+#: under half a millimetre wide; the largest grid imports in about two seconds).
+MAX_SIDE = 400
+MAX_CELLS = 100_000
 #: Areas tried for a key, nearest to a Start first.
 MAX_KEY_AREAS = 500
 #: Per-cell notes of one sort before the rest are summed up in one note.
@@ -162,7 +163,7 @@ class DonjonImporter:
         if problems:
             raise ImportFailed(problems[0].message)
         if not isinstance(data, dict):
-            raise ImportFailed(f"a donjon dungeon is a JSON object; this file holds a JSON {type(data).__name__}")
+            raise ImportFailed(f"a donjon dungeon is a JSON object; this file holds {json_kind(data)}")
         return _Conversion(path, data, options).run()
 
 
@@ -179,17 +180,19 @@ class _Conversion:
         self.note = self.builder.note
         self.cell_notes: dict[str, int] = {}
 
-    def cell_note(self, sort: str, source: str, message: str) -> None:
-        """A note about one cell, at most :data:`MAX_CELL_NOTES` of one ``sort``."""
-        count = self.cell_notes.get(sort, 0) + 1
-        self.cell_notes[sort] = count
+    def cell_note(self, sort: str, source: str, message: str, unit: str = "cells") -> None:
+        """A note about one cell (or one of some other ``unit``), at most :data:`MAX_CELL_NOTES`
+        of one ``sort``; :meth:`flush_cell_notes` counts the rest in one note."""
+        count = self.cell_notes.get(sort, (0, unit))[0] + 1
+        self.cell_notes[sort] = (count, unit)
         if count <= MAX_CELL_NOTES:
             self.note(source, message)
 
     def flush_cell_notes(self) -> None:
-        for sort, count in self.cell_notes.items():
+        """One note for each sort of :meth:`cell_note` with more than :data:`MAX_CELL_NOTES`."""
+        for sort, (count, unit) in self.cell_notes.items():
             if count > MAX_CELL_NOTES:
-                self.note(f"{count - MAX_CELL_NOTES} more cells", f"the same as above: {sort}")
+                self.note(f"{count - MAX_CELL_NOTES} more {unit}", f"the same as above: {sort}")
         self.cell_notes = {}
 
     # --- reading ------------------------------------------------------------------------------
@@ -502,17 +505,27 @@ class _Conversion:
                                                 f"wall nearest {where}", None))
         placed: dict = {}
         radius = size / 2 / self.scale
+        buckets: dict[tuple[int, int], list] = {}  # placed Starts by square of side 2 x radius
         for cell, source, why, side in starts:
             spot = self.outer_spot(cell, source, why, side)
             if spot is None:
                 continue
             (x, y), area = spot
-            near = next((other for (ox, oy), other in placed.items() if math.hypot(x - ox, y - oy) < 2 * radius), None)
-            if near is not None:
+            if len(placed) >= MAX_STARTS and (x, y) not in placed:
+                self.cell_note("Starts past the most an import places", source,
+                               f"the dungeon has {MAX_STARTS} Starts already, the most an import places; no Start "
+                               f"placed for it", "stairs or egress")
+                continue
+            bx, by = math.floor(x / (2 * radius)), math.floor(y / (2 * radius))
+            near = min((item for dx in (-1, 0, 1) for dy in (-1, 0, 1) for item in buckets.get((bx + dx, by + dy), ())
+                        if math.hypot(x - item[1], y - item[2]) < 2 * radius), default=None)
+            if near is not None:  # the first Start placed that this one would overlap
                 if (x, y) not in placed:
-                    self.note(source, f"its Start would overlap '{near}'; that Start serves both")
+                    self.cell_note("Starts merged with one nearby", source,
+                                   f"its Start would overlap '{near[3]}'; that Start serves both", "stairs or egress")
                 continue
             placed[(x, y)] = f"start-{len(placed) + 1}"
+            buckets.setdefault((bx, by), []).append((len(placed), x, y, placed[(x, y)]))
             self.builder.add_element("start", (x, y), placed[(x, y)], size_mm=round(size, 2))
             self.obstacles.append((x, y, size / 2 / self.scale))
             self.start_areas.append(area)
@@ -588,8 +601,9 @@ class _Conversion:
         if why:
             self.note(source, why)
         else:
-            self.note(source, f"lies inside the dungeon, and a Start goes on an outer wall: the Start is on the "
-                              f"nearest outer edge of {where}")
+            self.cell_note("stairs or egress inside the dungeon, their Start on the nearest outer edge", source,
+                           f"lies inside the dungeon, and a Start goes on an outer wall: the Start is on the "
+                           f"nearest outer edge of {where}", "stairs or egress")
         return (x, y), area
 
     def find_outer_edges(self) -> dict:
@@ -646,8 +660,9 @@ class _Conversion:
             seen_areas |= group
             names = sorted(group)
             listed = ", ".join(f"'{a}'" for a in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            self.note(f"cells from {self.grid.name(*cell)}", f"not connected to any stairs up or egress: {listed} "
-                                                             f"cannot be reached from a Start")
+            self.cell_note("parts of the dungeon no Start reaches", f"cells from {self.grid.name(*cell)}",
+                           f"not connected to any stairs up or egress: {listed} cannot be reached from a Start",
+                           "parts")
 
     def make_exits(self) -> None:
         down = self.stair_cells["down"]

@@ -47,7 +47,7 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString, MultiLineString, Point, Polygon, box
 
-from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult
+from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
 
 EXTENSIONS = (".dd2vtt", ".uvtt", ".df2vtt")
@@ -169,20 +169,13 @@ def _read(path: Path) -> dict:
                         f"large: export again with a smaller image (fewer pixels per grid) or without it")
         raise ImportFailed(message)
     if not isinstance(data, dict):
-        raise ImportFailed(f"not a Universal VTT file: the top level is {_kind(data)}, not an object")
+        raise ImportFailed(f"not a Universal VTT file: the top level is {json_kind(data)}, not an object")
     return data
-
-
-def _kind(value) -> str:
-    if value is None:
-        return "null"
-    return {bool: "true/false", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
 
 
 def _number(value, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ImportFailed(f"{where} must be a number, found {_kind(value)}")
+        raise ImportFailed(f"{where} must be a number, found {json_kind(value)}")
     number = float(value)
     if not math.isfinite(number) or abs(number) > MAX_COORDINATE:
         raise ImportFailed(f"{where} is {value!r}: coordinates must be finite and within ±{MAX_COORDINATE:g} cells")
@@ -194,14 +187,14 @@ def _point(value, where: str) -> tuple[float, float]:
         return _number(value["x"], f"{where} x"), _number(value["y"], f"{where} y")
     if isinstance(value, list) and len(value) == 2:
         return _number(value[0], f"{where} x"), _number(value[1], f"{where} y")
-    raise ImportFailed(f"{where} must be a point {{\"x\": ..., \"y\": ...}}, found {_kind(value)}")
+    raise ImportFailed(f"{where} must be a point {{\"x\": ..., \"y\": ...}}, found {json_kind(value)}")
 
 
 def _resolution(data: dict, builder: LineDungeonBuilder) -> tuple[tuple[float, float], tuple[float, float] | None]:
     """``(map_origin, map_size)`` in cells; ``map_size`` is ``None`` when missing or unusable."""
     version = data.get("format")
     if isinstance(version, bool) or not isinstance(version, (int, float)):
-        builder.note("format", f"missing or not a number ({_kind(version)}); read as Universal VTT 0.3")
+        builder.note("format", f"missing or not a number ({json_kind(version)}); read as Universal VTT 0.3")
     elif not 0 <= version < 1:
         builder.note("format", f"version {version:g} is not the 0.x this importer knows; read as 0.3")
     resolution = data.get("resolution")
@@ -234,13 +227,13 @@ def _polylines(data: dict, origin: tuple[float, float], builder: LineDungeonBuil
             continue
         polylines = data[member]
         if not isinstance(polylines, list):
-            raise ImportFailed(f"{member} must be a list of polylines, found {_kind(polylines)}")
+            raise ImportFailed(f"{member} must be a list of polylines, found {json_kind(polylines)}")
         if len(lines) + len(polylines) > MAX_POLYLINES:
             raise ImportFailed(f"{member}: too many polylines (more than {MAX_POLYLINES:,} in all)")
         for index, polyline in enumerate(polylines, start=1):
             where = f"{member} {index}"
             if not isinstance(polyline, list):
-                raise ImportFailed(f"{where} must be a list of points, found {_kind(polyline)}")
+                raise ImportFailed(f"{where} must be a list of points, found {json_kind(polyline)}")
             points_seen += len(polyline)
             if points_seen > MAX_POINTS:
                 raise ImportFailed(f"the walls have more than {MAX_POINTS:,} points; inkcrawl imports maps up to that "
@@ -256,14 +249,14 @@ def _portals(data: dict, origin: tuple[float, float], builder: LineDungeonBuilde
     if portals_data is None:
         return []
     if not isinstance(portals_data, list):
-        raise ImportFailed(f"portals must be a list, found {_kind(portals_data)}")
+        raise ImportFailed(f"portals must be a list, found {json_kind(portals_data)}")
     if len(portals_data) > MAX_PORTALS:
         raise ImportFailed(f"too many portals ({len(portals_data):,}; at most {MAX_PORTALS:,})")
     portals = []
     for index, portal in enumerate(portals_data, start=1):
         where = f"portal {index}"
         if not isinstance(portal, dict):
-            builder.note(where, f"is {_kind(portal)}, not an object; left out")
+            builder.note(where, f"is {json_kind(portal)}, not an object; left out")
             continue
         position = _point(portal["position"], f"{where} position") if "position" in portal else None
         bounds = portal.get("bounds")
@@ -277,7 +270,7 @@ def _portals(data: dict, origin: tuple[float, float], builder: LineDungeonBuilde
         source = f"{where} at {_at(position)}"
         closed = portal.get("closed", True)
         if not isinstance(closed, bool):
-            builder.note(source, f"'closed' is {_kind(closed)}, not true/false; taken as closed")
+            builder.note(source, f"'closed' is {json_kind(closed)}, not true/false; taken as closed")
             closed = True
         freestanding = portal.get("freestanding", False) is True
         shift = lambda p: (p[0] - origin[0], p[1] - origin[1])  # noqa: E731
@@ -293,12 +286,12 @@ def _ignored_members(data: dict, builder: LineDungeonBuilder) -> None:
     elif image == "":
         builder.note("image", "empty (no map picture); the sheet is drawn from the walls")
     elif image is not None:
-        builder.note("image", f"is {_kind(image)}, not base64 text; ignored")
+        builder.note("image", f"is {json_kind(image)}, not base64 text; ignored")
     lights = data.get("lights")
     if isinstance(lights, list) and lights:
         builder.note("lights", f"{len(lights)} light(s) ignored: a paper sheet has no lighting")
     elif lights not in (None, []):
-        builder.note("lights", f"is {_kind(lights)}, not a list; ignored")
+        builder.note("lights", f"is {json_kind(lights)}, not a list; ignored")
     if isinstance(data.get("environment"), dict) and data["environment"]:
         builder.note("environment", "ambient light and baked lighting are ignored")
     for key in sorted(k for k in data if k not in KNOWN_MEMBERS)[:20]:
@@ -345,8 +338,8 @@ def _simplify(lines: list[_Line], builder: LineDungeonBuilder) -> list[_Line]:
         count[0] += duplicates
         count[1] += collinear
         count[2] += len(line.points)
-        if len({p for p in points}) < 2:
-            builder.note(line.source, f"has {len(set(line.points))} distinct point(s) after removing near-duplicates; "
+        if len(set(points)) < 2:
+            builder.note(line.source, f"has {len(set(points))} distinct point(s) after removing near-duplicates; "
                                       f"a wall needs 2: left out")
             continue
         kept.append(_Line(line.source, points, line.obstacle))

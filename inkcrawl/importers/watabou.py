@@ -67,11 +67,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import shapely
 from shapely.geometry import LineString, Point, Polygon, box
 from shapely.ops import nearest_points, polylabel, split
 
-from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult
+from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 
@@ -217,7 +218,7 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
         raise ImportFailed("no 'rects' list: this is not a One Page Dungeon file (it needs 'rects' and 'doors')")
     raw_rects = data["rects"]
     if not isinstance(raw_rects, list):
-        raise ImportFailed(f"'rects' is a {type(raw_rects).__name__}, not a list")
+        raise ImportFailed(f"'rects' is {json_kind(raw_rects)}, not a list")
     if not raw_rects:
         raise ImportFailed("'rects' is empty: the dungeon has no rooms")
     if len(raw_rects) > MAX_RECTS:
@@ -242,7 +243,7 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
     if "doors" not in data:
         notes.append(("doors", "the file has no 'doors' list; imported without doors"))
     if not isinstance(raw_doors, list):
-        raise ImportFailed(f"'doors' is a {type(raw_doors).__name__}, not a list")
+        raise ImportFailed(f"'doors' is {json_kind(raw_doors)}, not a list")
     if len(raw_doors) > MAX_DOORS:
         raise ImportFailed(f"{len(raw_doors)} doors; at most {MAX_DOORS} are imported")
     doors = []
@@ -265,7 +266,7 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
 
     raw_notes = data.get("notes", [])
     if not isinstance(raw_notes, list):
-        notes.append(("notes", f"'notes' is a {type(raw_notes).__name__}, not a list; ignored"))
+        notes.append(("notes", f"'notes' is {json_kind(raw_notes)}, not a list; ignored"))
         raw_notes = []
     if len(raw_notes) > MAX_NOTES:
         raise ImportFailed(f"{len(raw_notes)} notes; at most {MAX_NOTES} are imported")
@@ -297,7 +298,7 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
         raw = data.get(member, [])
         found = []
         if not isinstance(raw, list):
-            notes.append((member, f"'{member}' is a {type(raw).__name__}, not a list; ignored"))
+            notes.append((member, f"'{member}' is {json_kind(raw)}, not a list; ignored"))
             raw = []
         if len(raw) > MAX_CELLS:
             raise ImportFailed(f"{len(raw)} {member} cells; at most {MAX_CELLS} are read")
@@ -318,6 +319,12 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
         story = None
     return _Source(_clean_text(title) if title else None, _clean_text(story) if story else None,
                    data.get("version"), rects, doors, source_notes, cells["columns"], cells["water"])
+
+
+def _listed(numbers: list[int], most: int = 20) -> str:
+    """``numbers`` as a comma-separated list, the first ``most`` of them and a count of the rest."""
+    shown = ", ".join(map(str, numbers[:most]))
+    return shown if len(numbers) <= most else f"{shown} and {len(numbers) - most} more"
 
 
 def _clean_text(text: str) -> str:
@@ -383,7 +390,8 @@ def _simple_polygons(geometry) -> list[Polygon]:
 
 
 def _groups(shapes: list[Polygon]) -> list[list[int]]:
-    """Indexes of ``shapes`` grouped by overlap (sharing surface, not just an edge), in order."""
+    """Indexes of ``shapes`` (axis-aligned boxes) grouped by overlap (sharing surface, not just
+    an edge), in order."""
     parent = list(range(len(shapes)))
 
     def find(i):
@@ -393,11 +401,18 @@ def _groups(shapes: list[Polygon]) -> list[list[int]]:
         return i
 
     if shapes:
-        tree = shapely.STRtree(shapes)
-        left, right = tree.query(shapes, predicate="intersects")
-        for i, j in zip(left.tolist(), right.tolist()):
-            if j > i and shapes[i].intersection(shapes[j]).area > _EPS:
-                parent[find(j)] = find(i)
+        # the shapes are axis-aligned boxes: their overlap is the overlap of their bounds, computed
+        # for every candidate pair at once (thousands of stacked rects would be millions of
+        # shapely intersections)
+        bounds = shapely.bounds(shapes)
+        left, right = shapely.STRtree(shapes).query(shapes, predicate="intersects")
+        keep = right > left
+        left, right = left[keep], right[keep]
+        width = np.minimum(bounds[left, 2], bounds[right, 2]) - np.maximum(bounds[left, 0], bounds[right, 0])
+        height = np.minimum(bounds[left, 3], bounds[right, 3]) - np.maximum(bounds[left, 1], bounds[right, 1])
+        overlapping = (width > 0) & (height > 0) & (width * height > _EPS)
+        for i, j in zip(left[overlapping].tolist(), right[overlapping].tolist()):
+            parent[find(j)] = find(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(shapes)):
         groups.setdefault(find(i), []).append(i)
@@ -480,7 +495,7 @@ def _build_areas(source: _Source, note) -> tuple[list[_Area], dict[int, _Area]]:
     for group in _groups(room_shapes):
         members = [rooms[i].index for i in group]
         if len(group) > 1:
-            note(rooms[group[0]].source, f"overlaps rect(s) {', '.join(map(str, members[1:]))}; merged into one room")
+            note(rooms[group[0]].source, f"overlaps rect(s) {_listed(members[1:])}; merged into one room")
         shape = minus(shapely.union_all([room_shapes[i] for i in group]), cell_tree, cell_list)
         add("room", "room", shape, members, rooms[group[0]].source)
     corridor_shapes = [shapes[r.index] for r in corridors]
@@ -491,7 +506,7 @@ def _build_areas(source: _Source, note) -> tuple[list[_Area], dict[int, _Area]]:
         if shape.area - without_rooms.area > _EPS:
             note(corridors[group[0]].source, "overlaps a room; the room keeps the overlap")
         if len(group) > 1:
-            note(corridors[group[0]].source, f"overlaps rect(s) {', '.join(map(str, members[1:]))}; merged into one "
+            note(corridors[group[0]].source, f"overlaps rect(s) {_listed(members[1:])}; merged into one "
                                              f"corridor")
         add("corridor", "corridor", minus(without_rooms, cell_tree, cell_list), members,
             corridors[group[0]].source)
@@ -539,7 +554,9 @@ class _Space:
         return [self.areas[i] for i in sorted(found)]
 
     def nearest(self, point: tuple[float, float]) -> _Area:
-        return min(self.areas, key=lambda a: (a.polygon.distance(Point(point)), self.areas.index(a)))
+        """The area nearest ``point`` (the first in order when several are as near)."""
+        target = Point(point)
+        return min(enumerate(self.areas), key=lambda item: (item[1].polygon.distance(target), item[0]))[1]
 
 
 class _Obstacles:
