@@ -396,7 +396,7 @@ def test_old_era_maps(tmp_path, era):
     assert (hall[1][0] - hall[0][0], hall[2][1] - hall[1][1]) == (40, 30)
     sources = [n.source for n in result.notes]
     if era == "tmx-1.0":  # no object ids before Tiled 0.11: numbered, reported once
-        assert sources == ["the whole map"] and "7 object(s) had no id" in result.notes[0].message
+        assert sources == ["the whole map"] and "7 object(s) had no usable id" in result.notes[0].message
     else:
         assert result.notes == []
     main_code = main(["import", str(path), "-o", str(tmp_path / "old-dungeon.json")])

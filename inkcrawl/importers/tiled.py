@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, ImportResult
+from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder, safe_id
 from inkcrawl.model import LINE_DISC_KINDS
 
@@ -164,6 +164,15 @@ def _xml_number(text: str | None, default: float | int = 0) -> float | int:
     return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
 
 
+def _xml_value(text: str | None, default: Any = 0) -> Any:
+    """An object's attribute as a number, or as its text when it is not a finite number (the
+    object is then skipped with a note naming it, as in a JSON map)."""
+    try:
+        return _xml_number(text, default)
+    except ValueError:
+        return text
+
+
 def _xml_properties(element) -> list[dict] | None:
     props = element.find("properties")
     if props is None:
@@ -180,8 +189,8 @@ def _xml_properties(element) -> list[dict] | None:
 def _xml_points(text: str | None) -> list[dict]:
     points = []
     for pair in (text or "").split():
-        x, _, y = pair.partition(",")
-        points.append({"x": _xml_number(x), "y": _xml_number(y)})
+        x, comma, y = pair.partition(",")
+        points.append({"x": _xml_value(x, None), "y": _xml_value(y, None) if comma else None})
     return points
 
 
@@ -189,7 +198,7 @@ def _xml_object(element) -> dict:
     obj: dict[str, Any] = {}
     for key in ("id", "gid", "x", "y", "width", "height", "rotation"):
         if element.get(key) is not None:
-            obj[key] = _xml_number(element.get(key))
+            obj[key] = _xml_value(element.get(key))
     for key in ("name", "type", "class", "template"):
         if element.get(key) is not None:
             obj[key] = element.get(key)
@@ -295,22 +304,34 @@ def _typed_value(kind: str, value: Any) -> Any:
     return value if isinstance(value, str) else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
 
 
-def read_properties(holder: dict) -> dict[str, Any]:
+def read_properties(holder: dict, skipped: list[str] | None = None) -> dict[str, Any]:
     """The custom properties of a map, layer, tile or object as ``{name: value}``: the list of
     ``{name, type, value}`` (Tiled 1.2+) or the old ``{name: value}`` map with its
-    ``propertytypes``."""
+    ``propertytypes``. Entries that are not a property (no name, a ``null`` value) are left out
+    and described in ``skipped`` when it is given."""
     raw = holder.get("properties")
     out: dict[str, Any] = {}
+    skipped = skipped if skipped is not None else []
     if isinstance(raw, list):
-        for prop in raw:
-            if isinstance(prop, dict) and isinstance(prop.get("name"), str):
-                try:
-                    out[prop["name"]] = _typed_value(str(prop.get("type", "string")), prop.get("value", ""))
-                except (TypeError, ValueError, OverflowError):
-                    out[prop["name"]] = str(prop.get("value"))
+        for number, prop in enumerate(raw, 1):
+            if not isinstance(prop, dict) or not isinstance(prop.get("name"), str):
+                skipped.append(f"property {number} ({json_kind(prop)} without a name)")
+                continue
+            if prop.get("value", "") is None:
+                skipped.append(f"property {prop['name'][:60]!r} (no value)")
+                continue
+            try:
+                out[prop["name"]] = _typed_value(str(prop.get("type", "string")), prop.get("value", ""))
+            except (TypeError, ValueError, OverflowError):
+                out[prop["name"]] = str(prop.get("value"))
+    elif raw is not None and not isinstance(raw, dict):
+        skipped.append(f"'properties' ({json_kind(raw)}, not a list or an object)")
     elif isinstance(raw, dict):
         types = holder.get("propertytypes") if isinstance(holder.get("propertytypes"), dict) else {}
         for name, value in raw.items():
+            if value is None:
+                skipped.append(f"property {str(name)[:60]!r} (no value)")
+                continue
             kind = types.get(name)
             if kind is None:
                 kind = ("bool" if isinstance(value, bool) else "int" if isinstance(value, int)
@@ -523,9 +544,13 @@ class _Reader:
         if depth > MAX_GROUP_DEPTH:
             raise ImportFailed(f"group layers are nested deeper than {MAX_GROUP_DEPTH} levels")
         if not isinstance(layers, list):
+            if layers is not None:
+                self.note(f"{prefix.rstrip('/') or 'the map'}", f"'layers' is {json_kind(layers)}, not a list; ignored")
             return
-        for layer in layers:
+        for index, layer in enumerate(layers):
             if not isinstance(layer, dict):
+                self.note(f"layer {index + 1} of {prefix.rstrip('/') or 'the map'}",
+                          f"is {json_kind(layer)}, not a layer; ignored")
                 continue
             name = prefix + str(layer.get("name", ""))
             kind = layer.get("type")
@@ -537,9 +562,15 @@ class _Reader:
                 self.walk(layer.get("layers"), lox, loy, name + "/", depth + 1)
             elif kind == "objectgroup":
                 self._layer_extras(layer, source)
-                for obj in layer.get("objects") or []:
+                objects = layer.get("objects")
+                if objects is not None and not isinstance(objects, list):
+                    self.note(source, f"'objects' is {json_kind(objects)}, not a list; ignored")
+                    objects = None
+                for number, obj in enumerate(objects or [], 1):
                     if isinstance(obj, dict):
                         self.add_object(obj, lox, loy, name)
+                    else:
+                        self.note(f"object {number} of {source}", f"is {json_kind(obj)}, not an object; ignored")
             elif kind == "tilelayer":
                 self.note(f"tile layer {name[:80]!r}", f"tiles ({layer.get('width', '?')} x "
                                                        f"{layer.get('height', '?')}) have no meaning for inkcrawl; "
@@ -601,9 +632,16 @@ class _Reader:
         cls = cls if isinstance(cls, str) else str(cls)
         if not cls and raw.get("gid") is not None:
             cls = self.tile_class(raw.get("gid"))
+        skipped: list[str] = []
         obj = MapObject(id=raw.get("id") if isinstance(raw.get("id"), int) and not isinstance(raw.get("id"), bool)
                         else -1, name=str(raw.get("name") or ""), cls=cls, layer=layer, shape="rect", x=x, y=y,
-                        width=width, height=height, rotation=rotation, properties=read_properties(raw))
+                        width=width, height=height, rotation=rotation, properties=read_properties(raw, skipped))
+        obj.name = self.clean_text(obj.name, 200, obj, "name")
+        if skipped:
+            self.note(obj.describe(), f"{', '.join(skipped)[:300]}: not a property; ignored")
+        if "id" in raw and obj.id <= 0:
+            self.note(obj.describe().replace(f"object {obj.id}", f"object {json.dumps(raw['id'])[:30]}", 1),
+                      "its id is not a whole number above 0; numbered after the highest id")
         for shape in ("polygon", "polyline"):
             if isinstance(raw.get(shape), list):
                 obj.shape = shape
@@ -629,6 +667,17 @@ class _Reader:
             obj.shape = "point"  # maps before Tiled 1.1 had no point objects: a rectangle of no size
         return obj
 
+    def clean_text(self, text: str, limit: int, obj: MapObject, what: str) -> str:
+        """``text`` without control characters (a sheet cannot print them, XML cannot hold them)
+        and cut to ``limit`` characters, each change noted for ``obj``."""
+        clean = "".join(c for c in text if c.isprintable() or c == " ")
+        if clean != text:
+            self.note(obj.describe(), f"its {what} holds control characters; removed")
+        if len(clean) > limit:
+            self.note(obj.describe(), f"its {what} has {len(clean)} characters; cut to {limit}")
+            clean = clean[:limit]
+        return clean
+
     def number_objects(self) -> None:
         """Missing ids numbered and duplicate ids renumbered, after the highest id in use."""
         highest = max([o.id for o in self.objects if o.id > 0] + [int(_number_or(self.data.get("nextobjectid"), 1)) - 1,
@@ -649,7 +698,7 @@ class _Reader:
                           f"duplicate id {old} (also used on layer {first.layer[:80]!r}); renumbered {obj.id}")
             seen[obj.id] = obj
         if missing:
-            self.note("the whole map", f"{missing} object(s) had no id (a map made before Tiled 0.11); "
+            self.note("the whole map", f"{missing} object(s) had no usable id (a map made before Tiled 0.11 has none); "
                                        f"numbered {highest - missing + 1} to {highest} in file order")
 
     def edge_rule(self) -> None:
@@ -893,7 +942,9 @@ def _build_line(reader: _Reader) -> dict:
             elif kind == "label":
                 text = obj.text if obj.shape == "text" else None
                 text = text or _prop(obj.properties, used, "text") or obj.name
-                if not isinstance(text, str) or not text.strip():
+                if isinstance(text, str):
+                    text = reader.clean_text(text, 500, obj, "text").strip()
+                if not isinstance(text, str) or not text:
                     raise _Skip("a label needs text (a text object, or a 'text' property)")
                 at = obj.at(obj.width / 2, obj.height) if obj.shape == "text" else obj.centre()
                 height = _prop(obj.properties, used, "text_height_mm") or defaults.get("text_height_mm") or 3.0
@@ -934,6 +985,8 @@ def _add_door(builder, reader, obj, unit, used, defaults, wanted) -> None:
             segment = (obj.at(0, top + obj.height / 2), obj.at(obj.width, top + obj.height / 2))
         else:
             segment = (obj.at(obj.width / 2, top), obj.at(obj.width / 2, top + obj.height))
+    elif obj.shape in ("polyline", "polygon"):
+        raise _Skip(f"a door {obj.shape} needs 2 points, this one has {len(obj.points)}")
     else:
         raise _Skip(f"a door must be a line (polyline) or a rectangle, not a {obj.shape}")
     if math.dist(segment[0], segment[1]) <= 1e-9:
@@ -982,7 +1035,7 @@ def _add_disc(builder, reader, obj, kind, unit, used, defaults, wanted, artifact
             value = _DEFAULT_MEMBERS[kind][1]
             reader.note(obj.describe(), f"a {kind} without a {member!r} property; {member} {value} assumed")
         if value is None:
-            raise _Skip(f"a {kind} needs a {member!r} property")
+            raise _Skip(f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} needs a {member!r} property")
         members[member] = value
     size = _prop(obj.properties, used, "size_mm")
     if size is None:
@@ -1182,12 +1235,20 @@ def _build_grid(reader: _Reader) -> dict:
             if obj.name:
                 feature["name"] = obj.name[:200]
             letter = _prop(obj.properties, obj_used, "letter") or defaults.get("letter")
-            if letter is not None:
+            lettered = kind in ("weapon", "monster")  # weapons and monsters pair up by letter
+            if letter is not None and not lettered:
+                reader.note(source, f"a {kind} has no letter; letter {str(letter)[:10]!r} ignored")
+            elif letter is not None:
                 letter = str(letter).strip().upper()
                 if not re.fullmatch(r"[A-Z]", letter):
                     reader.note(source, f"letter {letter[:10]!r} is not one letter A-Z; skipped")
                     continue
                 feature["letter"] = letter
+            elif lettered:
+                given = sum(f["kind"] == kind for f in features)
+                feature["letter"] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[given % 26]
+                reader.note(source, f"a {kind} needs a letter (weapons and monsters pair up by letter); no "
+                                    f"'letter' property, so it is {feature['letter']} (the {kind}s in map order)")
             occupied[cell] = f"{kind} {feature['id']}"
             features.append(feature)
         ignored = sorted(set(obj.properties) - obj_used)
