@@ -598,3 +598,14 @@ def test_hostile_grids_never_crash(tmp_path, cells, settings_, stairs):
 
 if __name__ == "__main__":
     write_samples()
+
+
+def test_numbers_as_text_with_control_whitespace():
+    """Whitespace that int() refuses (e.g. U+001F) around digits is stripped, not crashed on."""
+    from inkcrawl.importers.donjon import _int
+
+    assert _int("0\x1f") == 0
+    assert _int(" 12 ") == 12
+    assert _int("7.0") == 7
+    assert _int("1\x1f2") is None
+    assert _int("x") is None

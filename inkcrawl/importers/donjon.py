@@ -98,7 +98,7 @@ MIN_TEXT_MM = 2.0
 _NEIGHBOURS = ((-1, 0, "north"), (0, 1, "east"), (1, 0, "south"), (0, -1, "west"))
 _OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 _RING = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))  # N NE E SE S SW W NW
-_INT_TEXT = re.compile(r"\s*[+-]?\d{1,12}(\.0*)?\s*")
+_INT_TEXT = re.compile(r"[+-]?\d{1,12}(\.0*)?")
 
 
 def _int(value) -> int | None:
@@ -109,8 +109,10 @@ def _int(value) -> int | None:
         return value if abs(value) < 2 ** 53 else None
     if isinstance(value, float):
         return int(value) if math.isfinite(value) and value.is_integer() and abs(value) < 2 ** 53 else None
-    if isinstance(value, str) and len(value) <= 40 and _INT_TEXT.fullmatch(value):
-        return int(float(value)) if "." in value else int(value)
+    if isinstance(value, str) and len(value) <= 40:
+        text = value.strip()  # the same whitespace int() would refuse inside the digits
+        if _INT_TEXT.fullmatch(text):
+            return int(float(text)) if "." in text else int(text)
     return None
 
 
