@@ -4,6 +4,8 @@ the exact model, drags merge into one step, and random edit sequences undo byte 
 from __future__ import annotations
 
 import copy
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -274,6 +276,10 @@ def test_random_edit_sequences_undo_byte_for_byte(qapp, data, which):
     while stack.canUndo():
         stack.undo()
     assert document.canonical_text() == original
+    # and the saved file is byte for byte the bundled file it was opened from
+    with tempfile.TemporaryDirectory() as folder:
+        saved = document.save(Path(folder) / "undone.json")
+        assert saved.read_bytes() == (LINE_DUNGEON if which == "line" else GRID_DUNGEON).read_bytes()
 
 
 def test_document_save_is_atomic_and_clean(qapp, tmp_path):

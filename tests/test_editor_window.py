@@ -104,3 +104,18 @@ def test_screenshot_command(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(tmp_path / "nope.json")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "does not exist" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_screenshot_on_a_high_dpi_screen(tmp_path):
+    """At a device pixel ratio of 2 the window renders at twice the pixels, with nothing cut."""
+    import os
+
+    out = tmp_path / "hidpi.png"
+    env = dict(os.environ, QT_SCALE_FACTOR="2")
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out),
+                             "--size", "1000x700"], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (2000, 1400)
