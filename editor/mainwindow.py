@@ -110,7 +110,26 @@ class MainWindow(QMainWindow):
         self.add_dock(self.undo_view, "History", Qt.DockWidgetArea.RightDockWidgetArea, "history")
         for name in FEATURE_MODULES:
             self._install(name)
+        self._default_layout()
         self._update_enabled()
+
+    def _default_layout(self) -> None:
+        """Arrange the docks: the canvas gets most of the window; Inspector on the right with
+        History and Playtest as tabs below it; Pack on the left; Problems along the bottom."""
+        docks = {dock.objectName(): dock for dock in self.findChildren(QDockWidget)}
+        right = [docks[n] for n in ("inspector", "history", "playtest") if n in docks]
+        if len(right) >= 2:
+            self.splitDockWidget(right[0], right[1], Qt.Orientation.Vertical)
+            for dock in right[2:]:
+                self.tabifyDockWidget(right[1], dock)
+            right[1].raise_()
+            self.resizeDocks([right[0], right[1]], [560, 240], Qt.Orientation.Vertical)
+        if right:
+            self.resizeDocks([right[0]], [340], Qt.Orientation.Horizontal)
+        if "pack" in docks:
+            self.resizeDocks([docks["pack"]], [270], Qt.Orientation.Horizontal)
+        if "problems" in docks:
+            self.resizeDocks([docks["problems"]], [170], Qt.Orientation.Vertical)
 
     # construction ------------------------------------------------------------------------
     def _install(self, name: str) -> None:

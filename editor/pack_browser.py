@@ -320,6 +320,14 @@ class PackBrowser(QWidget):
                 self._watch(entry.document)
         self.hint.setVisible(self.manifest is None)
         self.body.setVisible(self.manifest is not None)
+        has_pack = self.manifest is not None
+        if has_pack != getattr(self, "_shown_for_pack", None):
+            # the dock appears when a pack opens and steps aside for lone dungeon files;
+            # in between, the Window menu shows or hides it as the user likes
+            self._shown_for_pack = has_pack
+            dock = self.parentWidget()
+            if dock is not None and hasattr(dock, "toggleViewAction"):
+                dock.setVisible(has_pack)
         self.refresh_list()
 
     def _clear(self) -> None:

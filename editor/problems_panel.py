@@ -229,7 +229,9 @@ class ProblemsPanel(QWidget):
             items.append(item)
         self.tree.addTopLevelItems(items)
         if not problems:
-            self.summary.setText(f"No problems (checked in {self.document.validation_ms:.0f} ms)")
+            took = self.document.validation_ms
+            self.summary.setText(f"No problems (checked in {took:.0f} ms)" if took >= 1 else
+                                 "No problems (checked in under 1 ms)")
         else:
             self.summary.setText(f"{errors} error(s), {warnings} warning(s)")
         self.window.problems_dock.setWindowTitle(f"Problems ({errors + warnings})" if problems else "Problems")
