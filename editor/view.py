@@ -89,7 +89,9 @@ class CanvasView(QGraphicsView):
 
     def wheelEvent(self, event) -> None:  # noqa: N802
         if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            super().wheelEvent(event)  # Shift+wheel scrolls sideways
+            bar = self.horizontalScrollBar()  # Shift+wheel scrolls sideways
+            bar.setValue(bar.value() - int(event.angleDelta().y() or event.angleDelta().x()))
+            event.accept()
             return
         steps = event.angleDelta().y() / 120
         if steps:
