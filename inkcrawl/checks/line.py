@@ -66,18 +66,25 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
         problems.append(problem("L010", "the dungeon has no Start; players begin at a Start on the outer boundary",
                                 file, "/elements"))
     elif geometry.polygons:
-        outline = geometry.outline
-        for start in starts:
-            gap = float(shapely.distance(outline, shapely.points(start.at)))
+        # vectorised over Starts (an import can bring thousands): distances to the outline, and
+        # each Start's nearest area through one STRtree query
+        points = shapely.points([start.at for start in starts])
+        gaps = shapely.distance(geometry.outline, points)
+        tree = shapely.STRtree(geometry.polygons)
+        nearest_area: dict[int, int] = {}
+        for point_index, area_index in zip(*tree.query_nearest(points, return_distance=False, all_matches=True)):
+            # ties (a Start on a shared wall) go to the area listed first in the file
+            if int(area_index) < nearest_area.get(int(point_index), len(geometry.polygons)):
+                nearest_area[int(point_index)] = int(area_index)
+        for index, (start, gap) in enumerate(zip(starts, gaps)):
+            gap = float(gap)
             if gap > snap:
-                if any(shapely.dwithin(area, shapely.points(start.at), snap) for area in broken):
+                if any(shapely.dwithin(area, points[index], snap) for area in broken):
                     continue  # on an area whose polygon is already reported
                 problems.append(problem("L011", f"{_name(start)} is {gap:.1f} mm from the outer boundary of the "
                                                 f"dungeon; a Start goes on an outer wall", file, start.pointer + "/at"))
                 continue
-            nearest = min(range(len(geometry.polygons)),
-                          key=lambda i: float(shapely.distance(geometry.polygons[i], shapely.points(start.at))))
-            start_areas.append(geometry.areas[nearest].id)
+            start_areas.append(geometry.areas[nearest_area[index]].id)
 
     doors = []
     for door in (e for e in dungeon.elements if e.segment is not None and placements.get(e.kind) == "between_areas"):
