@@ -100,18 +100,22 @@ def _dpi(text: str) -> float:
     return value
 
 
-def _add_page_options(parser: argparse.ArgumentParser) -> None:
+def _add_page_options(parser: argparse.ArgumentParser, cards: bool = False) -> None:
     parser.add_argument("--paper", type=_paper, metavar="SIZE",
                         help="A4, Letter, A3, A5, Legal, Tabloid or WIDTHxHEIGHT with mm/cm/in/pt "
-                             "(default: the sheet's own paper)")
+                             + ("(default: A4)" if cards else "(default: the sheet's own paper)"))
     parser.add_argument("--orientation", choices=("auto", "portrait", "landscape"), default="auto",
-                        help="default auto: landscape for sheets wider than tall")
-    parser.add_argument("--margin", type=_mm_between(0, 100), metavar="MM", help="page margin in mm (default: the sheet's)")
+                        help="default auto: " + ("portrait" if cards
+                                                 else "landscape for sheets wider than tall"))
+    parser.add_argument("--margin", type=_mm_between(0, 100), metavar="MM",
+                        help="page margin in mm (default: " + ("6)" if cards else "the sheet's)"))
     parser.add_argument("--bleed", type=_mm_between(0, 20), default=0.0, metavar="MM",
-                        help="extend the page by MM on every side for a print shop (3 is usual)")
+                        help=("extend every card by MM on each side for cutting (3 is usual)" if cards
+                              else "extend the page by MM on every side for a print shop (3 is usual)"))
     parser.add_argument("--crop-marks", action="store_true",
-                        help="draw crop marks at the corners of the paper (sheets: the page grows 10 mm on each side "
-                             "to hold them)")
+                        help=("draw crop marks at the corners of every card" if cards else
+                              "draw crop marks at the corners of the paper (the page grows 10 mm on each side "
+                              "to hold them)"))
     parser.add_argument("--grayscale", action="store_true", help="print in greys only, for black-and-white printers")
     parser.add_argument("--force", action="store_true", help="export even when validation finds errors")
 
@@ -130,7 +134,7 @@ def register(subparsers) -> None:
     sheet.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write: .pdf, .svg or .png")
     _add_page_options(sheet)
     sheet.add_argument("--fit", action="store_true", help="scale the sheet to the paper instead of keeping its size")
-    sheet.add_argument("--copies", type=_count, default=1, metavar="N", help="PDF: N copies of each sheet (one per player)")
+    sheet.add_argument("--copies", type=_count, default=1, metavar="N", help="PDF: N copies of each sheet, one per player (1-100; default 1)")
     sheet.add_argument("--dpi", type=_dpi, default=150,
                        help="PNG resolution (default 150; a contact sheet of several dungeons uses at most 60)")
     sheet.set_defaults(func=_cmd_sheet)
@@ -142,7 +146,7 @@ def register(subparsers) -> None:
     cards.add_argument("-o", "--output", required=True, metavar="OUT", help="the PDF to write")
     cards.add_argument("--deck", metavar="ID", help="which deck of the pack (default: its first, else the ruleset's)")
     cards.add_argument("--backs", action="store_true", help="add a backs page after each page, laid out for duplex")
-    _add_page_options(cards)
+    _add_page_options(cards, cards=True)
     cards.set_defaults(func=_cmd_cards)
 
     game = kinds.add_parser("game", help="playable game data (JSON) for inkcrawl's engines and other programs",
@@ -354,8 +358,8 @@ def _cmd_cards(args: argparse.Namespace) -> int:
         return status
     opened = dungeons[0]
     if opened.ruleset.family != "grid":
-        return _error(f"{opened.file}: card sheets are for the grid family's deck; this is a "
-                      f"{opened.ruleset.family} dungeon")
+        return _error(f"{args.paths[0]}: card sheets are for the grid family's deck; this is a "
+                      f"{opened.ruleset.family}-family {'pack' if len(dungeons) > 1 else 'dungeon'}")
     from exporters.cards import CardError, card_pages, deck_for
     from exporters.qt import write_pdf
 

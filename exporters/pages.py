@@ -109,6 +109,9 @@ def _ignore_interrupts() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
+    # and a terminated worker ends quietly (the parent's SIGTERM handler, inherited through
+    # fork, would print a KeyboardInterrupt traceback from each worker)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def build_pages(dungeons, options: PageOptions = PageOptions()):

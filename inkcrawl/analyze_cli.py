@@ -21,8 +21,9 @@ def register(subparsers) -> None:
                "exit codes: 0 everything reachable, 1 something unreachable or validation errors, 2 usage error",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder, or a game.json")
-    parser.add_argument("--players", type=int, choices=range(1, 9), metavar="N", help="key supply for N players")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--players", type=int, choices=range(1, 9), metavar="N", help="use the key supply for N players (default: a colour counts as usable if any player count the dungeon allows has a token of it)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text for people (default) or json for programs")
     parser.set_defaults(func=_cmd_analyze)
 
 

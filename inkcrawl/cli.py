@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = commands.add_parser("rules", help="list every check with its code, severity and description",
                                 description="List every check inkcrawl runs: code, name, severity, description.")
-    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text table (default) or json for programs")
     rules.set_defaults(func=_cmd_rules)
 
     migrate = commands.add_parser(

@@ -125,8 +125,7 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
     except _BadNumber as exc:
         return None, [_number_problem(text, exc.literal, exc.reason, file)]
     except json.JSONDecodeError as exc:
-        return None, [problem("F002", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                              file, line=exc.lineno, column=exc.colno)]
+        return None, [_syntax_problem(text, exc, file)]
     except RecursionError:
         return None, [problem("F006", f"the JSON is nested deeper than {MAX_DEPTH} levels", file)]
     except ValueError as exc:  # an integer literal beyond Python's digit limit
@@ -150,6 +149,19 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
     elif isinstance(value, str) and _LONE_SURROGATE.search(value):
         return None, [problem("F002", "invalid JSON: the string holds an unpaired UTF-16 surrogate escape", file)]
     return value, []
+
+
+def _syntax_problem(text: str, exc: json.JSONDecodeError, file: str) -> Problem:
+    """F002 for a JSON syntax error; a trailing comma (the commonest hand-editing slip) is
+    named as such, at the comma rather than at the bracket after it."""
+    before = text[:exc.pos].rstrip()
+    if before.endswith(",") and exc.pos < len(text) and text[exc.pos] in "}]":
+        line, column = _line_column(text, len(before) - 1)
+        closing = "object" if text[exc.pos] == "}" else "array"
+        return problem("F002", f"invalid JSON: a comma after the last item of an {closing} (line {line}, "
+                               f"column {column}); remove it", file, line=line, column=column)
+    return problem("F002", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                   file, line=exc.lineno, column=exc.colno)
 
 
 def _number_problem(text: str, literal: str, reason: str, file: str) -> Problem:

@@ -36,7 +36,7 @@ def register(subparsers) -> None:
     """Add ``score`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
         "score", help="referee a drawn play on a line dungeon: breakdown by room and corridor, and the total",
-        description="Score one player's drawn path on a line dungeon by the rules (RULES.md 2): each room or "
+        description="Score one player's drawn path on a line dungeon by the line family's rules: each room or "
                     "corridor entered in path order with what was completed, failed, missed and crossed, then orb "
                     "tokens, the boss and the total, the way a player checks a neighbour's sheet.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -67,7 +67,7 @@ _EPILOG = """\
 examples:
   inkcrawl simulate content/packs/ember-halls --games 10000 --players 2 --policy greedy --seed 1
   inkcrawl simulate content/packs/ember-halls --dungeon cinder-vault --policy greedy,random --format json
-  inkcrawl simulate ember.game.json --games 5000 --heatmap cinder-vault-heat.png
+  inkcrawl simulate ember.game.json --dungeon cinder-vault --games 5000 --heatmap cinder-vault-heat.png
 
 Statistics are over every player of every game. The same seed gives the same output.
 policies: random (uniformly random legal placements), greedy (best immediate score, then open ends)
@@ -285,7 +285,8 @@ def register(subparsers) -> None:
                         help="how the players play: random or greedy (default random); NAME,NAME,... gives each "
                              "seat its own")
     parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed (default 0)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text for people (default) or json for programs")
     parser.add_argument("--heatmap", metavar="OUT.png", help="also draw how often each room is entered over the sheet")
     parser.add_argument("--dpi", type=float, default=150, help="heatmap resolution (default 150)")
     parser.set_defaults(func=_cmd_simulate)

@@ -125,3 +125,14 @@ def test_a_door_with_four_skeleton_locks_and_four_skeleton_keys_opens():
         add(data, "elements", disc(f"sk{index}", "skeleton_key", spot, 5))
     data["sheet"]["components"] = ["keys"]
     assert check(data) == []
+
+
+def test_trailing_comma_is_named_at_the_comma(tmp_path):
+    from inkcrawl.jsonio import parse_json_text
+
+    _, problems = parse_json_text('{\n  "a": [1, 2,],\n  "b": 1\n}', "t.json")
+    assert problems[0].code == "F002"
+    assert "comma after the last item of an array" in problems[0].message
+    assert (problems[0].line, problems[0].column) == (2, 13)
+    _, problems = parse_json_text('{"a": 1 "b": 2}', "t.json")
+    assert "Expecting ',' delimiter" in problems[0].message  # other slips keep the parser's words
