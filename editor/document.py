@@ -106,6 +106,8 @@ class DungeonDocument(QObject):
         self.problems: list[LocatedProblem] = []
         self.validation_ms = 0.0
         self.revision = 0
+        #: What to tell the user on opening (members of the file saving would drop), or "".
+        self.open_warning = ""
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
         self._validate_timer.setInterval(self.VALIDATION_DELAY_MS)
@@ -180,22 +182,135 @@ class DungeonDocument(QObject):
         return self.problems
 
 
-def load_document(path: Path, parent: QObject | None = None) -> tuple[DungeonDocument | None, str]:
-    """Open a dungeon file as a document: ``(document, "")``, or ``(None, reason)`` when the
-    file cannot be opened (the reason quotes the validation report). Never raises for bad input."""
-    from inkcrawl.loading import open_dungeons
+#: JSON Schema error kinds that leave values the canvas, the inspector and the exporters cannot
+#: work with (a text where a number belongs, a point with one coordinate, an object where a list
+#: belongs, a number or text beyond the format's limits). A file with such errors is refused with the
+#: list of them, never half-shown: its designer fixes them in a text editor. Every other schema error (a missing list, an unknown
+#: kind, a member not allowed for a kind...) opens and is listed in the Problems panel.
+UNSHOWABLE_SCHEMA_ERRORS = frozenset({
+    "Type", "MinItems", "MaxItems", "AdditionalItems", "UnevaluatedItems", "AnyOf", "OneOfNotValid",
+    "OneOfMultipleValid", "Not", "Contains", "MinProperties", "MaxProperties",
+    # numbers beyond the format's range, texts beyond its lengths: the exporters' layout work
+    # grows with them (a room 10^9 mm tall or a title of a million letters takes them minutes)
+    "Minimum", "Maximum", "ExclusiveMinimum", "ExclusiveMaximum", "MaxLength",
+})
 
+
+def _absent_members(original, kept, pointer: str = "") -> list[str]:
+    """JSON pointers of the members of ``original`` that ``kept`` (the model's own data) does
+    not hold: what saving would drop."""
+    out: list[str] = []
+    if isinstance(original, dict) and isinstance(kept, dict):
+        for key, value in original.items():
+            here = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if key not in kept:
+                out.append(here)
+            else:
+                out += _absent_members(value, kept[key], here)
+    elif isinstance(original, list) and isinstance(kept, list):
+        for index, value in enumerate(original):
+            if index >= len(kept):
+                out.append(f"{pointer}/{index}")
+            else:
+                out += _absent_members(value, kept[index], f"{pointer}/{index}")
+    return out
+
+
+def unshowable_schema_errors(data) -> list[str]:
+    """The schema errors of dungeon data (a file, migrated) the editor cannot show (see
+    :data:`UNSHOWABLE_SCHEMA_ERRORS`), one line each, ``pointer: message``. A missing
+    collection (``areas``, ``passages``...) is fine: the model starts it empty."""
+    from inkcrawl.schema import _validator, json_pointer
+
+    refusals = []
+    for error in _validator("dungeon").iter_errors(data):
+        kind = type(error.kind).__name__
+        path = list(error.instance_path)
+        # a side, family or area kind outside the format's list (the kinds of elements and
+        # features come from the ruleset and are rule checks, shown and fixed in the editor)
+        wrong_choice = kind in ("Enum", "Constant") and path != ["format_version"]
+        # a member missing from an object (a label without its text height): the model has no
+        # value to draw; only whole collections may be missing
+        missing = kind == "Required" and not (path == [] and str(error.kind.property).strip('"') in _COLLECTIONS)
+        if kind in UNSHOWABLE_SCHEMA_ERRORS or wrong_choice or missing:
+            message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+            refusals.append(f"{json_pointer(path) or '/'}: {message}")
+    return refusals
+
+
+_COLLECTIONS = ("areas", "walls", "elements", "passages", "entryways", "features")
+
+
+def _lines(items: list[str], limit: int = 8) -> str:
+    more = f"\n... and {len(items) - limit} more" if len(items) > limit else ""
+    return "\n".join(items[:limit]) + more
+
+
+def open_dungeon_file(path: Path):
+    """Read and check a dungeon file for editing: ``(opened, refusal, warning)``.
+
+    ``opened`` is the :class:`inkcrawl.loading.OpenedDungeon` (``None`` when refused);
+    ``refusal`` says why it cannot be opened (unreadable, not a dungeon, an unknown ruleset,
+    values the editor cannot show); ``warning`` names members of the file that the model does
+    not keep, so saving would drop them (they are not part of the format). The schema is
+    checked before the model is built, so a hostile file never reaches code that expects the
+    right types. Never raises for bad input."""
+    from inkcrawl.loading import open_dungeons
+    from inkcrawl.validate import load_document as load_json
+
+    path = Path(path)
+    loaded = load_json(path)
+    if loaded.file_type == "dungeon" and isinstance(loaded.data, dict):
+        refusals = unshowable_schema_errors(loaded.data)
+        if refusals:
+            return None, ("the editor cannot show values of the wrong type, shape or size, or missing members; fix "
+                          "these in a text editor (inkcrawl validate lists them too):\n" + _lines(refusals)), ""
     result = open_dungeons([str(path)])
     if not result.dungeons:
         errors = [f"{p.code} {p.pointer or ''} {p.message}".strip() for p in result.report.problems
-                  if p.severity.value == "error"][:8]
-        return None, "\n".join(errors) or f"{path} holds no dungeon inkcrawl can open"
+                  if p.severity.value == "error"]
+        return None, _lines(errors) or f"{path} holds no dungeon inkcrawl can open", ""
     opened = result.dungeons[0]
+    losses = _absent_members(loaded.data, opened.dungeon.to_dict()) if isinstance(loaded.data, dict) else []
+    warning = ""
+    if losses:
+        warning = (f"{path.name} holds members that are not part of the dungeon format; the editor does not keep "
+                   "them, so saving drops them (keep a copy if you need them):\n" + _lines(losses))
+    return opened, "", warning
+
+
+def manifest_refusal(manifest: Path) -> str:
+    """Why a pack manifest cannot be opened (its JSON Schema errors: the pack browser shows
+    and writes back its members, and a member of the wrong type breaks both), or ``""``.
+    An unreadable manifest, or a file that is not a pack, is refused with the reason."""
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import load_document as load_json
+
+    loaded = load_json(Path(manifest))
+    if loaded.data is None:
+        return _lines([f"{p.code} {p.message}" for p in loaded.problems]) or "its pack.json cannot be read"
+    if loaded.file_type != "pack" or not isinstance(loaded.data, dict):
+        return f"its pack.json is not a pack (its \"type\" is {loaded.file_type!r})"
+    problems = schema_problems(loaded.data, "pack", str(manifest))
+    if not problems:
+        return ""
+    return "its pack.json has errors; fix them in a text editor (inkcrawl validate lists them too):\n" \
+        + _lines([f"{p.pointer or '/'}: {p.message}" for p in problems])
+
+
+def load_document(path: Path, parent: QObject | None = None) -> tuple[DungeonDocument | None, str]:
+    """Open a dungeon file as a document: ``(document, "")``, or ``(None, reason)`` when the
+    file cannot be opened (see :func:`open_dungeon_file`). Never raises for bad input. The
+    document's ``open_warning`` names members of the file that saving would drop."""
     from inkcrawl.validate import enclosing_pack
 
+    opened, refusal, warning = open_dungeon_file(Path(path))
+    if opened is None:
+        return None, refusal
     rulesets, _ = enclosing_pack(Path(path))
     registry = RulesetRegistry(rulesets)
     document = DungeonDocument(opened.dungeon, opened.ruleset, Path(path), registry, opened.deck, parent)
+    document.open_warning = warning
     return document, ""
 
 

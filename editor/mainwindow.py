@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from editor import actions as action_specs
-from editor.document import DungeonDocument, load_document
+from editor.document import DungeonDocument, load_document, manifest_refusal, open_dungeon_file
 from editor.edits import DeleteObjects, EditError, RotateObjects, find, paste_copies, ref_of, renumber_stones
 from editor.scene import DungeonScene
 from editor.tools import CanvasContext, tool_specs
@@ -343,26 +343,31 @@ class MainWindow(QMainWindow):
     def open_path(self, path: str | Path) -> bool:
         """Open a dungeon file, a pack folder or a pack manifest. Shows the reason and returns
         ``False`` when nothing could be opened."""
-        from inkcrawl.loading import open_dungeons
         from inkcrawl.validate import MANIFEST_NAME, RulesetRegistry, enclosing_pack
 
         path = Path(path)
         manifest = path / MANIFEST_NAME if path.is_dir() else path
         if manifest.name == MANIFEST_NAME and manifest.is_file():
-            result = open_dungeons([str(manifest)])
-            if not result.dungeons:
-                self._refuse(path, result.report)
+            refusal = manifest_refusal(manifest)
+            if refusal:
+                QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n{refusal}")
+                return False
+            openable, notes = self._pack_members(manifest)
+            if not openable:
+                QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n" + "\n\n".join(notes))
                 return False
             self.pack_path = manifest
-            rulesets, _ = enclosing_pack(result.dungeons[0].file and Path(result.dungeons[0].file))
+            rulesets, _ = enclosing_pack(Path(openable[0].file))
             registry = RulesetRegistry(rulesets)
-            for opened in result.dungeons:
-                if any(d.path == Path(opened.file) for d in self.documents):
+            for opened in openable:
+                if any(d.path is not None and d.path.resolve() == Path(opened.file).resolve() for d in self.documents):
                     continue
                 document = DungeonDocument(opened.dungeon, opened.ruleset, Path(opened.file), registry,
                                            opened.deck, self)
-                self.add_document(document, make_current=opened is result.dungeons[0])
+                self.add_document(document, make_current=opened is openable[0])
             self.documents_changed.emit()
+            if notes:
+                QMessageBox.warning(self, "Opened with problems", f"{path}:\n\n" + "\n\n".join(notes))
             return True
         for document in self.documents:
             if document.path is not None and document.path.resolve() == path.resolve():
@@ -373,11 +378,36 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n{reason}")
             return False
         self.add_document(document)
+        if document.open_warning:
+            QMessageBox.warning(self, "Opened with a warning", document.open_warning)
         return True
 
-    def _refuse(self, path: Path, report) -> None:
-        errors = [f"{p.code} {p.message}" for p in report.problems if p.severity.value == "error"][:8]
-        QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n" + "\n".join(errors))
+    @staticmethod
+    def _pack_members(manifest: Path) -> tuple[list, list[str]]:
+        """The dungeons of a pack (its manifest already checked) that the editor can open, in
+        the pack's order, and a note for each one it cannot (outside the folder, missing,
+        unreadable, values it cannot show) or that holds members saving would drop."""
+        from inkcrawl.validate import load_document as load_json, path_inside_pack
+
+        data = load_json(manifest).data
+        openable, notes = [], []
+        for relative in data.get("dungeons", []) if isinstance(data, dict) else []:
+            target = path_inside_pack(manifest.parent, relative)
+            if target is None:
+                notes.append(f"{relative} is not opened: it lies outside the pack folder (a pack may only name files "
+                             "inside it)")
+                continue
+            if not target.is_file():
+                notes.append(f"{relative} is not opened: there is no such file in the pack folder")
+                continue
+            opened, refusal, warning = open_dungeon_file(target)
+            if opened is None:
+                notes.append(f"{relative} is not opened: {refusal}")
+                continue
+            openable.append(opened)
+            if warning:
+                notes.append(warning)
+        return openable, notes
 
     def _update_title(self, document: DungeonDocument | None) -> None:
         if not shiboken6.isValid(self) or (document is not None and not shiboken6.isValid(document.undo_stack)):

@@ -63,8 +63,11 @@ def render_thumbnail(dungeon, ruleset, size: QSize = THUMB_SIZE) -> QImage:
     prints). Raises whatever the exporters raise for a sheet they cannot lay out."""
     from PySide6.QtSvg import QSvgRenderer
 
+    from editor.sheet_worker import out_of_range
     from exporters.sheet import render_sheet
 
+    if out_of_range(dungeon.to_dict()) is not None:
+        raise ValueError("a value is beyond the format's range")
     page = render_sheet(dungeon, ruleset)
     renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
     if not renderer.isValid():
@@ -407,6 +410,12 @@ class PackBrowser(QWidget):
         """Show dungeon ``row`` of the pack on the canvas (opening it again if it was closed)."""
         entry = self.entries[row]
         if entry.document is None:
+            from inkcrawl.validate import path_inside_pack
+
+            if path_inside_pack(self.pack_dir, entry.relative) is None:
+                self.tell(f"{entry.relative} lies outside the pack folder: a pack may only name files inside "
+                          "it, so the editor does not open it", True)
+                return
             target = self._path_of(entry.relative)
             if not target.is_file():
                 self.tell(f"{entry.relative} is not on disk: remove it from the pack or restore the file", True)
