@@ -56,6 +56,7 @@ def open_dungeons(paths: list[str]) -> OpenResult:
     """Validate ``paths`` (dungeon files, pack folders or manifests) and build every dungeon
     whose structure allows it. Never raises for bad input; see ``result.report``."""
     result = OpenResult(validate_paths(paths))
+    opened_files: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -75,6 +76,13 @@ def open_dungeons(paths: list[str]) -> OpenResult:
             continue
         registry = RulesetRegistry(rulesets)
         for file in files:
+            try:
+                key = Path(file).resolve()
+            except (OSError, RuntimeError):
+                key = Path(file)
+            if key in opened_files:
+                continue  # named twice (a pack and one of its files, or the same path again)
+            opened_files.add(key)
             loaded = load_document(file, str(file))
             if loaded.file_type != "dungeon" or loaded.data is None:
                 continue

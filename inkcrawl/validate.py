@@ -407,8 +407,17 @@ def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str],
     """
     report = Report()
     registry = RulesetRegistry()
+    seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
+        try:  # the same file or pack named twice (a folder and its pack.json too) is checked once
+            key = (path / MANIFEST_NAME if path.is_dir() else path).resolve()
+        except (OSError, RuntimeError):
+            key = None
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
         if progress:
             progress(str(raw))
         if path.is_dir():

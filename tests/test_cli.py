@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, PACKS
@@ -199,3 +200,23 @@ def test_migrate_never_rewrites_a_file_with_schema_errors(capsys, broken_dungeon
 def test_bundled_packs_are_in_canonical_layout(capsys):
     code, out, _ = _run(capsys, "migrate", "--check", *map(str, sorted(PACKS.iterdir())))
     assert code == 0, out
+
+
+def test_a_path_named_twice_is_checked_and_exported_once(tmp_path):
+    import subprocess
+    import sys
+
+    pack = "content/packs/lantern-depths"
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "validate", pack, f"{pack}/pack.json",
+                             f"{pack}/dungeons/01-candlewick-cellars.json"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parent.parent, timeout=120)
+    assert result.returncode == 0
+    # the folder and its pack.json are one pack; the dungeon named on its own is checked on its own too
+    assert "checked 6 files (5 dungeons)" in result.stdout, result.stdout
+    out = tmp_path / "svgs"
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "export", "sheet", pack,
+                             f"{pack}/dungeons/01-candlewick-cellars.json", "-o", str(out) + ".svg"],
+                            capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120)
+    assert result.returncode == 0, result.stderr
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert not any(name.startswith("dup-") for name in written), written
