@@ -19,6 +19,17 @@ from exporters import style
 MAX_PNG_PIXELS = 120_000_000
 
 
+#: Qt messages that say nothing to a user (the offscreen platform's routine notices).
+QUIET_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+def _qt_message(mode, context, message: str) -> None:
+    """Qt's messages on stderr as Qt prints them, minus :data:`QUIET_QT_MESSAGES`."""
+    if message in QUIET_QT_MESSAGES:
+        return
+    print(message, file=sys.stderr)
+
+
 @cache
 def ensure_app():
     """The process's ``QApplication`` (created offscreen if needed), with our fonts registered.
@@ -36,8 +47,11 @@ def ensure_app():
                 os.environ["XDG_RUNTIME_DIR"] = runtime
         except OSError:
             pass  # Qt only warns without it
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtGui import QFontDatabase
     from PySide6.QtWidgets import QApplication
+
+    qInstallMessageHandler(_qt_message)
 
     # A QApplication (not just a QGuiApplication), so the editor's widgets can share the
     # process with the exporters whichever of the two starts Qt first.
