@@ -8,7 +8,7 @@ import svgwrite
 
 from exporters import style
 from exporters.canvas import SheetCanvas, fmt
-from exporters.paper import PageLayout, layout_page
+from exporters.paper import PageLayout, PaperError, layout_page
 from exporters.sheet import draw_sheet_into
 from inkcrawl.model import Dungeon
 from inkcrawl.rulesets import Ruleset
@@ -70,8 +70,11 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
     """The dungeon's sheet laid out on a page. Raises :class:`exporters.paper.PaperError` when
     the sheet does not fit the paper at its physical scale (and ``fit`` is off)."""
     paper = dungeon.sheet.paper
-    layout = layout_page((paper.width_mm, paper.height_mm), paper.margin_mm, options.paper, options.orientation,
-                         options.margin_mm, options.fit, options.bleed_mm, options.crop_marks)
+    try:
+        layout = layout_page((paper.width_mm, paper.height_mm), paper.margin_mm, options.paper, options.orientation,
+                             options.margin_mm, options.fit, options.bleed_mm, options.crop_marks)
+    except PaperError as exc:
+        raise type(exc)(f"{dungeon.id} ({dungeon.sheet.title}): {exc}") from None
     drawing = new_page_drawing(layout.page_width, layout.page_height)
     page_root = drawing.g()
     page_root["class"] = "page"

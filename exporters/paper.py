@@ -7,6 +7,8 @@ physical scale (1 mm on the sheet = 1 mm on paper) unless ``fit`` is asked for.
 
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 
@@ -120,9 +122,11 @@ def layout_page(sheet_size: tuple[float, float], sheet_margin: float, paper: tup
     else:
         scale = 1.0
         if content_w > avail_w + 0.01 or content_h > avail_h + 0.01:
+            room = min(paper_w - content_w, paper_h - content_h) / 2  # the widest margin that would fit
+            smaller_margin = f", --margin {math.floor(room * 10) / 10:g} (keeps the size)" if room >= 1 else ""
             raise PaperError(
                 f"the sheet's printable content is {content_w:g} x {content_h:g} mm but the paper's printable area "
-                f"is {avail_w:g} x {avail_h:g} mm; use --fit to scale it, or a larger --paper")
+                f"is {avail_w:g} x {avail_h:g} mm; use --fit to scale it{smaller_margin}, or a larger --paper")
     extra = bleed_mm + (CROP_MARK_SPACE_MM if crop_marks else 0.0)
     trim_x = trim_y = extra
     offset_x = trim_x + margin + (avail_w - content_w * scale) / 2 - sheet_margin * scale
