@@ -226,9 +226,16 @@ def _progress(total: int, unit: str):
 def _warn_characters(pages) -> None:
     from exporters.qt import unsupported_characters
 
+    by_warning: dict[str, list[str]] = {}
     for page in pages:
         for warning in page.warnings:
-            print(f"inkcrawl export: warning: sheet \"{page.title}\": {warning}", file=sys.stderr)
+            titles = by_warning.setdefault(warning, [])
+            if page.title not in titles:
+                titles.append(page.title)
+    for warning, titles in by_warning.items():  # the same warning for many sheets is said once
+        where = f"sheet \"{titles[0]}\"" if len(titles) == 1 else f"{len(titles)} sheets"
+        print(f"inkcrawl export: warning: {where}: {warning}", file=sys.stderr)
+    for page in pages:
         missing = unsupported_characters(page.texts)
         if missing:
             shown = " ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")
