@@ -142,7 +142,10 @@ def read_recovery_file(path: Path) -> RecoveryEntry | None:
             or not isinstance(record.get("dungeon_text"), str) or not isinstance(record.get("ruleset"), dict):
         return None
     original = record.get("original_path")
-    return RecoveryEntry(Path(path), str(record.get("title") or "Untitled"), Path(original) if original else None,
+    if not isinstance(record.get("saved_at_epoch", 0), (int, float)) or isinstance(record.get("saved_at_epoch"), bool):
+        record["saved_at_epoch"] = 0  # entries are sorted by it
+    return RecoveryEntry(Path(path), str(record.get("title") or "Untitled"),
+                         Path(original) if isinstance(original, str) and original else None,
                          str(record.get("saved_at", "")), str(record.get("session", "")), record)
 
 
@@ -181,13 +184,25 @@ def document_from_recovery(entry: RecoveryEntry, parent: QObject | None = None) 
     file (so Save writes there). Raises ``ValueError`` when the recovery data is damaged."""
     from inkcrawl.validate import RulesetRegistry, enclosing_pack
 
+    from editor.document import unshowable_schema_errors
+    from inkcrawl.schema import schema_problems
+
     record = entry.record
     try:
         data = json.loads(entry.dungeon_text)
+        # a recovery file damaged into valid JSON must not reach the canvas with values of the
+        # wrong type (they crash it), nor come back with a ruleset that is not one
+        wrong = unshowable_schema_errors(data) if isinstance(data, dict) else ["/: not a dungeon"]
+        wrong += [f"ruleset {p.pointer or '/'}: {p.message}"
+                  for p in schema_problems(record["ruleset"], "ruleset", str(entry.file))]
+        if wrong:
+            raise ValueError("; ".join(wrong[:3]))
         dungeon = dungeon_from_dict(data)
         ruleset_path = record.get("ruleset_path")
-        ruleset = Ruleset(record["ruleset"], Path(ruleset_path) if ruleset_path else None)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        ruleset = Ruleset(record["ruleset"], Path(ruleset_path) if isinstance(ruleset_path, str) else None)
+        if ruleset.family != dungeon.family:
+            raise ValueError(f"its ruleset is of the {ruleset.family} family, the dungeon of the {dungeon.family} one")
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
         raise ValueError(f"the recovery file {entry.file.name} is damaged ({exc})") from None
     extra = [ruleset]
     if entry.original_path is not None and entry.original_path.is_file():
@@ -529,7 +544,10 @@ class FileManager(QObject):
                     restored.append(self.restore(entry))
                 except ValueError as exc:
                     problems.append(str(exc))
-                    entry.file.rename(entry.file.with_suffix(".damaged"))
+                    try:
+                        entry.file.replace(entry.file.with_suffix(".damaged"))
+                    except OSError as move_error:
+                        problems.append(f"{entry.file} could not be set aside: {move_error.strerror or move_error}")
                     continue
             entry.file.unlink(missing_ok=True)
         if restored:

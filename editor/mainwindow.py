@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 from pathlib import Path
 
 import shiboken6
@@ -38,6 +39,20 @@ CLIPBOARD_MIME = "application/x-inkcrawl-objects+json"
 _MENU_ORDER = ("File", "Edit", "View", "Tools", "Dungeon", "Playtest", "Window", "Help")
 _OBJECT_CLASSES = {"areas": Area, "walls": Wall, "elements": Element, "passages": Passage, "entryways": Entryway,
                    "features": Feature}
+
+
+#: The snapping grid step, in mm: its default and the range Grid Step... offers.
+DEFAULT_GRID_STEP_MM, MIN_GRID_STEP_MM, MAX_GRID_STEP_MM = 5.0, 0.5, 100.0
+
+
+def grid_step_setting(value) -> float:
+    """The grid step a stored setting holds, or the default when the settings file holds
+    something else (text, infinity, zero...): snapping to such a step put NaN into the model."""
+    try:
+        step = float(value)
+    except (TypeError, ValueError):
+        return DEFAULT_GRID_STEP_MM
+    return step if math.isfinite(step) and MIN_GRID_STEP_MM <= step <= MAX_GRID_STEP_MM else DEFAULT_GRID_STEP_MM
 
 
 def settings() -> QSettings:
@@ -201,7 +216,7 @@ class MainWindow(QMainWindow):
         a["zoom_fit"].triggered.connect(self.view.zoom_to_fit)
         a["zoom_actual"].triggered.connect(lambda: self.view.set_zoom(1.0))
         stored = settings()
-        self.ctx.grid_step_mm = float(stored.value("canvas/grid_step_mm", 5.0))
+        self.ctx.grid_step_mm = grid_step_setting(stored.value("canvas/grid_step_mm", DEFAULT_GRID_STEP_MM))
         self.view.grid_step_mm = self.ctx.grid_step_mm
         a["show_grid"].setChecked(stored.value("canvas/show_grid", "false") == "true")
         self.view.show_grid = a["show_grid"].isChecked()
@@ -611,13 +626,15 @@ class MainWindow(QMainWindow):
     def ask_grid_step(self) -> None:
         """Ask for the snapping grid step (mm) and keep it in the settings."""
         value, ok = QInputDialog.getDouble(self, "Grid step", "Snapping grid step (mm):", self.ctx.grid_step_mm,
-                                           0.5, 100.0, 1)
+                                           MIN_GRID_STEP_MM, MAX_GRID_STEP_MM, 1)
         if ok:
             self.set_grid_step(value)
 
     def set_grid_step(self, value: float) -> None:
-        """Set the snapping grid step in mm (kept in the settings)."""
-        self.ctx.grid_step_mm = self.view.grid_step_mm = float(value)
+        """Set the snapping grid step in mm (kept in the settings); a value outside
+        0.5-100 mm gives the default."""
+        value = grid_step_setting(value)
+        self.ctx.grid_step_mm = self.view.grid_step_mm = value
         settings().setValue("canvas/grid_step_mm", float(value))
         self.view.viewport().update()
 

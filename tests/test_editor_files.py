@@ -511,3 +511,62 @@ def test_close_prompt_save_goes_through_the_safe_save(qtbot, copies, tmp_path, m
     answers.append(QMessageBox.StandardButton.Save)
     assert window.close_document(document) is True
     assert (tmp_path / "fresh.json").is_file()
+
+
+@pytest.mark.parametrize("damage", [
+    # valid JSON, wrong types: opening it built a canvas item from a text rotation (a crash)
+    lambda record: record.__setitem__("dungeon_text", record["dungeon_text"].replace(
+        '"rotation_deg": 0', '"rotation_deg": "x"', 1)),
+    lambda record: record.__setitem__("dungeon_text", "[1, 2]"),
+    lambda record: record.__setitem__("ruleset", {"type": "ruleset"}),
+    # a ruleset of the other family
+    lambda record: record.__setitem__("ruleset", json.loads(
+        (REPO / "content/rulesets/grid-classic.json").read_text(encoding="utf-8"))),
+])
+def test_recovery_file_damaged_into_valid_json_is_set_aside(qtbot, copies, damage):
+    line, _ = copies
+    from exporters.qt import ensure_app
+
+    ensure_app()
+    from editor.mainwindow import MainWindow
+
+    crashed = MainWindow()
+    crashed.files.open_file(line)
+    _retitle(crashed)
+    [recovery] = crashed.files.autosave_now()
+    record = json.loads(recovery.read_text(encoding="utf-8"))
+    assert '"rotation_deg": 0' in record["dungeon_text"]
+    damage(record)
+    recovery.write_text(json.dumps(record), encoding="utf-8")
+    shiboken6.delete(crashed)
+    window, offered = _new_window_offering(qtbot, lambda entries: entries)
+    assert window.documents == []
+    level, title, text = window.show_file_message[-1]
+    assert level == "warning" and "damaged" in text
+    assert not recovery.exists() and recovery.with_suffix(".damaged").exists()
+
+
+def test_recovery_files_with_odd_members_are_still_offered(qtbot, copies):
+    """A recovery file whose path or time members hold other types raised while the editor
+    started (``Path(5)``, sorting a text among numbers)."""
+    line, _ = copies
+    from exporters.qt import ensure_app
+
+    ensure_app()
+    from editor.mainwindow import MainWindow
+
+    crashed = MainWindow()
+    crashed.files.open_file(line)
+    _retitle(crashed)
+    first = crashed.files.autosave_now()[0]
+    record = json.loads(first.read_text(encoding="utf-8"))
+    record["original_path"] = 5
+    record["saved_at_epoch"] = "yesterday"
+    first.write_text(json.dumps(record), encoding="utf-8")
+    second = first.with_name(first.stem + "-copy.json")
+    record["saved_at_epoch"] = 12.5
+    second.write_text(json.dumps(record), encoding="utf-8")
+    shiboken6.delete(crashed)
+    window, offered = _new_window_offering(qtbot, lambda entries: entries)
+    assert len(offered[0]) == 2
+    assert len(window.documents) == 2 and all(d.path is None and d.modified for d in window.documents)

@@ -217,3 +217,22 @@ def test_a_pack_with_a_broken_member_opens_the_others(qtbot, messages, tmp_path)
     assert window.open_path(folder)
     assert [d.dungeon.id for d in window.documents] == ["tiny"]
     assert "dungeons/bad.json is not opened" in messages[-1][1] and "/elements/0/size_mm" in messages[-1][1]
+
+
+@pytest.mark.parametrize("stored", ["abc", "nan", "inf", "-5", "0", "1e308"])
+def test_a_damaged_grid_step_setting_gives_the_default(qtbot, stored):
+    """Text in the settings file stopped the window from being made at all; infinity made
+    snapping put NaN coordinates into the model."""
+    from PySide6.QtCore import QPointF
+
+    from editor.mainwindow import DEFAULT_GRID_STEP_MM, settings
+
+    settings().setValue("canvas/grid_step_mm", stored)
+    window = make_window(qtbot, TINY)
+    assert window.ctx.grid_step_mm == DEFAULT_GRID_STEP_MM
+    x, y = window.ctx.snap(QPointF(33.3, 44.4))
+    assert (x, y) == (35.0, 45.0)
+    window.set_grid_step(float("inf"))
+    assert window.ctx.grid_step_mm == DEFAULT_GRID_STEP_MM
+    window.set_grid_step(2.5)
+    assert window.ctx.grid_step_mm == 2.5 and float(settings().value("canvas/grid_step_mm")) == 2.5
