@@ -80,17 +80,52 @@ def run(args: argparse.Namespace) -> int:
     app = make_application(offscreen=bool(args.screenshot))
     from editor.mainwindow import MainWindow
 
+    if args.screenshot:
+        folder = Path(args.screenshot).resolve().parent
+        if not folder.is_dir():
+            print(f"inkcrawl edit: cannot write {args.screenshot}: the folder {folder} does not exist",
+                  file=sys.stderr)
+            return EXIT_USAGE
     window = MainWindow()
+    window.headless = bool(args.screenshot)  # messages to stderr: nobody is there to click
     window.resize(*size)
     if args.path and not window.open_path(args.path) and args.screenshot:
+        release_clipboard(app)
         return EXIT_PROBLEMS
     if args.screenshot:
         return _screenshot(app, window, Path(args.screenshot))
     window.show()
+    _quit_on_signals(app, window)
     try:
         return app.exec()
     finally:
         release_clipboard(app)
+
+
+def _quit_on_signals(app, window) -> None:
+    """On SIGTERM or Ctrl+C in the terminal: write the recovery files of modified dungeons, then
+    leave the event loop (they are offered again at the next start; nothing is lost)."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    def stop(signum, _frame) -> None:
+        files = getattr(window, "files", None)
+        if files is not None:
+            try:
+                files.autosave_now()
+            except Exception as exc:  # noqa: BLE001 - quitting must not fail
+                print(f"inkcrawl edit: could not write recovery files: {exc}", file=sys.stderr)
+        print(f"inkcrawl edit: stopped by {signal.Signals(signum).name}; unsaved dungeons are kept as recovery "
+              f"files", file=sys.stderr)
+        app.exit(130 if signum == signal.SIGINT else 143)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
+    # Python runs signal handlers only between bytecodes: wake the interpreter now and then
+    ticker = QTimer(window)
+    ticker.timeout.connect(lambda: None)
+    ticker.start(250)
 
 
 def release_clipboard(app) -> None:

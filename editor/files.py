@@ -288,8 +288,7 @@ class FileManager(QObject):
 
     def show_file_message(self, level: str, title: str, text: str) -> None:
         """Tell the user something about files (``level``: info, warning or error)."""
-        box = {"info": QMessageBox.information, "warning": QMessageBox.warning}.get(level, QMessageBox.critical)
-        box(self.window, title, text)
+        self.window.tell(level, title, text)
 
     # commands ----------------------------------------------------------------------------
     def available_rulesets(self) -> list[Ruleset]:

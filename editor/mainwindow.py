@@ -349,11 +349,26 @@ class MainWindow(QMainWindow):
         try:
             document.save(path)
         except OSError as exc:
-            QMessageBox.critical(self, "Not saved", f"{path} could not be written: {exc.strerror or exc}.\n"
-                                                    "The file on disk is unchanged.")
+            self.tell("error", "Not saved", f"{path} could not be written: {exc.strerror or exc}.\n"
+                                            "The file on disk is unchanged.")
             return False
         self.show_status(f"Saved {path}")
         return True
+
+    #: Without a user to answer (``--screenshot``, scripts), messages go to stderr instead of
+    #: dialogs, so nothing waits for a click that never comes.
+    headless = False
+
+    def tell(self, level: str, title: str, text: str) -> None:
+        """Show a message (``level``: info, warning or error) in a dialog, or on stderr when
+        :attr:`headless`."""
+        if self.headless:
+            import sys
+
+            print(f"inkcrawl edit: {level}: {title}: {text}", file=sys.stderr)
+            return
+        box = {"info": QMessageBox.information, "warning": QMessageBox.warning}.get(level, QMessageBox.critical)
+        box(self, title, text)
 
     def open_path(self, path: str | Path) -> bool:
         """Open a dungeon file, a pack folder or a pack manifest. Shows the reason and returns
@@ -365,11 +380,11 @@ class MainWindow(QMainWindow):
         if manifest.name == MANIFEST_NAME and manifest.is_file():
             refusal = manifest_refusal(manifest)
             if refusal:
-                QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n{refusal}")
+                self.tell("warning", "Cannot open", f"{path} cannot be opened:\n\n{refusal}")
                 return False
             openable, notes = self._pack_members(manifest)
             if not openable:
-                QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n" + "\n\n".join(notes))
+                self.tell("warning", "Cannot open", f"{path} cannot be opened:\n\n" + "\n\n".join(notes))
                 return False
             self.pack_path = manifest
             rulesets, _ = enclosing_pack(Path(openable[0].file))
@@ -382,7 +397,7 @@ class MainWindow(QMainWindow):
                 self.add_document(document, make_current=opened is openable[0])
             self.documents_changed.emit()
             if notes:
-                QMessageBox.warning(self, "Opened with problems", f"{path}:\n\n" + "\n\n".join(notes))
+                self.tell("warning", "Opened with problems", f"{path}:\n\n" + "\n\n".join(notes))
             return True
         for document in self.documents:
             if document.path is not None and document.path.resolve() == path.resolve():
@@ -390,11 +405,11 @@ class MainWindow(QMainWindow):
                 return True
         document, reason = load_document(path, self)
         if document is None:
-            QMessageBox.warning(self, "Cannot open", f"{path} cannot be opened:\n\n{reason}")
+            self.tell("warning", "Cannot open", f"{path} cannot be opened:\n\n{reason}")
             return False
         self.add_document(document)
         if document.open_warning:
-            QMessageBox.warning(self, "Opened with a warning", document.open_warning)
+            self.tell("warning", "Opened with a warning", document.open_warning)
         return True
 
     @staticmethod

@@ -156,3 +156,35 @@ def test_moving_deleting_and_undoing_many_selected_objects_reports_the_selection
     window.current.undo_stack.undo()
     assert len(reports) <= 2
     assert len(window.scene.items_by_ref) == len(refs)
+
+
+def test_screenshot_of_a_file_that_cannot_open_says_why_and_exits(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": "dungeon",}')
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(bad), "--screenshot",
+                             str(tmp_path / "x.png")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "cannot be opened" in result.stderr and "comma after the last item" in result.stderr
+    assert not (tmp_path / "x.png").exists()
+    missing = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot",
+                              str(tmp_path / "no" / "x.png")], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_sigterm_stops_the_editor_cleanly(tmp_path):
+    import os
+    import signal
+    import time
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    process = subprocess.Popen([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 143
+    assert "stopped by SIGTERM" in err and "Traceback" not in err
