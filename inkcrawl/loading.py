@@ -40,15 +40,19 @@ def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict 
     document = load_document(manifest_path)
     manifest = document.data if isinstance(document.data, dict) else {}
     base = manifest_path.parent
-    files = [p for p in (path_inside_pack(base, rel) for rel in manifest.get("dungeons", []) if isinstance(rel, str))
+    def listed(member: str) -> list:  # a member of the wrong type is reported by validation; here it lists nothing
+        value = manifest.get(member)
+        return value if isinstance(value, list) else []
+
+    files = [p for p in (path_inside_pack(base, rel) for rel in listed("dungeons") if isinstance(rel, str))
              if p is not None and p.is_file()]
     rulesets = []
-    for relative in manifest.get("rulesets", []):
+    for relative in listed("rulesets"):
         target = path_inside_pack(base, relative) if isinstance(relative, str) else None
         ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
         if ruleset is not None:
             rulesets.append(ruleset)
-    decks = manifest.get("decks") or [None]
+    decks = listed("decks") or [None]
     return files, rulesets, decks[0] if isinstance(decks[0], dict) else None
 
 
@@ -88,9 +92,9 @@ def open_dungeons(paths: list[str]) -> OpenResult:
                 continue
             try:
                 dungeon = dungeon_from_dict(loaded.data)
-            except (KeyError, TypeError, ValueError, IndexError):
-                continue
-            ruleset = registry.get(dungeon.ruleset)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                continue  # too broken to build: the report says why
+            ruleset = registry.get(dungeon.ruleset) if isinstance(dungeon.ruleset, str) else None
             if ruleset is not None and ruleset.family == dungeon.family:
                 result.dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck, deck_name))
     return result

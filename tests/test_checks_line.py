@@ -843,3 +843,16 @@ def test_l022_unrotated_long_label_near_the_left_margin():
     problems = check(data)
     assert_codes(problems, ["L022"])
     find(problems, "L022", LB1 + "/at")
+
+
+def test_a_pile_of_elements_gives_one_overlap_problem_per_element():
+    data = line_dungeon()
+    for n in range(5):  # five monsters on one spot (inside r1), plus m1 elsewhere
+        data["elements"].append({"id": f"pile{n}", "kind": "monster", "at": [40, 70], "size_mm": 6,
+                                 "rotation_deg": 0})
+    overlaps = [p for p in check(data) if p.code == "L007"]
+    # 5 elements, 10 overlapping pairs: one problem for each element but the first of the pile
+    assert len(overlaps) == 4
+    assert {p.pointer for p in overlaps} == {f"/elements/{i}/at" for i in range(len(data["elements"]) - 4,
+                                                                                   len(data["elements"]))}
+    assert any("and 3 more elements" in p.message for p in overlaps)

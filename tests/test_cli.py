@@ -220,3 +220,19 @@ def test_a_path_named_twice_is_checked_and_exported_once(tmp_path):
     assert result.returncode == 0, result.stderr
     written = sorted(p.name for p in tmp_path.iterdir())
     assert not any(name.startswith("dup-") for name in written), written
+
+
+@pytest.mark.parametrize("manifest_change", [{"rulesets": 5}, {"decks": 5}, {"dungeons": "x"}])
+def test_export_of_a_pack_with_a_manifest_member_of_the_wrong_type_never_crashes(tmp_path, manifest_change):
+    import subprocess
+    import sys
+
+    pack = tmp_path / "pack"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "content/packs/ember-halls", pack)
+    manifest = json.loads((pack / "pack.json").read_text())
+    manifest.update(manifest_change)
+    (pack / "pack.json").write_text(json.dumps(manifest))
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "export", "sheet", str(pack), "-o",
+                             str(tmp_path / "out.pdf"), "--force"], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1, 2)

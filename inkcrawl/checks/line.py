@@ -193,11 +193,19 @@ def _overlapping_elements(elements: list[Element], tolerance: float, file: str) 
     keep = right > left
     left, right = left[keep], right[keep]
     gaps = np.hypot(*(centres[left] - centres[right]).T) - radii[left] - radii[right]
+    overlapping = gaps < -tolerance
+    left, right, gaps = left[overlapping], right[overlapping], gaps[overlapping]
+    # One problem per element (the later one of each pair), naming its deepest overlap and how
+    # many more it has: a pile of n elements gives n problems, not n^2 / 2.
+    order = np.lexsort((left, gaps, right))
+    left, right, gaps = left[order], right[order], gaps[order]
+    firsts, first_index, counts = np.unique(right, return_index=True, return_counts=True)
     problems = []
-    for i, j, gap in zip(left.tolist(), right.tolist(), gaps.tolist()):
-        if gap < -tolerance:
-            a, b = elements[i], elements[j]
-            problems.append(problem("L007", f"{_name(b)} overlaps {_name(a)} by {-gap:.1f} mm", file, b.pointer + "/at"))
+    for j, k, count in zip(firsts.tolist(), first_index.tolist(), counts.tolist()):
+        a, b = elements[int(left[k])], elements[j]
+        more = f" (and {count - 1} more element{'s' if count > 2 else ''})" if count > 1 else ""
+        problems.append(problem("L007", f"{_name(b)} overlaps {_name(a)} by {-float(gaps[k]):.1f} mm{more}", file,
+                                b.pointer + "/at"))
     return problems
 
 
