@@ -122,6 +122,32 @@ class Tool:
     def mouse_double_click(self, view, event, pos: QPointF) -> bool:
         return False
 
+    _pushing = False
+    _watched_stack = None
+
+    def watch_undo_stack(self) -> None:
+        """Call when a gesture (drag, polygon) starts: from then on an undo or redo that the
+        tool did not push itself (``_pushing`` unset) calls :meth:`undo_during_gesture`, so
+        Ctrl+Z in the middle of a drag ends it safely instead of editing on top of the undo."""
+        stack = self.ctx.document.undo_stack
+        if stack is self._watched_stack:
+            return
+        if self._watched_stack is not None:
+            try:
+                self._watched_stack.indexChanged.disconnect(self._undo_stack_moved)
+            except (RuntimeError, TypeError):
+                pass
+        stack.indexChanged.connect(self._undo_stack_moved)
+        self._watched_stack = stack
+
+    def _undo_stack_moved(self, _index: int) -> None:
+        if not self._pushing:
+            self.undo_during_gesture()
+
+    def undo_during_gesture(self) -> None:
+        """An undo or redo happened while the tool was watching (see :meth:`watch_undo_stack`):
+        end any gesture in progress without another edit."""
+
     def key_press(self, view, event) -> bool:
         if event.key() == Qt.Key.Key_Escape:
             self.cancel()
@@ -175,20 +201,8 @@ class SelectTool(Tool):
         self._anchor: tuple[float, float] | None = None
         self._refs: list[str] = []
         self._pushing = False
-        self._stack = None
 
-    def _watch_stack(self) -> None:
-        stack = self.ctx.document.undo_stack
-        if stack is not self._stack:
-            if self._stack is not None:
-                try:
-                    self._stack.indexChanged.disconnect(self._on_stack_index)
-                except (RuntimeError, TypeError):
-                    pass
-            stack.indexChanged.connect(self._on_stack_index)
-            self._stack = stack
-
-    def _on_stack_index(self, _index: int) -> None:
+    def undo_during_gesture(self) -> None:
         if not self._pushing and self._press is not None:
             self.cancel()  # an undo or redo happened during the gesture: end it without another edit
 
@@ -205,7 +219,7 @@ class SelectTool(Tool):
     def mouse_press(self, view, event, pos: QPointF) -> bool:
         if event.button() != Qt.MouseButton.LeftButton or self.ctx.document is None:
             return False
-        self._watch_stack()
+        self.watch_undo_stack()
         scene = self.ctx.scene
         shift = bool(event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier))
         hits = scene.object_items_at(pos)

@@ -291,21 +291,9 @@ class PassageTool(GridTool):
         self._key: str | None = None
         self._changed = 0
         self._pushing = False
-        self._stack = None
         self._outer_pressed = False
 
-    def _watch_stack(self) -> None:
-        stack = self.ctx.document.undo_stack
-        if stack is not self._stack:
-            if self._stack is not None:
-                try:
-                    self._stack.indexChanged.disconnect(self._on_stack_index)
-                except (RuntimeError, TypeError):
-                    pass
-            stack.indexChanged.connect(self._on_stack_index)
-            self._stack = stack
-
-    def _on_stack_index(self, _index: int) -> None:
+    def undo_during_gesture(self) -> None:
         if not self._pushing and self._last is not None:
             self.end_gesture()  # undo or redo during a drag: stop painting, push nothing more
 
@@ -347,7 +335,7 @@ class PassageTool(GridTool):
     def mouse_press(self, view, event, pos: QPointF) -> bool:
         if event.button() != Qt.MouseButton.LeftButton or self.refuse_family():
             return False
-        self._watch_stack()
+        self.watch_undo_stack()
         dungeon = self.grid_dungeon()
         self.end_gesture()
         self._key = f"passages-{next(_PAINT_IDS)}"

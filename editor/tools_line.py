@@ -437,7 +437,6 @@ class VertexTool(LineTool):
         self.vertex: int | None = None     # its active vertex (under the pointer or last clicked)
         self._drag: dict | None = None
         self._pushing = False
-        self._stack = None
 
     # state ------------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -446,18 +445,7 @@ class VertexTool(LineTool):
         self._drag = None
         self.update_view()
 
-    def _watch_stack(self) -> None:
-        stack = self.ctx.document.undo_stack
-        if stack is not self._stack:
-            if self._stack is not None:
-                try:
-                    self._stack.indexChanged.disconnect(self._on_stack_index)
-                except (RuntimeError, TypeError):
-                    pass
-            stack.indexChanged.connect(self._on_stack_index)
-            self._stack = stack
-
-    def _on_stack_index(self, _index: int) -> None:
+    def undo_during_gesture(self) -> None:
         if not self._pushing and self._drag is not None:
             self.cancel()  # undo or redo during the drag: end it without another edit
 
@@ -579,7 +567,7 @@ class VertexTool(LineTool):
     def mouse_press(self, view, event, pos: QPointF) -> bool:
         if not _left(event) or not self.ready():
             return False
-        self._watch_stack()
+        self.watch_undo_stack()
         hit = self.vertex_at(pos)
         if hit is not None:
             outline, index = hit
