@@ -228,6 +228,23 @@ def _translate_point(p: Point, dx: float, dy: float) -> Point:
     return (round(p[0] + dx, 3), round(p[1] + dy, 3))
 
 
+def translate_onto(target: Any, source: Any, dx: float, dy: float) -> None:
+    """Give ``target`` the geometry of ``source`` moved by ``(dx, dy)``: mm for line objects
+    (areas, walls, element centres and door segments, rounded to 0.001 mm), whole cells for
+    grid features and entryways. ``target`` and ``source`` may be the same object."""
+    if isinstance(source, Area):
+        target.polygon = [_translate_point(p, dx, dy) for p in source.polygon]
+    elif isinstance(source, Wall):
+        target.points = [_translate_point(p, dx, dy) for p in source.points]
+    elif isinstance(source, Element):
+        if source.at is not None:
+            target.at = _translate_point(source.at, dx, dy)
+        if source.segment is not None:
+            target.segment = tuple(_translate_point(p, dx, dy) for p in source.segment)
+    elif isinstance(source, (Feature, Entryway)):
+        target.cell = (source.cell[0] + int(dx), source.cell[1] + int(dy))
+
+
 class MoveObjects(Edit):
     """Move objects of a line dungeon by ``(dx, dy)`` mm, or grid features and entryways by
     whole cells. Edits with the same ``merge_key`` (one drag) merge into one step whose
@@ -248,18 +265,7 @@ class MoveObjects(Edit):
     def _place(self, dungeon: Dungeon, dx: float, dy: float) -> None:
         index = index_by_ref(dungeon)
         for ref, original in self.originals.items():
-            obj = index[ref][2]
-            if isinstance(obj, Area):
-                obj.polygon = [_translate_point(p, dx, dy) for p in original.polygon]
-            elif isinstance(obj, Wall):
-                obj.points = [_translate_point(p, dx, dy) for p in original.points]
-            elif isinstance(obj, Element):
-                if original.at is not None:
-                    obj.at = _translate_point(original.at, dx, dy)
-                if original.segment is not None:
-                    obj.segment = tuple(_translate_point(p, dx, dy) for p in original.segment)
-            elif isinstance(obj, (Feature, Entryway)):
-                obj.cell = (original.cell[0] + int(dx), original.cell[1] + int(dy))
+            translate_onto(index[ref][2], original, dx, dy)
 
     def redo(self, dungeon: Dungeon) -> None:
         self._place(dungeon, self.dx, self.dy)
@@ -576,17 +582,8 @@ def paste_copies(dungeon: Dungeon, clipboard: list[Any], dx: float, dy: float, t
             prefix = obj.id.rsplit("-", 1)[0] if "-" in obj.id else obj.id
             obj.id = new_id(dungeon, prefix, taken)
             taken.add(obj.id)
-        if isinstance(obj, Area):
-            obj.polygon = [_translate_point(p, dx, dy) for p in obj.polygon]
-        elif isinstance(obj, Wall):
-            obj.points = [_translate_point(p, dx, dy) for p in obj.points]
-        elif isinstance(obj, Element):
-            if obj.at is not None:
-                obj.at = _translate_point(obj.at, dx, dy)
-            if obj.segment is not None:
-                obj.segment = tuple(_translate_point(p, dx, dy) for p in obj.segment)
-        elif isinstance(obj, Feature):
-            obj.cell = (obj.cell[0] + int(dx), obj.cell[1] + int(dy))
+        if not isinstance(obj, Entryway):  # an entryway keeps its outer edge
+            translate_onto(obj, obj, dx, dy)
         items.append((name, None, obj))
     return AddObjects(items, text)
 
