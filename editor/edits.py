@@ -245,7 +245,24 @@ def translate_onto(target: Any, source: Any, dx: float, dy: float) -> None:
         target.cell = (source.cell[0] + int(dx), source.cell[1] + int(dy))
 
 
-class MoveObjects(Edit):
+class _TransformsOriginals(Edit):
+    """Base of edits that recompute objects from copies kept in ``originals`` (ref -> object):
+    undo puts the copies back, so it is exact whatever the transform rounded."""
+
+    originals: dict[str, Any]
+
+    def undo(self, dungeon: Dungeon) -> None:
+        index = index_by_ref(dungeon)
+        for ref, original in self.originals.items():
+            name, position, _ = index[ref]
+            getattr(dungeon, name)[position] = copy.deepcopy(original)
+
+    @property
+    def refs(self) -> set[str]:
+        return set(self.originals)
+
+
+class MoveObjects(_TransformsOriginals):
     """Move objects of a line dungeon by ``(dx, dy)`` mm, or grid features and entryways by
     whole cells. Edits with the same ``merge_key`` (one drag) merge into one step whose
     offset is the total; undo restores the exact original geometry."""
@@ -270,15 +287,6 @@ class MoveObjects(Edit):
     def redo(self, dungeon: Dungeon) -> None:
         self._place(dungeon, self.dx, self.dy)
 
-    def undo(self, dungeon: Dungeon) -> None:
-        index = index_by_ref(dungeon)
-        for ref, original in self.originals.items():
-            name, position, _ = index[ref]
-            getattr(dungeon, name)[position] = copy.deepcopy(original)
-
-    @property
-    def refs(self) -> set[str]:
-        return set(self.originals)
 
     def merge(self, other: Edit) -> bool:
         if not isinstance(other, MoveObjects) or self.merge_key is None or other.merge_key != self.merge_key:
@@ -303,7 +311,7 @@ def _normal_angle(value: float) -> float:
     return 0 if angle == 360 else (int(angle) if angle == int(angle) else angle)
 
 
-class RotateObjects(Edit):
+class RotateObjects(_TransformsOriginals):
     """Turn line-family objects by ``angle_deg`` (clockwise on the page) about ``centre``
     (mm; default the centre of their bounding box): area outlines, walls and door segments
     turn about it, elements move about it and their ``rotation_deg`` grows by the angle.
@@ -347,15 +355,6 @@ class RotateObjects(Edit):
                 if original.rotation_deg is not None:
                     obj.rotation_deg = _normal_angle(original.rotation_deg + angle)
 
-    def undo(self, dungeon: Dungeon) -> None:
-        index = index_by_ref(dungeon)
-        for ref, original in self.originals.items():
-            name, position, _ = index[ref]
-            getattr(dungeon, name)[position] = copy.deepcopy(original)
-
-    @property
-    def refs(self) -> set[str]:
-        return set(self.originals)
 
 
 class EditShape(Edit):
