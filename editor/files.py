@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QLineEdit, QListWidget,
     QListWidgetItem, QMenu, QMessageBox, QPushButton, QVBoxLayout,
@@ -696,12 +696,8 @@ def install(window) -> FileManager:
     a("save_as").triggered.connect(lambda: manager.save_current(ask_path=True))
 
     file_menu = window.menu("File")
-    open_folder = QAction("Open &Pack Folder\u2026", window)
-    open_folder.setObjectName("open_folder")
-    open_folder.setShortcut(QKeySequence("Ctrl+Shift+O"))
-    open_folder.setToolTip("Open every dungeon of a content pack folder (Ctrl+Shift+O)")
-    open_folder.setStatusTip("Open every dungeon of a content pack folder")
-    open_folder.triggered.connect(lambda: manager.open_folder_dialog())
+    open_folder = window.make_action("open_folder", "Open &Pack Folder\u2026", "Ctrl+Shift+O",
+                                     "Open every dungeon of a content pack folder", manager.open_folder_dialog)
     manager.open_folder_action = open_folder
     manager.recent_menu = manager._make_recent_menu()
     after_open = _action_after(file_menu, a("open"))

@@ -17,7 +17,7 @@ from pathlib import Path
 import shiboken6
 
 from PySide6.QtCore import QMimeData, QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QUndoGroup
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabBar, QToolBar,
     QUndoView, QVBoxLayout, QWidget,
@@ -197,6 +197,19 @@ class MainWindow(QMainWindow):
     def action(self, action_id: str) -> QAction:
         """The ``QAction`` of a declared command."""
         return self.actions_by_id[action_id]
+
+    def make_action(self, action_id: str, text: str, shortcut: str, tip: str, handler) -> QAction:
+        """A command a feature module adds (not placed in a menu yet): its shortcut, a tooltip
+        that shows the shortcut, the status tip, and ``handler`` on trigger. Listed in
+        ``actions_by_id`` like the declared ones."""
+        action = QAction(text, self)
+        action.setObjectName(action_id)
+        action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(f"{tip} ({shortcut})")
+        action.setStatusTip(tip)
+        action.triggered.connect(lambda: handler())
+        self.actions_by_id[action_id] = action
+        return action
 
     def _connect_core_actions(self) -> None:
         a = self.actions_by_id

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QMessageBox,
     QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
@@ -741,12 +741,8 @@ def install(window) -> PackBrowser:
     browser.setObjectName("pack_browser")
     window.pack_browser = browser
     window.add_dock(browser, "Pack", Qt.DockWidgetArea.LeftDockWidgetArea, "pack")
-    action = QAction("Save &Pack", window)
-    action.setObjectName("save_pack")
-    action.setShortcut(QKeySequence("Ctrl+Alt+S"))
-    action.setToolTip("Save the pack's new and modified dungeons and its manifest (Ctrl+Alt+S)")
-    action.setStatusTip("Save the pack's new and modified dungeons and its manifest")
-    action.triggered.connect(lambda: browser.save_pack())
+    action = window.make_action("save_pack", "Save &Pack", "Ctrl+Alt+S",
+                                "Save the pack's new and modified dungeons and its manifest", browser.save_pack)
     window.menu("File").addAction(action)
     browser.save_action = action
     browser._update_buttons()
