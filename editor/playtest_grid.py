@@ -6,10 +6,17 @@ the deck is the engine's :class:`~inkcrawl.engines.grid.Deck` shuffled by
 ``random.Random(seed)``, each round reveals the engine's cards (Draw 2 chaining included), and
 every card the designer plays goes through :func:`~inkcrawl.engines.grid.play_turn` with the
 designer's choice, so legality, tallies, traps and round numbers are the engine's. With more
-than one player the other seats are played by a bundled policy (``greedy``, the one
-``inkcrawl simulate`` uses), after the designer's turn each round, with their own
-``random.Random(f"{seed}/{p}")``; their traps can hit the designer's map. The score is
-:func:`~inkcrawl.engines.grid.score_map` term by term.
+than one player the other seats are played either
+
+* by a bundled policy (``greedy``, the one ``inkcrawl simulate`` uses), after the designer's
+  turn each round, with their own ``random.Random(f"{seed}/{p}")``; or
+* by hand on this screen (**hot-seat**): each round seat 1 draws every revealed card on its own
+  map, then seat 2 draws the same cards on its map, and so on; the next round is revealed when
+  every seat has played. The engine plays all seats "at once" (RULES.md 1, "Play"): a seat's
+  moves never depend on another's map, so playing them one after the other is the same game.
+
+Traps of every seat can hit the others (RULES.md 1, "Gaps and defaults": judged by
+:func:`~inkcrawl.engines.grid.score_map`). The score is ``score_map`` term by term.
 
 :class:`GridPlaytestTool` is the canvas tool (hover a room to preview the current card, click
 to draw it, R / wheel / right-click to turn it) and :class:`GridPanel` the dock's page.
@@ -23,7 +30,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (
-    QFormLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSpinBox, QTreeWidget,
+    QComboBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton, QSpinBox, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -35,11 +42,21 @@ from inkcrawl.engines.grid_policies import make_policy
 
 #: The policy playing the other seats.
 OPPONENT_POLICY = "greedy"
+#: How the seats after the first are played: by :data:`OPPONENT_POLICY`, or by hand (hot-seat).
+POLICY, HOTSEAT = "policy", "hotseat"
+#: The "Other seats" choices as the dock shows them.
+OTHER_SEATS = {POLICY: f"played by the {OPPONENT_POLICY} policy", HOTSEAT: "played here (hot-seat)"}
+#: The settings key remembering the last "Other seats" choice.
+OTHER_SEATS_SETTING = "playtest/grid_other_seats"
 #: Names of the cards as the dock shows them.
 CARD_NAMES = {"straight": "Straight", "corner": "Corner", "t_junction": "T junction", "cross": "Cross",
               "dead_end": "Dead end", TRAP: "Trap", "draw_two": "Draw 2"}
 #: Colours of the designer's segments, traps and the hover preview.
 INK = QColor(20, 80, 200, 220)
+#: The ink of each seat's segments in hot-seat play (seat 1 keeps :data:`INK`).
+SEAT_INKS = (INK, QColor(27, 122, 62, 230), QColor(126, 48, 160, 230), QColor(184, 98, 0, 230))
+#: Other seats' traps on the map of the seat on turn.
+OTHER_TRAP_INK = QColor(120, 120, 120, 170)
 TRAP_INK = QColor("#c62828")
 PREVIEW_OK = QColor(46, 125, 50, 170)
 PREVIEW_BAD = QColor(198, 40, 40, 150)
@@ -67,14 +84,16 @@ class _OneMove:
 
 @dataclass
 class Move:
-    """One card the designer played: its ``round``, ``card``, ``choice`` (``(room, mask)`` for
-    a segment, a room for a trap, ``None`` otherwise) and ``outcome``: ``drawn``, ``tally`` (no
-    legal place), ``skip`` (a voluntary skip) or ``no_room`` (a trap with no empty room)."""
+    """One card played by hand: its ``round``, ``card``, ``choice`` (``(room, mask)`` for a
+    segment, a room for a trap, ``None`` otherwise), ``outcome``: ``drawn``, ``tally`` (no
+    legal place), ``skip`` (a voluntary skip) or ``no_room`` (a trap with no empty room), and
+    the ``seat`` (0-based) that played it."""
 
     round: int
     card: str
     choice: object
     outcome: str
+    seat: int = 0
 
 
 @dataclass
@@ -88,34 +107,65 @@ class Card:
 
 class GridSession:
     """One grid-family game on compiled game data (``rules``, a :class:`GridRules`), with
-    ``seed`` and ``players`` (1-4; the designer is player 1). Raises ``ValueError`` for a
-    player count the dungeon does not allow."""
+    ``seed``, ``players`` (1-4) and ``others``: how the seats after the first are played,
+    :data:`POLICY` (by the bundled ``greedy`` policy, after the designer each round) or
+    :data:`HOTSEAT` (every seat by hand on this screen, one after the other each round, on the
+    same revealed cards). Raises ``ValueError`` for a player count the dungeon does not allow
+    or an unknown ``others``.
 
-    def __init__(self, rules: GridRules, seed: int = 1, players: int = 1):
+    ``seat`` is the seat on turn (0-based; always 0 with the policy), ``me`` its map; ``maps``
+    every seat's :class:`PlayerMap`; ``hands[s]`` the revealed cards of this round as seat
+    ``s`` drew them; ``moves`` every card played by hand (:class:`Move`, with its seat)."""
+
+    def __init__(self, rules: GridRules, seed: int = 1, players: int = 1, others: str = "policy"):
         low, high = rules.min_players, min(rules.max_players, 4)
         if not low <= players <= high:
             raise ValueError(f"{players} players: this dungeon is for {low}-{high}")
+        if others not in OTHER_SEATS:
+            raise ValueError(f"other seats {others!r}: use one of {', '.join(OTHER_SEATS)}")
         self.rules = rules
         self.seed = int(seed)
         self.players = int(players)
+        self.others = others
+        #: every seat is played by hand on this screen
+        self.hotseat = others == HOTSEAT and self.players > 1
+        #: how many seats are played by hand
+        self.hands_played = self.players if self.hotseat else 1
         self.deck = Deck(rules.deck_list(players), random.Random(self.seed), rules.reshuffle)
         self.rngs = [random.Random(f"{self.seed}/{p}") for p in range(players)]
         self.maps = [PlayerMap(rules) for _ in range(players)]
-        self.me = self.maps[0]
-        self.opponents = [make_policy(OPPONENT_POLICY, rules) for _ in range(players - 1)]
+        self.opponents = [] if self.hotseat else [make_policy(OPPONENT_POLICY, rules) for _ in range(players - 1)]
         self.reveals: list[list[str]] = []
-        self.cards: list[Card] = []
+        self.hands: list[list[Card]] = []
         self.moves: list[Move] = []
+        self.seat = 0
         self.round = 0
         self.finished = False
         self._start_round()
 
+    @property
+    def me(self) -> PlayerMap:
+        """The map of the seat on turn (the designer's with the policy)."""
+        return self.maps[self.seat]
+
+    @property
+    def cards(self) -> list[Card]:
+        """This round's revealed cards as the seat on turn drew them (empty once the game is over)."""
+        return self.hands[self.seat] if self.seat < len(self.hands) else []
+
+    def seat_name(self, seat: int | None = None) -> str:
+        """``Seat 2`` (hot-seat), ``You`` / ``Seat 2 (greedy)`` (policy)."""
+        seat = self.seat if seat is None else seat
+        if self.hotseat or self.players == 1:
+            return f"Seat {seat + 1}" if self.players > 1 else "You"
+        return "You (seat 1)" if seat == 0 else f"Seat {seat + 1} ({OPPONENT_POLICY})"
+
     # .. rounds ..
     def _start_round(self) -> None:
         rules = self.rules
+        self.seat = 0
         if self.round >= rules.rounds:
-            self.finished = True
-            self.cards = []
+            self._finish()
             return
         self.round += 1
         revealed = self.deck.reveal(rules.reveal)
@@ -130,35 +180,81 @@ class GridSession:
                 pm.opponent_traps = counts
         for pm in self.maps:
             pm.round = self.round
-        self.cards = [Card(card) for card in revealed]
+        self.hands = [[Card(card) for card in revealed] for _ in range(self.hands_played)]
+
+    def _finish(self) -> None:
+        self.finished = True
+        self.hands = []
+        self.seat = 0
 
     def pending(self) -> list[int]:
-        """Indices of this round's cards still to draw."""
+        """Indices of this round's cards the seat on turn has still to draw."""
         return [i for i, card in enumerate(self.cards) if not card.done]
 
-    def round_done(self) -> bool:
-        """Whether every card of this round is drawn (or tallied)."""
-        return not self.pending()
+    def seat_done(self, seat: int | None = None) -> bool:
+        """Whether a seat (default: the one on turn) has drawn every card of this round."""
+        seat = self.seat if seat is None else seat
+        return seat < len(self.hands) and all(card.done for card in self.hands[seat])
 
-    def next_round(self) -> str | None:
-        """End the round (the other players draw the same cards) and reveal the next one.
+    def round_done(self) -> bool:
+        """Whether every seat played by hand has drawn (or tallied) every card of this round."""
+        return bool(self.hands) and all(self.seat_done(s) for s in range(len(self.hands)))
+
+    def last_seat(self) -> bool:
+        """Whether the seat on turn is the last to play this round by hand."""
+        return self.seat >= self.hands_played - 1
+
+    def next_seat(self) -> str | None:
+        """Hot-seat: pass the turn to the next seat once the seat on turn has drawn every card.
         Returns why not, or ``None``."""
         if self.finished:
             return "The game is over"
+        if not self.hotseat:
+            return "The other seats are played by the policy"
+        if not self.seat_done():
+            return f"{self.seat_name()} has cards left to draw (or a tally mark to take)"
+        if self.last_seat():
+            return "Every seat has played this round: press Next Round"
+        self.seat += 1
+        return None
+
+    def next_round(self) -> str | None:
+        """End the round (with the policy, the other seats draw the same cards now) and reveal
+        the next one. Returns why not, or ``None``."""
+        if self.finished:
+            return "The game is over"
         if not self.round_done():
+            waiting = [s for s in range(len(self.hands)) if not self.seat_done(s)]
+            if self.hotseat and waiting != [self.seat]:
+                names = ", ".join(self.seat_name(s) for s in waiting)
+                return f"Every seat draws the revealed cards before the next round: waiting for {names}"
             return "Draw every revealed card first (or take a tally mark for a card with no legal place)"
         revealed = self.reveals[-1]
         for p, policy in enumerate(self.opponents, start=1):
             play_turn(self.maps[p], revealed, policy, self.rngs[p])
         self.deck.discards.extend(revealed)
         if self.deck.exhausted and not self.rules.reshuffle:
-            self.finished = True
-            self.cards = []
+            self._finish()
             return None
         self._start_round()
         return None
 
-    # .. the designer's moves ..
+    def advance(self) -> str | None:
+        """The dock's Next button: the next seat (hot-seat) or the next round. Returns why not."""
+        if self.hotseat and not self.finished and not self.last_seat():
+            return self.next_seat()
+        return self.next_round()
+
+    def show_seat(self, seat: int) -> str | None:
+        """Once the game is over, show another seat's map and score. Returns why not."""
+        if not self.finished:
+            return "Seats take turns while the game runs"
+        if not 0 <= seat < self.players:
+            return f"There is no seat {seat + 1}"
+        self.seat = seat
+        return None
+
+    # .. the moves of the seat on turn ..
     def options(self, card: str) -> list[tuple[int, int]]:
         """The engine's legal placements ``(room, mask)`` of a segment card, or trap rooms
         ``(room, 0)`` for a trap."""
@@ -217,7 +313,7 @@ class GridSession:
                 return self.why_not(card, choice[0])
         tallies, skips = me.tallies, me.skips
         try:
-            play_turn(me, [card], _OneMove(card, choice), self.rngs[0])
+            play_turn(me, [card], _OneMove(card, choice), self.rngs[self.seat])
         except PolicyError as exc:  # the checks above make this unreachable; never a traceback
             return str(exc)
         if me.skips > skips:
@@ -229,18 +325,30 @@ class GridSession:
         else:
             room = choice if card == TRAP else choice[0]
             outcome, done = "drawn", f"drawn in {self.rules.labels[room]}"
-        self.moves.append(Move(self.round, card, choice, outcome))
+        self.moves.append(Move(self.round, card, choice, outcome, self.seat))
         self.cards[index].done = done
         return None
 
     # .. score ..
-    def score(self) -> Score:
-        """The designer's score now (the engine's :func:`score_map`, against the other seats)."""
-        return score_map(self.rules, self.me, self.maps[1:])
+    def score(self, seat: int | None = None) -> Score:
+        """A seat's score now (default: the seat on turn; the engine's :func:`score_map`,
+        against every other seat's traps)."""
+        pm = self.maps[self.seat if seat is None else seat]
+        return score_map(self.rules, pm, [o for o in self.maps if o is not pm])
+
+    def scores(self) -> list[Score]:
+        """Every seat's score now, seat by seat."""
+        return [self.score(seat) for seat in range(self.players)]
 
     def opponent_scores(self) -> list[Score]:
-        """The other seats' scores now."""
-        return [score_map(self.rules, pm, [o for o in self.maps if o is not pm]) for pm in self.maps[1:]]
+        """The scores of the seats after the first."""
+        return self.scores()[1:]
+
+    def winners(self) -> list[int]:
+        """The seats with the best score now (a tie is shared, RULES.md 1)."""
+        scores = self.scores()
+        best = max(s.total for s in scores)
+        return [seat for seat, s in enumerate(scores) if s.total == best]
 
 
 class GridPlaytestTool(Tool):
@@ -373,20 +481,26 @@ class GridPlaytestTool(Tool):
             return
         session, rules = self.session, self.session.rules
         me = session.me
+        ink = seat_ink(session.seat) if session.hotseat else INK
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         width = max(1.0, self.ctx.dungeon.grid.cell_mm / 18)
         for room in range(rules.size):
             if me.seg[room]:
-                _draw_segment(painter, self.room_rect(room), me.seg[room], INK, width)
+                _draw_segment(painter, self.room_rect(room), me.seg[room], ink, width)
             if me.trap[room]:
                 _draw_trap(painter, self.room_rect(room), TRAP_INK, width)
             if me.round_of[room]:
-                _draw_round(painter, self.room_rect(room), me.round_of[room])
-        # the other seats' traps (public: each hits you if your map has a segment there)
-        for pm in session.maps[1:]:
+                _draw_round(painter, self.room_rect(room), me.round_of[room], ink)
+        # the other seats' traps: each hits this seat if its map has a segment there
+        for seat, pm in enumerate(session.maps):
+            if seat == session.seat:
+                continue
             for room, _ in pm.traps:
-                _draw_trap(painter, self.room_rect(room).adjusted(6, 6, -6, -6), QColor(120, 120, 120, 160), width / 2)
+                rect = self.room_rect(room)
+                _draw_trap(painter, rect.adjusted(6, 6, -6, -6), OTHER_TRAP_INK, width / 2)
+                if session.hotseat:
+                    _draw_seat_mark(painter, rect, seat)
         preview = self.preview()
         if preview is not None:
             card, mask, legal = preview
@@ -446,7 +560,26 @@ def _draw_trap(painter: QPainter, rect: QRectF, colour: QColor, width: float) ->
     painter.drawLine(inner.topRight(), inner.bottomLeft())
 
 
-def _draw_round(painter: QPainter, rect: QRectF, number: int) -> None:
+def seat_ink(seat: int) -> QColor:
+    """The ink of a seat's segments (hot-seat), seat 0-based."""
+    return SEAT_INKS[seat % len(SEAT_INKS)]
+
+
+def _draw_seat_mark(painter: QPainter, rect: QRectF, seat: int) -> None:
+    """A small seat number by another seat's trap (lower right corner of the room)."""
+    painter.save()
+    painter.translate(rect.right() - rect.width() * 0.3, rect.bottom() - rect.height() * 0.3)
+    painter.scale(0.25, 0.25)
+    font = QFont()
+    font.setPixelSize(int(rect.height() * 0.16 * 4))
+    painter.setFont(font)
+    painter.setPen(OTHER_TRAP_INK.darker(130))
+    painter.drawText(QRectF(0, 0, rect.width(), rect.height()),
+                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, str(seat + 1))
+    painter.restore()
+
+
+def _draw_round(painter: QPainter, rect: QRectF, number: int, ink: QColor = INK) -> None:
     painter.save()
     painter.translate(rect.left() + rect.width() * 0.06, rect.top() + rect.height() * 0.06)
     painter.scale(0.25, 0.25)
@@ -454,22 +587,29 @@ def _draw_round(painter: QPainter, rect: QRectF, number: int) -> None:
     font.setPixelSize(int(rect.height() * 0.18 * 4))
     font.setBold(True)
     painter.setFont(font)
-    painter.setPen(INK)
+    painter.setPen(ink)
     painter.drawText(QRectF(0, 0, rect.width(), rect.height()), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                      str(number))
     painter.restore()
 
 
 class GridPanel(QWidget):
-    """The Playtest dock's page for a grid dungeon: seed and players (New Game), the round,
-    the revealed cards (the selected one is the card to draw), Tally Mark / Skip and Next
-    Round, the tallies and traps, and the live score term by term."""
+    """The Playtest dock's page for a grid dungeon: seed, players and who plays the other seats
+    (New Game), the round and whose turn it is, the revealed cards (the selected one is the
+    card to draw), Tally Mark / Skip and Next Seat / Next Round, the tallies and traps, the live
+    score term by term of the seat on turn and every seat's total.
 
-    def __init__(self, rules: GridRules, controller, parent=None, seed: int = 1, players: int = 1):
+    ``others`` is :data:`POLICY` or :data:`HOTSEAT`; without it the last choice (kept in the
+    editor's settings) is used, :data:`POLICY` the first time."""
+
+    def __init__(self, rules: GridRules, controller, parent=None, seed: int = 1, players: int = 1,
+                 others: str | None = None):
         super().__init__(parent)
         self.rules = rules
         self.controller = controller
-        self.session = GridSession(rules, seed, players)
+        if others not in OTHER_SEATS:
+            others = _remembered_other_seats()
+        self.session = GridSession(rules, seed, players, others)
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.seed_box = QSpinBox()
@@ -482,26 +622,46 @@ class GridPanel(QWidget):
         self.players_box.setObjectName("playtest_players")
         self.players_box.setRange(rules.min_players, max(rules.min_players, min(rules.max_players, 4)))
         self.players_box.setValue(players)
-        self.players_box.setToolTip("Players at the table: you are player 1, the others are played by the "
-                                    f"'{OPPONENT_POLICY}' policy. Solo play removes the traps.")
+        self.players_box.setToolTip("Players at the table (applies at New Game). Solo play removes the traps.")
+        self.players_box.valueChanged.connect(lambda _value: self._update_others_box())
         form.addRow("Players:", self.players_box)
+        self.others_box = QComboBox()
+        self.others_box.setObjectName("playtest_other_seats")
+        for key, text in OTHER_SEATS.items():
+            self.others_box.addItem(text, key)
+        self.others_box.setCurrentIndex(self.others_box.findData(others))
+        self.others_box.setToolTip(
+            f"Who plays seats 2 and up: the '{OPPONENT_POLICY}' policy after your turn, or friends around "
+            "this screen, each seat in turn on the same revealed cards (hot-seat)")
+        self.others_box.activated.connect(lambda _index: self.change_other_seats())
+        form.addRow("Other seats:", self.others_box)
         layout.addLayout(form)
         self.new_button = QPushButton("New Game")
-        self.new_button.setToolTip("Deal a new game with this seed and player count")
+        self.new_button.setToolTip("Deal a new game with this seed, player count and other seats; every seat "
+                                   "starts again")
         self.new_button.clicked.connect(self.new_game)
         layout.addWidget(self.new_button)
         self.round_label = QLabel()
         self.round_label.setObjectName("playtest_round")
+        self.round_label.setWordWrap(True)
         bold = QFont(self.round_label.font())
         bold.setBold(True)
         self.round_label.setFont(bold)
         layout.addWidget(self.round_label)
+        self.turn_label = QLabel()
+        self.turn_label.setObjectName("playtest_turn")
+        self.turn_label.setWordWrap(True)
+        big = QFont(bold)
+        if big.pointSizeF() > 0:
+            big.setPointSizeF(big.pointSizeF() * 1.2)
+        self.turn_label.setFont(big)
+        layout.addWidget(self.turn_label)
         self.cards = QListWidget()
         self.cards.setObjectName("playtest_cards")
         self.cards.setToolTip("The revealed cards: select the one to draw, then click a room "
                               "(R, the wheel or a right-click turns it)")
         self.cards.setMinimumHeight(90)
-        self.cards.currentRowChanged.connect(lambda _row: self.controller.repaint())
+        self.cards.currentRowChanged.connect(lambda _row: self._card_changed())
         layout.addWidget(self.cards, 1)
         buttons = QHBoxLayout()
         self.tally_button = QPushButton("Tally Mark")
@@ -511,7 +671,7 @@ class GridPanel(QWidget):
         self.skip_button.setToolTip("Skip a placeable segment (the ruleset's voluntary skip)")
         self.skip_button.clicked.connect(self.tally)
         self.next_button = QPushButton("Next Round")
-        self.next_button.setToolTip("End the round and reveal the next cards")
+        self.next_button.setObjectName("playtest_next")
         self.next_button.clicked.connect(self.next_round)
         buttons.addWidget(self.tally_button)
         buttons.addWidget(self.skip_button)
@@ -523,6 +683,7 @@ class GridPanel(QWidget):
         layout.addWidget(self.message)
         self.tallies = QLabel()
         self.tallies.setObjectName("playtest_tallies")
+        self.tallies.setWordWrap(True)
         layout.addWidget(self.tallies)
         self.score_tree = QTreeWidget()
         self.score_tree.setObjectName("playtest_score")
@@ -530,14 +691,28 @@ class GridPanel(QWidget):
         self.score_tree.setHeaderLabels(["Score", "Count", "VP"])
         self.score_tree.setRootIsDecorated(False)
         self.score_tree.setMinimumHeight(170)
+        _fit_columns(self.score_tree, stretch=0)
         layout.addWidget(self.score_tree, 1)
         self.total = QLabel()
         self.total.setObjectName("playtest_total")
         self.total.setFont(bold)
         layout.addWidget(self.total)
-        self.others = QLabel()
-        self.others.setWordWrap(True)
-        layout.addWidget(self.others)
+        self.seats = QTreeWidget()
+        self.seats.setObjectName("playtest_seats")
+        self.seats.setColumnCount(len(SEAT_COLUMNS))
+        self.seats.setHeaderLabels(list(SEAT_COLUMNS))
+        self.seats.setRootIsDecorated(False)
+        self.seats.setToolTip("Every seat's tally marks, traps and live score; once the game is over, "
+                              "click a seat to see its map and score")
+        self.seats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for column, tip in enumerate(SEAT_COLUMN_TIPS):
+            self.seats.headerItem().setToolTip(column, tip)
+        _fit_columns(self.seats, stretch=0)
+        rows = self.seats.fontMetrics().height() + 6
+        self.seats.setMinimumHeight(rows * 5 + 8)  # the header and four seats
+        self.seats.itemClicked.connect(self._seat_clicked)
+        layout.addWidget(self.seats)
+        self._update_others_box()
         self.refresh()
 
     # .. state ..
@@ -554,6 +729,10 @@ class GridPanel(QWidget):
         index = self.current_index()
         return None if index is None else self.session.cards[index].card
 
+    def other_seats(self) -> str:
+        """The "Other seats" choice in the box: :data:`POLICY` or :data:`HOTSEAT`."""
+        return self.others_box.currentData() or POLICY
+
     def say(self, text: str) -> None:
         """Show a message (the dock and the status bar)."""
         self.message.setText(text)
@@ -561,21 +740,47 @@ class GridPanel(QWidget):
 
     # .. actions ..
     def new_game(self) -> None:
-        """Deal a new game with the seed and player count in the boxes."""
+        """Deal a new game with the seed, player count and other seats in the boxes (every seat
+        starts again)."""
         try:
-            self.session = GridSession(self.rules, self.seed_box.value(), self.players_box.value())
+            self.session = GridSession(self.rules, self.seed_box.value(), self.players_box.value(),
+                                       self.other_seats())
         except ValueError as exc:
             self.say(str(exc))
             return
         self.message.setText("")
+        self._reset_tool()
         self.refresh()
         self.controller.repaint()
+        if self.session.hotseat:
+            self.say(f"New game: {self.session.players} seats play here in turn; Seat 1 starts")
+
+    def change_other_seats(self) -> None:
+        """The "Other seats" box changed: remember it, and deal a new game at once when no card
+        was played yet (or the game is over); a game under way goes on until New Game."""
+        mode = self.other_seats()
+        _remember_other_seats(mode)
+        session = self.session
+        if mode == session.others:
+            return
+        if session.players == 1 and self.players_box.value() == 1:
+            session.others = mode  # no other seat: nothing changes in the game
+            return
+        if session.moves and not session.finished:
+            self.say(f"This game goes on; New Game deals one with the other seats {OTHER_SEATS[mode]}")
+            return
+        self.new_game()
 
     def played(self) -> None:
         """A card was drawn: select the next one and refresh."""
         self.message.setText("")
         self.refresh()
         self.controller.repaint()
+        if self.session.hotseat and self.session.seat_done():
+            session = self.session
+            self.say(f"{session.seat_name()} has played round {session.round}: "
+                     + (f"press Next Seat and hand over to {session.seat_name(session.seat + 1)}"
+                        if not session.last_seat() else "press Next Round"))
 
     def tally(self) -> None:
         """Take a tally mark (or skip) for the selected card."""
@@ -589,24 +794,84 @@ class GridPanel(QWidget):
         self.played()
 
     def next_round(self) -> None:
-        """End the round and reveal the next one."""
-        refused = self.session.next_round()
+        """The Next button: pass to the next seat (hot-seat) or end the round and reveal the next one."""
+        session = self.session
+        passing = session.hotseat and not session.finished and not session.last_seat()
+        refused = session.advance()
         if refused:
             self.say(refused)
             return
-        self.message.setText("The game is over: the score is final" if self.session.finished else "")
+        self._reset_tool()
+        if session.finished:
+            self.message.setText("The game is over: the score is final")
+        elif passing:
+            self.say(f"{session.seat_name()}'s turn: round {session.round}")
+        else:
+            self.message.setText("")
         self.refresh()
         self.controller.repaint()
 
+    def _reset_tool(self) -> None:
+        tool = getattr(self.controller, "tool", None)
+        if tool is not None and hasattr(tool, "turn"):
+            tool.turn = 0
+
+    def _card_changed(self) -> None:
+        self._show_buttons()
+        self._show_turn()
+        self.controller.repaint()
+
+    def _show_buttons(self) -> None:
+        """Enable Tally Mark / Skip / Next for the selected card and the seat on turn, with the
+        hint for a card that has no legal place."""
+        session, rules = self.session, self.rules
+        card = self.current_card()
+        placeable = bool(card and session.options(card))
+        self.tally_button.setEnabled(card is not None and not placeable)
+        self.tally_button.setText("No Empty Room" if card == TRAP else "Tally Mark")
+        self.skip_button.setVisible(rules.voluntary_skip)
+        self.skip_button.setEnabled(card is not None and card != TRAP and placeable)
+        passing = session.hotseat and not session.finished and not session.last_seat()
+        self.next_button.setText("Next Seat" if passing else "Next Round")
+        self.next_button.setToolTip(
+            f"Hand over to {session.seat_name(session.seat + 1)}: same revealed cards, their own map"
+            if passing else "End the round and reveal the next cards")
+        self.next_button.setEnabled(not session.finished and (session.seat_done() if passing else session.round_done()))
+        if card is not None and not placeable:
+            self.message.setText(
+                "No empty room for this trap: press No Empty Room" if card == TRAP else
+                f"This {card_name(card).lower()} has no legal place: press Tally Mark")
+
+    def _seat_clicked(self, item, _column=0) -> None:
+        seat = self.seats.indexOfTopLevelItem(item)
+        if not self.session.finished or seat == self.session.seat:
+            return
+        if self.session.show_seat(seat) is None:
+            self.refresh()
+            self.controller.repaint()
+
+    def _update_others_box(self) -> None:
+        self.others_box.setEnabled(self.players_box.value() > 1 or self.session.players > 1)
+
     # .. showing the state ..
     def refresh(self) -> None:
-        """Show the round, the cards, the tallies and the score."""
+        """Show the round, whose turn it is, the cards, the tallies, the score and every seat's total."""
         session, rules = self.session, self.rules
         if session.finished:
-            self.round_label.setText(f"Game over after {session.round} round{'s' if session.round != 1 else ''}")
+            winners = session.winners()
+            if session.players == 1:
+                who = ""
+            elif len(winners) == 1:
+                who = f" \u2014 {session.seat_name(winners[0])} wins"
+            else:
+                who = " \u2014 shared win: " + ", ".join(session.seat_name(w) for w in winners)
+            self.round_label.setText(f"Game over after {session.round} round{'s' if session.round != 1 else ''}"
+                                     + who)
         else:
+            others = "" if session.players == 1 else (
+                ", played here in turn" if session.hotseat else f", other seats by the {OPPONENT_POLICY} policy")
             self.round_label.setText(f"Round {session.round} of {rules.rounds} (seed {session.seed}, "
-                                     f"{session.players} player{'s' if session.players != 1 else ''})")
+                                     f"{session.players} player{'s' if session.players != 1 else ''}{others})")
         previous = self.cards.currentRow()
         self.cards.blockSignals(True)
         self.cards.clear()
@@ -620,35 +885,121 @@ class GridPanel(QWidget):
         if pending:
             self.cards.setCurrentRow(previous if previous in pending else pending[0])
         self.cards.blockSignals(False)
-        card = self.current_card()
-        placeable = bool(card and session.options(card))
-        self.tally_button.setEnabled(card is not None and not placeable)
-        self.tally_button.setText("No Empty Room" if card == TRAP else "Tally Mark")
-        self.skip_button.setVisible(rules.voluntary_skip)
-        self.skip_button.setEnabled(card is not None and card != TRAP and placeable)
-        self.next_button.setEnabled(not session.finished and session.round_done())
-        if card is not None and not placeable:
-            self.message.setText(
-                "No empty room for this trap: press No Empty Room" if card == TRAP else
-                f"This {card_name(card).lower()} has no legal place: press Tally Mark")
+        self._show_buttons()
+        self._show_turn()
         me = session.me
+        whose = f"{session.seat_name()} \u2014 " if session.players > 1 else ""
         traps = ", ".join(f"{rules.labels[room]} (round {r})" for room, r in me.traps) or "none"
-        self.tallies.setText(f"Tally marks: {me.tallies}    Your traps: {traps}")
+        facing = [(seat, room) for seat, pm in enumerate(session.maps) if seat != session.seat for room, _ in pm.traps]
+        against = ", ".join(f"{rules.labels[room]} (seat {seat + 1})" for seat, room in facing) or "none"
+        text = f"{whose}Tally marks: {me.tallies}    Own traps: {traps}"
+        if session.players > 1:
+            text += f"\nOther seats' traps (each hits a segment in that room): {against}"
+        self.tallies.setText(text)
         score = session.score()
         labels = {row.get("term"): row.get("label") for row in rules.entry.get("scoring") or []
                   if isinstance(row, dict)}
         self.score_tree.clear()
+        self.score_tree.setHeaderLabels([f"Score ({session.seat_name()})" if session.hotseat else "Score",
+                                         "Count", "VP"])
         for term, points in score.terms.items():
             self.score_tree.addTopLevelItem(QTreeWidgetItem(
                 [labels.get(term) or term.replace("_", " "), str(score.counts[term]),
                  f"{points:+d}" if points else "0"]))
-        self.total.setText(f"Total: {score.total} VP")
-        if session.players > 1:
-            others = ", ".join(f"player {p + 2}: {s.total} VP" for p, s in enumerate(session.opponent_scores()))
-            self.others.setText(f"Other seats ({OPPONENT_POLICY} policy): {others}")
+        self.total.setText(f"{session.seat_name()} total: {score.total} VP" if session.hotseat
+                           else f"Total: {score.total} VP")
+        self._show_seats()
+
+    def _show_turn(self) -> None:
+        session = self.session
+        card = self.current_card()
+        if session.finished:
+            text = (f"Showing {session.seat_name()}'s map: click a seat below to see another"
+                    if session.players > 1 and session.hotseat else "")
+        elif card is None:
+            if session.hotseat and not session.last_seat():
+                text = (f"{session.seat_name()} of {session.players} has played: Next Seat hands over to "
+                        f"{session.seat_name(session.seat + 1)}")
+            else:
+                text = "Every seat has played: Next Round" if session.hotseat else "Every card is drawn: Next Round"
         else:
-            self.others.setText("")
+            verb = "draw the" if card == TRAP else "place the"
+            name = card_name(card)
+            if session.hotseat:
+                text = f"{session.seat_name()} of {session.players} \u2014 {verb} {name}"
+            else:
+                text = f"Your turn \u2014 {verb} {name}"
+        self.turn_label.setText(text)
+        if session.hotseat and not session.finished:
+            self.turn_label.setStyleSheet(f"color: {seat_ink(session.seat).name()}")
+        else:
+            self.turn_label.setStyleSheet("")
+
+    def _show_seats(self) -> None:
+        session = self.session
+        self.seats.setVisible(session.players > 1)
+        self.seats.clear()
+        for seat, score in enumerate(session.scores()):
+            pm = session.maps[seat]
+            if session.finished:
+                state = "final"
+            elif seat < len(session.hands):
+                state = "on turn" if seat == session.seat and not session.seat_done(seat) else (
+                    "played" if session.seat_done(seat) else "to play")
+            else:
+                state = "after you"  # a policy seat draws when the round ends
+            mark = "\u25b6 " if seat == session.seat and (session.hotseat or session.finished) else ""
+            item = QTreeWidgetItem([mark + session.seat_name(seat), state, str(pm.tallies), str(len(pm.traps)),
+                                    str(score.counts.get("trap", 0)), f"{score.total}"])
+            if seat == session.seat:
+                font = QFont(item.font(0))
+                font.setBold(True)
+                for column in range(len(SEAT_COLUMNS)):
+                    item.setFont(column, font)
+            self.seats.addTopLevelItem(item)
 
     def card_texts(self) -> list[str]:
         """The card list as shown (for tests and screen readers)."""
         return [self.cards.item(i).text() for i in range(self.cards.count())]
+
+    def seat_rows(self) -> list[list[str]]:
+        """The seats table as shown: one row per seat, :data:`SEAT_COLUMNS` (for tests and
+        screen readers)."""
+        return [[self.seats.topLevelItem(i).text(c) for c in range(len(SEAT_COLUMNS))]
+                for i in range(self.seats.topLevelItemCount())]
+
+
+#: The columns of the dock's seats table, and their tooltips.
+SEAT_COLUMNS = ("Seat", "Round", "Tally", "Traps", "Hits", "VP")
+SEAT_COLUMN_TIPS = ("The seat (\u25b6: its map is on the canvas)", "Whether the seat has played this round",
+                    "Tally marks", "Traps the seat has drawn", "Other seats' traps hitting the seat's segments",
+                    "The seat's live score (the engine's score_map)")
+
+
+def _fit_columns(tree: QTreeWidget, stretch: int) -> None:
+    """Size a table's columns to their contents, ``stretch`` taking the rest of the width."""
+    header = tree.header()
+    header.setStretchLastSection(False)
+    for column in range(tree.columnCount()):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == stretch
+                                    else QHeaderView.ResizeMode.ResizeToContents)
+
+
+def _remembered_other_seats() -> str:
+    """The last "Other seats" choice from the editor's settings (:data:`POLICY` by default)."""
+    try:
+        from editor.mainwindow import settings
+
+        value = settings().value(OTHER_SEATS_SETTING, POLICY)
+    except Exception:  # noqa: BLE001 - unreadable settings: the default
+        return POLICY
+    return value if value in OTHER_SEATS else POLICY
+
+
+def _remember_other_seats(mode: str) -> None:
+    try:
+        from editor.mainwindow import settings
+
+        settings().setValue(OTHER_SEATS_SETTING, mode)
+    except Exception:  # noqa: BLE001 - settings that cannot be written only lose the preference
+        pass
