@@ -120,21 +120,38 @@ def main(argv: list[str] | None = None) -> int:
     print(f"             validation {document.validation_ms:.1f} ms, {len(scene.items_by_ref)} canvas items; the "
           f"printed sheet (worker process) arrived {1000 * (sheet_ready - opened_at):.0f} ms after the start of open")
 
-    def repaint_times(redraw_sheet: bool) -> list[float]:
+    def repaint_times() -> list[float]:
         out = []
         for _ in range(args.repeat):
-            if redraw_sheet:
-                scene.background.update()  # drop the cached pixmap: draw the sheet's vectors again
             t = time.perf_counter()
             view.viewport().repaint()
             out.append(1000 * (time.perf_counter() - t))
         return out
 
-    for label, setup in (("fit", view.zoom_to_fit), ("100 %", lambda: (view.set_zoom(1.0), view.centerOn(210, 297)))):
+    background = scene.background
+    mode = "images drawn by the worker" if background.renderer is None else "vectors drawn in the editor"
+    print(f"sheet:     shown as {mode}")
+    for label, setup in (("fit", view.zoom_to_fit), ("100 %", lambda: (view.set_zoom(1.0), view.centerOn(210, 297))),
+                         ("200 %", lambda: (view.set_zoom(2.0), view.centerOn(210, 297)))):
         setup()
+        app.processEvents()
+        t = time.perf_counter()
+        view.viewport().repaint()  # first frame at the new zoom: the overview scaled, tiles asked for
+        first = 1000 * (time.perf_counter() - t)
+        t = time.perf_counter()
+        scene.wait_for_sheet()
+        crisp = 1000 * (time.perf_counter() - t)
+        print(f"repaint:   {best(repaint_times())} at {label} ({view.zoom() * 100:.0f} %); first frame after "
+              f"the zoom change {first:.1f} ms, sharp tiles {crisp:.0f} ms later")
+    pans = []
+    for _ in range(10):  # pan right at 200 %: a quarter of the view per step
+        bar = view.horizontalScrollBar()
+        bar.setValue(bar.value() + view.viewport().width() // 4)
+        t = time.perf_counter()
         view.viewport().repaint()
-        print(f"repaint:   {best(repaint_times(False))} at {label} ({view.zoom() * 100:.0f} %), the sheet cached")
-        print(f"repaint:   {best(repaint_times(True))} at {label}, the sheet's vectors drawn again")
+        pans.append(1000 * (time.perf_counter() - t))
+        scene.wait_for_sheet()
+    print(f"pan:       {best(pans)} per repaint, panning a quarter view at a time at 200 %")
 
     element = next(e for e in document.dungeon.elements if e.kind == "monster")
     view.set_zoom(1.0)
@@ -168,6 +185,29 @@ def main(argv: list[str] | None = None) -> int:
         document.validate_now()
         validations.append(1000 * (time.perf_counter() - t))
     print(f"validate:  {best(validations)} after one edit (JSON Schema + every rule check)")
+
+    # the sheet after an edit: time until the new sheet shows, and what taking it costs the UI
+    scene.wait_for_sheet()
+    taken = []
+    show = background.show_raster if background.renderer is None else background.show_svg
+
+    def timed_show(*a, **k):
+        t = time.perf_counter()
+        show(*a, **k)
+        taken.append(1000 * (time.perf_counter() - t))
+
+    if background.renderer is None:
+        background.show_raster = timed_show
+    arrivals = []
+    for i in range(min(args.repeat, 3)):
+        document.push(MoveObjects(document.dungeon, [element.id], 0, 2 if i % 2 == 0 else -2))
+        t = time.perf_counter()
+        scene.render_sheet()
+        scene.wait_for_sheet()
+        arrivals.append(1000 * (time.perf_counter() - t))
+    if taken:
+        print(f"re-render: {best(arrivals)} from an edit to its sheet on the canvas (worker process); the editor "
+              f"spends {max(taken):.1f} ms of it taking the new images")
     app.clipboard().clear()
     window.confirm_discard = lambda d: True
     window.close()

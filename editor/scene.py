@@ -9,13 +9,15 @@ object a hit shape, a hover and selection outline, and a preview while it is dra
 
 from __future__ import annotations
 
+import math
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 
 import shiboken6
 
 from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsScene, QStyleOptionGraphicsItem
 
@@ -34,25 +36,49 @@ SELECTION_PX = 2.0
 class SheetBackground(QGraphicsObject):
     """The dungeon's sheet as the exporters print it, as one item behind every object.
 
-    ``refresh(dungeon, ruleset)`` renders the sheet again; when the exporters cannot lay the
-    sheet out (e.g. a room reaches the footer), the paper is drawn blank and ``error`` holds
-    the reason, shown over the canvas.
+    Two ways to hold it:
+
+    - **vectors** (small sheets): ``refresh(dungeon, ruleset)`` or ``show_svg`` keep a parsed
+      SVG (``renderer``) drawn by Qt, cached per zoom level (device coordinate cache);
+    - **images** (big sheets, drawn in the worker process, see :mod:`editor.sheet_worker`):
+      ``show_raster`` keeps an ``overview`` image of the whole sheet and ``tiles`` of
+      ``TILE_PX`` pixels at zoom levels (:func:`editor.sheet_worker.tile_level`); painting
+      only copies images, and where a tile of the current level is missing the overview is
+      drawn scaled and ``tiles_wanted`` is emitted so the scene asks the worker for it.
+
+    When the exporters cannot lay the sheet out (e.g. a room reaches the footer), the paper
+    is drawn blank and ``error`` holds the reason, shown over the canvas.
     """
 
     rendered = Signal()
+    tiles_wanted = Signal()
+
+    #: Memory the tiles of one sheet may take, in bytes (least recently drawn go first).
+    TILE_MEMORY = 160 * 1024 * 1024
 
     def __init__(self, width_mm: float, height_mm: float):
         super().__init__()
         self.width_mm = width_mm
         self.height_mm = height_mm
         self.renderer: QSvgRenderer | None = None
+        self.raster_key: str | None = None
+        self.overview: QImage | None = None
+        self.overview_scale = 1.0
+        self.tiles: OrderedDict[tuple[float, int, int], QImage] = OrderedDict()
+        self.level = 0.0  # tile level of the last paint (pixels per mm)
         self.error = ""
         self.render_ms = 0.0
         self.setZValue(-100)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         return QRectF(0, 0, self.width_mm, self.height_mm)
+
+    @property
+    def has_sheet(self) -> bool:
+        """Whether the sheet's drawing is shown (else blank paper)."""
+        return self.renderer is not None or self.overview is not None
 
     def refresh(self, dungeon, ruleset) -> None:
         """Render the sheet of ``dungeon`` again, in this process (about 20-50 ms for a
@@ -64,26 +90,122 @@ class SheetBackground(QGraphicsObject):
         self.show_svg(dungeon.sheet.paper, svg, error)
         self.render_ms = (time.perf_counter() - started) * 1000
 
-    def show_svg(self, paper, svg: str, error: str) -> None:
-        """Show a rendered sheet (``svg``) or, when ``error`` is set, blank paper and the reason."""
+    def _set_paper(self, paper) -> None:
         if (paper.width_mm, paper.height_mm) != (self.width_mm, self.height_mm):
             self.prepareGeometryChange()
             self.width_mm, self.height_mm = paper.width_mm, paper.height_mm
+
+    def _drop_raster(self) -> None:
+        self.raster_key, self.overview = None, None
+        self.tiles.clear()
+
+    def show_svg(self, paper, svg: str, error: str) -> None:
+        """Show a rendered sheet (``svg``) or, when ``error`` is set, blank paper and the reason."""
+        self._set_paper(paper)
         renderer = QSvgRenderer(QByteArray(svg.encode("utf-8"))) if svg else None
         if renderer is not None and not renderer.isValid():
             renderer, error = None, "the sheet could not be drawn"
         self.renderer = renderer
+        self._drop_raster()
         self.error = error
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.update()
         self.rendered.emit()
 
+    def show_raster(self, paper, key: str, result: dict, level: float) -> None:
+        """Show a sheet drawn by the worker (:func:`editor.sheet_worker.render_raster_sheet`'s
+        ``result``, kept there under ``key``, with tiles at ``level`` pixels per mm), or blank
+        paper and the reason when ``result["error"]`` is set."""
+        self._set_paper(paper)
+        self.renderer = None
+        self._drop_raster()
+        self.error = result.get("error", "")
+        if not self.error:
+            scale, width, height, data = result["overview"]
+            self.overview = _image(width, height, data)
+            self.overview_scale = scale
+            self.raster_key = key
+            self.add_tiles(key, level, result.get("tiles", []))
+        # images are copied, not drawn: caching them again would only cost memory
+        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.update()
+        self.rendered.emit()
+
+    def add_tiles(self, key: str, level: float, tiles) -> None:
+        """Keep ``tiles`` ((column, row, RGB32 bytes)) of sheet ``key`` at ``level``; tiles of
+        another sheet are ignored (it was replaced while they were drawn)."""
+        from editor.sheet_worker import TILE_PX
+
+        if key != self.raster_key:
+            return
+        tile_mm = TILE_PX / level
+        for column, row, data in tiles:
+            self.tiles[(level, column, row)] = _image(TILE_PX, TILE_PX, data)
+            self.update(QRectF(column * tile_mm, row * tile_mm, tile_mm, tile_mm))
+        limit = max(self.TILE_MEMORY // (TILE_PX * TILE_PX * 4), 1)
+        while len(self.tiles) > limit:
+            self.tiles.popitem(last=False)
+
+    def tiles_for(self, rect: QRectF, level: float) -> list[tuple[int, int]]:
+        """The tiles (column, row) at ``level`` that cover ``rect`` (mm) on the paper."""
+        from editor.sheet_worker import TILE_PX
+
+        rect = rect.intersected(self.boundingRect())
+        if rect.isEmpty():
+            return []
+        tile_mm = TILE_PX / level
+        columns = range(max(int(math.floor(rect.left() / tile_mm)), 0), int(math.ceil(rect.right() / tile_mm)))
+        rows = range(max(int(math.floor(rect.top() / tile_mm)), 0), int(math.ceil(rect.bottom() / tile_mm)))
+        return [(c, r) for r in rows for c in columns]
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         rect = self.boundingRect()
-        painter.fillRect(rect, QColor(style.COLOUR.paper))
         if self.renderer is not None:
+            painter.fillRect(rect, QColor(style.COLOUR.paper))
             self.renderer.render(painter, rect)
+        elif self.overview is not None:
+            self._paint_raster(painter, option.exposedRect.intersected(rect))
+        else:
+            painter.fillRect(rect, QColor(style.COLOUR.paper))
         painter.setPen(QPen(QColor("#b0b0b0"), 0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(rect)
+
+    def _paint_raster(self, painter: QPainter, exposed: QRectF) -> None:
+        from editor.sheet_worker import TILE_PX, tile_level
+
+        transform = painter.worldTransform()
+        device = painter.device()
+        ratio = device.devicePixelRatioF() if device is not None else 1.0
+        self.level = level = tile_level(math.hypot(transform.m11(), transform.m12()) * ratio)
+        tile_mm = TILE_PX / level
+        paper = self.boundingRect()
+        found, missing = [], False
+        for column, row in self.tiles_for(exposed, level):
+            image = self.tiles.get((level, column, row))
+            if image is None:
+                missing = True
+                continue
+            self.tiles.move_to_end((level, column, row))
+            # tiles along the paper's right and bottom edges reach past it: draw only the paper
+            target = QRectF(column * tile_mm, row * tile_mm, tile_mm, tile_mm).intersected(paper)
+            source = QRectF((target.x() - column * tile_mm) * level, (target.y() - row * tile_mm) * level,
+                            target.width() * level, target.height() * level)
+            found.append((target, image, source))
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        if missing:
+            s = self.overview_scale
+            painter.drawImage(exposed, self.overview,
+                              QRectF(exposed.x() * s, exposed.y() * s, exposed.width() * s, exposed.height() * s))
+        for target, image, source in found:
+            painter.drawImage(target, image, source)
+        if missing:
+            self.tiles_wanted.emit()
+
+
+def _image(width: int, height: int, data: bytes) -> QImage:
+    """An RGB32 image from the worker's bytes (copied, so it owns its pixels)."""
+    return QImage(data, width, height, width * 4, QImage.Format.Format_RGB32).copy()
 
 
 def _cosmetic(colour: QColor, width: float = SELECTION_PX, dash: bool = False) -> QPen:
@@ -338,11 +460,18 @@ class DungeonScene(QGraphicsScene):
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.timeout.connect(self.render_sheet)
-        self._pending = None          # (future, started, paper) of a render in the worker process
+        self._pending = None          # (future, started, paper, key, level) of a sheet render in the worker
         self._dirty = False           # the model changed while a render was running
         self._poll = QTimer(self)
         self._poll.setInterval(25)
         self._poll.timeout.connect(self._collect)
+        self._generation = 0          # numbers the sheets sent to the worker
+        self._tile_job = None         # (future, key, level) of tiles being drawn in the worker
+        self._tile_timer = QTimer(self)
+        self._tile_timer.setSingleShot(True)
+        self._tile_timer.setInterval(30)  # a wheel's zoom steps settle before tiles are asked
+        self._tile_timer.timeout.connect(self._request_tiles)
+        self.background.tiles_wanted.connect(self._want_tiles)
         self.rebuild()
         self.render_sheet()
         self.update_scene_rect()
@@ -451,7 +580,8 @@ class DungeonScene(QGraphicsScene):
 
     def render_sheet(self) -> None:
         """Render the sheet again: now for small sheets, in the worker process for big ones
-        (the canvas stays responsive; the new sheet replaces the old one when it arrives)."""
+        (the canvas stays responsive; the new sheet replaces the old one when it arrives,
+        drawn as images: see :class:`SheetBackground`)."""
         self._render_timer.stop()
         slow = self.background.render_ms > self.ASYNC_RENDER_MS or (
             self.background.render_ms == 0 and len(self.items_by_ref) > self.ASYNC_OBJECTS)
@@ -462,53 +592,118 @@ class DungeonScene(QGraphicsScene):
         if self._pending is not None:
             self._dirty = True
             return
-        from editor.sheet_worker import shared_worker
+        from editor.sheet_worker import render_raster_sheet, shared_worker
 
         dungeon = self.document.dungeon
-        future = shared_worker().submit(dungeon.to_dict(), self.document.ruleset.data)
-        self._pending = (future, time.perf_counter(), dungeon.sheet.paper)
+        self._generation += 1
+        key = f"{id(self)}:{self._generation}"
+        level, tiles = self._visible_tiles()
+        future = shared_worker().submit(render_raster_sheet, key, dungeon.to_dict(), self.document.ruleset.data,
+                                        level, tiles)
+        self._pending = (future, time.perf_counter(), dungeon.sheet.paper, key, level)
         self._dirty = False
         self._poll.start()
 
-    def _collect(self) -> None:
-        if self._pending is None:
-            self._poll.stop()
+    def _visible_tiles(self) -> tuple[float, list[tuple[int, int]]]:
+        """The tile level of the first view and the tiles of the sheet it shows, with one
+        tile of margin around them (a short pan needs nothing new); tiles already kept are
+        left out."""
+        from editor.sheet_worker import TILE_PX, tile_level
+
+        views = [view for view in self.views() if view.isVisible()] or self.views()
+        if not views:
+            return 1.0, []
+        view = views[0]
+        viewport = view.viewport()
+        level = tile_level(math.hypot(view.transform().m11(), view.transform().m12())
+                           * viewport.devicePixelRatioF())
+        margin = TILE_PX / level
+        visible = view.mapToScene(viewport.rect()).boundingRect().adjusted(-margin, -margin, margin, margin)
+        kept = self.background.tiles
+        return level, [tile for tile in self.background.tiles_for(visible, level) if (level, *tile) not in kept]
+
+    def _want_tiles(self) -> None:
+        if self._tile_job is None and not self._tile_timer.isActive():
+            self._tile_timer.start()
+
+    def _request_tiles(self) -> None:
+        """Ask the worker for the tiles the view lacks at its zoom level (one job at a time:
+        during a zoom gesture only the level the view settles on is drawn)."""
+        key = self.background.raster_key
+        if self._tile_job is not None or key is None or self._pending is not None:
             return
-        future, started, paper = self._pending
+        level, tiles = self._visible_tiles()
+        if not tiles:
+            return
+        from editor.sheet_worker import render_tiles, shared_worker
+
+        self._tile_job = (shared_worker().submit(render_tiles, key, level, tiles), key, level)
+        self._poll.start()
+
+    def _collect(self) -> None:
+        self._collect_tiles()
+        if self._pending is None:
+            if self._tile_job is None:
+                self._poll.stop()
+            return
+        future, started, paper, key, level = self._pending
         if not future.done():
             return
-        self._poll.stop()
         self._pending = None
         try:
-            svg, error = future.result()
+            result = future.result()
         except Exception as exc:  # noqa: BLE001 - a dead worker must not break the editor
-            svg, error = "", f"the sheet could not be rendered: {exc}"
-        self.background.show_svg(paper, svg, error)
+            result = {"error": f"the sheet could not be rendered: {exc}"}
+        self.background.show_raster(paper, key, result, level)
         self.background.render_ms = (time.perf_counter() - started) * 1000
         self._update_guides()
         if self._dirty:
             self.render_sheet()
+        elif self._tile_job is None:
+            self._poll.stop()
+
+    def _collect_tiles(self) -> None:
+        if self._tile_job is None or not self._tile_job[0].done():
+            return
+        future, key, level = self._tile_job
+        self._tile_job = None
+        try:
+            result = future.result()
+        except Exception:  # noqa: BLE001 - a dead worker: draw the sheet again from scratch
+            result = {"missing": True}
+        if result.get("missing"):
+            if key == self.background.raster_key:
+                self.render_sheet()
+            return
+        self.background.add_tiles(key, level, result["tiles"])
 
     def wait_for_sheet(self, timeout_s: float = 60.0) -> bool:
-        """Block until a worker render in progress has arrived (benchmarks, screenshots,
-        tests); ``True`` when the sheet is up to date."""
+        """Block until a worker render in progress has arrived, with the tiles the views show
+        (benchmarks, screenshots, tests); ``True`` when the sheet is up to date."""
         deadline = time.perf_counter() + timeout_s
-        while self._pending is not None or self._render_timer.isActive():
+        while True:
             if self._render_timer.isActive() and self._pending is None:
                 self.render_sheet()
                 continue
-            future = self._pending[0]
+            if self._pending is None and self._tile_job is None:
+                for view in self.views():  # painting finds the tiles still missing
+                    view.viewport().repaint()
+                if self._tile_timer.isActive():
+                    self._tile_timer.stop()
+                    self._request_tiles()
+                if self._tile_job is None:
+                    return True
+            job = self._pending or self._tile_job
             try:
-                future.result(timeout=max(0.0, deadline - time.perf_counter()))
+                job[0].result(timeout=max(0.0, deadline - time.perf_counter()))
             except Exception:  # noqa: BLE001 - reported by _collect
                 pass
             self._collect()
             if time.perf_counter() > deadline:
                 return False
-        return True
 
     def _update_guides(self) -> None:
-        guide = self.background.renderer is None
+        guide = not self.background.has_sheet
         for item in self.items_by_ref.values():
             if item.guide != guide:
                 item.guide = guide

@@ -1,15 +1,26 @@
 """Rendering the printed sheet away from the editor's UI thread.
 
-A big dungeon's sheet takes the exporters a second or more to draw (about 0.4 ms per element);
-the canvas must not freeze for it. :class:`SheetWorker` runs :func:`render_svg` in one
-persistent worker process (started with ``spawn``, so it shares nothing with Qt's threads) and
-the scene polls for the result. Small sheets are still drawn in-process, which is faster than
-a round trip.
+A big dungeon's sheet takes the exporters a second or more to lay out (about 0.4 ms per
+element), Qt a tenth of a second to parse its SVG, and 30-200 ms to draw its vectors at each
+new zoom level; the canvas must not freeze for any of it (PySide6 keeps Python's GIL while Qt
+draws, so a thread would not help). :class:`SheetWorker` runs these jobs in one persistent
+worker process (started with ``spawn``, so it shares nothing with Qt's threads) and the scene
+polls for the results:
+
+- :func:`render_raster_sheet` lays the sheet out, keeps its parsed SVG in the worker under a
+  key, and returns an overview image of the whole sheet plus the tiles the canvas shows now;
+- :func:`render_tiles` draws more tiles of a kept sheet (after a pan or a zoom) as images.
+
+Tiles are :data:`TILE_PX` pixels square on a grid that depends on the zoom level only
+(:func:`tile_level`), so the canvas draws the sheet by copying images, whatever its size.
+Small sheets are still drawn in-process as vectors, which is faster than a round trip.
 """
 
 from __future__ import annotations
 
+import math
 import multiprocessing
+from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 
 
@@ -62,18 +73,130 @@ def render_svg(dungeon_data: dict, ruleset_data: dict) -> tuple[str, str]:
     return page.svg, ""
 
 
+#: Side of a sheet tile in device pixels.
+TILE_PX = 256
+#: Largest overview image side in pixels, and its finest resolution in pixels per mm.
+OVERVIEW_MAX_PX = 4096
+OVERVIEW_MAX_PX_PER_MM = 4.0
+#: Parsed sheets the worker keeps (one per open big dungeon, plus the one being replaced).
+KEPT_SHEETS = 6
+
+
+def tile_level(px_per_mm: float) -> float:
+    """The tile resolution (pixels per mm) used to show the sheet at ``px_per_mm`` device
+    pixels per mm: the smallest power of the square root of 2 at least as fine, so a tile is
+    never magnified and at most 1.41 times reduced. Levels are clamped to 1/16 .. 256 px/mm."""
+    px_per_mm = min(max(px_per_mm, 1 / 16), 256.0)
+    return 2 ** (math.ceil(round(2 * math.log2(px_per_mm), 6)) / 2)
+
+
+def overview_scale(width_mm: float, height_mm: float) -> float:
+    """Resolution of a sheet's overview image in pixels per mm (:data:`OVERVIEW_MAX_PX_PER_MM`,
+    less for a paper so big its overview would pass :data:`OVERVIEW_MAX_PX`)."""
+    return min(OVERVIEW_MAX_PX_PER_MM, OVERVIEW_MAX_PX / max(width_mm, height_mm, 1.0))
+
+
+_KEPT: OrderedDict = OrderedDict()  # in the worker: key -> (QSvgRenderer, width_mm, height_mm)
+
+
+def _draw(renderer, width_mm: float, height_mm: float, x_mm: float, y_mm: float, scale: float,
+          width_px: int, height_px: int):
+    """Draw the part of a parsed sheet whose top-left corner is (``x_mm``, ``y_mm``) at
+    ``scale`` pixels per mm into a new image of ``width_px`` x ``height_px`` pixels."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    from exporters import style
+
+    image = QImage(max(width_px, 1), max(height_px, 1), QImage.Format.Format_RGB32)
+    image.fill(QColor(style.COLOUR.paper))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+    painter.scale(scale, scale)
+    painter.translate(-x_mm, -y_mm)
+    renderer.render(painter, QRectF(0, 0, width_mm, height_mm))
+    painter.end()
+    return image
+
+
+def _image_bytes(image) -> tuple[int, int, bytes]:
+    return image.width(), image.height(), bytes(image.constBits())[: image.sizeInBytes()]
+
+
+def _draw_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
+    """Draw ``tiles`` (column, row) of the kept sheet ``key`` at ``level`` pixels per mm in
+    one pass over the sheet (the bounding block of the tiles), cut into tiles."""
+    renderer, width_mm, height_mm = _KEPT[key]
+    if not tiles:
+        return []
+    c0, c1 = min(c for c, _ in tiles), max(c for c, _ in tiles)
+    r0, r1 = min(r for _, r in tiles), max(r for _, r in tiles)
+    tile_mm = TILE_PX / level
+    block = _draw(renderer, width_mm, height_mm, c0 * tile_mm, r0 * tile_mm, level,
+                  (c1 - c0 + 1) * TILE_PX, (r1 - r0 + 1) * TILE_PX)
+    out = []
+    for c, r in tiles:
+        tile = block.copy((c - c0) * TILE_PX, (r - r0) * TILE_PX, TILE_PX, TILE_PX)
+        out.append((c, r, _image_bytes(tile)[2]))
+    return out
+
+
+def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level: float,
+                        tiles: list[tuple[int, int]]) -> dict:
+    """Lay out and parse the sheet of a dungeon in the worker, keep it under ``key`` for
+    :func:`render_tiles`, and draw its overview and ``tiles`` at ``level`` (pixels per mm).
+
+    Returns ``{"error": reason}`` when the sheet cannot be laid out (see :func:`render_svg`),
+    else ``{"error": "", "overview": (scale, width_px, height_px, RGB32 bytes), "tiles":
+    [(column, row, RGB32 bytes of TILE_PX x TILE_PX)]}``. Runs in the worker process only
+    (it starts Qt there, offscreen)."""
+    svg, error = render_svg(dungeon_data, ruleset_data)
+    if error:
+        return {"error": error}
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtSvg import QSvgRenderer
+
+    from exporters.qt import ensure_app
+
+    ensure_app()
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    if not renderer.isValid():
+        return {"error": "the sheet could not be drawn"}
+    paper = dungeon_data["sheet"]["paper"]
+    width_mm, height_mm = float(paper["width_mm"]), float(paper["height_mm"])
+    _KEPT[key] = (renderer, width_mm, height_mm)
+    while len(_KEPT) > KEPT_SHEETS:
+        _KEPT.popitem(last=False)
+    scale = overview_scale(width_mm, height_mm)
+    overview = _draw(renderer, width_mm, height_mm, 0, 0, scale, math.ceil(width_mm * scale),
+                     math.ceil(height_mm * scale))
+    return {"error": "", "overview": (scale, *_image_bytes(overview)), "tiles": _draw_tiles(key, level, tiles)}
+
+
+def render_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> dict:
+    """Draw more ``tiles`` of the sheet kept under ``key`` (see :func:`render_raster_sheet`):
+    ``{"tiles": [...]}``, or ``{"missing": True}`` when the worker no longer keeps it (a
+    restarted worker, or more big dungeons open than :data:`KEPT_SHEETS`)."""
+    if key not in _KEPT:
+        return {"missing": True}
+    _KEPT.move_to_end(key)
+    return {"tiles": _draw_tiles(key, level, tiles)}
+
+
 class SheetWorker:
-    """One worker process rendering sheets; ``submit`` returns a ``Future`` of
-    :func:`render_svg`'s result. ``shutdown()`` stops the process (also at exit)."""
+    """One worker process rendering sheets; ``submit(function, *args)`` returns a ``Future``
+    of ``function(*args)`` run there (:func:`render_svg`, :func:`render_raster_sheet`,
+    :func:`render_tiles`). ``shutdown()`` stops the process (also at exit)."""
 
     def __init__(self):
         self._pool: ProcessPoolExecutor | None = None
 
-    def submit(self, dungeon_data: dict, ruleset_data: dict) -> Future:
-        """Queue a render; the worker process starts on first use."""
+    def submit(self, function, *args) -> Future:
+        """Queue a job; the worker process starts on first use."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool.submit(render_svg, dungeon_data, ruleset_data)
+        return self._pool.submit(function, *args)
 
     def shutdown(self) -> None:
         """Stop the worker process, dropping queued renders."""

@@ -1,0 +1,162 @@
+"""The canvas shows big sheets as images drawn in the worker process (editor/sheet_worker.py,
+SheetBackground in editor/scene.py): what it shows must be the printed sheet, sharp at every
+zoom, up to date after an edit, and survive a worker that lost the sheet or died."""
+
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+from PySide6.QtCore import QByteArray, QRect, QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
+
+from editor.edits import MoveObjects
+from editor.scene import DungeonScene, SheetBackground
+from editor.sheet_worker import TILE_PX, render_svg, render_tiles, shared_worker, tile_level
+from exporters import style
+from tests.editor_support import LINE_DUNGEON, make_window
+
+
+def test_tile_level_is_the_next_power_of_root_two_at_least_as_fine():
+    assert tile_level(1.0) == 1.0
+    assert tile_level(1.2) == pytest.approx(math.sqrt(2))
+    assert tile_level(2.0) == 2.0
+    assert tile_level(3.78) == 4.0  # 100 % on a 96 dpi screen
+    assert tile_level(0.3) == pytest.approx(2 ** -1.5)  # 0.354
+    assert tile_level(1e-6) == 1 / 16 and tile_level(1e6) == 256.0
+
+
+def test_tiles_for_covers_the_rect_on_the_paper_only():
+    background = SheetBackground(300, 200)
+    level = TILE_PX / 100  # tiles of 100 mm
+    assert background.tiles_for(QRectF(50, 50, 100, 100), level) == [(0, 0), (1, 0), (0, 1), (1, 1)]
+    assert background.tiles_for(QRectF(-500, -500, 10_000, 10_000), level) == [
+        (c, r) for r in range(2) for c in range(3)]
+    assert background.tiles_for(QRectF(400, 0, 50, 50), level) == []
+
+
+def test_a_sheet_the_worker_no_longer_keeps_is_reported_missing():
+    assert shared_worker().submit(render_tiles, "no-such-sheet", 1.0, [(0, 0)]).result(timeout=60) == {"missing": True}
+
+
+@pytest.fixture
+def tiled_window(qtbot, monkeypatch):
+    """A window whose sheets all go through the worker, as big dungeons' sheets do."""
+    monkeypatch.setattr(DungeonScene, "ASYNC_OBJECTS", -1)
+    monkeypatch.setattr(DungeonScene, "ASYNC_RENDER_MS", -1.0)
+    window = make_window(qtbot, LINE_DUNGEON)
+    window.resize(900, 700)
+    window.view.show_grid = False
+    assert window.scene.wait_for_sheet()
+    return window
+
+
+def _vector_image(window) -> QImage:
+    """The viewport as it would look with the sheet drawn from its vectors in this process."""
+    document, view = window.current, window.view
+    svg, error = render_svg(document.dungeon.to_dict(), document.ruleset.data)
+    assert not error
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    image = QImage(view.viewport().size(), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setTransform(view.viewportTransform())
+    paper = window.scene.background.boundingRect()
+    painter.fillRect(paper, QColor(style.COLOUR.paper))
+    renderer.render(painter, paper)
+    painter.end()
+    return image
+
+
+def _pixels(image: QImage, rect: QRect) -> numpy.ndarray:
+    image = image.convertToFormat(QImage.Format.Format_RGB32).copy(rect)
+    data = numpy.frombuffer(image.constBits(), dtype=numpy.uint8, count=image.sizeInBytes())
+    return data.reshape(image.height(), image.bytesPerLine())[:, : image.width() * 4].astype(int)
+
+
+def _difference(window) -> tuple[float, float]:
+    """Mean and 99th percentile of the per-channel difference between the canvas and the
+    vector drawing, over the paper inside the viewport (inset 2 px: the paper's border line)."""
+    view = window.view
+    view.viewport().repaint()
+    shown = view.viewport().grab().toImage()
+    expected = _vector_image(window)
+    paper = view.mapFromScene(window.scene.background.boundingRect()).boundingRect()
+    rect = paper.intersected(view.viewport().rect()).adjusted(2, 2, -2, -2)
+    assert rect.width() > 100 and rect.height() > 100
+    ratio = shown.width() / view.viewport().width()
+    if ratio != 1:  # grabs are in device pixels
+        shown = shown.scaled(view.viewport().size())
+    diff = numpy.abs(_pixels(shown, rect) - _pixels(expected, rect))
+    return float(diff.mean()), float(numpy.percentile(diff, 99))
+
+
+@pytest.mark.parametrize("zoom", [0.5, 1.0, 2.5])
+def test_the_tiled_sheet_matches_the_vector_drawing_at_each_zoom(tiled_window, zoom):
+    window = tiled_window
+    background = window.scene.background
+    assert background.renderer is None and background.overview is not None  # images, not vectors
+    window.view.set_zoom(zoom)
+    window.view.centerOn(90, 120)
+    assert window.scene.wait_for_sheet()
+    level = background.level
+    assert level == tile_level(window.view.transform().m11() * window.view.viewport().devicePixelRatioF())
+    assert any(key[0] == level for key in background.tiles)
+    mean, p99 = _difference(window)
+    assert mean < 1.5 and p99 < 40, (mean, p99)
+
+
+def test_the_first_frame_after_a_zoom_shows_the_overview_and_asks_for_tiles(tiled_window, qtbot):
+    window = tiled_window
+    scene, background = window.scene, window.scene.background
+    window.view.set_zoom(3.0)
+    window.view.viewport().repaint()
+    level = background.level
+    assert not any(key[0] == level for key in background.tiles)  # nothing at this level yet
+    assert scene._tile_timer.isActive() or scene._tile_job is not None  # asked for
+    qtbot.waitUntil(lambda: any(key[0] == level for key in background.tiles), timeout=30_000)
+    assert scene.wait_for_sheet()
+    assert _difference(window)[0] < 1.5
+
+
+def test_an_edit_brings_a_new_sheet_that_shows_it(tiled_window):
+    window = tiled_window
+    document, scene = window.current, window.scene
+    element = next(e for e in document.dungeon.elements if e.at is not None and e.kind == "monster")
+    window.view.set_zoom(1.5)
+    window.view.centerOn(*element.at)
+    assert scene.wait_for_sheet()
+    before = scene.background.raster_key
+    document.push(MoveObjects(document.dungeon, [element.id], 12, 6))
+    assert scene.wait_for_sheet()
+    assert scene.background.raster_key != before
+    mean, p99 = _difference(window)  # against the vectors of the edited dungeon
+    assert mean < 1.5 and p99 < 40, (mean, p99)
+
+
+def test_a_restarted_worker_draws_the_sheet_again(tiled_window):
+    window = tiled_window
+    scene = window.scene
+    shared_worker().shutdown()  # the worker and every sheet it kept are gone
+    window.view.set_zoom(2.0)
+    window.view.viewport().repaint()
+    assert scene.wait_for_sheet()
+    assert scene.wait_for_sheet()  # the tiles of the sheet drawn again
+    assert any(key[0] == scene.background.level for key in scene.background.tiles)
+    assert _difference(window)[0] < 1.5
+
+
+def test_a_sheet_the_exporters_cannot_lay_out_shows_blank_paper_and_the_reason(tiled_window):
+    window = tiled_window
+    document, scene = window.current, window.scene
+    area = document.dungeon.areas[0]
+    document.push(MoveObjects(document.dungeon, [area.id], 0, document.dungeon.sheet.paper.height_mm))
+    assert scene.wait_for_sheet()
+    assert scene.background.error and not scene.background.has_sheet
+    assert all(item.guide for item in scene.items_by_ref.values())  # objects outlined instead
+    document.undo_stack.undo()
+    assert scene.wait_for_sheet()
+    assert not scene.background.error and scene.background.has_sheet
