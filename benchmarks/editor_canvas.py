@@ -7,12 +7,16 @@ script prints the problem count, which should be 0), then in one process, offscr
 
 - **open**: ``MainWindow.open_path`` until the window is shown with the sheet rendered and the
   first validation done (also shown: loading + validation, scene build, first sheet render);
-- **repaint**: ``viewport().repaint()`` of the canvas at "fit sheet" zoom and at 100 %, best of
-  ``--repeat`` (the aim is one 60 Hz frame, 16 ms);
+- **repaint**: ``viewport().repaint()`` of the canvas at "fit sheet" zoom, 100 % and 200 %, best of
+  ``--repeat`` (the aim is one 60 Hz frame, 16 ms); also the first frame right after each zoom
+  change (a big sheet then shows its overview image and asks the worker for tiles) and how long
+  the sharp tiles take to arrive; then repaints while panning at 200 %;
 - **drag**: 100 mouse moves dragging one element with the select tool (press, 100 moves, release),
   the mean time per move and the total, and that it made one undo step;
 - **validate after edit**: one edit (move an element 2 mm), then the document's full validation
-  (JSON Schema + every rule check), best of ``--repeat`` (aim 100 ms).
+  (JSON Schema + every rule check), best of ``--repeat`` (aim 100 ms);
+- **re-render**: from an edit to its sheet on the canvas (drawn in the worker process), and the
+  time the editor's UI thread spends taking the new images.
 
 Usage: ``PYTHONPATH=. python benchmarks/editor_canvas.py [--elements N] [--repeat R] [--seed S]``
 """
