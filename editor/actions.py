@@ -3,7 +3,9 @@
 The main window makes its menus and ``QAction`` objects from :data:`ACTIONS`; feature modules
 (files, export, playtest...) connect handlers to them by ``id``. Shortcuts use Qt's standard
 key sequences where one exists, so they follow each platform's conventions (Ctrl+Z, and
-Ctrl+Shift+Z for redo, on Linux and Windows; Cmd on macOS).
+Ctrl+Shift+Z for redo, on Linux and Windows; Cmd on macOS). Commands whose usual shortcut
+needs a punctuation key (Ctrl+' for the grid, Ctrl+] to rotate by a step) also have a letter
+shortcut, which every keyboard layout can type (Ctrl+G shows the grid, as in Tiled).
 """
 
 from __future__ import annotations
@@ -47,15 +49,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Turn the selection 90° clockwise (elements also turn their glyph)"),
     ActionSpec("rotate_ccw", "Edit", "Rotate C&ounterclockwise", ("Ctrl+Shift+R",),
                "Turn the selection 90° counterclockwise"),
-    ActionSpec("rotate_step", "Edit", "Rotate by 15°", ("Ctrl+]",), "Turn the selection 15° clockwise"),
+    ActionSpec("rotate_step", "Edit", "Rotate by 15°", ("Ctrl+]", "Ctrl+Alt+R"),
+               "Turn the selection 15° clockwise"),
     ActionSpec("select_all", "Edit", "Select &All", (SK.SelectAll,), "Select every object of the dungeon"),
     ActionSpec("zoom_in", "View", "Zoom &In", (SK.ZoomIn, "Ctrl+="), "Zoom in"),
     ActionSpec("zoom_out", "View", "Zoom &Out", (SK.ZoomOut,), "Zoom out"),
     ActionSpec("zoom_fit", "View", "&Fit Sheet", ("Ctrl+0",), "Fit the whole sheet in the window"),
     ActionSpec("zoom_actual", "View", "Actual &Size (100 %)", ("Ctrl+1",), "Show the sheet at its true size"),
-    ActionSpec("show_grid", "View", "Show Snapping &Grid", ("Ctrl+'",), "Show the mm grid points snap to",
+    ActionSpec("show_grid", "View", "Show Snapping &Grid", ("Ctrl+G", "Ctrl+'"), "Show the mm grid points snap to",
                checkable=True),
-    ActionSpec("snap", "View", "S&nap", ("Ctrl+Shift+'",), "Snap to vertices, walls and the grid (hold Alt to "
+    ActionSpec("snap", "View", "S&nap", ("Ctrl+Shift+G", "Ctrl+Shift+'"), "Snap to vertices, walls and the grid (hold Alt to "
                                                             "place freely)", checkable=True),
     ActionSpec("grid_step", "View", "Grid S&tep...", (), "Set the snapping grid step in mm"),
     ActionSpec("validate", "Dungeon", "&Validate Now", ("F7",), "Run every check of inkcrawl validate now"),

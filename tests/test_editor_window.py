@@ -188,3 +188,29 @@ def test_sigterm_stops_the_editor_cleanly(tmp_path):
             process.kill()
     assert process.returncode == 143
     assert "stopped by SIGTERM" in err and "Traceback" not in err
+
+
+def test_grid_snap_and_step_rotation_have_letter_shortcuts_every_layout_can_type(qtbot):
+    """Ctrl+' and Ctrl+] need punctuation keys that some layouts put behind AltGr; each of
+    these commands also answers a letter shortcut, shown in its tooltip."""
+    from PySide6.QtCore import Qt as QtKeys
+
+    window = make_window(qtbot, LINE_DUNGEON)
+    view, ctx = window.view, window.ctx
+    window.windowHandle().requestActivate()  # shortcuts need the active window
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    view.setFocus()
+    grid_before, snap_before = view.show_grid, ctx.snap_enabled
+    QTest.keyClick(view.viewport(), QtKeys.Key.Key_G, QtKeys.KeyboardModifier.ControlModifier)
+    assert view.show_grid is not grid_before
+    QTest.keyClick(view.viewport(), QtKeys.Key.Key_G,
+                   QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.ShiftModifier)
+    assert ctx.snap_enabled is not snap_before
+    assert "Ctrl+G" in window.action("show_grid").toolTip()
+    element = next(e for e in window.current.dungeon.elements if e.at is not None and e.kind == "monster")
+    window.select_refs([element.id], zoom=False)
+    before = element.rotation_deg
+    QTest.keyClick(view.viewport(), QtKeys.Key.Key_R,
+                   QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.AltModifier)
+    turned = next(e for e in window.current.dungeon.elements if e.id == element.id)
+    assert turned.rotation_deg == (before + 15) % 360
