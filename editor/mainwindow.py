@@ -317,8 +317,10 @@ class MainWindow(QMainWindow):
         self.tabs.blockSignals(False)
         self.documents_changed.emit()
 
-    def close_document(self, document: DungeonDocument, ask: bool = True) -> bool:
-        """Close a dungeon, asking to save unsaved changes; ``False`` if the user cancelled."""
+    def close_document(self, document: DungeonDocument, ask: bool = True, keep: bool = False) -> bool:
+        """Close a dungeon, asking to save unsaved changes; ``False`` if the user cancelled.
+        With ``keep`` the document object is not deleted: the caller holds it (the pack's undo
+        of a removal shows it again, unsaved edits and all, with :meth:`add_document`)."""
         if ask and not self.confirm_discard(document):
             return False
         index = self.documents.index(document)
@@ -333,7 +335,8 @@ class MainWindow(QMainWindow):
         if scene is not None:
             scene.deleteLater()
         self.documents_changed.emit()
-        document.deleteLater()
+        if not keep:
+            document.deleteLater()
         return True
 
     def confirm_discard(self, document: DungeonDocument) -> bool:

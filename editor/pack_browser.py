@@ -7,15 +7,25 @@ buttons and the list's context menu add a dungeon from the pack ruleset's templa
 one (new id, title "... (copy)"), remove one from the pack (its file stays on disk) and move
 them up and down; the manifest's name, version and description are edited above the list.
 
+Every pack-level edit is an undo step on the pack's own ``QUndoStack``
+(:attr:`PackBrowser.undo_stack`, commands in :mod:`editor.pack_edits`): add, duplicate,
+remove, move, and each manifest field (a stretch of typing in one field is one step). Undo
+puts back the exact list and manifest; undoing a removal brings back the same open document
+with its unsaved edits (it is kept in memory, never reloaded), so removing asks no question;
+no file is ever deleted. The stack is in the window's undo group: while the keyboard focus is
+in the Pack dock, Edit > Undo/Redo (Ctrl+Z, Ctrl+Shift+Z) and the History dock work on the
+pack; anywhere else they work on the dungeon on the canvas. The dock's own Undo and Redo
+buttons always work on the pack.
+
 Nothing is written until **Save Pack** (File menu, Ctrl+Alt+S): it saves the dungeons that
 are new or modified, then writes ``pack.json`` atomically with the dungeons in the browser's
-order, after checking it against ``schemas/pack.schema.json``. Pack-level changes have no
-undo of their own: removing a dungeon asks first and keeps its file, a move is undone by the
-opposite move, manifest fields keep the line editor's own undo, and closing the window with
-unsaved pack changes asks whether to save them.
+order, after checking it against ``schemas/pack.schema.json``, and marks the pack's undo
+stack clean: the dock reads "Pack *" exactly while the pack differs from that saved state
+(undoing back to it clears the mark). Closing the window with unsaved pack changes asks
+whether to save them, and removed dungeons with unsaved edits ask too.
 
 Dialogs go through seams tests replace: :meth:`PackBrowser.ask_title`,
-:meth:`PackBrowser.ask_confirm`, :meth:`PackBrowser.ask_save_pack` and :meth:`PackBrowser.tell`.
+:meth:`PackBrowser.ask_save_pack` and :meth:`PackBrowser.tell`.
 """
 
 from __future__ import annotations
@@ -25,15 +35,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap, QUndoStack
 from PySide6.QtWidgets import (
-    QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QMessageBox,
-    QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
+    QApplication, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
+    QMessageBox, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
 )
 
 from editor.document import DungeonDocument, new_document
 from editor.edits import clone_dungeon
+from editor.pack_edits import (
+    ABSENT, AddDungeon, ChangeManifestField, DuplicateDungeon, MoveDungeon, RemoveDungeon,
+)
 from editor.templates import slug, template_data
 
 #: Size of a thumbnail in pixels (an A4 sheet's proportions).
@@ -101,12 +115,30 @@ class _CloseGuard(QObject):
         self.browser = browser
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Close and self.browser.modified:
-            answer = self.browser.ask_save_pack()
-            if answer == "cancel" or (answer == "save" and not self.browser.save_pack()):
+        if event.type() == QEvent.Type.Close:
+            if self.browser.modified:
+                answer = self.browser.ask_save_pack()
+                if answer == "cancel" or (answer == "save" and not self.browser.save_pack()):
+                    event.ignore()
+                    return True
+            if not self.browser.settle_removed():
                 event.ignore()
                 return True
         return False
+
+
+class _FocusWatch(QObject):
+    """Follows the application's keyboard focus for the browser (a child of it, so the
+    connection ends with the browser)."""
+
+    def __init__(self, browser: PackBrowser):
+        super().__init__(browser)
+        self.browser = browser
+        QApplication.instance().focusChanged.connect(self.focus_changed)
+
+    def focus_changed(self, old, new) -> None:
+        if shiboken6.isValid(self) and shiboken6.isValid(self.browser):
+            self.browser._focus_changed(old, new)
 
 
 class _DocumentWatch(QObject):
@@ -135,7 +167,9 @@ class _DocumentWatch(QObject):
 
 class PackBrowser(QWidget):
     """The Pack dock's widget. ``entries`` are the pack's dungeons in the pack's order,
-    ``manifest`` the manifest data being edited, ``modified`` whether it differs from the file."""
+    ``manifest`` the manifest data being edited, ``undo_stack`` the pack's edits (its clean
+    state is the saved ``pack.json``), ``removed`` the entries taken out of the pack by
+    removals not undone (their documents are kept for the undo)."""
 
     def __init__(self, window):
         super().__init__()
@@ -143,7 +177,11 @@ class PackBrowser(QWidget):
         self.manifest_path: Path | None = None
         self.manifest: dict | None = None
         self.entries: list[PackEntry] = []
-        self.modified = False
+        self.removed: list[PackEntry] = []
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setObjectName("pack_undo_stack")
+        self._typing_session = 0
+        self._parked: list[DungeonDocument] = []
         self._thumbs: dict[int, tuple[int, QIcon]] = {}
         self._pending: list[DungeonDocument] = []
         self._watched: set[int] = set()
@@ -203,10 +241,17 @@ class PackBrowser(QWidget):
             line.addWidget(button)
             self.buttons[key] = button
         body.addLayout(line)
+        line = QHBoxLayout()
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setObjectName("pack_undo")
+        self.redo_button = QPushButton("Redo")
+        self.redo_button.setObjectName("pack_redo")
         self.save_button = QPushButton("Save Pack")
         self.save_button.setObjectName("pack_save")
         self.save_button.setToolTip("Save the new and modified dungeons and the pack manifest (Ctrl+Alt+S)")
-        body.addWidget(self.save_button)
+        for button in (self.undo_button, self.redo_button, self.save_button):
+            line.addWidget(button)
+        body.addLayout(line)
         layout.addWidget(self.body, 1)
 
         self.buttons["add"].clicked.connect(lambda: self.add_dungeon())
@@ -215,6 +260,15 @@ class PackBrowser(QWidget):
         self.buttons["up"].clicked.connect(lambda: self.move(-1))
         self.buttons["down"].clicked.connect(lambda: self.move(1))
         self.save_button.clicked.connect(lambda: self.save_pack())
+        self.undo_button.clicked.connect(self.undo_stack.undo)
+        self.redo_button.clicked.connect(self.undo_stack.redo)
+        for signal in (self.undo_stack.canUndoChanged, self.undo_stack.canRedoChanged,
+                       self.undo_stack.undoTextChanged, self.undo_stack.redoTextChanged):
+            signal.connect(lambda *_: self._update_undo_buttons())
+        self.undo_stack.cleanChanged.connect(lambda _clean: self._update_marker())
+        window.undo_group.addStack(self.undo_stack)
+        self._focus_watch = _FocusWatch(self)
+        self._update_undo_buttons()
         self.name_edit.editingFinished.connect(self._name_finished)
         self.version_edit.editingFinished.connect(self._version_finished)
         self.description_edit.textChanged.connect(self._description_changed)
@@ -232,13 +286,6 @@ class PackBrowser(QWidget):
         """Ask the title of a new dungeon; ``None`` when cancelled."""
         text, ok = QInputDialog.getText(self.window, "Add dungeon", "Title of the new dungeon:", text=default)
         return text.strip() if ok and text.strip() else None
-
-    def ask_confirm(self, title: str, text: str) -> bool:
-        """Ask a yes/no question; ``True`` to go on."""
-        answer = QMessageBox.question(self.window, title, text,
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                                      QMessageBox.StandardButton.Cancel)
-        return answer == QMessageBox.StandardButton.Yes
 
     def ask_save_pack(self) -> str:
         """Ask what to do with unsaved pack changes: ``"save"``, ``"discard"`` or ``"cancel"``."""
@@ -268,11 +315,28 @@ class PackBrowser(QWidget):
         """The open documents of the pack, in the pack's order."""
         return [e.document for e in self.entries if e.document is not None]
 
-    def _set_modified(self, on: bool = True) -> None:
-        self.modified = on
+    @property
+    def modified(self) -> bool:
+        """Whether the pack (its list of dungeons or manifest) differs from the saved
+        ``pack.json``: the pack's undo stack is away from its clean state."""
+        return self.manifest is not None and not self.undo_stack.isClean()
+
+    def _update_marker(self) -> None:
+        if not (shiboken6.isValid(self) and shiboken6.isValid(self.undo_stack)):
+            return
         dock = self.parentWidget()
-        if dock is not None and hasattr(dock, "setWindowTitle"):
-            dock.setWindowTitle("Pack *" if on else "Pack")
+        if dock is not None and hasattr(dock, "setWindowTitle") and shiboken6.isValid(dock):
+            dock.setWindowTitle("Pack *" if self.modified else "Pack")
+
+    def _reset_history(self) -> None:
+        """Forget the pack's undo history (another pack opens): documents kept only for undo go."""
+        self.undo_stack.clear()
+        self.removed = []
+        parked, self._parked = self._parked, []
+        for document in parked:
+            if shiboken6.isValid(document) and document not in self.window.documents:
+                document.deleteLater()
+        self._update_marker()
 
     def _load_manifest(self, path: Path) -> None:
         from inkcrawl.validate import load_document
@@ -281,7 +345,7 @@ class PackBrowser(QWidget):
         self.manifest_path = path
         self.manifest = loaded.data if loaded.file_type == "pack" and isinstance(loaded.data, dict) else None
         self.entries = []
-        self._set_modified(False)
+        self._reset_history()
         if self.manifest is None:
             return
         for relative in self.manifest.get("dungeons", []):
@@ -307,6 +371,7 @@ class PackBrowser(QWidget):
         if pack_path != self.manifest_path:
             if self.modified and self.manifest is not None and self.ask_save_pack() == "save":
                 self.save_pack()  # another pack replaces this one: offer to keep its changes first
+            self.settle_removed()
             self._load_manifest(pack_path) if pack_path is not None else self._clear()
         open_docs = list(self.window.documents)
         for entry in self.entries:
@@ -337,7 +402,7 @@ class PackBrowser(QWidget):
         self.manifest_path = None
         self.manifest = None
         self.entries = []
-        self._set_modified(False)
+        self._reset_history()
 
     def _watch(self, document: DungeonDocument) -> None:
         if id(document) in self._watched:
@@ -380,6 +445,8 @@ class PackBrowser(QWidget):
 
     def _on_current(self, _document) -> None:
         self._select_current()
+        if self.pack_has_focus():  # showing a dungeon from the Pack dock keeps the pack's undo in charge
+            self.window.undo_group.setActiveStack(self.undo_stack)
 
     def _select_current(self) -> None:
         current = self.window.current
@@ -508,24 +575,11 @@ class PackBrowser(QWidget):
             n += 1
         return f"dungeons/{stem}.json"
 
-    def _insert(self, row: int, document: DungeonDocument, relative: str) -> None:
-        document.path = self.pack_dir / relative
-        neighbours = [e.document for e in self.entries[:row] if e.document is not None]
-        index = self.window.documents.index(neighbours[-1]) + 1 if neighbours else 0
-        self.entries.insert(row, PackEntry(relative, document, document.dungeon.sheet.title))
-        self._syncing = True
-        try:
-            self.window.add_document(document, make_current=True, index=index)
-        finally:
-            self._syncing = False
-        self._set_modified()
-        self.sync()
-        self.list.setCurrentRow(row)
-        self._update_buttons()
-
+    # pack edits (each one an undo command of editor.pack_edits) ---------------------------
     def add_dungeon(self, title: str | None = None) -> DungeonDocument | None:
         """Add a new dungeon from the template of the pack's ruleset, after the chosen one (or
-        at the end). Its file goes to the pack's ``dungeons/`` folder when the pack is saved."""
+        at the end); one undo step. Its file goes to the pack's ``dungeons/`` folder when the
+        pack is saved."""
         if self.manifest is None:
             return None
         ruleset, registry = self._ruleset_and_registry()
@@ -541,13 +595,14 @@ class PackBrowser(QWidget):
         document = new_document(data, ruleset, registry, self.window)
         row = self.list.currentRow() + 1 if 0 <= self.list.currentRow() < len(self.entries) else len(self.entries)
         relative = self._new_relative(dungeon_id)
-        self._insert(row, document, relative)
+        document.path = self.pack_dir / relative
+        self.undo_stack.push(AddDungeon(self, row, PackEntry(relative, document, title)))
         self.tell(f"Added '{title}' ({relative}); Save Pack writes it", False)
         return document
 
     def duplicate_dungeon(self, row: int | None = None) -> DungeonDocument | None:
         """Add a copy of dungeon ``row`` (the chosen one) right after it: a new id and the title
-        "... (copy)"; its file goes to ``dungeons/`` when the pack is saved."""
+        "... (copy)"; one undo step. Its file goes to ``dungeons/`` when the pack is saved."""
         row = self.list.currentRow() if row is None else row
         if not 0 <= row < len(self.entries):
             return None
@@ -559,58 +614,140 @@ class PackBrowser(QWidget):
         dungeon = clone_dungeon(source.dungeon)
         dungeon.id = self._unique_id(f"{source.dungeon.id}-copy")
         dungeon.sheet.title = source.dungeon.sheet.title[:120 - len(" (copy)")] + " (copy)"
-        document = DungeonDocument(dungeon, source.ruleset, None, source.registry, source.deck, self.window)
         relative = self._new_relative(dungeon.id)
-        self._insert(row + 1, document, relative)
+        document = DungeonDocument(dungeon, source.ruleset, self.pack_dir / relative, source.registry, source.deck,
+                                   self.window)
+        entry = PackEntry(relative, document, dungeon.sheet.title)
+        self.undo_stack.push(DuplicateDungeon(self, row + 1, entry, source.dungeon.sheet.title))
         self.tell(f"Duplicated as '{dungeon.sheet.title}' ({relative}); Save Pack writes it", False)
         return document
 
     def remove_dungeon(self, row: int | None = None) -> bool:
-        """Remove dungeon ``row`` from the pack after asking; its file stays on disk (and its
-        tab closes, asking to save unsaved changes first). ``True`` when removed."""
+        """Take dungeon ``row`` (the chosen one) out of the pack; one undo step, so nothing is
+        asked. Its file stays on disk; its tab closes, and its document (unsaved edits and
+        all) is kept by the undo step. ``True`` when removed."""
         row = self.list.currentRow() if row is None else row
         if not 0 <= row < len(self.entries):
             return False
         entry = self.entries[row]
-        document = entry.document
-        on_disk = self._path_of(entry.relative).is_file()
-        keep = (f"The file {entry.relative} stays on disk; Save Pack writes the pack without it."
-                if on_disk else "It was never saved, so there is no file to keep.")
         if len(self.entries) == 1:
             self.tell("A pack holds at least one dungeon: add another before removing this one", True)
             return False
-        title = document.dungeon.sheet.title if document is not None else entry.title
-        if not self.ask_confirm("Remove dungeon from pack", f"Remove '{title}' from the pack?\n\n{keep}"):
-            return False
-        if document is not None:
-            self._syncing = True
-            try:
-                closed = self.window.close_document(document, ask=True)
-            finally:
-                self._syncing = False
-            if not closed:
-                return False
-        del self.entries[row]
-        self._set_modified()
-        self.sync()
-        self.list.setCurrentRow(min(row, len(self.entries) - 1))
-        self._update_buttons()
-        self.tell(f"Removed '{title}' from the pack. {keep}", False)
+        title = entry.document.dungeon.sheet.title if entry.document is not None else entry.title
+        on_disk = self._path_of(entry.relative).is_file()
+        keep = (f"The file {entry.relative} stays on disk; Save Pack writes the pack without it."
+                if on_disk else "It was never saved, so there is no file to keep.")
+        self.undo_stack.push(RemoveDungeon(self, row, entry))
+        self.tell(f"Removed '{title}' from the pack. {keep} Undo (Ctrl+Z in the Pack dock) brings it back.", False)
         return True
 
     def move(self, step: int, row: int | None = None) -> bool:
         """Move dungeon ``row`` (the chosen one) ``step`` places (-1 up, 1 down) in the pack;
-        the tabs follow. ``True`` when moved."""
+        the tabs follow; one undo step. ``True`` when moved."""
         row = self.list.currentRow() if row is None else row
         target = row + step
-        if not (0 <= row < len(self.entries) and 0 <= target < len(self.entries)):
+        if step not in (-1, 1) or not (0 <= row < len(self.entries) and 0 <= target < len(self.entries)):
             return False
-        self.entries[row], self.entries[target] = self.entries[target], self.entries[row]
-        self._sync_tab_order()
-        self._set_modified()
-        self.refresh_list()
-        self.list.setCurrentRow(target)
+        entry = self.entries[row]
+        title = entry.document.dungeon.sheet.title if entry.document is not None else entry.title
+        self.undo_stack.push(MoveDungeon(self, row, step, title or entry.relative))
+        return True
+
+    def undo(self) -> None:
+        """Undo the last pack edit (the dock's Undo button)."""
+        self.undo_stack.undo()
+
+    def redo(self) -> None:
+        """Redo the last undone pack edit (the dock's Redo button)."""
+        self.undo_stack.redo()
+
+    # primitives the undo commands use -----------------------------------------------------
+    def _place_entry(self, row: int, entry: PackEntry) -> None:
+        """Put ``entry`` into the pack at ``row``; its document (if it has one) gets its tab
+        back, placed after the pack's open dungeons before it, and becomes current."""
+        row = max(0, min(row, len(self.entries)))
+        self.entries.insert(row, entry)
+        document = entry.document
+        if document is not None and not shiboken6.isValid(document):
+            entry.document = document = None
+        if document is not None and document not in self.window.documents:
+            if document in self._parked:
+                self._parked.remove(document)
+            neighbours = [e.document for e in self.entries[:row]
+                          if e.document is not None and e.document in self.window.documents]
+            index = self.window.documents.index(neighbours[-1]) + 1 if neighbours else 0
+            self._syncing = True
+            try:
+                self.window.add_document(document, make_current=True, index=index)
+            finally:
+                self._syncing = False
+        elif document is not None:
+            self.window.set_current(document)
+        self.sync()
+        self.list.setCurrentRow(row)
         self._update_buttons()
+
+    def _take_entry(self, entry: PackEntry) -> None:
+        """Take ``entry`` out of the pack; its tab closes without a question and its document
+        object is kept (in ``entry.document``) for an undo or redo. No file is touched."""
+        row = next(i for i, e in enumerate(self.entries) if e is entry)
+        document = entry.document
+        if document is not None and shiboken6.isValid(document) and document in self.window.documents:
+            self._syncing = True
+            try:
+                self.window.close_document(document, ask=False, keep=True)
+            finally:
+                self._syncing = False
+            document.setParent(self)  # lives while the undo history may bring it back
+            self._parked.append(document)
+        del self.entries[row]
+        self.sync()
+        if self.entries:
+            self.list.setCurrentRow(min(row, len(self.entries) - 1))
+        self._update_buttons()
+
+    def _swap(self, row: int, other: int, select: int) -> None:
+        """Swap the pack's dungeons ``row`` and ``other`` (the tabs follow) and choose ``select``."""
+        self.entries[row], self.entries[other] = self.entries[other], self.entries[row]
+        self._sync_tab_order()
+        self.refresh_list()
+        self.list.setCurrentRow(select)
+        self._update_buttons()
+
+    def _set_field(self, field: str, value) -> None:
+        """Set manifest member ``field`` to ``value`` (:data:`editor.pack_edits.ABSENT` leaves
+        it out) and show it in its editor (unless the editor already shows that value)."""
+        if self.manifest is None:
+            return
+        if value is ABSENT:
+            self.manifest.pop(field, None)
+        else:
+            self.manifest[field] = value
+        shown = "" if value is ABSENT else value
+        if field == "description":
+            if self._description_value() != value:
+                self.description_edit.blockSignals(True)
+                self.description_edit.setPlainText(shown)
+                self.description_edit.blockSignals(False)
+        else:
+            edit = self.name_edit if field == "name" else self.version_edit
+            if edit.text().strip() != shown:
+                edit.setText(shown)
+
+    def _change_field(self, field: str, value) -> None:
+        old = self.manifest.get(field, ABSENT)
+        if old != value:
+            self.undo_stack.push(ChangeManifestField(self, field, old, value, self._typing_session))
+
+    def settle_removed(self) -> bool:
+        """Before the undo history goes (window closing, another pack opening): ask about the
+        unsaved edits of dungeons removed from the pack (Save writes them to their own file,
+        which stays outside the pack). ``False`` when the user cancelled."""
+        for entry in list(self.removed):
+            document = entry.document
+            if document is not None and shiboken6.isValid(document) and document.modified:
+                if not self.window.confirm_discard(document):
+                    return False
         return True
 
     def _sync_tab_order(self) -> None:
@@ -626,6 +763,50 @@ class PackBrowser(QWidget):
         finally:
             self._syncing = False
 
+    # undo and focus ----------------------------------------------------------------------
+    def _update_undo_buttons(self) -> None:
+        stack = self.undo_stack
+        if not (shiboken6.isValid(self) and shiboken6.isValid(stack) and shiboken6.isValid(self.undo_button)):
+            return  # signals sent while Qt tears the dock down
+        self.undo_button.setEnabled(stack.canUndo())
+        self.redo_button.setEnabled(stack.canRedo())
+        self.undo_button.setToolTip(
+            f"Undo in the pack: {stack.undoText()} (Ctrl+Z while the Pack dock has the focus)" if stack.canUndo()
+            else "Nothing to undo in the pack (Ctrl+Z while the Pack dock has the focus)")
+        self.redo_button.setToolTip(
+            f"Redo in the pack: {stack.redoText()} (Ctrl+Shift+Z while the Pack dock has the focus)"
+            if stack.canRedo() else "Nothing to redo in the pack (Ctrl+Shift+Z while the Pack dock has the focus)")
+
+    def _in_dock(self, widget) -> bool:
+        dock = self.parentWidget()
+        holder = dock if dock is not None else self
+        return widget is holder or holder.isAncestorOf(widget)
+
+    def pack_has_focus(self) -> bool:
+        """Whether the keyboard focus is in the Pack dock (Undo/Redo then work on the pack)."""
+        focus = QApplication.focusWidget()
+        return focus is not None and self._in_dock(focus)
+
+    def _focus_changed(self, old, new) -> None:
+        self._typing_session += 1  # a run of typing in a manifest field ends when the focus moves
+        if new is None:
+            return
+        group = self.window.undo_group
+        if self._in_dock(new):
+            if group.activeStack() is not self.undo_stack:
+                group.setActiveStack(self.undo_stack)
+            return
+        if group.activeStack() is not self.undo_stack:
+            return
+        # the History dock, menus and dialogs leave the pack's history in charge
+        history = getattr(self.window, "undo_view", None)
+        history_dock = history.parentWidget() if history is not None else None
+        if isinstance(new, QMenu) or new.window() is not self.window or (
+                history_dock is not None and (new is history_dock or history_dock.isAncestorOf(new))):
+            return
+        current = self.window.current
+        group.setActiveStack(current.undo_stack if current is not None else None)
+
     # manifest ----------------------------------------------------------------------------
     def _name_finished(self) -> None:
         if self.manifest is None:
@@ -634,9 +815,8 @@ class PackBrowser(QWidget):
         if not name:
             self.tell("The pack's name cannot be empty", True)
             self.name_edit.setText(self.manifest.get("name", ""))
-        elif name != self.manifest.get("name"):
-            self.manifest["name"] = name
-            self._set_modified()
+        else:
+            self._change_field("name", name)
 
     def _version_finished(self) -> None:
         if self.manifest is None:
@@ -645,24 +825,20 @@ class PackBrowser(QWidget):
         if not VERSION_PATTERN.match(version):
             self.tell(f"'{version}' is not a version: use semantic versioning such as 1.2.0", True)
             self.version_edit.setText(self.manifest.get("version", ""))
-        elif version != self.manifest.get("version"):
-            self.manifest["version"] = version
-            self._set_modified()
+        else:
+            self._change_field("version", version)
+
+    def _description_value(self):
+        text = self.description_edit.toPlainText()
+        return text if text.strip() else ABSENT
 
     def _description_changed(self) -> None:
         if self.manifest is None:
             return
-        text = self.description_edit.toPlainText()
-        if len(text) > 2000:
+        if len(self.description_edit.toPlainText()) > 2000:
             self.tell("A pack description holds at most 2000 characters", True)
             return
-        if text.strip():
-            if text != self.manifest.get("description"):
-                self.manifest["description"] = text
-                self._set_modified()
-        elif "description" in self.manifest:
-            del self.manifest["description"]
-            self._set_modified()
+        self._change_field("description", self._description_value())
 
     def manifest_data(self) -> dict | None:
         """The manifest as Save Pack writes it (dungeons in the browser's order), or ``None``
@@ -729,7 +905,8 @@ class PackBrowser(QWidget):
                       "unchanged.", True)
             return False
         self.manifest = data
-        self._set_modified(False)
+        self.undo_stack.setClean()
+        self._update_marker()
         self.refresh_list()
         self.tell(f"Saved the pack ({len(data['dungeons'])} dungeons) to {self.manifest_path}", False)
         return True

@@ -23,7 +23,6 @@ def _pack_copy(tmp_path):
 def _window(qtbot, pack):
     window = make_window(qtbot, pack)
     browser = window.pack_browser
-    browser.ask_confirm = lambda title, text: True
     browser.ask_save_pack = lambda: "discard"
     return window, browser
 
@@ -101,15 +100,13 @@ def test_add_duplicate_remove_reorder_and_save_pack(qtbot, tmp_path):
     assert [e.document for e in browser.entries] == window.documents
     QTest.mouseClick(browser.buttons["up"], Qt.MouseButton.LeftButton)
     assert window.documents.index(copy) == 2
-    # remove the second original: asked first, its file stays on disk
-    questions = []
-    browser.ask_confirm = lambda title, text: questions.append(text) or True
+    # remove the second original: undoable, so nothing is asked; its file stays on disk
     removed = originals[1]
     removed_file = removed.path
     _click_row(browser, 1)
     QTest.mouseClick(browser.buttons["delete"], Qt.MouseButton.LeftButton)
     assert removed not in window.documents and len(window.documents) == 5
-    assert "stays on disk" in questions[0] and "stays on disk" in browser.message.text()
+    assert "stays on disk" in browser.message.text()
     assert removed_file.exists()
     # save the pack: the manifest lists the browser's order and new files are written
     QTest.mouseClick(browser.save_button, Qt.MouseButton.LeftButton)
