@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -159,6 +160,7 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
 
     from exporters.qt import ensure_app
 
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # the worker draws images only: no window, no display
     ensure_app()
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     if not renderer.isValid():
