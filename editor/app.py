@@ -147,6 +147,8 @@ def _screenshot(app, window, out: Path) -> int:
         window.current.validate_now()
     for _ in range(5):
         app.processEvents()
+    if window.scene is not None:
+        window.scene.wait_for_sheet()  # a big dungeon's sheet is drawn in the worker process
     pixmap = window.grab()
     data = QByteArray()
     buffer = QBuffer(data)

@@ -160,3 +160,26 @@ def test_a_sheet_the_exporters_cannot_lay_out_shows_blank_paper_and_the_reason(t
     document.undo_stack.undo()
     assert scene.wait_for_sheet()
     assert not scene.background.error and scene.background.has_sheet
+
+
+def test_a_screenshot_waits_for_the_sheet_drawn_in_the_worker(qtbot, monkeypatch, tmp_path):
+    from editor.app import _screenshot
+    from exporters.qt import ensure_app
+
+    monkeypatch.setattr(DungeonScene, "ASYNC_OBJECTS", -1)
+    monkeypatch.setattr(DungeonScene, "ASYNC_RENDER_MS", -1.0)
+    monkeypatch.setattr("editor.app.release_clipboard", lambda app: None)
+    window = make_window(qtbot, LINE_DUNGEON)
+    seen = {}
+    grab = window.grab
+
+    def grab_and_look():
+        background = window.scene.background
+        seen["sheet"] = background.has_sheet
+        seen["sharp"] = any(key[0] == background.level for key in background.tiles)
+        return grab()
+
+    monkeypatch.setattr(window, "grab", grab_and_look)
+    assert _screenshot(ensure_app(), window, tmp_path / "shot.png") == 0
+    assert seen == {"sheet": True, "sharp": True}
+    assert (tmp_path / "shot.png").stat().st_size > 10_000
