@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton, QSpinBox, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget,
+    QComboBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton, QSpinBox,
+    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from editor.tools import Tool
@@ -900,22 +900,21 @@ class GridPanel(QWidget):
         labels = {row.get("term"): row.get("label") for row in rules.entry.get("scoring") or []
                   if isinstance(row, dict)}
         self.score_tree.clear()
-        self.score_tree.setHeaderLabels([f"Score ({session.seat_name()})" if session.hotseat else "Score",
-                                         "Count", "VP"])
+        named = session.hotseat or session.seat != 0
+        self.score_tree.setHeaderLabels([f"Score ({session.seat_name()})" if named else "Score", "Count", "VP"])
         for term, points in score.terms.items():
             self.score_tree.addTopLevelItem(QTreeWidgetItem(
                 [labels.get(term) or term.replace("_", " "), str(score.counts[term]),
                  f"{points:+d}" if points else "0"]))
-        self.total.setText(f"{session.seat_name()} total: {score.total} VP" if session.hotseat
-                           else f"Total: {score.total} VP")
+        self.total.setText(f"{session.seat_name()} total: {score.total} VP" if named else f"Total: {score.total} VP")
         self._show_seats()
 
     def _show_turn(self) -> None:
         session = self.session
         card = self.current_card()
         if session.finished:
-            text = (f"Showing {session.seat_name()}'s map: click a seat below to see another"
-                    if session.players > 1 and session.hotseat else "")
+            whose = "your" if not session.hotseat and session.seat == 0 else f"{session.seat_name()}'s"
+            text = f"Showing {whose} map: click a seat below to see another" if session.players > 1 else ""
         elif card is None:
             if session.hotseat and not session.last_seat():
                 text = (f"{session.seat_name()} of {session.players} has played: Next Seat hands over to "
@@ -947,7 +946,7 @@ class GridPanel(QWidget):
                 state = "on turn" if seat == session.seat and not session.seat_done(seat) else (
                     "played" if session.seat_done(seat) else "to play")
             else:
-                state = "after you"  # a policy seat draws when the round ends
+                state = "at Next Round"  # a policy seat draws when the round ends
             mark = "\u25b6 " if seat == session.seat and (session.hotseat or session.finished) else ""
             item = QTreeWidgetItem([mark + session.seat_name(seat), state, str(pm.tallies), str(len(pm.traps)),
                                     str(score.counts.get("trap", 0)), f"{score.total}"])

@@ -178,8 +178,9 @@ def test_hotseat_round_by_mouse_matches_the_engine_hand_worked(qtbot):
         for index, label, mask in moves:
             _click_card(panel, index)
             card = session.cards[index].card
-            assert panel.turn_label.text() == (f"Seat {seat + 1} of 3 \u2014 "
-                                               f"{'draw' if card == TRAP else 'place'} the {panel.cards.item(index).text()}")
+            verb = "draw" if card == TRAP else "place"
+            shown = panel.cards.item(index).text()
+            assert panel.turn_label.text() == f"Seat {seat + 1} of 3 \u2014 {verb} the {shown}"
             if seat == 0 and index == 1:  # the canvas shows seat 1's map in seat 1's ink
                 ink = _ink_at(window, room("F1"))
                 assert ink.blue() > ink.red() + 60, ink.name()
