@@ -266,3 +266,78 @@ def test_locks_checklist(qtbot):
         locks = window.inspector.fields_by_name["locks"].list
     assert len(find(document.dungeon, door.id)[2].locks) == 1  # the last lock stays
     assert "at least one lock" in window.inspector.message.text()
+
+
+def _type_and_clear(qtbot, widget) -> None:
+    """Type a character and take it back, then press Enter: the field is edited but empty."""
+    widget.setFocus()
+    widget.selectAll()
+    qtbot.keyClicks(widget, "x")
+    QTest.keyClick(widget, Qt.Key.Key_Backspace)
+    QTest.keyClick(widget, Qt.Key.Key_Return)
+
+
+def test_channel_field_and_emptied_fields(qtbot):
+    window = _line_window(qtbot, 1)
+    document = window.current
+    inspector = window.inspector
+    entry = _elements(window, "portal_entry")[0]
+    exit_ = _elements(window, "portal_exit")[0]
+    before = document.canonical_text()
+    window.scene.select_refs([entry.id])
+    channel = inspector.fields_by_name["channel"].edit
+    assert channel.text() == entry.channel and "pairs portal entries" in channel.toolTip()
+    _type(qtbot, channel, "C")
+    assert find(document.dungeon, entry.id)[2].channel == "C"
+    assert document.undo_stack.count() == 1 and document.undo_stack.text(0) == "Change channel"
+    _type(qtbot, channel, "not valid!")
+    assert "not a valid channel" in inspector.message.text() and document.undo_stack.count() == 1
+    assert channel.text() == "C" and find(document.dungeon, entry.id)[2].channel == "C"
+    _type(qtbot, channel, "")  # an empty channel is not an id
+    assert "'' is not a valid channel" in inspector.message.text() and document.undo_stack.count() == 1
+    assert channel.text() == "C"
+    # an entry and an exit on different channels: "mixed"; emptying the field leaves both as they are
+    window.scene.select_refs([entry.id, exit_.id])
+    channel = inspector.fields_by_name["channel"].edit
+    assert channel.text() == "" and channel.placeholderText() == "mixed"
+    _type_and_clear(qtbot, channel)
+    assert not inspector.message.isVisibleTo(inspector) and document.undo_stack.count() == 1
+    assert channel.placeholderText() == "mixed"
+    _type(qtbot, channel, "D")
+    assert {find(document.dungeon, r)[2].channel for r in (entry.id, exit_.id)} == {"D"}
+    assert document.undo_stack.count() == 2 and channel.placeholderText() == ""
+    window.action("undo").trigger()
+    window.action("undo").trigger()
+    assert document.canonical_text() == before
+
+
+def test_emptied_number_is_refused_unless_mixed(qtbot):
+    window = _line_window(qtbot)
+    document = window.current
+    inspector = window.inspector
+    monsters = _elements(window, "monster")
+    window.scene.select_refs([m.id for m in monsters])
+    at_x = inspector.fields_by_name["at_x"].edit
+    assert at_x.placeholderText() == "mixed"
+    _type_and_clear(qtbot, at_x)  # mixed and left empty: every monster keeps its x
+    assert not inspector.message.isVisibleTo(inspector) and document.undo_stack.count() == 0
+    assert at_x.text() == "" and at_x.placeholderText() == "mixed"
+    window.scene.select_refs([monsters[0].id])
+    size = inspector.fields_by_name["size_mm"].edit
+    _type(qtbot, size, "")
+    assert inspector.message.text() == "Size (mm): enter a number" and document.undo_stack.count() == 0
+    assert size.text() == str(monsters[0].size_mm).removesuffix(".0")
+    assert size.toolTip() == "Size (mm) in mm"
+
+
+def test_id_is_trimmed_and_an_unchanged_id_is_no_step(qtbot):
+    window = _line_window(qtbot)
+    document = window.current
+    inspector = window.inspector
+    monster = _elements(window, "monster")[0]
+    window.scene.select_refs([monster.id])
+    _type(qtbot, inspector.fields_by_name["id"].edit, f" {monster.id} ")
+    assert document.undo_stack.count() == 0 and not inspector.message.isVisibleTo(inspector)
+    _type(qtbot, inspector.fields_by_name["id"].edit, " rat-king ")
+    assert find(document.dungeon, "rat-king")[2].kind == "monster" and document.undo_stack.count() == 1
+    assert inspector.fields_by_name["id"].edit.text() == "rat-king"
