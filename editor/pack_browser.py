@@ -37,7 +37,7 @@ from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap, QUndoStack
+from PySide6.QtGui import QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QUndoStack
 from PySide6.QtWidgets import (
     QApplication, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
     QMessageBox, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
@@ -770,12 +770,14 @@ class PackBrowser(QWidget):
             return  # signals sent while Qt tears the dock down
         self.undo_button.setEnabled(stack.canUndo())
         self.redo_button.setEnabled(stack.canRedo())
-        self.undo_button.setToolTip(
-            f"Undo in the pack: {stack.undoText()} (Ctrl+Z while the Pack dock has the focus)" if stack.canUndo()
-            else "Nothing to undo in the pack (Ctrl+Z while the Pack dock has the focus)")
-        self.redo_button.setToolTip(
-            f"Redo in the pack: {stack.redoText()} (Ctrl+Shift+Z while the Pack dock has the focus)"
-            if stack.canRedo() else "Nothing to redo in the pack (Ctrl+Shift+Z while the Pack dock has the focus)")
+        for button, verb, can, text, action_id, default in (
+                (self.undo_button, "Undo", stack.canUndo(), stack.undoText(), "undo", "Ctrl+Z"),
+                (self.redo_button, "Redo", stack.canRedo(), stack.redoText(), "redo", "Ctrl+Shift+Z")):
+            action = getattr(self.window, "actions_by_id", {}).get(action_id)
+            key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText) if action is not None else ""
+            keys = f" ({key or default} while the Pack dock has the focus)"
+            button.setToolTip(f"{verb} in the pack: {text}{keys}" if can
+                              else f"Nothing to {verb.lower()} in the pack{keys}")
 
     def _in_dock(self, widget) -> bool:
         dock = self.parentWidget()

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from editor.pack_edits import ABSENT, AddDungeon, ChangeManifestField, MoveDungeon, RemoveDungeon
 from tests.editor_support import LINE_PACK, make_window
@@ -235,12 +235,35 @@ def test_ctrl_z_follows_the_focus_pack_or_canvas(qtbot, tmp_path):
     # focus on the canvas: Ctrl+Z undoes the canvas edit
     window.set_current(document)
     rect = window.view.viewport().rect()
-    QTest.mouseClick(window.view.viewport(), LEFT, Qt.KeyboardModifier.NoModifier, rect.bottomRight() - rect.center() / 8)
+    empty_corner = rect.bottomRight() - rect.center() / 8
+    QTest.mouseClick(window.view.viewport(), LEFT, Qt.KeyboardModifier.NoModifier, empty_corner)
     assert QApplication.focusWidget() is window.view
     assert window.undo_group.activeStack() is document.undo_stack
     QTest.keyClick(window.view, Qt.Key.Key_Z, CTRL)
     assert document.undo_stack.index() == 0 and not document.modified
     assert [e.relative for e in browser.entries] == order and browser.undo_stack.canRedo()
+
+
+def test_history_dock_keeps_the_pack_history_and_other_docks_give_it_back(qtbot, tmp_path):
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    _click_row(browser, 0)
+    _click(browser.buttons["down"])
+    _click_row(browser, 2)
+    _click(browser.buttons["up"])
+    order = [e.relative for e in browser.entries]
+    assert window.undo_view.stack() is browser.undo_stack
+    # clicking the first line of the History dock ("<opened>") takes the pack back there
+    history = window.undo_view
+    QTest.mouseClick(history.viewport(), LEFT, Qt.KeyboardModifier.NoModifier,
+                     history.visualRect(history.model().index(0, 0)).center())
+    assert window.undo_group.activeStack() is browser.undo_stack and browser.undo_stack.index() == 0
+    assert [e.relative for e in browser.entries] != order and not browser.modified
+    # the focus moves to another dock: the dungeon's own history is in charge again
+    other = next(w for w in window.inspector.findChildren(QWidget)
+                 if w.focusPolicy() != Qt.FocusPolicy.NoFocus and w.isVisible())
+    other.setFocus()
+    assert window.undo_group.activeStack() is window.current.undo_stack
 
 
 def test_clean_state_follows_save_and_undo(qtbot, tmp_path):
