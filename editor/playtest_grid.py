@@ -474,6 +474,14 @@ class GridPlaytestTool(Tool):
         if event.key() == Qt.Key.Key_R:
             self.rotate(-1 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 1)
             return True
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):  # Next Seat / Next Round
+            button = self.panel.next_button
+            if button.isEnabled():
+                button.click()
+            else:
+                self.panel.say("The game is over: New Game deals another" if self.session.finished else
+                               f"{button.text()} not yet: draw every revealed card first (or take a Tally Mark)")
+            return True
         return False
 
     def paint_overlay(self, view, painter: QPainter) -> None:
@@ -834,8 +842,8 @@ class GridPanel(QWidget):
         passing = session.hotseat and not session.finished and not session.last_seat()
         self.next_button.setText("Next Seat" if passing else "Next Round")
         self.next_button.setToolTip(
-            f"Hand over to {session.seat_name(session.seat + 1)}: same revealed cards, their own map"
-            if passing else "End the round and reveal the next cards")
+            f"Hand over to {session.seat_name(session.seat + 1)}: same revealed cards, their own map (Enter)"
+            if passing else "End the round and reveal the next cards (Enter)")
         self.next_button.setEnabled(not session.finished and (session.seat_done() if passing else session.round_done()))
         if card is not None and not placeable:
             self.message.setText(

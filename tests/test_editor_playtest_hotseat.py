@@ -380,3 +380,23 @@ def test_hotseat_refuses_to_pass_or_end_the_round_early(qtbot):
     assert session.seat == 1 and "Seat 2's turn" in panel.message.text()
     assert session.next_seat() and session.seat == 1  # the last seat passes with Next Round only
     assert not panel.next_button.isEnabled() and panel.next_button.text() == "Next Round"
+
+
+def test_enter_on_the_canvas_passes_to_the_next_seat_and_ends_the_round(qtbot):
+    window = _start(qtbot)
+    panel = _hotseat_game(window, 7, 2)
+    session = panel.session
+    viewport = window.view.viewport()
+    QTest.keyClick(viewport, Qt.Key.Key_Return)  # too early: refused with a message
+    assert session.seat == 0 and "not yet" in panel.message.text()
+    for seat in (0, 1):
+        while session.pending():
+            card = panel.current_card()
+            options = session.options(card)
+            if options:
+                _place(window, *options[0])
+            else:
+                QTest.mouseClick(panel.tally_button, Qt.MouseButton.LeftButton)
+        QTest.keyClick(viewport, Qt.Key.Key_Return)
+        assert (session.seat, session.round) == ((1, 1) if seat == 0 else (0, 2))
+    assert "(Enter)" in panel.next_button.toolTip()
