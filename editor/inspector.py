@@ -95,7 +95,19 @@ def _common(values: list) -> tuple[bool, Any]:
     if not values:
         return False, None
     first = values[0]
-    return (all(v == first for v in values[1:]), first if all(v == first for v in values[1:]) else None)
+    same = all(v == first for v in values[1:])
+    return same, first if same else None
+
+
+def _objects_of(dungeon, refs: list[str]) -> list:
+    """The objects of ``dungeon`` that ``refs`` name, in order (refs of no object skipped)."""
+    index = index_by_ref(dungeon)
+    return [index[r][2] for r in refs if r in index]
+
+
+def _kind_of(obj) -> str:
+    """An object's kind as the inspector names it (``kind``, else its class: area, wall...)."""
+    return getattr(obj, "kind", type(obj).__name__.lower())
 
 
 def element_members(kind: str) -> set[str]:
@@ -123,7 +135,8 @@ class Field:
 
     ``widget`` is what the form shows; ``load()`` shows the model's value again (called after
     every change of the model, except while the designer is typing in this field, when
-    ``editing`` is true). Subclasses push edits through :meth:`Inspector.push`.
+    ``editing`` is true). Subclasses push edits through :meth:`Inspector.push_properties`
+    and :meth:`Inspector.push_sheet`.
     """
 
     editing = False
@@ -140,6 +153,25 @@ class Field:
     def load(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def push_from_own_signal(self, push: Callable[[], Any]) -> None:
+        """Call ``push()`` from a slot of this field's own widget: ``editing`` stays true
+        meanwhile so the model's change does not rebuild the widget inside its own signal
+        (follow with :meth:`reload_soon`)."""
+        self.editing = True
+        try:
+            push()
+        finally:
+            self.editing = False
+
+    def reload_soon(self) -> None:
+        """Show the model's value again once the current signal has returned (if the field is
+        still shown then)."""
+        QTimer.singleShot(0, self._reload)
+
+    def _reload(self) -> None:
+        if self.inspector.bound_document is not None and self in self.inspector.fields:
+            self.load()
+
 
 class ObjectField(Field):
     """A property of selected objects: ``attribute`` of each object in ``refs``."""
@@ -150,8 +182,7 @@ class ObjectField(Field):
         self.attribute = attribute
 
     def objects(self) -> list:
-        index = index_by_ref(self.document.dungeon)
-        return [index[r][2] for r in self.refs if r in index]
+        return _objects_of(self.document.dungeon, self.refs)
 
     def values(self) -> list:
         return [getattr(o, self.attribute) for o in self.objects()]
@@ -168,38 +199,90 @@ class ObjectField(Field):
         return self.inspector.push_properties(changes, f"Change {self.label.lower()}", merge_key)
 
 
-class LiveTextField(ObjectField):
+class LineEditField(ObjectField):
+    """A property of selected objects typed in one line edit (``edit``, object name
+    ``inspect_<name>``, ``name`` defaulting to ``attribute``), applied when editing finishes.
+
+    :meth:`load` shows the common value of :meth:`read` (numbers as :func:`_fmt` writes them),
+    or nothing with the placeholder "mixed" when the objects differ. When editing finishes
+    (Enter or leaving the field) with the text changed, a field emptied while it showed "mixed"
+    leaves every object as it is; any other text, trimmed, goes to :meth:`commit`, which reads
+    it with :meth:`parse` and sets it with :meth:`apply`, or refuses it with the ``ValueError``
+    of :meth:`parse` as the message (the model is unchanged); the field then shows the model's
+    value again.
+    """
+
+    def __init__(self, inspector, label, refs, attribute, name: str | None = None, max_length: int | None = None,
+                 tooltip: str = ""):
+        super().__init__(inspector, label, refs, attribute)
+        self.edit = QLineEdit()
+        self.edit.setObjectName(f"inspect_{name or attribute}")
+        if max_length is not None:
+            self.edit.setMaxLength(max_length)
+        if tooltip:
+            self.edit.setToolTip(tooltip)
+        self.widget = self.edit
+        self.edit.editingFinished.connect(self._finished)
+
+    def read(self) -> list:
+        """The value of each object, as the field shows it."""
+        return self.values()
+
+    def load(self) -> None:
+        same, value = _common(self.read())
+        # signals blocked: showing the model's value must not push it again (see LiveTextField)
+        self.edit.blockSignals(True)
+        self.edit.setText(_fmt(value) if same else "")
+        self.edit.blockSignals(False)
+        self.edit.setPlaceholderText("" if same else MIXED)
+        self.edit.setModified(False)
+
+    def _finished(self) -> None:
+        if not self.edit.isModified() or self.inspector.bound_document is None:
+            return
+        self.edit.setModified(False)
+        text = self.edit.text().strip()
+        if not text and self.edit.placeholderText() == MIXED:
+            self.load()
+            return
+        self.commit(text)
+
+    def commit(self, text: str) -> None:
+        """Apply the trimmed ``text`` the designer entered, or refuse it with a message."""
+        try:
+            value = self.parse(text)
+        except ValueError as exc:
+            self.inspector.refuse(str(exc))
+        else:
+            self.apply(value)
+        self.load()
+
+    def parse(self, text: str) -> Any:
+        """The value ``text`` stands for; raises ``ValueError`` with a sentence saying why the
+        model cannot take it."""
+        return text
+
+    def apply(self, value: Any) -> None:
+        """Set ``value`` on every object (one undo step)."""
+        self.push_values(lambda _obj: value)
+
+
+class LiveTextField(LineEditField):
     """A text property applied as you type; one undo step per editing session.
 
     ``empty`` is what an empty field sets (``None`` removes an optional name); with
     ``empty=False`` an empty text is refused (a label's text, the title)."""
 
     def __init__(self, inspector, label, refs, attribute, max_length: int, empty: Any = None):
-        super().__init__(inspector, label, refs, attribute)
+        super().__init__(inspector, label, refs, attribute, max_length=max_length)
         self.empty = empty
-        self.edit = QLineEdit()
-        self.edit.setMaxLength(max_length)
-        self.edit.setObjectName(f"inspect_{attribute}")
-        self.widget = self.edit
         self.session = next(_SESSIONS)
         # textChanged, not textEdited: the line edit's own undo (Ctrl+Z while typing) reaches
         # the model too; load() blocks signals so showing the model's value pushes nothing
         self.edit.textChanged.connect(self._typed)
-        self.edit.editingFinished.connect(self._finished)
-
-    def read(self) -> list:
-        return self.values()
 
     def write(self, value: Any, merge_key: str) -> None:
         self.push_values(lambda _obj: value, merge_key)
-
-    def load(self) -> None:
-        same, value = _common(self.read())
-        self.edit.blockSignals(True)
-        self.edit.setText(value or "" if same else "")
-        self.edit.blockSignals(False)
-        self.edit.setPlaceholderText("" if same else MIXED)
-        self.edit.setModified(False)
 
     def _typed(self, text: str) -> None:
         if not text and self.empty is False:
@@ -212,6 +295,7 @@ class LiveTextField(ObjectField):
             self.inspector.refuse(str(exc))
 
     def _finished(self) -> None:
+        # the text is in the model already: finishing closes the editing session (undo step)
         if self.editing and not self.edit.text() and self.empty is False:
             self.inspector.refuse(f"{self.label} cannot be empty")
         self.editing = False
@@ -220,20 +304,17 @@ class LiveTextField(ObjectField):
             self.load()
 
 
-class NumberField(ObjectField):
+class NumberField(LineEditField):
     """A number property (mm, degrees, VP...) applied when editing finishes; ``component``
-    0 or 1 edits x or y of a point property such as ``at``."""
+    0 or 1 edits x or y of a point property such as ``at``. Refused unless it is a number
+    (whole where ``integer``) from ``low`` to ``high``; ``unit`` is named in the tooltip."""
 
     def __init__(self, inspector, label, refs, attribute, integer: bool, low: float, high: float,
                  component: int | None = None, unit: str = ""):
-        super().__init__(inspector, label, refs, attribute)
+        super().__init__(inspector, label, refs, attribute,
+                         name=attribute + ("" if component is None else "xy"[component]),
+                         tooltip=f"{label} in {unit}" if unit else "")
         self.integer, self.low, self.high, self.component = integer, low, high, component
-        self.edit = QLineEdit()
-        self.edit.setObjectName(f"inspect_{attribute}" + ("" if component is None else "xy"[component]))
-        if unit:
-            self.edit.setToolTip(f"{label} in {unit}")
-        self.widget = self.edit
-        self.edit.editingFinished.connect(self._finished)
 
     def read(self) -> list:
         values = self.values()
@@ -241,53 +322,31 @@ class NumberField(ObjectField):
             values = [None if v is None else v[self.component] for v in values]
         return values
 
-    def load(self) -> None:
-        same, value = _common(self.read())
-        self.edit.setText(_fmt(value) if same else "")
-        self.edit.setPlaceholderText("" if same else MIXED)
-        self.edit.setModified(False)
+    def parse(self, text: str) -> float | int:
+        if not text:
+            raise ValueError(f"{self.label}: enter a number")
+        return parse_number(text, self.integer, self.low, self.high, self.label)
 
-    def _finished(self) -> None:
-        if not self.edit.isModified() or self.inspector.bound_document is None:
-            return
-        self.edit.setModified(False)
-        text = self.edit.text()
-        if not text.strip():
-            if self.edit.placeholderText() != MIXED:
-                self.inspector.refuse(f"{self.label}: enter a number")
-            self.load()
-            return
-        try:
-            number = parse_number(text, self.integer, self.low, self.high, self.label)
-        except ValueError as exc:
-            self.inspector.refuse(str(exc))
-            self.load()
-            return
+    def apply(self, value: float | int) -> None:
         if self.component is None:
-            self.push_values(lambda _obj: number)
+            self.push_values(lambda _obj: value)
         else:
             def place(obj):
                 point = list(getattr(obj, self.attribute))
-                point[self.component] = number
+                point[self.component] = value
                 return (point[0], point[1])
             self.push_values(place)
-        self.load()
 
 
-class IdField(ObjectField):
+class IdField(LineEditField):
     """The id of one object: applied when editing finishes, refused unless it follows the id
     pattern and no other object of the dungeon has it."""
 
     def __init__(self, inspector, refs):
-        super().__init__(inspector, "Id", refs, "id")
-        self.edit = QLineEdit()
-        self.edit.setObjectName("inspect_id")
-        self.edit.setMaxLength(64)
-        self.widget = self.edit
+        super().__init__(inspector, "Id", refs, "id", max_length=64)
         if len(refs) != 1:
             self.edit.setEnabled(False)
             self.edit.setToolTip("Ids are unique: select one object to change its id")
-        self.edit.editingFinished.connect(self._finished)
 
     def load(self) -> None:
         if len(self.refs) == 1:
@@ -296,14 +355,10 @@ class IdField(ObjectField):
             self.edit.setPlaceholderText(f"{len(self.refs)} objects")
         self.edit.setModified(False)
 
-    def _finished(self) -> None:
-        if not self.edit.isModified() or self.inspector.bound_document is None or len(self.refs) != 1:
+    def commit(self, new: str) -> None:
+        if len(self.refs) != 1 or new == self.refs[0]:
             return
-        self.edit.setModified(False)
-        new = self.edit.text().strip()
         old = self.refs[0]
-        if new == old:
-            return
         if not ID_PATTERN.match(new):
             self.inspector.refuse(f"'{new}' is not a valid id: 1 to 64 letters, digits, '_', '.' or '-', "
                                   f"starting with a letter or digit")
@@ -314,6 +369,20 @@ class IdField(ObjectField):
             self.inspector.reselect([new])
             return
         self.load()
+
+
+class ChannelField(LineEditField):
+    """The channel pairing portal entries with exits (a letter or a colour): an id, applied
+    when editing finishes."""
+
+    def __init__(self, inspector, refs):
+        super().__init__(inspector, "Channel", refs, "channel", max_length=64,
+                         tooltip="The letter or colour that pairs portal entries with their exits")
+
+    def parse(self, text: str) -> str:
+        if not ID_PATTERN.match(text):
+            raise ValueError(f"'{text}' is not a valid channel: a letter, colour or other id")
+        return text
 
 
 class ChoiceField(ObjectField):
@@ -405,26 +474,18 @@ class LocksField(ObjectField):
                 locks = [c for c in locks if c != colour]
             if not locks:
                 self.inspector.refuse(f"door '{ref}' needs at least one lock")
-                QTimer.singleShot(0, self._reload)
+                self.reload_soon()
                 return
             if len(locks) > 4:
                 self.inspector.refuse(f"door '{ref}' can have at most four locks")
-                QTimer.singleShot(0, self._reload)
+                self.reload_soon()
                 return
             new_values[ref] = locks
         changes = [(ref, "locks", locks) for ref, locks in new_values.items()
                    if locks != index_by_ref(self.document.dungeon)[ref][2].locks]
         if changes:
-            self.editing = True  # do not rebuild the list inside its own signal
-            try:
-                self.inspector.push_properties(changes, "Change locks")
-            finally:
-                self.editing = False
-        QTimer.singleShot(0, self._reload)
-
-    def _reload(self) -> None:
-        if self.inspector.bound_document is not None and self in self.inspector.fields:
-            self.load()
+            self.push_from_own_signal(lambda: self.inspector.push_properties(changes, "Change locks"))
+        self.reload_soon()
 
 
 class InfoField(Field):
@@ -549,16 +610,8 @@ class RemindersField(Field):
         elif any(len(t) > 300 for t in texts):
             self.inspector.refuse("a reminder holds at most 300 characters")
         elif texts != self.reminders():
-            self.editing = True  # do not rebuild the list inside its own signal
-            try:
-                self.inspector.push_sheet("reminders", texts, "Edit reminder")
-            finally:
-                self.editing = False
-        QTimer.singleShot(0, self._reload)
-
-    def _reload(self) -> None:
-        if self.inspector.bound_document is not None and self in self.inspector.fields:
-            self.load()
+            self.push_from_own_signal(lambda: self.inspector.push_sheet("reminders", texts, "Edit reminder"))
+        self.reload_soon()
 
     def add(self) -> None:
         reminders = self.reminders()
@@ -633,10 +686,7 @@ class EndTriggersField(Field):
         self.widget = QWidget()
         self.layout = QVBoxLayout(self.widget)
         self.layout.setContentsMargins(0, 0, 0, 0)
-        self.rows = QWidget()
-        self.rows_layout = QVBoxLayout(self.rows)
-        self.rows_layout.setContentsMargins(0, 0, 0, 0)
-        self.layout.addWidget(self.rows)
+        self.layout.addWidget(self._new_rows())
         self.add_combo = QComboBox()
         self.add_combo.setObjectName("sheet_add_trigger")
         self.add_combo.setToolTip("Add a Scrawl End trigger to the sheet")
@@ -657,12 +707,16 @@ class EndTriggersField(Field):
             return EndTrigger("orb_taken", colour=(self.orb_colours or ["blue"])[0], when="last")
         return EndTrigger(kind)
 
-    def load(self) -> None:
-        old = self.rows
+    def _new_rows(self) -> QWidget:
+        """A new empty widget for the trigger rows (``rows``, laid out by ``rows_layout``)."""
         self.rows = QWidget()
         self.rows_layout = QVBoxLayout(self.rows)
         self.rows_layout.setContentsMargins(0, 0, 0, 0)
-        self.layout.replaceWidget(old, self.rows)
+        return self.rows
+
+    def load(self) -> None:
+        old = self.rows
+        self.layout.replaceWidget(old, self._new_rows())
         old.hide()
         old.deleteLater()
         self.row_widgets = []
@@ -920,25 +974,20 @@ class Inspector(QWidget):
     # edits -------------------------------------------------------------------------------
     def push_properties(self, changes: list, text: str, merge_key: str | None = None) -> bool:
         """Push one :class:`ChangeProperties` with ``changes``; ``False`` (and a message) if refused."""
-        document = self.bound_document
-        if document is None:
-            return False
-        try:
-            edit = ChangeProperties(document.dungeon, changes, text, merge_key)
-        except EditError as exc:
-            self.refuse(str(exc))
-            return False
-        self.message.hide()
-        document.push(edit)
-        return True
+        return self._push(lambda dungeon: ChangeProperties(dungeon, changes, text, merge_key))
 
     def push_sheet(self, member: str, value: Any, text: str | None = None, merge_key: str | None = None) -> bool:
         """Push one :class:`ChangeSheet` of ``member``; ``False`` (and a message) if refused."""
+        return self._push(lambda dungeon: ChangeSheet(dungeon, member, value, text, merge_key))
+
+    def _push(self, make_edit: Callable[[Any], Any]) -> bool:
+        """Push ``make_edit(dungeon)`` on the bound document; ``False`` when there is none or the
+        edit refuses (:class:`EditError`, said in the message line)."""
         document = self.bound_document
         if document is None:
             return False
         try:
-            edit = ChangeSheet(document.dungeon, member, value, text, merge_key)
+            edit = make_edit(document.dungeon)
         except EditError as exc:
             self.refuse(str(exc))
             return False
@@ -990,12 +1039,12 @@ class Inspector(QWidget):
             self.header.setText(f"Sheet of {document.dungeon.id}")
         elif len(objects) == 1:
             obj = objects[0]
-            kind = getattr(obj, "kind", type(obj).__name__.lower())
+            kind = _kind_of(obj)
             self.header.setText(f"{kind.replace('_', ' ')} \u2014 {getattr(obj, 'id', '') or 'passage'}")
         else:
             counts: dict[str, int] = {}
             for obj in objects:
-                kind = getattr(obj, "kind", type(obj).__name__.lower()).replace("_", " ")
+                kind = _kind_of(obj).replace("_", " ")
                 counts[kind] = counts.get(kind, 0) + 1
             self.header.setText(f"{len(objects)} objects: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
@@ -1036,7 +1085,7 @@ class Inspector(QWidget):
             classes.discard(Passage)
             self._add("passages", InfoField(self, "Passages", lambda: "passages have no properties to edit"))
         self._add("id", IdField(self, refs))
-        kinds = sorted({getattr(o, "kind", type(o).__name__.lower()) for o in objects})
+        kinds = sorted({_kind_of(o) for o in objects})
         one_class = next(iter(classes)) if len(classes) == 1 else None
 
         if one_class is Area:
@@ -1069,8 +1118,7 @@ class Inspector(QWidget):
                 self._add("side", ChoiceField(self, "Side", refs, "side", [(s, s) for s in sides]))
 
     def _objects(self, refs: list[str]) -> list:
-        index = index_by_ref(self.bound_document.dungeon)
-        return [index[r][2] for r in refs if r in index]
+        return _objects_of(self.bound_document.dungeon, refs)
 
     def _count(self, refs: list[str], attribute: str) -> str:
         counts = sorted({len(getattr(o, attribute)) for o in self._objects(refs)})
@@ -1143,39 +1191,6 @@ class Inspector(QWidget):
         else:
             self._add("boss_vp", InfoField(self, "Boss VP", lambda: "no boss on this sheet"))
         self._add("orb_tokens", OrbTokensField(self, orb_colours))
-
-
-class ChannelField(ObjectField):
-    """The channel pairing portal entries with exits (a letter or a colour): an id, applied
-    when editing finishes."""
-
-    def __init__(self, inspector, refs):
-        super().__init__(inspector, "Channel", refs, "channel")
-        self.edit = QLineEdit()
-        self.edit.setObjectName("inspect_channel")
-        self.edit.setMaxLength(64)
-        self.edit.setToolTip("The letter or colour that pairs portal entries with their exits")
-        self.widget = self.edit
-        self.edit.editingFinished.connect(self._finished)
-
-    def load(self) -> None:
-        same, value = _common(self.values())
-        self.edit.setText(value or "" if same else "")
-        self.edit.setPlaceholderText("" if same else MIXED)
-        self.edit.setModified(False)
-
-    def _finished(self) -> None:
-        if not self.edit.isModified() or self.inspector.bound_document is None:
-            return
-        self.edit.setModified(False)
-        text = self.edit.text().strip()
-        if not text and self.edit.placeholderText() == MIXED:
-            return
-        if not ID_PATTERN.match(text):
-            self.inspector.refuse(f"'{text}' is not a valid channel: a letter, colour or other id")
-        else:
-            self.push_values(lambda _obj: text)
-        self.load()
 
 
 def install(window) -> Inspector:
