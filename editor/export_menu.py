@@ -22,7 +22,7 @@ Dialogs go through seams on the window that tests replace:
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -50,22 +50,24 @@ class ExportError(Exception):
     """An export that cannot be done; the message says why and what to do."""
 
 
+#: The members of :class:`PageOptions` that :class:`ExportOptions` keeps in ``page``: all but
+#: ``paper``, which it keeps as the text the user chose.
+_PAGE_MEMBERS = tuple(f.name for f in fields(PageOptions) if f.name != "paper")
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     """How to export. ``paper``: ``""`` for the sheet's own, a name (``A4``, ``Letter``,
-    ``A3``...) or a size such as ``210x297mm``; ``orientation`` ``auto``/``portrait``/
-    ``landscape``; ``margin_mm`` (``None`` = the sheet's); ``fit`` scales the sheet to the paper;
-    ``bleed_mm`` (0 to 20); ``crop_marks``; ``grayscale``; ``copies`` of each sheet (PDF);
-    ``dpi`` (PNG, 10 to 1200); ``backs`` and ``deck`` (card sheets); ``scope`` ``current`` or
-    ``all`` open dungeons (PDF, game data)."""
+    ``A3``...) or a size such as ``210x297mm``, as the user chose it; ``page``: the rest of the
+    page as the exporters take it (:class:`exporters.pages.PageOptions`: ``orientation``
+    ``auto``/``portrait``/``landscape``, ``margin_mm`` (``None`` = the sheet's), ``fit`` scales
+    the sheet to the paper, ``bleed_mm`` (0 to 20), ``crop_marks``, ``grayscale``; its own
+    ``paper`` is not used); ``copies`` of each sheet (PDF, 1 to 100); ``dpi`` (PNG, 10 to
+    1200); ``backs`` and ``deck`` (card sheets); ``scope`` ``current`` or ``all`` open
+    dungeons (PDF, game data)."""
 
     paper: str = ""
-    orientation: str = "auto"
-    margin_mm: float | None = None
-    fit: bool = False
-    bleed_mm: float = 0.0
-    crop_marks: bool = False
-    grayscale: bool = False
+    page: PageOptions = field(default_factory=PageOptions)
     copies: int = 1
     dpi: float = 150.0
     backs: bool = False
@@ -81,24 +83,28 @@ class ExportOptions:
             paper = parse_paper(self.paper) if self.paper.strip() else None
         except PaperError as exc:
             raise ExportError(str(exc)) from None
-        if not 0 <= self.bleed_mm <= 20:
-            raise ExportError(f"bleed {self.bleed_mm:g} mm: use 0 to 20 mm (3 mm is usual)")
+        if not 0 <= self.page.bleed_mm <= 20:
+            raise ExportError(f"bleed {self.page.bleed_mm:g} mm: use 0 to 20 mm (3 mm is usual)")
         if not 1 <= self.copies <= 100:
             raise ExportError("use 1 to 100 copies")
-        return PageOptions(paper=paper, orientation=self.orientation, margin_mm=self.margin_mm, fit=self.fit,
-                           bleed_mm=self.bleed_mm, crop_marks=self.crop_marks, grayscale=self.grayscale)
+        return replace(self.page, paper=paper)
 
     def to_json(self) -> str:
-        """The options as JSON text (kept in the settings)."""
-        return json.dumps(asdict(self))
+        """The options as JSON text (kept in the settings): one flat object, the page's members
+        beside the others (``{"paper": "A4", "orientation": "auto", ..., "copies": 1, ...}``)."""
+        data = asdict(self)
+        page = data.pop("page")
+        del page["paper"]
+        return json.dumps({"paper": data.pop("paper"), **page, **data})
 
     @classmethod
     def from_json(cls, text) -> ExportOptions:
         """Options from :meth:`to_json` text; defaults for anything missing or damaged."""
         try:
             data = json.loads(text) if text else {}
-            known = {f.name for f in fields(cls)}
-            return replace(cls(), **{k: v for k, v in data.items() if k in known})
+            page = replace(PageOptions(), **{k: v for k, v in data.items() if k in _PAGE_MEMBERS})
+            known = {f.name for f in fields(cls)} - {"page"}
+            return replace(cls(), page=page, **{k: v for k, v in data.items() if k in known})
         except (ValueError, TypeError, AttributeError):
             return cls()
 
@@ -488,22 +494,23 @@ class ExportDialog(QDialog):
         self.paper.setCurrentText(defaults.paper or "Sheet's own paper")
         self.orientation = QComboBox()
         self.orientation.addItems(["auto", "portrait", "landscape"])
-        self.orientation.setCurrentText(defaults.orientation)
+        page = defaults.page
+        self.orientation.setCurrentText(page.orientation)
         self.margin = QDoubleSpinBox()
         self.margin.setRange(-1, 100)
         self.margin.setSuffix(" mm")
         self.margin.setSpecialValueText("sheet's own")
-        self.margin.setValue(-1 if defaults.margin_mm is None else defaults.margin_mm)
+        self.margin.setValue(-1 if page.margin_mm is None else page.margin_mm)
         self.fit = QCheckBox("Scale the sheet to the paper")
-        self.fit.setChecked(defaults.fit)
+        self.fit.setChecked(page.fit)
         self.bleed = QDoubleSpinBox()
         self.bleed.setRange(0, 20)
         self.bleed.setSuffix(" mm")
-        self.bleed.setValue(defaults.bleed_mm)
+        self.bleed.setValue(page.bleed_mm)
         self.crop = QCheckBox("Crop marks")
-        self.crop.setChecked(defaults.crop_marks)
+        self.crop.setChecked(page.crop_marks)
         self.gray = QCheckBox("Greys only")
-        self.gray.setChecked(defaults.grayscale)
+        self.gray.setChecked(page.grayscale)
         self.copies = QSpinBox()
         self.copies.setRange(1, 100)
         self.copies.setValue(defaults.copies)
@@ -550,10 +557,10 @@ class ExportDialog(QDialog):
         if paper == "Sheet's own paper":
             paper = ""
         margin = self.margin.value()
-        return ExportOptions(paper=paper, orientation=self.orientation.currentText(),
-                             margin_mm=None if margin < 0 else margin, fit=self.fit.isChecked(),
-                             bleed_mm=self.bleed.value(), crop_marks=self.crop.isChecked(),
-                             grayscale=self.gray.isChecked(), copies=self.copies.value(), dpi=self.dpi.value(),
+        page = PageOptions(orientation=self.orientation.currentText(), margin_mm=None if margin < 0 else margin,
+                           fit=self.fit.isChecked(), bleed_mm=self.bleed.value(), crop_marks=self.crop.isChecked(),
+                           grayscale=self.gray.isChecked())
+        return ExportOptions(paper=paper, page=page, copies=self.copies.value(), dpi=self.dpi.value(),
                              backs=self.backs.isChecked(), deck=self.deck.currentData(),
                              scope=self.scope.currentData())
 

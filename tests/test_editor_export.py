@@ -16,6 +16,7 @@ from PySide6.QtTest import QTest
 
 from editor.edits import ChangeSheet
 from editor.export_menu import ExportOptions
+from exporters.pages import PageOptions
 from tests.editor_support import GRID_DUNGEON, GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
 
 MM_TO_PT = 72 / 25.4
@@ -64,7 +65,7 @@ def _close(size, width_mm, height_mm):
                                                   ("A3", False, (297, 420)), ("200x290mm", True, (200, 290))])
 def test_sheet_pdf_page_size_matches_the_paper(qtbot, tmp_path, paper, fit, expected):
     target = tmp_path / "sheet.pdf"
-    window = _window(qtbot, LINE_DUNGEON, ExportOptions(paper=paper, fit=fit, copies=2), target)
+    window = _window(qtbot, LINE_DUNGEON, ExportOptions(paper=paper, page=PageOptions(fit=fit), copies=2), target)
     path = window.exporter.export("pdf")
     assert path == target
     sizes = _pdf_sizes(target)
@@ -78,8 +79,8 @@ def test_sheet_pdf_page_size_matches_the_paper(qtbot, tmp_path, paper, fit, expe
 
 def test_pdf_by_shortcut_with_bleed_crop_marks_landscape_and_copies(qtbot, tmp_path):
     target = tmp_path / "shop.pdf"
-    options = ExportOptions(paper="A4", orientation="landscape", fit=True, bleed_mm=3, crop_marks=True, copies=3,
-                            grayscale=True)
+    options = ExportOptions(paper="A4", page=PageOptions(orientation="landscape", fit=True, bleed_mm=3, crop_marks=True,
+                                                         grayscale=True), copies=3)
     window = _window(qtbot, LINE_DUNGEON, options, target)
     window.windowHandle().requestActivate()
     qtbot.waitUntil(window.isActiveWindow, timeout=2000)
@@ -245,7 +246,7 @@ def test_print_preview_renders_the_sheet_at_true_size(qtbot, tmp_path):
     from editor.export_menu import print_pages
     from editor.mainwindow import settings
 
-    settings().setValue("export/pdf", ExportOptions(copies=2, bleed_mm=3).to_json())
+    settings().setValue("export/pdf", ExportOptions(copies=2, page=PageOptions(bleed_mm=3)).to_json())
     pages, copies = window.exporter.preview_pages()
     assert copies == 2 and _close((pages[0].width_mm * MM_TO_PT, pages[0].height_mm * MM_TO_PT), 216, 303)
     printer = QPrinter(QPrinter.PrinterMode.HighResolution)
@@ -270,15 +271,25 @@ def test_export_menu_entries_have_tooltips_and_shortcuts(qtbot):
 
 
 def test_export_options_round_trip_and_bad_values():
-    options = ExportOptions(paper="Letter", margin_mm=7.5, copies=4, deck="gentle", scope="all")
+    options = ExportOptions(paper="Letter", page=PageOptions(margin_mm=7.5), copies=4, deck="gentle", scope="all")
     assert ExportOptions.from_json(options.to_json()) == options
+    # the settings hold one flat object, as they always have: options saved before still load
+    assert options.to_json() == (
+        '{"paper": "Letter", "orientation": "auto", "margin_mm": 7.5, "fit": false, "bleed_mm": 0.0, '
+        '"crop_marks": false, "grayscale": false, "copies": 4, "dpi": 150.0, "backs": false, "deck": "gentle", '
+        '"scope": "all"}')
+    assert ExportOptions.from_json('{"orientation": "landscape", "bleed_mm": 3, "copies": 2, "page": 5, "x": 1}') == \
+        ExportOptions(page=PageOptions(orientation="landscape", bleed_mm=3), copies=2)
+    assert ExportOptions(paper="A5", page=PageOptions(crop_marks=True)).page_options() == \
+        PageOptions(paper=(148, 210), crop_marks=True)
     assert ExportOptions.from_json("{damaged") == ExportOptions()
+    assert ExportOptions.from_json("[1]") == ExportOptions()
     from editor.export_menu import ExportError
 
     with pytest.raises(ExportError, match="unknown paper"):
         ExportOptions(paper="B7 please").page_options()
     with pytest.raises(ExportError, match="bleed"):
-        ExportOptions(bleed_mm=40).page_options()
+        ExportOptions(page=PageOptions(bleed_mm=40)).page_options()
 
 
 def test_export_of_a_pack_dungeon_copied_elsewhere_uses_the_ruleset_deck(qtbot, tmp_path):
@@ -304,9 +315,9 @@ def test_export_dialog_gives_the_options_set_in_it(qtbot):
     dialog.backs.setChecked(True)
     dialog.deck.setCurrentIndex(0)
     options = dialog.options()
-    assert (options.paper, options.bleed_mm, options.crop_marks, options.backs, options.deck, options.margin_mm) == \
-        ("Letter", 3, True, True, "gentle", None)
-    pdf = ExportDialog("pdf", ExportOptions(copies=4, scope="all", margin_mm=5), [], 3)
+    assert (options.paper, options.page.bleed_mm, options.page.crop_marks, options.backs, options.deck,
+            options.page.margin_mm) == ("Letter", 3, True, True, "gentle", None)
+    pdf = ExportDialog("pdf", ExportOptions(copies=4, scope="all", page=PageOptions(margin_mm=5)), [], 3)
     qtbot.addWidget(pdf)
-    assert pdf.options() == ExportOptions(copies=4, scope="all", margin_mm=5)
+    assert pdf.options() == ExportOptions(copies=4, scope="all", page=PageOptions(margin_mm=5))
     assert pdf.options().page_options().margin_mm == 5
