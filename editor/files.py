@@ -30,6 +30,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
@@ -453,7 +454,12 @@ class FileManager(QObject):
         if self.autosave_timer.interval() != self.autosave_interval_ms:
             self.autosave_timer.start(self.autosave_interval_ms)
         written = []
-        for document in list(self.window.documents):
+        live = self.live_documents()
+        for key in [key for key in self._recovery if key not in {id(d) for d in live}]:
+            document = self._watched.pop(key, None)
+            if document is not None:
+                self.discard_recovery(document)
+        for document in live:
             key = id(document)
             if not document.modified:
                 self.discard_recovery(document)
@@ -489,8 +495,21 @@ class FileManager(QObject):
             except OSError as exc:
                 self.window.show_status(f"Could not remove the recovery file {path}: {exc.strerror or exc}")
 
+    def live_documents(self) -> list[DungeonDocument]:
+        """The documents autosave keeps recovery files for: the open ones, and the dungeons
+        removed from the pack whose documents the pack's undo history holds (their unsaved
+        edits must survive a crash too)."""
+        documents = list(self.window.documents)
+        browser = getattr(self.window, "pack_browser", None)
+        for entry in getattr(browser, "removed", ()) if browser is not None else ():
+            document = entry.document
+            if document is not None and shiboken6.isValid(document) and document not in documents:
+                documents.append(document)
+                self._watched.setdefault(id(document), document)
+        return documents
+
     def _documents_changed(self) -> None:
-        open_ids = {id(d) for d in self.window.documents}
+        open_ids = {id(d) for d in self.live_documents()}
         for key in list(self._watched):
             if key not in open_ids:
                 document = self._watched.pop(key)

@@ -89,8 +89,9 @@ class RemoveDungeon(PackCommand):
         self.entry = entry
 
     def redo(self) -> None:
-        self.browser._take_entry(self.entry)
+        # listed as removed first: autosave (editor/files.py) keeps its recovery file meanwhile
         self.browser.removed.append(self.entry)
+        self.browser._take_entry(self.entry)
 
     def undo(self) -> None:
         if self.entry in self.browser.removed:

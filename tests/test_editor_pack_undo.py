@@ -345,3 +345,33 @@ def test_random_pack_edits_undone_leave_pack_json_byte_for_byte(qtbot, tmp_path)
 
     run()
     assert len(kinds) >= 4, kinds  # the examples did make most kinds of pack edit
+
+
+def test_a_removed_dungeon_with_unsaved_edits_keeps_its_recovery_file(qtbot, tmp_path):
+    """While only the pack's undo holds a removed dungeon's unsaved edits, autosave keeps
+    writing its recovery file, so a crash loses nothing; once the history lets it go (the
+    user answered Save or Discard), the recovery file goes too."""
+    import json
+
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    files = window.files
+    _click_row(browser, 1)
+    document = window.current
+    window.scene.select_refs([document.dungeon.elements[0].id])
+    window.action("delete").trigger()
+    edited = document.canonical_text()
+    files.autosave_now()
+    recovery = files.recovery_file(document)
+    assert recovery is not None
+    _click_row(browser, 1)
+    _click(browser.buttons["delete"])
+    assert document not in window.documents
+    assert files.recovery_file(document) == recovery  # not dropped with the tab
+    window.scene.select_refs([])
+    files.autosave_now()
+    assert json.loads(recovery.read_text(encoding="utf-8"))["dungeon_text"] == edited
+    browser.undo_stack.clear()  # the history lets the dungeon go
+    browser.removed = []
+    files.autosave_now()
+    assert not recovery.exists()
