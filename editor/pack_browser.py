@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from editor.document import DungeonDocument, new_document
-from editor.edits import clone_dungeon
+from editor.edits import clone_dungeon, objects
 from editor.pack_edits import (
     ABSENT, AddDungeon, ChangeManifestField, DuplicateDungeon, MoveDungeon, RemoveDungeon,
 )
@@ -54,6 +54,9 @@ from editor.templates import slug, template_data
 THUMB_SIZE = QSize(72, 102)
 #: Quiet time after an edit before a dungeon's thumbnail is drawn again, in ms.
 THUMB_DELAY_MS = 500
+#: Dungeons with more objects than this get their thumbnails drawn in the sheet worker process
+#: (as their sheets on the canvas are, see editor/scene.py).
+THUMB_WORKER_OBJECTS = 400
 #: The pack version pattern (schemas/pack.schema.json, semantic versioning).
 VERSION_PATTERN = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$")
 #: Member order of a manifest as inkcrawl writes it.
@@ -277,6 +280,11 @@ class PackBrowser(QWidget):
         self._thumb_timer.setSingleShot(True)
         self._thumb_timer.setInterval(THUMB_DELAY_MS)
         self._thumb_timer.timeout.connect(self._render_next)
+        self._thumb_jobs: dict[int, tuple] = {}  # id(document) -> (future, revision, document) in the worker
+        self._thumb_again: set[int] = set()      # edited while their thumbnail was being drawn
+        self._thumb_poll = QTimer(self)
+        self._thumb_poll.setInterval(50)
+        self._thumb_poll.timeout.connect(lambda: self._collect_thumbnails())
         window.documents_changed.connect(self.sync)
         window.current_changed.connect(self._on_current)
         self.sync()
@@ -523,6 +531,9 @@ class PackBrowser(QWidget):
         self.refresh_list()
 
     def _render(self, document: DungeonDocument) -> None:
+        if sum(1 for _ in objects(document.dungeon)) > THUMB_WORKER_OBJECTS:
+            self._render_in_worker(document)
+            return
         started = time.perf_counter()
         try:
             icon = QIcon(QPixmap.fromImage(render_thumbnail(document.dungeon, document.ruleset)))
@@ -531,6 +542,49 @@ class PackBrowser(QWidget):
         self._render_ms = max(self._render_ms * 0.5, (time.perf_counter() - started) * 1000)
         self._thumbs[id(document)] = (document.revision, icon)
 
+    def _render_in_worker(self, document: DungeonDocument) -> None:
+        """Draw a big dungeon's thumbnail in the sheet worker process (a second of exporter
+        work must not freeze the window); :meth:`_collect_thumbnails` takes it when ready."""
+        from editor.sheet_worker import render_thumbnail_image, shared_worker
+
+        key = id(document)
+        if key in self._thumb_jobs:  # one at a time per dungeon: draw again when it is back
+            self._thumb_again.add(key)
+            return
+        future = shared_worker().submit(render_thumbnail_image, document.dungeon.to_dict(), document.ruleset.data,
+                                        THUMB_SIZE.width(), THUMB_SIZE.height())
+        self._thumb_jobs[key] = (future, document.revision, document)
+        self._thumb_poll.start()
+
+    def _collect_thumbnails(self, wait: bool = False) -> None:
+        for key, (future, revision, document) in list(self._thumb_jobs.items()):
+            if wait:
+                try:
+                    future.result(timeout=60)
+                except Exception:  # noqa: BLE001 - reported below as a marked placeholder
+                    pass
+            if not future.done():
+                continue
+            del self._thumb_jobs[key]
+            try:
+                result = future.result()
+            except Exception:  # noqa: BLE001 - a dead worker: a marked placeholder, drawn again later
+                result = {"error": "the worker stopped"}
+            if key not in self._watched:
+                continue
+            if "image" in result:
+                width, height, data = result["image"]
+                image = QImage(data, width, height, width * 4, QImage.Format.Format_RGB32).copy()
+                self._thumbs[key] = (revision, QIcon(QPixmap.fromImage(image)))
+            else:
+                self._thumbs[key] = (revision, _placeholder("!"))
+            if key in self._thumb_again or revision != document.revision:
+                self._thumb_again.discard(key)
+                self._queue_thumbnail(document)
+        if not self._thumb_jobs:
+            self._thumb_poll.stop()
+        self.refresh_list()
+
     def flush_thumbnails(self) -> None:
         """Draw every waiting thumbnail now (for tests and screenshots)."""
         self._thumb_timer.stop()
@@ -538,6 +592,8 @@ class PackBrowser(QWidget):
             document = self._pending.pop(0)
             if id(document) in self._watched and document in self.window.documents:
                 self._render(document)
+        self._thumb_again.clear()
+        self._collect_thumbnails(wait=True)
         self.refresh_list()
 
     def thumbnail(self, document: DungeonDocument) -> tuple[int, QIcon] | None:

@@ -121,6 +121,20 @@ def _draw(renderer, width_mm: float, height_mm: float, x_mm: float, y_mm: float,
     return image
 
 
+def _parse(svg: str):
+    """The sheet's SVG parsed by Qt in the worker (Qt started offscreen on first use: the
+    worker draws images only, no window, no display), or ``None`` if Qt cannot read it."""
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtSvg import QSvgRenderer
+
+    from exporters.qt import ensure_app
+
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    ensure_app()
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    return renderer if renderer.isValid() else None
+
+
 def _image_bytes(image) -> tuple[int, int, bytes]:
     return image.width(), image.height(), bytes(image.constBits())[: image.sizeInBytes()]
 
@@ -155,15 +169,8 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
     svg, error = render_svg(dungeon_data, ruleset_data)
     if error:
         return {"error": error}
-    from PySide6.QtCore import QByteArray
-    from PySide6.QtSvg import QSvgRenderer
-
-    from exporters.qt import ensure_app
-
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # the worker draws images only: no window, no display
-    ensure_app()
-    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
-    if not renderer.isValid():
+    renderer = _parse(svg)
+    if renderer is None:
         return {"error": "the sheet could not be drawn"}
     paper = dungeon_data["sheet"]["paper"]
     width_mm, height_mm = float(paper["width_mm"]), float(paper["height_mm"])
@@ -174,6 +181,22 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
     overview = _draw(renderer, width_mm, height_mm, 0, 0, scale, math.ceil(width_mm * scale),
                      math.ceil(height_mm * scale))
     return {"error": "", "overview": (scale, *_image_bytes(overview)), "tiles": _draw_tiles(key, level, tiles)}
+
+
+def render_thumbnail_image(dungeon_data: dict, ruleset_data: dict, width_px: int, height_px: int) -> dict:
+    """A dungeon's printed sheet drawn small for the pack browser: ``{"image": (width_px,
+    height_px, RGB32 bytes)}`` (the sheet scaled to fit, on white), or ``{"error": reason}``
+    (see :func:`render_svg`). Runs in the worker process only (it starts Qt there, offscreen)."""
+    svg, error = render_svg(dungeon_data, ruleset_data)
+    if error:
+        return {"error": error}
+    renderer = _parse(svg)
+    if renderer is None:
+        return {"error": "the sheet could not be drawn"}
+    paper = dungeon_data["sheet"]["paper"]
+    width_mm, height_mm = float(paper["width_mm"]), float(paper["height_mm"])
+    scale = min(width_px / width_mm, height_px / height_mm)
+    return {"image": _image_bytes(_draw(renderer, width_mm, height_mm, 0, 0, scale, width_px, height_px))}
 
 
 def render_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> dict:

@@ -216,3 +216,29 @@ def test_grid_pack_add_and_save(qtbot, tmp_path):
     assert browser.save_pack()
     assert _manifest(pack)["dungeons"][1] == "dungeons/ash-gallery.json"  # after the chosen (first) one
     assert not any(e.split()[1].endswith("pack.json") for e in _errors(pack))
+
+
+def test_big_dungeons_get_their_thumbnails_from_the_worker_process(qtbot, tmp_path, monkeypatch):
+    """Thumbnails of dungeons with many objects are drawn in the sheet worker (the window does
+    not freeze for them) and show the same picture as one drawn in the editor."""
+    import editor.pack_browser as pack_browser
+    from editor.pack_browser import render_thumbnail
+
+    monkeypatch.setattr(pack_browser, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    browser.flush_thumbnails()
+    for document in window.documents:
+        revision, icon = browser.thumbnail(document)
+        assert revision == document.revision
+        shown = icon.pixmap(browser.list.iconSize()).toImage()
+        drawn_here = render_thumbnail(document.dungeon, document.ruleset)
+        differences = [abs(shown.pixelColor(x, y).lightness() - drawn_here.pixelColor(x, y).lightness())
+                       for x in range(0, shown.width(), 3) for y in range(0, shown.height(), 3)]
+        assert sum(differences) / len(differences) < 6, document.display_name
+    # an edit while its thumbnail is being drawn is drawn again when the worker is done
+    document = window.current
+    before = browser.thumbnail(document)[0]
+    window.scene.select_refs([document.dungeon.elements[0].id])
+    window.action("delete").trigger()
+    qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision != before, timeout=30_000)
