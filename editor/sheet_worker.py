@@ -121,9 +121,13 @@ def _draw(renderer, width_mm: float, height_mm: float, x_mm: float, y_mm: float,
     return image
 
 
-def _parse(svg: str):
-    """The sheet's SVG parsed by Qt in the worker (Qt started offscreen on first use: the
-    worker draws images only, no window, no display), or ``None`` if Qt cannot read it."""
+def _parsed_sheet(dungeon_data: dict, ruleset_data: dict):
+    """The dungeon's sheet laid out and parsed by Qt in the worker: ``(QSvgRenderer,
+    width_mm, height_mm)``, or the reason it cannot be drawn (see :func:`render_svg`). Qt
+    starts offscreen on first use: the worker draws images only, no window, no display."""
+    svg, error = render_svg(dungeon_data, ruleset_data)
+    if error:
+        return error
     from PySide6.QtCore import QByteArray
     from PySide6.QtSvg import QSvgRenderer
 
@@ -132,7 +136,10 @@ def _parse(svg: str):
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     ensure_app()
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
-    return renderer if renderer.isValid() else None
+    if not renderer.isValid():
+        return "the sheet could not be drawn"
+    paper = dungeon_data["sheet"]["paper"]
+    return renderer, float(paper["width_mm"]), float(paper["height_mm"])
 
 
 def _image_bytes(image) -> tuple[int, int, bytes]:
@@ -166,15 +173,10 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
     else ``{"error": "", "overview": (scale, width_px, height_px, RGB32 bytes), "tiles":
     [(column, row, RGB32 bytes of TILE_PX x TILE_PX)]}``. Runs in the worker process only
     (it starts Qt there, offscreen)."""
-    svg, error = render_svg(dungeon_data, ruleset_data)
-    if error:
-        return {"error": error}
-    renderer = _parse(svg)
-    if renderer is None:
-        return {"error": "the sheet could not be drawn"}
-    paper = dungeon_data["sheet"]["paper"]
-    width_mm, height_mm = float(paper["width_mm"]), float(paper["height_mm"])
-    _KEPT[key] = (renderer, width_mm, height_mm)
+    sheet = _parsed_sheet(dungeon_data, ruleset_data)
+    if isinstance(sheet, str):
+        return {"error": sheet}
+    renderer, width_mm, height_mm = _KEPT[key] = sheet
     while len(_KEPT) > KEPT_SHEETS:
         _KEPT.popitem(last=False)
     scale = overview_scale(width_mm, height_mm)
@@ -187,14 +189,10 @@ def render_thumbnail_image(dungeon_data: dict, ruleset_data: dict, width_px: int
     """A dungeon's printed sheet drawn small for the pack browser: ``{"image": (width_px,
     height_px, RGB32 bytes)}`` (the sheet scaled to fit, on white), or ``{"error": reason}``
     (see :func:`render_svg`). Runs in the worker process only (it starts Qt there, offscreen)."""
-    svg, error = render_svg(dungeon_data, ruleset_data)
-    if error:
-        return {"error": error}
-    renderer = _parse(svg)
-    if renderer is None:
-        return {"error": "the sheet could not be drawn"}
-    paper = dungeon_data["sheet"]["paper"]
-    width_mm, height_mm = float(paper["width_mm"]), float(paper["height_mm"])
+    sheet = _parsed_sheet(dungeon_data, ruleset_data)
+    if isinstance(sheet, str):
+        return {"error": sheet}
+    renderer, width_mm, height_mm = sheet
     scale = min(width_px / width_mm, height_px / height_mm)
     return {"image": _image_bytes(_draw(renderer, width_mm, height_mm, 0, 0, scale, width_px, height_px))}
 
