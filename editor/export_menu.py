@@ -99,14 +99,38 @@ class ExportOptions:
 
     @classmethod
     def from_json(cls, text) -> ExportOptions:
-        """Options from :meth:`to_json` text; defaults for anything missing or damaged."""
+        """Options from :meth:`to_json` text; the default for anything missing, damaged or of
+        the wrong type (a ``null`` paper, a text where a number belongs)."""
         try:
             data = json.loads(text) if text else {}
-            page = replace(PageOptions(), **{k: v for k, v in data.items() if k in _PAGE_MEMBERS})
-            known = {f.name for f in fields(cls)} - {"page"}
-            return replace(cls(), page=page, **{k: v for k, v in data.items() if k in known})
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError):
             return cls()
+        if not isinstance(data, dict):
+            return cls()
+        page = replace(PageOptions(), **_same_types(PageOptions(), data, _PAGE_MEMBERS))
+        if page.orientation not in ("auto", "portrait", "landscape"):
+            page = replace(page, orientation="auto")
+        known = tuple(f.name for f in fields(cls) if f.name != "page")
+        options = replace(cls(), page=page, **_same_types(cls(), data, known))
+        return options if options.scope in ("current", "all") else replace(options, scope="current")
+
+
+def _same_types(defaults, data: dict, names) -> dict:
+    """The members ``names`` of ``data`` whose values have the type the dataclass ``defaults``
+    declares for them (``float`` takes whole numbers too; ``X | None`` takes ``null``)."""
+    allowed = {"bool": (bool,), "int": (int,), "float": (int, float), "str": (str,), "None": (type(None),)}
+    declared = {f.name: str(f.type) for f in fields(defaults)}
+    out = {}
+    for name in names:
+        if name not in data:
+            continue
+        value = data[name]
+        kinds = tuple(kind for token in declared[name].replace(" ", "").split("|") for kind in allowed.get(token, ()))
+        if isinstance(value, bool) and bool not in kinds:
+            continue  # JSON true is not a number here
+        if isinstance(value, kinds):
+            out[name] = value
+    return out
 
 
 # writers (no dialogs) --------------------------------------------------------------------------

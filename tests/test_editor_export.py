@@ -284,6 +284,13 @@ def test_export_options_round_trip_and_bad_values():
         PageOptions(paper=(148, 210), crop_marks=True)
     assert ExportOptions.from_json("{damaged") == ExportOptions()
     assert ExportOptions.from_json("[1]") == ExportOptions()
+    # damaged members of the right name but the wrong type or value fall back to the default
+    assert ExportOptions.from_json(
+        '{"paper": null, "margin_mm": "x", "bleed_mm": true, "copies": 2.5, "dpi": 300, "deck": null, "fit": 1, '
+        '"crop_marks": true, "orientation": "sideways", "scope": 7}') == \
+        ExportOptions(page=PageOptions(crop_marks=True), dpi=300)
+    assert ExportOptions.from_json('{"scope": "everything", "margin_mm": null, "deck": "gentle"}') == \
+        ExportOptions(deck="gentle")
     from editor.export_menu import ExportError
 
     with pytest.raises(ExportError, match="unknown paper"):
