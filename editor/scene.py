@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -53,8 +54,10 @@ class SheetBackground(QGraphicsObject):
     rendered = Signal()
     tiles_wanted = Signal()
 
-    #: Memory the tiles of one sheet may take, in bytes (least recently drawn go first).
+    #: Memory the tiles of every open sheet together may take, in bytes: the sheets not drawn
+    #: lately give theirs up first, then the least recently drawn tiles go.
     TILE_MEMORY = 160 * 1024 * 1024
+    _instances: weakref.WeakSet = weakref.WeakSet()
 
     def __init__(self, width_mm: float, height_mm: float):
         super().__init__()
@@ -66,6 +69,8 @@ class SheetBackground(QGraphicsObject):
         self.overview_scale = 1.0
         self.tiles: OrderedDict[tuple[float, int, int], QImage] = OrderedDict()
         self.level = 0.0  # tile level of the last paint (pixels per mm)
+        self.painted_at = 0.0  # time.monotonic() of the last paint from tiles
+        SheetBackground._instances.add(self)
         self.error = ""
         self.render_ms = 0.0
         self.setZValue(-100)
@@ -142,9 +147,17 @@ class SheetBackground(QGraphicsObject):
         for column, row, data in tiles:
             self.tiles[(level, column, row)] = _image(TILE_PX, TILE_PX, data)
             self.update(QRectF(column * tile_mm, row * tile_mm, tile_mm, tile_mm))
-        limit = max(self.TILE_MEMORY // (TILE_PX * TILE_PX * 4), 1)
-        while len(self.tiles) > limit:
-            self.tiles.popitem(last=False)
+        self._evict_tiles(max(self.TILE_MEMORY // (TILE_PX * TILE_PX * 4), 1))
+
+    def _evict_tiles(self, limit: int) -> None:
+        """Drop tiles until all sheets together keep at most ``limit``: first those of sheets
+        drawn longest ago (other dungeons' tabs), this one's last."""
+        sheets = [b for b in SheetBackground._instances if shiboken6.isValid(b) and b.tiles]
+        excess = sum(len(b.tiles) for b in sheets) - limit
+        for sheet in sorted(sheets, key=lambda b: (b is self, b.painted_at)):
+            while excess > 0 and sheet.tiles:
+                sheet.tiles.popitem(last=False)
+                excess -= 1
 
     def tiles_for(self, rect: QRectF, level: float) -> list[tuple[int, int]]:
         """The tiles (column, row) at ``level`` that cover ``rect`` (mm) on the paper."""
@@ -178,6 +191,7 @@ class SheetBackground(QGraphicsObject):
         device = painter.device()
         ratio = device.devicePixelRatioF() if device is not None else 1.0
         self.level = level = tile_level(math.hypot(transform.m11(), transform.m12()) * ratio)
+        self.painted_at = time.monotonic()
         tile_mm = TILE_PX / level
         paper = self.boundingRect()
         found, missing = [], False
@@ -686,11 +700,8 @@ class DungeonScene(QGraphicsScene):
                 self.render_sheet()
                 continue
             if self._pending is None and self._tile_job is None:
-                for view in self.views():  # painting finds the tiles still missing
-                    view.viewport().repaint()
-                if self._tile_timer.isActive():
-                    self._tile_timer.stop()
-                    self._request_tiles()
+                self._tile_timer.stop()
+                self._request_tiles()  # the tiles the view still lacks, if any
                 if self._tile_job is None:
                     return True
             job = self._pending or self._tile_job

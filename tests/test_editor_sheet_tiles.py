@@ -53,6 +53,14 @@ def tiled_window(qtbot, monkeypatch):
     return window
 
 
+def _sharp(window) -> bool:
+    """Whether every tile the view shows is kept at the view's zoom level."""
+    view, background = window.view, window.scene.background
+    level = tile_level(view.transform().m11() * view.viewport().devicePixelRatioF())
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    return all((level, *tile) in background.tiles for tile in background.tiles_for(visible, level))
+
+
 def _vector_image(window) -> QImage:
     """The viewport as it would look with the sheet drawn from its vectors in this process."""
     document, view = window.current, window.view
@@ -102,10 +110,9 @@ def test_the_tiled_sheet_matches_the_vector_drawing_at_each_zoom(tiled_window, z
     window.view.set_zoom(zoom)
     window.view.centerOn(90, 120)
     assert window.scene.wait_for_sheet()
-    level = background.level
-    assert level == tile_level(window.view.transform().m11() * window.view.viewport().devicePixelRatioF())
-    assert any(key[0] == level for key in background.tiles)
+    assert _sharp(window)
     mean, p99 = _difference(window)
+    assert background.level == tile_level(window.view.transform().m11())  # painted from those tiles
     assert mean < 1.5 and p99 < 40, (mean, p99)
 
 
@@ -145,7 +152,7 @@ def test_a_restarted_worker_draws_the_sheet_again(tiled_window):
     window.view.viewport().repaint()
     assert scene.wait_for_sheet()
     assert scene.wait_for_sheet()  # the tiles of the sheet drawn again
-    assert any(key[0] == scene.background.level for key in scene.background.tiles)
+    assert _sharp(window)
     assert _difference(window)[0] < 1.5
 
 
@@ -174,12 +181,33 @@ def test_a_screenshot_waits_for_the_sheet_drawn_in_the_worker(qtbot, monkeypatch
     grab = window.grab
 
     def grab_and_look():
-        background = window.scene.background
-        seen["sheet"] = background.has_sheet
-        seen["sharp"] = any(key[0] == background.level for key in background.tiles)
+        seen["sheet"] = window.scene.background.has_sheet
+        seen["sharp"] = _sharp(window)
         return grab()
 
     monkeypatch.setattr(window, "grab", grab_and_look)
     assert _screenshot(ensure_app(), window, tmp_path / "shot.png") == 0
     assert seen == {"sheet": True, "sharp": True}
     assert (tmp_path / "shot.png").stat().st_size > 10_000
+
+
+def test_tiles_of_every_open_sheet_share_one_memory_bound(qtbot, monkeypatch):
+    """With several big dungeons open, the tiles of the tabs not shown give way first."""
+    from tests.editor_support import LINE_PACK
+
+    monkeypatch.setattr(DungeonScene, "ASYNC_OBJECTS", -1)
+    monkeypatch.setattr(DungeonScene, "ASYNC_RENDER_MS", -1.0)
+    monkeypatch.setattr(SheetBackground, "TILE_MEMORY", 60 * TILE_PX * TILE_PX * 4)  # 60 tiles
+    window = make_window(qtbot, LINE_PACK)
+    window.resize(900, 700)
+    backgrounds = []
+    for document in window.documents:
+        window.set_current(document)
+        window.view.set_zoom(2.0)
+        window.view.centerOn(90, 120)
+        assert window.scene.wait_for_sheet()
+        backgrounds.append(window.scene.background)
+        assert len(window.scene.background.tiles) > 0
+    assert sum(len(b.tiles) for b in backgrounds) <= 60
+    assert _sharp(window)  # the tab shown keeps every tile it shows
+    assert len(backgrounds[0].tiles) < len(backgrounds[-1].tiles)  # the first tab gave its tiles up first
