@@ -13,6 +13,7 @@ import math
 import time
 import weakref
 from collections import OrderedDict
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 import shiboken6
@@ -480,6 +481,7 @@ class DungeonScene(QGraphicsScene):
         self._poll.setInterval(25)
         self._poll.timeout.connect(self._collect)
         self._generation = 0          # numbers the sheets sent to the worker
+        self._retried = False         # the render in the worker is a retry after the worker died
         self._tile_job = None         # (future, key, level) of tiles being drawn in the worker
         self._tile_timer = QTimer(self)
         self._tile_timer.setSingleShot(True)
@@ -666,8 +668,15 @@ class DungeonScene(QGraphicsScene):
         self._pending = None
         try:
             result = future.result()
+        except BrokenProcessPool:  # the worker died (killed, out of memory): one more try in a new one
+            if not self._retried:
+                self._retried = True
+                self.render_sheet()
+                return
+            result = {"error": "the sheet could not be rendered: the sheet worker process stopped twice"}
         except Exception as exc:  # noqa: BLE001 - a dead worker must not break the editor
             result = {"error": f"the sheet could not be rendered: {exc}"}
+        self._retried = False
         self.background.show_raster(paper, key, result, level)
         self.background.render_ms = (time.perf_counter() - started) * 1000
         self._update_guides()

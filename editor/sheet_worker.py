@@ -23,6 +23,7 @@ import multiprocessing
 import os
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 
 #: The largest coordinate or length the dungeon format allows, in mm (the schema's ``mm``).
@@ -216,9 +217,14 @@ class SheetWorker:
         self._pool: ProcessPoolExecutor | None = None
 
     def submit(self, function, *args) -> Future:
-        """Queue a job; the worker process starts on first use."""
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        """Queue a job; the worker process starts on first use, and again when it died (killed,
+        out of memory: the jobs it was running fail with ``BrokenProcessPool``)."""
+        if self._pool is not None:
+            try:
+                return self._pool.submit(function, *args)
+            except BrokenProcessPool:
+                self.shutdown()
+        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self._pool.submit(function, *args)
 
     def shutdown(self) -> None:

@@ -211,3 +211,40 @@ def test_tiles_of_every_open_sheet_share_one_memory_bound(qtbot, monkeypatch):
     assert sum(len(b.tiles) for b in backgrounds) <= 60
     assert _sharp(window)  # the tab shown keeps every tile it shows
     assert len(backgrounds[0].tiles) < len(backgrounds[-1].tiles)  # the first tab gave its tiles up first
+
+
+def _kill_worker() -> None:
+    import os
+    import signal
+
+    for pid in list(shared_worker()._pool._processes):
+        os.kill(pid, signal.SIGKILL)
+
+
+def test_a_killed_worker_mid_render_is_replaced_and_the_sheet_drawn_again(tiled_window, qtbot):
+    window = tiled_window
+    document, scene = window.current, window.scene
+    element = next(e for e in document.dungeon.elements if e.at is not None)
+    document.push(MoveObjects(document.dungeon, [element.id], 5, 0))
+    scene.render_sheet()
+    assert scene._pending is not None
+    _kill_worker()  # SIGKILL mid-job, as the out-of-memory killer would
+    qtbot.waitUntil(lambda: scene._pending is None, timeout=30_000)
+    assert scene.wait_for_sheet()
+    assert scene.background.has_sheet and not scene.background.error
+    document.push(MoveObjects(document.dungeon, [element.id], 5, 0))  # the next edit renders too
+    scene.render_sheet()
+    assert scene.wait_for_sheet()
+    assert scene.background.has_sheet and not scene.background.error
+    assert _difference(window)[0] < 1.5
+
+
+def test_a_worker_killed_between_jobs_is_replaced_on_the_next_job(tiled_window):
+    import time
+
+    _kill_worker()
+    time.sleep(1.0)  # the pool notices the death on its own thread and refuses new jobs
+    document = tiled_window.current
+    future = shared_worker().submit(render_svg, document.dungeon.to_dict(), document.ruleset.data)
+    svg, error = future.result(timeout=60)
+    assert svg and not error
