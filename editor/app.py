@@ -52,6 +52,19 @@ def _window_size(text: str) -> tuple[int, int] | None:
     return (width, height) if 200 <= width <= 8000 and 200 <= height <= 8000 else None
 
 
+def no_display_reason() -> str | None:
+    """Why a window would not be seen, or ``None``: on Linux with neither ``DISPLAY`` nor
+    ``WAYLAND_DISPLAY`` set and no Qt platform chosen (``QT_QPA_PLATFORM``), Qt would draw
+    the window offscreen where nobody can see or close it."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to show the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a "
+            "desktop session (or with ssh -X), or use --screenshot OUT.png to save a picture of the window "
+            "without a display")
+
+
 def make_application(offscreen: bool = False):
     """The process's ``QApplication`` with the shipped fonts registered (offscreen when asked,
     or when there is no display)."""
@@ -76,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.path and not Path(args.path).exists():
         print(f"inkcrawl edit: {args.path} does not exist", file=sys.stderr)
+        return EXIT_USAGE
+    reason = None if args.screenshot else no_display_reason()
+    if reason:
+        print(f"inkcrawl edit: {reason}", file=sys.stderr)
         return EXIT_USAGE
     app = make_application(offscreen=bool(args.screenshot))
     from editor.mainwindow import MainWindow

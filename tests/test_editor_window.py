@@ -214,3 +214,17 @@ def test_grid_snap_and_step_rotation_have_letter_shortcuts_every_layout_can_type
                    QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.AltModifier)
     turned = next(e for e in window.current.dungeon.elements if e.id == element.id)
     assert turned.rotation_deg == (before + 15) % 360
+
+
+def test_without_a_display_the_editor_says_so_instead_of_hiding_offscreen(tmp_path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "no display" in result.stderr and "--screenshot" in result.stderr
+    out = tmp_path / "shot.png"  # --screenshot needs none
+    shot = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert shot.returncode == 0 and out.stat().st_size > 10_000, shot.stderr
