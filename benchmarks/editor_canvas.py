@@ -18,7 +18,7 @@ script prints the problem count, which should be 0), then in one process, offscr
 - **re-render**: from an edit to its sheet on the canvas (drawn in the worker process), and the
   time the editor's UI thread spends taking the new images.
 
-Usage: ``PYTHONPATH=. python benchmarks/editor_canvas.py [--elements N] [--repeat R] [--seed S]``
+Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/editor_canvas.py [--elements N] [--repeat R] [--seed S]``
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-os.environ.setdefault("XDG_CONFIG_HOME", tempfile.mkdtemp(prefix="inkcrawl-bench-config-"))
 
 ROOM_MM = 60.0
 COLUMNS, ROWS = 6, 8
@@ -88,9 +87,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    # the generated dungeon, the editor's settings and recovery files live in a scratch folder
+    # removed at the end: the benchmark leaves nothing behind and reads none of your settings
+    with tempfile.TemporaryDirectory(prefix="inkcrawl-bench-editor-") as scratch:
+        os.environ["XDG_CONFIG_HOME"] = os.path.join(scratch, "config")
+        os.environ["XDG_DATA_HOME"] = os.path.join(scratch, "data")
+        return run(args, Path(scratch))
+
+
+def run(args: argparse.Namespace, folder: Path) -> int:
+    """Generate the dungeon in ``folder``, open it in the editor and print the figures."""
     from inkcrawl.jsonio import dumps_canonical, write_text_atomic
 
-    folder = Path(tempfile.mkdtemp(prefix="inkcrawl-bench-editor-"))
     path = folder / "big.json"
     data = make_dungeon(args.elements, args.seed)
     write_text_atomic(path, dumps_canonical(data))
@@ -215,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     app.clipboard().clear()
     window.confirm_discard = lambda d: True
     window.close()
+    from editor.sheet_worker import shared_worker
+
+    shared_worker().shutdown()
     return 0
 
 
