@@ -140,13 +140,13 @@ class SheetBackground(QGraphicsObject):
     def add_tiles(self, key: str, level: float, tiles) -> None:
         """Keep ``tiles`` ((column, row, RGB32 bytes)) of sheet ``key`` at ``level``; tiles of
         another sheet are ignored (it was replaced while they were drawn)."""
-        from editor.sheet_worker import TILE_PX
+        from editor.sheet_worker import TILE_IMAGE_PX, TILE_PX
 
         if key != self.raster_key:
             return
         tile_mm = TILE_PX / level
         for column, row, data in tiles:
-            self.tiles[(level, column, row)] = _image(TILE_PX, TILE_PX, data)
+            self.tiles[(level, column, row)] = _image(TILE_IMAGE_PX, TILE_IMAGE_PX, data)
             self.update(QRectF(column * tile_mm, row * tile_mm, tile_mm, tile_mm))
         self._evict_tiles(max(self.TILE_MEMORY // (TILE_PX * TILE_PX * 4), 1))
 
@@ -186,14 +186,14 @@ class SheetBackground(QGraphicsObject):
         painter.drawRect(rect)
 
     def _paint_raster(self, painter: QPainter, exposed: QRectF) -> None:
-        from editor.sheet_worker import TILE_PX, tile_level
+        from editor.sheet_worker import TILE_PAD_PX, TILE_PX, tile_level
 
         transform = painter.worldTransform()
         device = painter.device()
         ratio = device.devicePixelRatioF() if device is not None else 1.0
         self.level = level = tile_level(math.hypot(transform.m11(), transform.m12()) * ratio)
         self.painted_at = time.monotonic()
-        tile_mm = TILE_PX / level
+        tile_mm, pad_mm = TILE_PX / level, TILE_PAD_PX / level
         paper = self.boundingRect()
         found, missing = [], False
         for column, row in self.tiles_for(exposed, level):
@@ -202,12 +202,16 @@ class SheetBackground(QGraphicsObject):
                 missing = True
                 continue
             self.tiles.move_to_end((level, column, row))
-            # tiles along the paper's right and bottom edges reach past it: draw only the paper
-            target = QRectF(column * tile_mm, row * tile_mm, tile_mm, tile_mm).intersected(paper)
-            source = QRectF((target.x() - column * tile_mm) * level, (target.y() - row * tile_mm) * level,
+            # each image overlaps its neighbours by the pad (no seams where edges fall between
+            # pixels); along the paper's right and bottom edges it reaches past it: draw only paper
+            x, y = column * tile_mm - pad_mm, row * tile_mm - pad_mm
+            target = QRectF(x, y, tile_mm + 2 * pad_mm, tile_mm + 2 * pad_mm).intersected(paper)
+            source = QRectF((target.x() - x) * level, (target.y() - y) * level,
                             target.width() * level, target.height() * level)
             found.append((target, image, source))
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        if not missing:  # under the tiles' soft edges: paper, not the canvas's grey
+            painter.fillRect(exposed, QColor(style.COLOUR.paper))
         if missing:
             s = self.overview_scale
             painter.drawImage(exposed, self.overview,

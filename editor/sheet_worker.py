@@ -77,6 +77,10 @@ def render_svg(dungeon_data: dict, ruleset_data: dict) -> tuple[str, str]:
 
 #: Side of a sheet tile in device pixels.
 TILE_PX = 256
+#: Each tile's image reaches this many pixels into its neighbours: drawn at a zoom between two
+#: levels, tile edges fall between pixels, and the overlap keeps them from showing as seams.
+TILE_PAD_PX = 2
+TILE_IMAGE_PX = TILE_PX + 2 * TILE_PAD_PX
 #: Largest overview image side in pixels, and its finest resolution in pixels per mm.
 OVERVIEW_MAX_PX = 4096
 OVERVIEW_MAX_PX_PER_MM = 4.0
@@ -149,18 +153,20 @@ def _image_bytes(image) -> tuple[int, int, bytes]:
 
 def _draw_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
     """Draw ``tiles`` (column, row) of the kept sheet ``key`` at ``level`` pixels per mm in
-    one pass over the sheet (the bounding block of the tiles), cut into tiles."""
+    one pass over the sheet (the bounding block of the tiles), cut into images of
+    :data:`TILE_IMAGE_PX` pixels: each tile with :data:`TILE_PAD_PX` pixels of its neighbours
+    around it."""
     renderer, width_mm, height_mm = _KEPT[key]
     if not tiles:
         return []
     c0, c1 = min(c for c, _ in tiles), max(c for c, _ in tiles)
     r0, r1 = min(r for _, r in tiles), max(r for _, r in tiles)
-    tile_mm = TILE_PX / level
-    block = _draw(renderer, width_mm, height_mm, c0 * tile_mm, r0 * tile_mm, level,
-                  (c1 - c0 + 1) * TILE_PX, (r1 - r0 + 1) * TILE_PX)
+    tile_mm, pad_mm = TILE_PX / level, TILE_PAD_PX / level
+    block = _draw(renderer, width_mm, height_mm, c0 * tile_mm - pad_mm, r0 * tile_mm - pad_mm, level,
+                  (c1 - c0 + 1) * TILE_PX + 2 * TILE_PAD_PX, (r1 - r0 + 1) * TILE_PX + 2 * TILE_PAD_PX)
     out = []
     for c, r in tiles:
-        tile = block.copy((c - c0) * TILE_PX, (r - r0) * TILE_PX, TILE_PX, TILE_PX)
+        tile = block.copy((c - c0) * TILE_PX, (r - r0) * TILE_PX, TILE_IMAGE_PX, TILE_IMAGE_PX)
         out.append((c, r, _image_bytes(tile)[2]))
     return out
 
@@ -172,7 +178,7 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
 
     Returns ``{"error": reason}`` when the sheet cannot be laid out (see :func:`render_svg`),
     else ``{"error": "", "overview": (scale, width_px, height_px, RGB32 bytes), "tiles":
-    [(column, row, RGB32 bytes of TILE_PX x TILE_PX)]}``. Runs in the worker process only
+    [(column, row, RGB32 bytes of TILE_IMAGE_PX x TILE_IMAGE_PX)]}``. Runs in the worker process only
     (it starts Qt there, offscreen)."""
     sheet = _parsed_sheet(dungeon_data, ruleset_data)
     if isinstance(sheet, str):

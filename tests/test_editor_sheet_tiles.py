@@ -248,3 +248,34 @@ def test_a_worker_killed_between_jobs_is_replaced_on_the_next_job(tiled_window):
     future = shared_worker().submit(render_svg, document.dungeon.to_dict(), document.ruleset.data)
     svg, error = future.result(timeout=60)
     assert svg and not error
+
+
+@pytest.mark.parametrize("zoom", [0.28, 2.0])
+def test_no_seams_where_tiles_meet_between_two_zoom_levels(tiled_window, zoom):
+    """At a zoom between two tile levels, tile edges fall between pixels: the lines of pixels
+    along them must look like the vector drawing, not like a faint grid."""
+    window = tiled_window
+    view, background = window.view, window.scene.background
+    view.set_zoom(zoom)
+    view.centerOn(100, 140)
+    assert window.scene.wait_for_sheet() and _sharp(window)
+    level = tile_level(view.transform().m11())
+    assert level != pytest.approx(view.transform().m11())  # really between two levels
+    view.viewport().repaint()
+    shown, expected = view.viewport().grab().toImage(), _vector_image(window)
+    paper = view.mapFromScene(background.boundingRect()).boundingRect().intersected(view.viewport().rect())
+    inner = paper.adjusted(3, 3, -3, -3)
+    tile_mm = TILE_PX / level
+    lines = []
+    for column in range(1, int(background.width_mm / tile_mm) + 1):
+        x = view.mapFromScene(column * tile_mm, 0).x()
+        if inner.left() < x < inner.right():
+            lines.append(QRect(x - 1, inner.top(), 3, inner.height()))
+    for row in range(1, int(background.height_mm / tile_mm) + 1):
+        y = view.mapFromScene(0, row * tile_mm).y()
+        if inner.top() < y < inner.bottom():
+            lines.append(QRect(inner.left(), y - 1, inner.width(), 3))
+    assert lines
+    for line in lines:
+        diff = numpy.abs(_pixels(shown, line) - _pixels(expected, line))
+        assert diff.mean() < 2.0, (line, diff.mean())
