@@ -379,7 +379,7 @@ class PackBrowser(QWidget):
         if pack_path != self.manifest_path:
             if self.modified and self.manifest is not None and self.ask_save_pack() == "save":
                 self.save_pack()  # another pack replaces this one: offer to keep its changes first
-            self.settle_removed()
+            self._keep_unsettled_removed()
             self._load_manifest(pack_path) if pack_path is not None else self._clear()
         open_docs = list(self.window.documents)
         for entry in self.entries:
@@ -805,6 +805,24 @@ class PackBrowser(QWidget):
                 if not self.window.confirm_discard(document):
                     return False
         return True
+
+    def _keep_unsettled_removed(self) -> None:
+        """Another pack replaces this one, and its undo history goes: ask about each removed
+        dungeon's unsaved edits; one the user did not save or discard (Cancel, or a failed
+        save) comes back in a tab of its own, outside the pack, so its edits are not lost."""
+        for entry in list(self.removed):
+            document = entry.document
+            if document is None or not shiboken6.isValid(document) or not document.modified:
+                continue
+            if self.window.confirm_discard(document):
+                continue
+            if document in self._parked:
+                self._parked.remove(document)
+            self._syncing = True
+            try:
+                self.window.add_document(document, make_current=False)
+            finally:
+                self._syncing = False
 
     def _sync_tab_order(self) -> None:
         """Reorder the window's documents so the pack's open dungeons follow the pack's order."""

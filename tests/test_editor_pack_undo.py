@@ -375,3 +375,31 @@ def test_a_removed_dungeon_with_unsaved_edits_keeps_its_recovery_file(qtbot, tmp
     browser.removed = []
     files.autosave_now()
     assert not recovery.exists()
+
+
+def test_opening_another_pack_never_drops_a_removed_dungeons_unsaved_edits(qtbot, tmp_path):
+    """Another pack replaces this one (and its undo history): a removed dungeon with unsaved
+    edits is asked about; answering Cancel keeps it open in a tab of its own, edits and all."""
+    import shiboken6
+
+    from tests.editor_support import GRID_PACK
+
+    pack = _pack_copy(tmp_path)
+    other = tmp_path / "ember-halls"
+    shutil.copytree(GRID_PACK, other)
+    window, browser = _window(qtbot, pack)
+    _click_row(browser, 1)
+    document = window.current
+    window.scene.select_refs([document.dungeon.elements[0].id])
+    window.action("delete").trigger()
+    edited = document.canonical_text()
+    _click_row(browser, 1)
+    _click(browser.buttons["delete"])
+    asked = []
+    window.confirm_discard = lambda d: asked.append(d) or False  # Cancel
+    assert window.open_path(other)
+    assert asked == [document]
+    qtbot.wait(50)  # deleteLater would have run
+    assert shiboken6.isValid(document) and document in window.documents
+    assert document.modified and document.canonical_text() == edited
+    assert browser.manifest_path == other / "pack.json" and not browser.removed
