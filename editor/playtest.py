@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog, QFrame, QLabel, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
+)
 
 #: The shortcut of Start Playtest (and of stopping it).
 SHORTCUT = "F5"
@@ -166,7 +168,14 @@ class PlaytestController(QObject):
         self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.stack.addWidget(self.reason)
         layout.addWidget(self.stack, 1)
-        self.dock = window.add_dock(self.widget, "Playtest", Qt.DockWidgetArea.RightDockWidgetArea, "playtest")
+        # a scroll area: on a short screen the dock scrolls instead of squeezing its rows over each
+        # other (or stretching the window past the screen)
+        self.scroll = scroll = QScrollArea()
+        scroll.setObjectName("playtest_scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.widget)
+        self.dock = window.add_dock(scroll, "Playtest", Qt.DockWidgetArea.RightDockWidgetArea, "playtest")
 
         window.current_changed.connect(self._current_changed)
         window.tool_group.triggered.connect(lambda _action: self.stop("another tool was chosen"))
@@ -191,6 +200,14 @@ class PlaytestController(QObject):
     def playing(self) -> bool:
         """Whether a playtest runs."""
         return self.active is not None
+
+    def _claim_height(self) -> None:
+        """Give the dock the height its panel needs, up to 70 % of the screen; beyond that it
+        scrolls (its rows never squeeze over each other)."""
+        screen = self.window.screen()
+        available = screen.availableGeometry().height() if screen is not None else 800
+        needed = self.widget.sizeHint().height()
+        self.scroll.setMinimumHeight(min(needed, int(available * 0.7)))
 
     def toggle(self) -> None:
         """Start a playtest, or stop the running one."""
@@ -235,6 +252,7 @@ class PlaytestController(QObject):
         self.active, self.tool = panel, tool
         self.stack.addWidget(panel)
         self.stack.setCurrentWidget(panel)
+        self._claim_height()
         if window.scene is not None:
             window.scene.clearSelection()
         if window.tool is not None:

@@ -811,7 +811,8 @@ class GridPanel(QWidget):
             return
         self._reset_tool()
         if session.finished:
-            self.message.setText("The game is over: the score is final")
+            self.refresh()
+            self.say(f"{self.round_label.text()}: the score is final")
         elif passing:
             self.say(f"{session.seat_name()}'s turn: round {session.round}")
         else:

@@ -420,3 +420,17 @@ def test_grid_unplaceable_segment_takes_a_tally_mark(qtbot):
     QTest.mouseClick(panel.tally_button, Qt.MouseButton.LeftButton)
     assert session.me.tallies == 1 and session.cards[index].done == "tally mark"
     assert session.score().terms["tally"] == session.rules.vp["tally"]
+
+
+def test_on_a_short_window_the_grid_panel_scrolls_instead_of_overlapping_its_rows(qtbot):
+    window = _start(qtbot, GRID_DUNGEON, zoom=0.5)
+    window.resize(1200, 560)
+    panel = _new_game(window, 3, 3)
+    qtbot.wait(50)
+    rows = [panel.layout().itemAt(i).widget() for i in range(panel.layout().count())]
+    shown = [w for w in rows if w is not None and w.isVisible()]
+    assert len(shown) >= 6
+    for upper, lower in zip(shown, shown[1:]):
+        assert upper.geometry().bottom() < lower.geometry().top(), (upper.objectName(), lower.objectName())
+    scroll = window.playtest.scroll
+    assert scroll.verticalScrollBar().maximum() > 0  # the rest is a scroll away

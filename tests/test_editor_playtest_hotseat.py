@@ -289,6 +289,8 @@ def test_hotseat_whole_game_by_mouse_equals_play_game(qtbot, seed, players):
     assert [row[1] for row in rows] == ["final"] * players
     assert "Game over after 7 rounds" in panel.round_label.text()
     assert ("wins" if len(result.winners) == 1 else "shared win") in panel.round_label.text()
+    assert "Game over after 7 rounds" in window.statusBar().currentMessage()  # not "press Next Round"
+    assert "Game over" in panel.message.text()
     assert not panel.next_button.isEnabled()
     # once over, clicking a seat shows its map and its score term by term
     last = panel.seats.topLevelItem(players - 1)
