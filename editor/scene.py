@@ -786,6 +786,11 @@ class DungeonScene(QGraphicsScene):
             font = QFont(style.FONT_FAMILY)
             font.setPointSizeF(4)
             painter.setFont(font)
-            painter.drawText(QRectF(5, 2, self.background.width_mm - 10, 12),
-                             Qt.TextFlag.TextWordWrap, self.background.error)
+            # as tall as the whole reason needs (it may run to several lines), on a light band
+            flags = int(Qt.TextFlag.TextWordWrap)
+            room = QRectF(5, 2, self.background.width_mm - 10, self.background.height_mm - 4)
+            needed = painter.boundingRect(room, flags, self.background.error)
+            band = QRectF(room.left(), room.top(), room.width(), needed.height())
+            painter.fillRect(band.adjusted(-1, -1, 1, 1), QColor(255, 255, 255, 215))
+            painter.drawText(band, flags, self.background.error)
             painter.restore()

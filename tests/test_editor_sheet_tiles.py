@@ -279,3 +279,19 @@ def test_no_seams_where_tiles_meet_between_two_zoom_levels(tiled_window, zoom):
     for line in lines:
         diff = numpy.abs(_pixels(shown, line) - _pixels(expected, line))
         assert diff.mean() < 2.0, (line, diff.mean())
+
+
+def test_the_reason_a_sheet_cannot_print_is_shown_whole(qtbot):
+    """A long reason runs to several lines over the canvas: none of it is cut off."""
+    window = make_window(qtbot, LINE_DUNGEON)
+    scene = window.scene
+    scene.background.error = "the sheet cannot be printed as it is: " + "a room reaches the footer; " * 12
+    image = QImage(420, 240, QImage.Format.Format_RGB32)  # the top 60 mm of the sheet, 7 px per mm
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    scene.render(painter, QRectF(0, 0, 420, 240), QRectF(0, 0, 60 * 420 / 240, 60))
+    painter.end()
+    pixels = _pixels(image, QRect(0, 0, 420, 240))
+    red = pixels[:, 2::4] - pixels[:, 0::4]  # red minus blue, per pixel (BGRA bytes)
+    rows_with_text = sorted({y for y, x in zip(*numpy.nonzero(red > 60))})
+    assert rows_with_text and rows_with_text[-1] > 14 * 7  # below the old 12 mm band
