@@ -158,9 +158,25 @@ class CanvasView(QGraphicsView):
         super().keyReleaseEvent(event)
 
     # drawing -----------------------------------------------------------------------------
+    def _draw_cells(self, painter: QPainter, grid) -> None:
+        """The snapping grid of a grid-family dungeon: its rooms' cells (what tools snap to,
+        cells and their edges), not a mm grid."""
+        painter.setPen(QPen(QColor(30, 136, 229, 70), 0))
+        x0, y0 = grid.origin_mm
+        width, height = grid.columns * grid.cell_mm, grid.rows * grid.cell_mm
+        for column in range(grid.columns + 1):
+            x = x0 + column * grid.cell_mm
+            painter.drawLine(QPointF(x, y0), QPointF(x, y0 + height))
+        for row in range(grid.rows + 1):
+            y = y0 + row * grid.cell_mm
+            painter.drawLine(QPointF(x0, y), QPointF(x0 + width, y))
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
         super().drawForeground(painter, rect)
-        if self.show_grid and self.grid_step_mm > 0:
+        dungeon = getattr(getattr(self.scene(), "document", None), "dungeon", None)
+        if self.show_grid and getattr(dungeon, "family", "") == "grid":
+            self._draw_cells(painter, dungeon.grid)
+        elif self.show_grid and self.grid_step_mm > 0:
             step = self.grid_step_mm
             while step * self.transform().m11() < 6:  # keep at least 6 px between grid lines
                 step *= 2

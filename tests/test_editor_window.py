@@ -228,3 +228,31 @@ def test_without_a_display_the_editor_says_so_instead_of_hiding_offscreen(tmp_pa
     shot = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out)],
                           env=env, capture_output=True, text=True, timeout=120)
     assert shot.returncode == 0 and out.stat().st_size > 10_000, shot.stderr
+
+
+def test_the_grid_shown_on_a_grid_dungeon_is_its_cells_not_a_mm_grid(qtbot):
+    from tests.editor_support import GRID_DUNGEON
+
+    window = make_window(qtbot, GRID_DUNGEON)
+    view, grid = window.view, window.current.dungeon.grid
+    view.set_zoom(1.0)
+    view.centerOn(grid.origin_mm[0] + grid.cell_mm, grid.origin_mm[1] + grid.cell_mm)
+
+    def grab():
+        view.viewport().repaint()
+        return view.viewport().grab().toImage()
+
+    view.show_grid = False
+    plain = grab()
+    view.show_grid = True
+    shown = grab()
+    row = view.mapFromScene(0, grid.origin_mm[1] + grid.cell_mm * 0.37).y()  # inside a room, off the walls
+
+    def changed(x_mm: float) -> bool:
+        x = view.mapFromScene(x_mm, 0).x()
+        return any(plain.pixel(x + dx, row) != shown.pixel(x + dx, row) for dx in (-1, 0, 1))
+
+    assert changed(grid.origin_mm[0] + grid.cell_mm)  # a cell boundary
+    inside = grid.origin_mm[0] + grid.cell_mm
+    five = next(x for x in range(int(inside) + 2, int(inside + grid.cell_mm) - 1) if x % 5 == 0)
+    assert not changed(five)  # where the 5 mm grid of the line family would draw a line
