@@ -269,6 +269,8 @@ class PackBrowser(QWidget):
                        self.undo_stack.undoTextChanged, self.undo_stack.redoTextChanged):
             signal.connect(lambda *_: self._update_undo_buttons())
         self.undo_stack.cleanChanged.connect(lambda _clean: self._update_marker())
+        # a message tells of the last pack edit: the next edit, an undo or a redo supersedes it
+        self.undo_stack.indexChanged.connect(lambda _index: self.message.hide())
         window.undo_group.addStack(self.undo_stack)
         self._focus_watch = _FocusWatch(self)
         self._update_undo_buttons()
@@ -442,8 +444,12 @@ class PackBrowser(QWidget):
                 state = " \u2022 unsaved" if unsaved else ""
                 cached = self._thumbs.get(id(document))
                 icon = cached[1] if cached is not None else _placeholder("\u2026")
+            elif self.pack_dir is not None and not self._path_of(entry.relative).is_file():
+                title, state, icon = entry.relative, " \u2022 missing: not on disk", _placeholder("missing")
+            elif not entry.title:  # never opened: the window said why when the pack opened
+                title, state, icon = entry.relative, " \u2022 could not be opened: click for why", _placeholder("!")
             else:
-                title, state, icon = entry.title or entry.relative, " \u2022 closed", _placeholder("closed")
+                title, state, icon = entry.title, " \u2022 closed", _placeholder("closed")
             item = QListWidgetItem(icon, f"{number}. {title}\n{entry.relative}{state}")
             item.setToolTip(str(self._path_of(entry.relative)) if self.pack_dir else entry.relative)
             self.list.addItem(item)

@@ -217,6 +217,12 @@ def test_a_pack_with_a_broken_member_opens_the_others(qtbot, messages, tmp_path)
     assert window.open_path(folder)
     assert [d.dungeon.id for d in window.documents] == ["tiny"]
     assert "dungeons/bad.json is not opened" in messages[-1][1] and "/elements/0/size_mm" in messages[-1][1]
+    # the Pack list says so too, rather than calling it closed
+    items = [window.pack_browser.list.item(row).text() for row in range(2)]
+    assert "could not be opened" in items[1] and "closed" not in items[1]
+    (folder / "dungeons" / "bad.json").unlink()
+    window.pack_browser.refresh_list()
+    assert "missing: not on disk" in window.pack_browser.list.item(1).text()
 
 
 @pytest.mark.parametrize("stored", ["abc", "nan", "inf", "-5", "0", "1e308"])

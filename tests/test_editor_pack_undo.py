@@ -403,3 +403,13 @@ def test_opening_another_pack_never_drops_a_removed_dungeons_unsaved_edits(qtbot
     assert shiboken6.isValid(document) and document in window.documents
     assert document.modified and document.canonical_text() == edited
     assert browser.manifest_path == other / "pack.json" and not browser.removed
+
+
+def test_the_removal_notice_goes_when_the_removal_is_undone(qtbot, tmp_path):
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    _click_row(browser, 1)
+    _click(browser.buttons["delete"])
+    assert browser.message.isVisibleTo(browser) and "Removed" in browser.message.text()
+    _click(browser.undo_button)
+    assert not browser.message.isVisibleTo(browser)  # it no longer tells the truth
