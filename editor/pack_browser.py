@@ -399,13 +399,14 @@ class PackBrowser(QWidget):
         self.hint.setVisible(self.manifest is None)
         self.body.setVisible(self.manifest is not None)
         has_pack = self.manifest is not None
-        if has_pack != getattr(self, "_shown_for_pack", None):
+        dock = self.parentWidget()
+        if has_pack != getattr(self, "_shown_for_pack", None) and dock is not None \
+                and hasattr(dock, "toggleViewAction"):
             # the dock appears when a pack opens and steps aside for lone dungeon files;
-            # in between, the Window menu shows or hides it as the user likes
+            # in between, the Window menu shows or hides it as the user likes (noted only once
+            # the browser sits in its dock: the first sync runs before)
             self._shown_for_pack = has_pack
-            dock = self.parentWidget()
-            if dock is not None and hasattr(dock, "toggleViewAction"):
-                dock.setVisible(has_pack)
+            dock.setVisible(has_pack)
         self.refresh_list()
 
     def _clear(self) -> None:

@@ -242,3 +242,11 @@ def test_big_dungeons_get_their_thumbnails_from_the_worker_process(qtbot, tmp_pa
     window.scene.select_refs([document.dungeon.elements[0].id])
     window.action("delete").trigger()
     qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision != before, timeout=30_000)
+
+
+def test_the_pack_dock_shows_for_packs_and_steps_aside_for_lone_dungeons(qtbot):
+    window = make_window(qtbot, LINE_DUNGEON)
+    dock = window.pack_browser.parentWidget()
+    assert not dock.isVisible()  # a lone dungeon: no empty dock taking room from the canvas
+    assert window.open_path(LINE_PACK)
+    assert dock.isVisible()
