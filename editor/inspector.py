@@ -599,8 +599,8 @@ class RemindersField(Field):
             item = QListWidgetItem(text)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
             self.list.addItem(item)
-        if self.list.count():
-            self.list.setCurrentRow(min(max(row, 0), self.list.count() - 1))
+        if self.list.count() and row >= 0:  # keep the chosen reminder; none is chosen on opening
+            self.list.setCurrentRow(min(row, self.list.count() - 1))
         self.list.blockSignals(False)
 
     def _edited(self, item: QListWidgetItem) -> None:

@@ -162,6 +162,7 @@ def test_sheet_data_editing(qtbot):
     one_more_step()
     # reminders: add one, type its text through the list's editor, move it up, remove it
     reminders = list(sheet.reminders)
+    assert reminders and fields["reminders"].list.currentRow() == -1  # none highlighted until chosen
     QTest.mouseClick(fields["reminders"].buttons["add"], Qt.MouseButton.LeftButton)
     assert document.dungeon.sheet.reminders == reminders + ["New reminder"]
     one_more_step()
