@@ -1,8 +1,9 @@
 """Make the editor screenshots of the README (docs/editor-line.png, docs/editor-grid.png).
 
-Run from the repository: ``python docs/editor_screenshots.py`` (offscreen; no display needed).
-The line picture shows a pack with a monster selected and its properties in the Inspector; the
-grid picture shows a grid dungeon during a playtest with a few segments placed.
+Run from the repository: ``.venv/bin/python docs/editor_screenshots.py`` (offscreen; no display
+needed). The line picture shows a pack with the boss of its last dungeon selected and its
+properties in the Inspector; the grid picture shows a hot-seat playtest of a grid dungeon for
+three players, in round 2, with the second seat on turn.
 """
 
 from __future__ import annotations
@@ -21,6 +22,40 @@ sys.path.insert(0, str(REPO))
 def settle(app, rounds: int = 10) -> None:
     for _ in range(rounds):
         app.processEvents()
+
+
+def play_hotseat(app, window) -> None:
+    """Start a three-seat hot-seat playtest (seed 4) and play round 1 and half of round 2 with
+    the first legal placement of each card (a tally mark where there is none)."""
+    from editor.playtest_grid import HOTSEAT
+
+    window.playtest.toggle()
+    panel = window.playtest.active
+    panel.seed_box.setValue(4)
+    panel.players_box.setValue(3)
+    panel.others_box.setCurrentIndex(panel.others_box.findData(HOTSEAT))
+    panel.new_button.click()
+    panel = window.playtest.active
+    session, tool = panel.session, window.view.tool
+
+    def play_seat() -> None:
+        while session.pending():
+            options = session.options(panel.current_card())
+            if options:
+                room, mask = options[len(options) // 3]
+                masks = session.masks_in(panel.current_card(), room) if isinstance(mask, int) else []
+                tool.turn = masks.index(mask) if mask in masks else 0
+                tool.click_room(room)
+            else:
+                panel.tally()
+        settle(app)
+
+    for _ in range(3):  # round 1, every seat
+        play_seat()
+        panel.next_round()
+    play_seat()  # round 2: seat 1, then hand over to seat 2
+    panel.next_round()
+    settle(app)
 
 
 def main() -> int:
@@ -62,8 +97,7 @@ def main() -> int:
     grid.show()
     settle(app)
     grid.view.zoom_to_fit()
-    feature = next(f for f in grid.current.dungeon.features if f.kind == "dragon")
-    grid.select_refs([feature.id])
+    play_hotseat(app, grid)
     save(grid, "editor-grid.png")
     grid.close()
     app.clipboard().clear()
