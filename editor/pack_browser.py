@@ -564,12 +564,17 @@ class PackBrowser(QWidget):
         self._thumb_poll.start()
 
     def _collect_thumbnails(self, wait: bool = False) -> None:
+        from editor.sheet_worker import shared_worker
+
         for key, (future, revision, document) in list(self._thumb_jobs.items()):
-            if wait:
+            deadline = time.perf_counter() + 60
+            while wait and not future.done() and time.perf_counter() < deadline:
+                shared_worker().check()  # a worker that died mid-reply: the job fails instead of never ending
                 try:
-                    future.result(timeout=60)
+                    future.result(timeout=0.5)
                 except Exception:  # noqa: BLE001 - reported below as a marked placeholder
                     pass
+            shared_worker().check()
             if not future.done():
                 continue
             del self._thumb_jobs[key]

@@ -661,6 +661,9 @@ class DungeonScene(QGraphicsScene):
         self._poll.start()
 
     def _collect(self) -> None:
+        from editor.sheet_worker import shared_worker
+
+        shared_worker().check()  # a worker that died mid-reply: its jobs fail instead of never ending
         self._collect_tiles()
         if self._pending is None:
             if self._tile_job is None:
@@ -719,7 +722,7 @@ class DungeonScene(QGraphicsScene):
                     return True
             job = self._pending or self._tile_job
             try:
-                job[0].result(timeout=max(0.0, deadline - time.perf_counter()))
+                job[0].result(timeout=min(0.5, max(0.0, deadline - time.perf_counter())))
             except Exception:  # noqa: BLE001 - reported by _collect
                 pass
             self._collect()

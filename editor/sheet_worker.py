@@ -233,6 +233,23 @@ class SheetWorker:
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self._pool.submit(function, *args)
 
+    def check(self) -> None:
+        """Make sure the jobs of a worker process that died end (with ``BrokenProcessPool``).
+
+        ``concurrent.futures`` misses a death in one case: a process killed while sending a
+        reply (tiles are megabytes, so the window is wide) leaves the pool reading the rest of
+        that reply forever, as this process still holds the pipe's other end; its jobs would
+        never finish, nor the program exit. When every worker process is dead, closing that
+        end ends the read, and the pool fails its jobs and refuses new ones (``submit`` then
+        starts a new process). Cheap: call it while waiting for a job."""
+        pool = self._pool
+        processes = getattr(pool, "_processes", None) if pool is not None else None
+        if not processes or any(process.is_alive() for process in list(processes.values())):
+            return
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        if writer is not None and not writer.closed:
+            writer.close()
+
     def shutdown(self) -> None:
         """Stop the worker process, dropping queued renders."""
         if self._pool is not None:

@@ -250,3 +250,27 @@ def test_the_pack_dock_shows_for_packs_and_steps_aside_for_lone_dungeons(qtbot):
     assert not dock.isVisible()  # a lone dungeon: no empty dock taking room from the canvas
     assert window.open_path(LINE_PACK)
     assert dock.isVisible()
+
+
+def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbot, tmp_path, monkeypatch):
+    """The sheet worker dies in the middle of a reply: the thumbnails queued behind it end
+    (a marked placeholder), and the next edit's thumbnail is drawn by a new worker."""
+    import time
+
+    import editor.pack_browser as pack_browser
+    from editor.sheet_worker import shared_worker
+    from tests.test_editor_sheet_tiles import _die_mid_reply
+
+    monkeypatch.setattr(pack_browser, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    browser.flush_thumbnails()
+    shared_worker().submit(_die_mid_reply)
+    document = window.current
+    window.scene.select_refs([document.dungeon.elements[0].id])
+    window.action("delete").trigger()
+    started = time.perf_counter()
+    browser.flush_thumbnails()
+    assert time.perf_counter() - started < 20 and not browser._thumb_jobs
+    window.action("undo").trigger()
+    qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision, timeout=30_000)

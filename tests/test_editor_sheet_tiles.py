@@ -296,3 +296,31 @@ def test_the_reason_a_sheet_cannot_print_is_shown_whole(qtbot):
     red = pixels[:, 2::4] - pixels[:, 0::4]  # red minus blue, per pixel (BGRA bytes)
     rows_with_text = sorted({int(y) for y in numpy.nonzero(red > 60)[0]})
     assert rows_with_text and rows_with_text[-1] > 14 * 7  # past the 12 mm band it once was cut to
+
+
+def _die_mid_reply():
+    """A worker job that starts its reply and dies before the end of it (as a worker killed
+    while sending megabytes of tiles does)."""
+    import os
+    import signal
+    import struct
+    import sys
+
+    frame = sys._getframe()
+    while "result_queue" not in frame.f_locals:
+        frame = frame.f_back
+    frame.f_locals["result_queue"]._writer._send(struct.pack("!i", 1000))  # a header, then nothing
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_killed_while_replying_never_leaves_the_canvas_waiting(tiled_window):
+    window = tiled_window
+    document, scene = window.current, window.scene
+    shared_worker().submit(_die_mid_reply)
+    element = next(e for e in document.dungeon.elements if e.at is not None)
+    document.push(MoveObjects(document.dungeon, [element.id], 5, 0))
+    scene.render_sheet()
+    assert scene._pending is not None
+    assert scene.wait_for_sheet(30)
+    assert scene.background.has_sheet and not scene.background.error
+    assert _difference(window)[0] < 1.5
