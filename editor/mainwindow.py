@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         self.pack_path: Path | None = None
         self._scenes: dict[int, DungeonScene] = {}
         self.undo_group = QUndoGroup(self)
+        self._titled: set[int] = set()  # ids of documents whose title updates are connected
         self.ctx = CanvasContext(self.show_status)
         self.menus: dict[str, object] = {}
         self.actions_by_id: dict[str, QAction] = {}
@@ -265,9 +266,12 @@ class MainWindow(QMainWindow):
         self.tabs.blockSignals(True)
         self.tabs.insertTab(position, document.display_name)
         self.tabs.blockSignals(False)
-        document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._update_title(d))
-        document.path_changed.connect(lambda d=document: self._update_title(d))
-        document.changed.connect(lambda _refs, d=document: self._update_title(d) if "sheet" in _refs else None)
+        if id(document) not in self._titled:  # a document back from the pack's undo is connected already
+            self._titled.add(id(document))
+            document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._update_title(d))
+            document.path_changed.connect(lambda d=document: self._update_title(d))
+            document.changed.connect(lambda _refs, d=document: self._update_title(d) if "sheet" in _refs else None)
+            document.destroyed.connect(lambda _obj=None, key=id(document): self._titled.discard(key))
         self.documents_changed.emit()
         if make_current or self.current is None:
             self.set_current(document)

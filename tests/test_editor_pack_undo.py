@@ -413,3 +413,27 @@ def test_the_removal_notice_goes_when_the_removal_is_undone(qtbot, tmp_path):
     assert browser.message.isVisibleTo(browser) and "Removed" in browser.message.text()
     _click(browser.undo_button)
     assert not browser.message.isVisibleTo(browser)  # it no longer tells the truth
+
+
+def test_removing_and_bringing_back_a_dungeon_does_not_pile_up_its_connections(qtbot, tmp_path):
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    calls = []
+    window._update_title = lambda d: calls.append(d)
+
+    def title_updates_of_an_edit(document) -> int:
+        calls.clear()
+        window.set_current(document)
+        window.scene.select_refs([document.dungeon.elements[0].id])
+        window.action("delete").trigger()  # modified: the title gains its mark
+        document.undo_stack.undo()         # clean again
+        return calls.count(document)
+
+    document = window.documents[1]
+    before = title_updates_of_an_edit(document)
+    for _ in range(3):
+        _click_row(browser, 1)
+        _click(browser.buttons["delete"])
+        _click(browser.undo_button)
+    assert window.documents[1] is document
+    assert before >= 1 and title_updates_of_an_edit(document) == before
