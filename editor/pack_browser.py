@@ -284,6 +284,7 @@ class PackBrowser(QWidget):
         self._thumb_timer.timeout.connect(self._render_next)
         self._thumb_jobs: dict[int, tuple] = {}  # id(document) -> (future, revision, document) in the worker
         self._thumb_again: set[int] = set()      # edited while their thumbnail was being drawn
+        self._thumb_retried: set[tuple[int, int]] = set()  # (document, revision) drawn again after a worker died
         self._thumb_poll = QTimer(self)
         self._thumb_poll.setInterval(50)
         self._thumb_poll.timeout.connect(lambda: self._collect_thumbnails())
@@ -580,8 +581,9 @@ class PackBrowser(QWidget):
             del self._thumb_jobs[key]
             try:
                 result = future.result()
-            except Exception:  # noqa: BLE001 - a dead worker: a marked placeholder, drawn again later
-                result = {"error": "the worker stopped"}
+            except Exception:  # noqa: BLE001 - a dead worker: a marked placeholder, drawn again once
+                result = {"error": "the worker stopped", "retry": (key, revision) not in self._thumb_retried}
+                self._thumb_retried.add((key, revision))
             if key not in self._watched:
                 continue
             if "image" in result:
@@ -590,7 +592,7 @@ class PackBrowser(QWidget):
                 self._thumbs[key] = (revision, QIcon(QPixmap.fromImage(image)))
             else:
                 self._thumbs[key] = (revision, _placeholder("!"))
-            if key in self._thumb_again or revision != document.revision:
+            if key in self._thumb_again or revision != document.revision or result.get("retry"):
                 self._thumb_again.discard(key)
                 self._queue_thumbnail(document)
         if not self._thumb_jobs:

@@ -272,5 +272,15 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
     started = time.perf_counter()
     browser.flush_thumbnails()
     assert time.perf_counter() - started < 20 and not browser._thumb_jobs
+
+    def drawn() -> bool:  # the sheet itself, not the "!" placeholder
+        shown = browser.thumbnail(document)
+        if shown is None or shown[0] != document.revision:
+            return False
+        image = shown[1].pixmap(browser.list.iconSize()).toImage()
+        return sum(1 for x in range(3, image.width() - 3, 2) for y in range(3, image.height() - 3, 2)
+                   if image.pixelColor(x, y).lightness() < 200) > 80
+
+    qtbot.waitUntil(drawn, timeout=30_000)  # drawn again by the new worker, without another edit
     window.action("undo").trigger()
     qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision, timeout=30_000)
