@@ -532,14 +532,18 @@ class PackBrowser(QWidget):
         while self._pending:
             document = self._pending.pop(0)
             if id(document) in self._watched and document in self.window.documents:
-                self._render(document)
+                self._render(document, defer=True)
                 break
-        if self._pending:
+        if self._pending and not self._thumb_timer.isActive():
             self._thumb_timer.start(0)
         self.refresh_list()
 
-    def _render(self, document: DungeonDocument) -> None:
+    def _render(self, document: DungeonDocument, defer: bool = False) -> None:
         if sum(1 for _ in objects(document.dungeon)) > THUMB_WORKER_OBJECTS:
+            scene = getattr(self.window, "scene", None)
+            if defer and scene is not None and scene.worker_busy():
+                self._queue_thumbnail(document)  # the canvas's sheet and tiles come first
+                return
             self._render_in_worker(document)
             return
         started = time.perf_counter()

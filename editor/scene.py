@@ -624,6 +624,11 @@ class DungeonScene(QGraphicsScene):
         self._dirty = False
         self._poll.start()
 
+    def worker_busy(self) -> bool:
+        """Whether the scene waits for the sheet worker (its sheet or tiles being drawn); other
+        work for the worker (the pack's thumbnails) waits, so the canvas is served first."""
+        return self._pending is not None or self._tile_job is not None
+
     def _visible_tiles(self) -> tuple[float, list[tuple[int, int]]]:
         """The tile level of the first view and the tiles of the sheet it shows, with one
         tile of margin around them (a short pan needs nothing new); tiles already kept are

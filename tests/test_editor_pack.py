@@ -284,3 +284,21 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
     qtbot.waitUntil(drawn, timeout=30_000)  # drawn again by the new worker, without another edit
     window.action("undo").trigger()
     qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision, timeout=30_000)
+
+
+def test_big_thumbnails_wait_while_the_canvas_waits_for_the_worker(qtbot, tmp_path, monkeypatch):
+    """Thumbnails and the canvas share one worker: while the canvas's sheet or tiles are being
+    drawn, thumbnail jobs are not queued in front of the next ones."""
+    import editor.pack_browser as pack_browser
+
+    monkeypatch.setattr(pack_browser, "THUMB_WORKER_OBJECTS", -1)
+    pack = _pack_copy(tmp_path)
+    window, browser = _window(qtbot, pack)
+    browser.flush_thumbnails()
+    document = window.documents[2]
+    monkeypatch.setattr(window.scene, "worker_busy", lambda: True)
+    browser._queue_thumbnail(document, delay=False)
+    browser._render_next()
+    assert not browser._thumb_jobs and document in browser._pending  # waits its turn
+    monkeypatch.setattr(window.scene, "worker_busy", lambda: False)
+    qtbot.waitUntil(lambda: not browser._pending and not browser._thumb_jobs, timeout=30_000)
