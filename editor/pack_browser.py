@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QUndoStack
 from PySide6.QtWidgets import (
     QApplication, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
@@ -45,6 +45,8 @@ from PySide6.QtWidgets import (
 
 from editor.document import DungeonDocument, new_document
 from editor.edits import clone_dungeon, objects
+from editor.scene import image_from_worker
+from editor.sheet_worker import render_thumbnail_image, shared_worker
 from editor.pack_edits import (
     ABSENT, AddDungeon, ChangeManifestField, DuplicateDungeon, MoveDungeon, RemoveDungeon,
 )
@@ -77,25 +79,13 @@ class PackEntry:
 
 def render_thumbnail(dungeon, ruleset, size: QSize = THUMB_SIZE) -> QImage:
     """The printed sheet of ``dungeon`` drawn small (the exporters' own SVG, so it shows what
-    prints). Raises whatever the exporters raise for a sheet they cannot lay out."""
-    from PySide6.QtSvg import QSvgRenderer
-
-    from editor.sheet_worker import out_of_range
-    from exporters.sheet import render_sheet
-
-    if out_of_range(dungeon.to_dict()) is not None:
-        raise ValueError("a value is beyond the format's range")
-    page = render_sheet(dungeon, ruleset)
-    renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
-    if not renderer.isValid():
-        raise ValueError("the sheet could not be drawn")
-    image = QImage(size, QImage.Format.Format_RGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    renderer.render(painter, QRectF(0, 0, size.width(), size.height()))
-    painter.end()
-    return image
+    prints), in this process: the drawing the sheet worker makes for big dungeons
+    (:func:`editor.sheet_worker.render_thumbnail_image`). Raises ``ValueError`` with the
+    reason when the sheet cannot be laid out or drawn."""
+    result = render_thumbnail_image(dungeon.to_dict(), ruleset.data, size.width(), size.height())
+    if "image" not in result:
+        raise ValueError(result["error"])
+    return image_from_worker(*result["image"])
 
 
 def _placeholder(text: str) -> QIcon:
@@ -557,8 +547,6 @@ class PackBrowser(QWidget):
     def _render_in_worker(self, document: DungeonDocument) -> None:
         """Draw a big dungeon's thumbnail in the sheet worker process (a second of exporter
         work must not freeze the window); :meth:`_collect_thumbnails` takes it when ready."""
-        from editor.sheet_worker import render_thumbnail_image, shared_worker
-
         key = id(document)
         if key in self._thumb_jobs:  # one at a time per dungeon: draw again when it is back
             self._thumb_again.add(key)
@@ -569,8 +557,6 @@ class PackBrowser(QWidget):
         self._thumb_poll.start()
 
     def _collect_thumbnails(self, wait: bool = False) -> None:
-        from editor.sheet_worker import shared_worker
-
         for key, (future, revision, document) in list(self._thumb_jobs.items()):
             deadline = time.perf_counter() + 60
             while wait and not future.done() and time.perf_counter() < deadline:
@@ -591,9 +577,7 @@ class PackBrowser(QWidget):
             if key not in self._watched:
                 continue
             if "image" in result:
-                width, height, data = result["image"]
-                image = QImage(data, width, height, width * 4, QImage.Format.Format_RGB32).copy()
-                self._thumbs[key] = (revision, QIcon(QPixmap.fromImage(image)))
+                self._thumbs[key] = (revision, QIcon(QPixmap.fromImage(image_from_worker(*result["image"]))))
             else:
                 self._thumbs[key] = (revision, _placeholder("!"))
             if key in self._thumb_again or revision != document.revision or result.get("retry"):

@@ -25,6 +25,9 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsScene, QS
 
 from editor.document import DungeonDocument
 from editor.edits import objects, ref_of
+from editor.sheet_worker import (
+    TILE_IMAGE_PX, TILE_PAD_PX, TILE_PX, render_raster_sheet, render_svg, render_tiles, shared_worker, tile_level,
+)
 from exporters import style
 from inkcrawl.model import Area, Element, Entryway, Feature, GridDungeon, Passage, SIDE_OFFSETS, Wall
 
@@ -89,8 +92,6 @@ class SheetBackground(QGraphicsObject):
     def refresh(self, dungeon, ruleset) -> None:
         """Render the sheet of ``dungeon`` again, in this process (about 20-50 ms for a
         typical sheet; see :class:`DungeonScene` for big ones)."""
-        from editor.sheet_worker import render_svg
-
         started = time.perf_counter()
         svg, error = render_svg(dungeon.to_dict(), ruleset.data)
         self.show_svg(dungeon.sheet.paper, svg, error)
@@ -128,7 +129,7 @@ class SheetBackground(QGraphicsObject):
         self.error = result.get("error", "")
         if not self.error:
             scale, width, height, data = result["overview"]
-            self.overview = _image(width, height, data)
+            self.overview = image_from_worker(width, height, data)
             self.overview_scale = scale
             self.raster_key = key
             self.add_tiles(key, level, result.get("tiles", []))
@@ -140,13 +141,11 @@ class SheetBackground(QGraphicsObject):
     def add_tiles(self, key: str, level: float, tiles) -> None:
         """Keep ``tiles`` ((column, row, RGB32 bytes)) of sheet ``key`` at ``level``; tiles of
         another sheet are ignored (it was replaced while they were drawn)."""
-        from editor.sheet_worker import TILE_IMAGE_PX, TILE_PX
-
         if key != self.raster_key:
             return
         tile_mm = TILE_PX / level
         for column, row, data in tiles:
-            self.tiles[(level, column, row)] = _image(TILE_IMAGE_PX, TILE_IMAGE_PX, data)
+            self.tiles[(level, column, row)] = image_from_worker(TILE_IMAGE_PX, TILE_IMAGE_PX, data)
             self.update(QRectF(column * tile_mm, row * tile_mm, tile_mm, tile_mm))
         self._evict_tiles(max(self.TILE_MEMORY // (TILE_PX * TILE_PX * 4), 1))
 
@@ -162,8 +161,6 @@ class SheetBackground(QGraphicsObject):
 
     def tiles_for(self, rect: QRectF, level: float) -> list[tuple[int, int]]:
         """The tiles (column, row) at ``level`` that cover ``rect`` (mm) on the paper."""
-        from editor.sheet_worker import TILE_PX
-
         rect = rect.intersected(self.boundingRect())
         if rect.isEmpty():
             return []
@@ -186,8 +183,6 @@ class SheetBackground(QGraphicsObject):
         painter.drawRect(rect)
 
     def _paint_raster(self, painter: QPainter, exposed: QRectF) -> None:
-        from editor.sheet_worker import TILE_PAD_PX, TILE_PX, tile_level
-
         transform = painter.worldTransform()
         device = painter.device()
         ratio = device.devicePixelRatioF() if device is not None else 1.0
@@ -222,8 +217,9 @@ class SheetBackground(QGraphicsObject):
             self.tiles_wanted.emit()
 
 
-def _image(width: int, height: int, data: bytes) -> QImage:
-    """An RGB32 image from the worker's bytes (copied, so it owns its pixels)."""
+def image_from_worker(width: int, height: int, data: bytes) -> QImage:
+    """An RGB32 image of ``width`` x ``height`` pixels from the sheet worker's bytes (copied,
+    so it owns its pixels)."""
     return QImage(data, width, height, width * 4, QImage.Format.Format_RGB32).copy()
 
 
@@ -612,8 +608,6 @@ class DungeonScene(QGraphicsScene):
         if self._pending is not None:
             self._dirty = True
             return
-        from editor.sheet_worker import render_raster_sheet, shared_worker
-
         dungeon = self.document.dungeon
         self._generation += 1
         key = f"{id(self)}:{self._generation}"
@@ -633,8 +627,6 @@ class DungeonScene(QGraphicsScene):
         """The tile level of the first view and the tiles of the sheet it shows, with one
         tile of margin around them (a short pan needs nothing new); tiles already kept are
         left out."""
-        from editor.sheet_worker import TILE_PX, tile_level
-
         views = [view for view in self.views() if view.isVisible()] or self.views()
         if not views:
             return 1.0, []
@@ -660,14 +652,10 @@ class DungeonScene(QGraphicsScene):
         level, tiles = self._visible_tiles()
         if not tiles:
             return
-        from editor.sheet_worker import render_tiles, shared_worker
-
         self._tile_job = (shared_worker().submit(render_tiles, key, level, tiles), key, level)
         self._poll.start()
 
     def _collect(self) -> None:
-        from editor.sheet_worker import shared_worker
-
         shared_worker().check()  # a worker that died mid-reply: its jobs fail instead of never ending
         self._collect_tiles()
         if self._pending is None:

@@ -127,18 +127,21 @@ def _draw(renderer, width_mm: float, height_mm: float, x_mm: float, y_mm: float,
 
 
 def _parsed_sheet(dungeon_data: dict, ruleset_data: dict):
-    """The dungeon's sheet laid out and parsed by Qt in the worker: ``(QSvgRenderer,
-    width_mm, height_mm)``, or the reason it cannot be drawn (see :func:`render_svg`). Qt
-    starts offscreen on first use: the worker draws images only, no window, no display."""
+    """The dungeon's sheet laid out and parsed by Qt: ``(QSvgRenderer,
+    width_mm, height_mm)``, or the reason it cannot be drawn (see :func:`render_svg`). In the
+    worker, Qt starts offscreen on first use (it draws images only: no window, no display);
+    in the editor it uses the running application."""
     svg, error = render_svg(dungeon_data, ruleset_data)
     if error:
         return error
     from PySide6.QtCore import QByteArray
+    from PySide6.QtGui import QGuiApplication
     from PySide6.QtSvg import QSvgRenderer
 
     from exporters.qt import ensure_app
 
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if QGuiApplication.instance() is None:  # the worker: no window, no display
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     ensure_app()
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     if not renderer.isValid():
@@ -195,7 +198,8 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
 def render_thumbnail_image(dungeon_data: dict, ruleset_data: dict, width_px: int, height_px: int) -> dict:
     """A dungeon's printed sheet drawn small for the pack browser: ``{"image": (width_px,
     height_px, RGB32 bytes)}`` (the sheet scaled to fit, on white), or ``{"error": reason}``
-    (see :func:`render_svg`). Runs in the worker process only (it starts Qt there, offscreen)."""
+    (see :func:`render_svg`). Runs in the worker process (Qt started there offscreen) or, for
+    small dungeons, in the editor."""
     sheet = _parsed_sheet(dungeon_data, ruleset_data)
     if isinstance(sheet, str):
         return {"error": sheet}
