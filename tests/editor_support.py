@@ -15,6 +15,22 @@ LINE_PACK = REPO / "content/packs/lantern-depths"
 GRID_PACK = REPO / "content/packs/ember-halls"
 
 
+def copy_pack(tmp_path: Path, source: Path = LINE_PACK) -> Path:
+    """A copy of a bundled pack in ``tmp_path`` (tests edit and save it freely)."""
+    import shutil
+
+    target = tmp_path / source.name
+    shutil.copytree(source, target)
+    return target
+
+
+def click_pack_row(browser, row: int) -> None:
+    """Click dungeon ``row`` in the Pack dock's list."""
+    rect = browser.list.visualItemRect(browser.list.item(row))
+    QTest.mouseClick(browser.list.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     rect.center())
+
+
 def open_document(path: Path):
     """A :class:`editor.document.DungeonDocument` of a dungeon file (asserts it opens)."""
     from editor.document import load_document

@@ -12,12 +12,9 @@ from PySide6.QtTest import QTest
 
 from inkcrawl.validate import validate_paths
 from tests.editor_support import GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
+from tests.editor_support import click_pack_row as _click_row
+from tests.editor_support import copy_pack as _pack_copy
 
-
-def _pack_copy(tmp_path):
-    target = tmp_path / "lantern-depths"
-    shutil.copytree(LINE_PACK, target)
-    return target
 
 
 def _window(qtbot, pack):
@@ -26,10 +23,6 @@ def _window(qtbot, pack):
     browser.ask_save_pack = lambda: "discard"
     return window, browser
 
-
-def _click_row(browser, row: int) -> None:
-    rect = browser.list.visualItemRect(browser.list.item(row))
-    QTest.mouseClick(browser.list.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
 
 
 def _manifest(pack) -> dict:

@@ -16,16 +16,13 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from editor.pack_edits import ABSENT, AddDungeon, ChangeManifestField, MoveDungeon, RemoveDungeon
-from tests.editor_support import LINE_PACK, make_window
+from tests.editor_support import make_window
+from tests.editor_support import click_pack_row as _click_row
+from tests.editor_support import copy_pack as _pack_copy
 
 LEFT = Qt.MouseButton.LeftButton
 CTRL = Qt.KeyboardModifier.ControlModifier
 
-
-def _pack_copy(tmp_path):
-    target = tmp_path / "lantern-depths"
-    shutil.copytree(LINE_PACK, target)
-    return target
 
 
 def _window(qtbot, pack):
@@ -36,10 +33,6 @@ def _window(qtbot, pack):
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=3000)
     return window, browser
 
-
-def _click_row(browser, row: int) -> None:
-    rect = browser.list.visualItemRect(browser.list.item(row))
-    QTest.mouseClick(browser.list.viewport(), LEFT, Qt.KeyboardModifier.NoModifier, rect.center())
 
 
 def _click(button) -> None:

@@ -106,6 +106,18 @@ def _place(window, room: int, mask: int = 0) -> None:
     assert len(panel.session.moves) == moves + 1, panel.message.text()
 
 
+def _play_seat(window, panel) -> None:
+    """The seat on turn draws every revealed card in its first legal place by mouse (a tally
+    mark where there is none)."""
+    session = panel.session
+    while session.pending():
+        options = session.options(panel.current_card())
+        if options:
+            _place(window, *options[0])
+        else:
+            QTest.mouseClick(panel.tally_button, Qt.MouseButton.LeftButton)
+
+
 def _next(panel, text: str) -> None:
     assert panel.next_button.text() == text and panel.next_button.isEnabled()
     QTest.mouseClick(panel.next_button, Qt.MouseButton.LeftButton)
@@ -368,13 +380,7 @@ def test_hotseat_refuses_to_pass_or_end_the_round_early(qtbot):
     session = panel.session
     assert not panel.next_button.isEnabled()
     assert session.next_seat() and session.next_round() and session.seat == 0  # refused
-    while session.pending():
-        card = panel.current_card()
-        options = session.options(card)
-        if options:
-            _place(window, *options[0])
-        else:
-            QTest.mouseClick(panel.tally_button, Qt.MouseButton.LeftButton)
+    _play_seat(window, panel)
     assert "press Next Seat" in panel.message.text()
     refused = session.next_round()
     assert refused and "Seat 2" in refused and session.round == 1
@@ -392,13 +398,7 @@ def test_enter_on_the_canvas_passes_to_the_next_seat_and_ends_the_round(qtbot):
     QTest.keyClick(viewport, Qt.Key.Key_Return)  # too early: refused with a message
     assert session.seat == 0 and "not yet" in panel.message.text()
     for seat in (0, 1):
-        while session.pending():
-            card = panel.current_card()
-            options = session.options(card)
-            if options:
-                _place(window, *options[0])
-            else:
-                QTest.mouseClick(panel.tally_button, Qt.MouseButton.LeftButton)
+        _play_seat(window, panel)
         QTest.keyClick(viewport, Qt.Key.Key_Return)
         assert (session.seat, session.round) == ((1, 1) if seat == 0 else (0, 2))
     assert "(Enter)" in panel.next_button.toolTip()
