@@ -3,6 +3,7 @@ drive the canvas with simulated mouse input in sheet millimetres."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QPointF, Qt
@@ -78,3 +79,20 @@ def drag(view, start: tuple[float, float], end: tuple[float, float], steps: int 
         y = start[1] + (end[1] - start[1]) * i / steps
         QTest.mouseMove(viewport, view_point(view, x, y))
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifiers, view_point(view, *end))
+
+
+def make_unwritable(folder, monkeypatch):
+    """Make ``folder`` read-only; running as root (which writes anyway) the OS refusal is
+    simulated where the atomic writer creates its temporary file."""
+    folder.chmod(0o500)
+    if os.access(folder, os.W_OK):
+        import inkcrawl.jsonio
+
+        real = inkcrawl.jsonio.tempfile.mkstemp
+
+        def refuse(*args, dir=None, **kwargs):
+            if dir is not None and os.path.samefile(dir, folder):
+                raise PermissionError(13, "Permission denied")
+            return real(*args, dir=dir, **kwargs)
+
+        monkeypatch.setattr(inkcrawl.jsonio.tempfile, "mkstemp", refuse)

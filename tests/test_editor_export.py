@@ -5,7 +5,6 @@ preview draws the sheet at true size."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import xml.etree.ElementTree as ET
 
@@ -18,6 +17,7 @@ from editor.edits import ChangeSheet
 from editor.export_menu import ExportOptions
 from exporters.pages import PageOptions
 from tests.editor_support import GRID_DUNGEON, GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
+from tests.editor_support import make_unwritable as _make_unwritable
 
 MM_TO_PT = 72 / 25.4
 
@@ -156,21 +156,6 @@ def test_unknown_deck_is_a_message(qtbot, tmp_path):
     assert window.exporter.export("cards") is None
     level, title, text = window.show_export_message[-1]
     assert level == "error" and "no-such-deck" in text and not target.exists()
-
-
-def _make_unwritable(folder, monkeypatch):
-    folder.chmod(0o500)
-    if os.access(folder, os.W_OK):  # root writes anyway: simulate the refusal the OS gives others
-        import inkcrawl.jsonio
-
-        real = inkcrawl.jsonio.tempfile.mkstemp
-
-        def refuse(*args, dir=None, **kwargs):
-            if dir is not None and os.path.samefile(dir, folder):
-                raise PermissionError(13, "Permission denied")
-            return real(*args, dir=dir, **kwargs)
-
-        monkeypatch.setattr(inkcrawl.jsonio.tempfile, "mkstemp", refuse)
 
 
 @pytest.mark.parametrize("kind, name", [("pdf", "out.pdf"), ("svg", "out.svg"), ("png", "out.png"),

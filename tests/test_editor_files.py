@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QDockWidget
 
 from editor.edits import ChangeSheet
 from tests.editor_support import GRID_DUNGEON, LINE_DUNGEON, REPO, drag, make_window
+from tests.editor_support import make_unwritable as _make_unwritable
 
 
 @pytest.fixture(autouse=True)
@@ -130,23 +131,6 @@ def test_save_as_cancelled_saves_nothing(qtbot, copies):
     window.ask_save_path = lambda document: None
     window.action("save_as").trigger()
     assert window.current.modified and line.read_text(encoding="utf-8") == before
-
-
-def _make_unwritable(folder, monkeypatch):
-    """Make ``folder`` read-only; running as root (which writes anyway) the OS refusal is
-    simulated where the atomic writer creates its temporary file."""
-    folder.chmod(0o500)
-    if os.access(folder, os.W_OK):
-        import inkcrawl.jsonio
-
-        real = inkcrawl.jsonio.tempfile.mkstemp
-
-        def refuse(*args, dir=None, **kwargs):
-            if dir is not None and os.path.samefile(dir, folder):
-                raise PermissionError(13, "Permission denied")
-            return real(*args, dir=dir, **kwargs)
-
-        monkeypatch.setattr(inkcrawl.jsonio.tempfile, "mkstemp", refuse)
 
 
 def test_failing_save_keeps_the_old_file_and_the_changes(qtbot, tmp_path, monkeypatch):
@@ -423,8 +407,8 @@ def test_recovery_after_the_editor_process_was_killed(qtbot, copies, tmp_path):
     assert window.current.path == line and window.current.modified
 
 
-def test_recovery_declined_deletes_and_later_keeps(qtbot, copies):
-    line, _ = copies
+def _crashed_with_edit(line):
+    """A window (never shown) with ``line`` open and retitled: a session about to crash."""
     from exporters.qt import ensure_app
 
     ensure_app()
@@ -433,6 +417,12 @@ def test_recovery_declined_deletes_and_later_keeps(qtbot, copies):
     crashed = MainWindow()
     crashed.files.open_file(line)
     _retitle(crashed)
+    return crashed
+
+
+def test_recovery_declined_deletes_and_later_keeps(qtbot, copies):
+    line, _ = copies
+    crashed = _crashed_with_edit(line)
     [recovery] = crashed.files.autosave_now()
     shiboken6.delete(crashed)
     window, offered = _new_window_offering(qtbot, lambda entries: None)  # decide later
@@ -444,14 +434,7 @@ def test_recovery_declined_deletes_and_later_keeps(qtbot, copies):
 
 def test_damaged_recovery_file_is_reported_and_set_aside(qtbot, copies):
     line, _ = copies
-    from exporters.qt import ensure_app
-
-    ensure_app()
-    from editor.mainwindow import MainWindow
-
-    crashed = MainWindow()
-    crashed.files.open_file(line)
-    _retitle(crashed)
+    crashed = _crashed_with_edit(line)
     [recovery] = crashed.files.autosave_now()
     record = json.loads(recovery.read_text(encoding="utf-8"))
     record["dungeon_text"] = "{not json"
@@ -525,14 +508,7 @@ def test_close_prompt_save_goes_through_the_safe_save(qtbot, copies, tmp_path, m
 ])
 def test_recovery_file_damaged_into_valid_json_is_set_aside(qtbot, copies, damage):
     line, _ = copies
-    from exporters.qt import ensure_app
-
-    ensure_app()
-    from editor.mainwindow import MainWindow
-
-    crashed = MainWindow()
-    crashed.files.open_file(line)
-    _retitle(crashed)
+    crashed = _crashed_with_edit(line)
     [recovery] = crashed.files.autosave_now()
     record = json.loads(recovery.read_text(encoding="utf-8"))
     assert '"rotation_deg": 0' in record["dungeon_text"]
@@ -550,14 +526,7 @@ def test_recovery_files_with_odd_members_are_still_offered(qtbot, copies):
     """A recovery file whose path or time members hold other types raised while the editor
     started (``Path(5)``, sorting a text among numbers)."""
     line, _ = copies
-    from exporters.qt import ensure_app
-
-    ensure_app()
-    from editor.mainwindow import MainWindow
-
-    crashed = MainWindow()
-    crashed.files.open_file(line)
-    _retitle(crashed)
+    crashed = _crashed_with_edit(line)
     first = crashed.files.autosave_now()[0]
     record = json.loads(first.read_text(encoding="utf-8"))
     record["original_path"] = 5
