@@ -801,21 +801,18 @@ class PackBrowser(QWidget):
         """Before the undo history goes (window closing, another pack opening): ask about the
         unsaved edits of dungeons removed from the pack (Save writes them to their own file,
         which stays outside the pack). ``False`` when the user cancelled."""
-        for entry in list(self.removed):
-            document = entry.document
-            if document is not None and shiboken6.isValid(document) and document.modified:
-                if not self.window.confirm_discard(document):
-                    return False
-        return True
+        return all(self.window.confirm_discard(document) for document in self._removed_with_edits())
+
+    def _removed_with_edits(self) -> list[DungeonDocument]:
+        """The documents of dungeons removed from the pack that hold unsaved edits."""
+        return [entry.document for entry in self.removed if entry.document is not None
+                and shiboken6.isValid(entry.document) and entry.document.modified]
 
     def _keep_unsettled_removed(self) -> None:
         """Another pack replaces this one, and its undo history goes: ask about each removed
         dungeon's unsaved edits; one the user did not save or discard (Cancel, or a failed
         save) comes back in a tab of its own, outside the pack, so its edits are not lost."""
-        for entry in list(self.removed):
-            document = entry.document
-            if document is None or not shiboken6.isValid(document) or not document.modified:
-                continue
+        for document in self._removed_with_edits():
             if self.window.confirm_discard(document):
                 continue
             if document in self._parked:
