@@ -4,23 +4,22 @@ Each glyph function draws one element into a group: ``glyph(canvas, parent, at, 
 rotation_deg, **extra)`` with ``at`` the centre (sheet mm), ``size_mm`` the footprint diameter
 and ``rotation_deg`` clockwise. Shapes are designed in local units (radius 1, y down) and
 placed with :func:`inkcrawl.shapes.place`; the shapes players interact with (spell strokes,
-treasure outlines, the monster head) come from :mod:`inkcrawl.shapes`, so the printed sheet and
-the referee agree. Every glyph reads in black and white: colour is always doubled by a shape, a
-letter or a pattern. The footer reuses the same functions for its icons.
+treasure outlines, the monster head) come from :mod:`inkcrawl.shapes`, and every other shape and
+stroke width from :mod:`inkcrawl.glyph_shapes`, so the printed sheet, the referee and the ink
+silhouettes of :mod:`inkcrawl.ink` agree. Every glyph reads in black and white: colour is always
+doubled by a shape, a letter or a pattern. The footer reuses the same functions for its icons.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from shapely.geometry import Polygon
-from shapely.ops import unary_union
-
 from exporters import style
-from exporters.canvas import SheetCanvas, path_data, regular_polygon, star_points
+from exporters.canvas import SheetCanvas, path_data
+from inkcrawl import glyph_shapes as gs
 from inkcrawl import shapes
+from inkcrawl.glyph_shapes import Box, Dot, Line
 from inkcrawl.shapes import place
 
 Point = tuple[float, float]
@@ -90,109 +89,28 @@ def centred_text(canvas: SheetCanvas, text: str, centre: Point, size_mm: float, 
                        fill=fill, parent=parent, kind=kind)
 
 
-def _scale(size_mm: float, fraction: float, minimum: float = style.MIN_LINE_MM) -> float:
-    return max(size_mm * fraction, minimum)
-
-
-def _union_outline(*geoms) -> list[Point]:
-    merged = unary_union(list(geoms))
-    if merged.geom_type != "Polygon":
-        merged = max(merged.geoms, key=lambda g: g.area)
-    return [tuple(p) for p in merged.exterior.coords[:-1]]
-
-
-def _arc(cx: float, cy: float, rx: float, ry: float, start_deg: float, end_deg: float, steps: int) -> list[Point]:
-    """Points of an elliptical arc in local units (degrees, y down), both ends included."""
-    return [(cx + rx * math.cos(math.radians(start_deg + (end_deg - start_deg) * i / steps)),
-             cy + ry * math.sin(math.radians(start_deg + (end_deg - start_deg) * i / steps)))
-            for i in range(steps + 1)]
-
-
-def _ellipse(cx: float, cy: float, rx: float, ry: float, n: int = 40) -> Polygon:
-    return Polygon([(cx + rx * math.cos(2 * math.pi * i / n), cy + ry * math.sin(2 * math.pi * i / n))
-                    for i in range(n)])
-
-
-def _leaf(base: Point, tip: Point, width: float, n: int = 8) -> list[Point]:
-    """A pointed leaf (lens) from ``base`` to ``tip`` in local units."""
-    (bx, by), (tx, ty) = base, tip
-    length = math.hypot(tx - bx, ty - by)
-    ux, uy = (tx - bx) / length, (ty - by) / length
-    nx, ny = -uy, ux
-    side1 = [(bx + ux * length * t + nx * width * math.sin(math.pi * t), by + uy * length * t + ny * width *
-              math.sin(math.pi * t)) for t in (i / n for i in range(n + 1))]
-    side2 = [(bx + ux * length * t - nx * width * math.sin(math.pi * t), by + uy * length * t - ny * width *
-              math.sin(math.pi * t)) for t in (i / n for i in range(n - 1, 0, -1))]
-    return side1 + side2
-
-
-# Local silhouettes, computed once ----------------------------------------------------------------
-
-_MONSTER_BODY = _union_outline(
-    _ellipse(0, 0.24, 0.74, 0.56),
-    _ellipse(-0.36, 0.70, 0.15, 0.13), _ellipse(0.36, 0.70, 0.15, 0.13),     # feet
-    _ellipse(-0.72, 0.08, 0.17, 0.14), _ellipse(0.72, 0.08, 0.17, 0.14),     # fists
-)
-_MONSTER_BELLY = _arc(0, 0.30, 0.34, 0.30, 0, 360, 24)[:-1]
-
-def _bat_wing() -> list[Point]:
-    """The right wing of the boss: finger bones from the shoulder, the membrane scalloped between them."""
-    shoulder = (0.24, -0.14)
-    fingers = [(0.58, -0.64), (0.90, -0.22), (0.80, 0.20), (0.46, 0.34)]
-    points = [shoulder, *_curve(shoulder, fingers[0], (0.36, -0.52))]
-    for a, b in zip(fingers, fingers[1:]):
-        mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
-        pull = (mid[0] + (shoulder[0] - mid[0]) * 0.28, mid[1] + (shoulder[1] - mid[1]) * 0.28)
-        points += _curve(a, b, pull)[1:]
-    points.append((0.30, 0.24))
-    return points
-
-
-def _curve(a: Point, b: Point, control: Point, steps: int = 8) -> list[Point]:
-    """A quadratic Bezier from ``a`` to ``b`` as points (both ends included)."""
-    return [((1 - t) ** 2 * a[0] + 2 * (1 - t) * t * control[0] + t ** 2 * b[0],
-             (1 - t) ** 2 * a[1] + 2 * (1 - t) * t * control[1] + t ** 2 * b[1])
-            for t in (i / steps for i in range(steps + 1))]
-
-
-_BOSS_WING = _bat_wing()
-_BOSS_FINGERS = [(0.58, -0.64), (0.90, -0.22), (0.80, 0.20)]
-_BOSS_BODY = _union_outline(_ellipse(0, 0.30, 0.46, 0.50), _ellipse(-0.24, 0.78, 0.13, 0.10),
-                            _ellipse(0.24, 0.78, 0.13, 0.10))
-_BOSS_HEAD = _arc(0, -0.36, 0.30, 0.27, 0, 360, 32)[:-1]
-_BOSS_CROWN = [(-0.26, -0.56), (-0.30, -0.86), (-0.13, -0.70), (0.0, -0.93), (0.13, -0.70), (0.30, -0.86),
-               (0.26, -0.56)]
-
-_STONE = [(0.86 * math.cos(math.radians(a)) * f, 0.86 * math.sin(math.radians(a)) * f)
-          for a, f in ((-100, 1.0), (-45, 0.92), (5, 1.0), (55, 0.9), (100, 1.0), (150, 0.93), (200, 1.0),
-                       (245, 0.9))]
-
-_PLANT_LEAVES = [_leaf((0, 0.62), (-0.72, 0.12), 0.20), _leaf((0, 0.62), (0.72, 0.12), 0.20),
-                 _leaf((0, 0.22), (-0.52, -0.42), 0.17), _leaf((0, 0.22), (0.52, -0.42), 0.17),
-                 _leaf((0, -0.05), (0, -0.86), 0.17)]
-
-_CAGE = [(-0.60, 0.74), (0.60, 0.74), (0.60, -0.28), *_arc(0, -0.28, 0.60, 0.50, 0, -180, 14)[1:-1],
-         (-0.60, -0.28)]
-
-
-def _spiral(turns: float, r_out: float, r_in: float, steps: int = 64) -> list[Point]:
-    return [((r_out + (r_in - r_out) * t) * math.cos(math.radians(-90 + 360 * turns * t)),
-             (r_out + (r_in - r_out) * t) * math.sin(math.radians(-90 + 360 * turns * t)))
-            for t in (i / steps for i in range(steps + 1))]
-
-
 # -- element glyphs -----------------------------------------------------------------------------
+
+def _detail(canvas: SheetCanvas, P, size_mm: float, part: Line | Dot | Box, **fine):
+    """One fine ink detail of :mod:`inkcrawl.glyph_shapes` (dots and boxes filled with paper)."""
+    if isinstance(part, Line):
+        canvas.line(*P([part.a, part.b]), **fine)
+    elif isinstance(part, Dot):
+        canvas.circle(P([part.centre])[0], size_mm / 2 * part.radius, fill=canvas.palette.paper, **fine)
+    else:
+        canvas.polyline(P(part.points), closed=True, fill=canvas.palette.paper, **fine)
+
 
 def monster(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A horned creature: a translucent body and a solid head (the :func:`inkcrawl.shapes.monster_head`
     region the Barbarian covers), white eyes and fangs."""
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    canvas.polyline(P(_MONSTER_BODY), closed=True, fill=pal.monster, fill_opacity=0.45, stroke=pal.ink,
-                    width=_scale(size_mm, 0.045), parent=g, kind="monster-body")
-    canvas.polyline(P(_MONSTER_BELLY), closed=True, fill=pal.paper, fill_opacity=0.45, stroke=None, parent=g)
+    canvas.polyline(P(gs.MONSTER_BODY), closed=True, fill=pal.monster, fill_opacity=0.45, stroke=pal.ink,
+                    width=gs.MONSTER_LINE.mm(size_mm), parent=g, kind="monster-body")
+    canvas.polyline(P(gs.MONSTER_BELLY), closed=True, fill=pal.paper, fill_opacity=0.45, stroke=None, parent=g)
     canvas.polyline(shapes.monster_head(at, size_mm, rotation_deg), closed=True, fill=pal.monster,
-                    stroke=pal.ink, width=_scale(size_mm, 0.045), parent=g, kind="monster-head")
+                    stroke=pal.ink, width=gs.MONSTER_LINE.mm(size_mm), parent=g, kind="monster-head")
     radius = size_mm / 2
     for eye in P([(-0.15, -0.44), (0.15, -0.44)]):
         canvas.circle(eye, radius * 0.085, fill=pal.paper, parent=g)
@@ -204,26 +122,28 @@ def boss(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float 
     """A crowned, winged fiend, larger than a monster (its VP badge is placed by the sheet)."""
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    width = _scale(size_mm, 0.03)
+    width = gs.BOSS_LINE.mm(size_mm)
+    root_x, root_y = gs.BOSS_FINGER_ROOT
     for side in (1, -1):
-        wing = [(side * x, y) for x, y in _BOSS_WING]
+        wing = [(side * x, y) for x, y in gs.BOSS_WING]
         canvas.polyline(P(wing), closed=True, fill=pal.accent, fill_opacity=0.3, stroke=pal.ink, width=width,
                         parent=g, kind="boss-wing")
-        for finger in _BOSS_FINGERS:
-            canvas.line(P([(side * 0.26, -0.14)])[0], P([(side * finger[0], finger[1])])[0], stroke=pal.ink,
+        for finger in gs.BOSS_FINGERS:
+            canvas.line(P([(side * root_x, root_y)])[0], P([(side * finger[0], finger[1])])[0], stroke=pal.ink,
                         width=style.FINE_MM, parent=g)
-    canvas.polyline(P(_BOSS_BODY), closed=True, fill=pal.accent, fill_opacity=0.55, stroke=pal.ink, width=width,
+    canvas.polyline(P(gs.BOSS_BODY), closed=True, fill=pal.accent, fill_opacity=0.55, stroke=pal.ink, width=width,
                     parent=g, kind="boss-body")
-    canvas.polyline(P(_BOSS_HEAD), closed=True, fill=pal.accent, stroke=pal.ink, width=width, parent=g)
-    canvas.polyline(P(_BOSS_CROWN), closed=True, fill=pal.treasure, stroke=pal.ink, width=width, parent=g)
+    canvas.polyline(P(gs.BOSS_HEAD), closed=True, fill=pal.accent, stroke=pal.ink, width=width, parent=g)
+    canvas.polyline(P(gs.BOSS_CROWN), closed=True, fill=pal.treasure, stroke=pal.ink, width=width, parent=g)
     radius = size_mm / 2
     for eye in P([(-0.12, -0.38), (0.12, -0.38)]):
         canvas.circle(eye, radius * 0.06, fill=pal.paper, parent=g)
     canvas.polyline(P([(-0.14, -0.22), (-0.08, -0.15), (-0.03, -0.22), (0.03, -0.22), (0.08, -0.15),
                        (0.14, -0.22)]), fill=pal.paper, closed=True, parent=g)
     # ribs on the chest
-    for y in (0.12, 0.28, 0.44):
-        canvas.line(P([(-0.2, y)])[0], P([(0.2, y)])[0], stroke=pal.ink, width=style.FINE_MM, parent=g)
+    for y in gs.BOSS_RIBS:
+        canvas.line(P([(-gs.BOSS_RIB_HALF, y)])[0], P([(gs.BOSS_RIB_HALF, y)])[0], stroke=pal.ink,
+                    width=style.FINE_MM, parent=g)
 
 
 def spell(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, variant: str = "bolt",
@@ -231,16 +151,16 @@ def spell(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float
     """A faint rune disc and the :func:`inkcrawl.shapes.spell_trace` strokes as a dashed guide."""
     pal = canvas.palette
     strokes = shapes.spell_trace(variant, at, size_mm, rotation_deg)
-    canvas.circle(at, size_mm / 2 * 0.97, fill=pal.spell, fill_opacity=0.10, stroke=pal.spell, width=style.FINE_MM,
-                  dash=(0.5, 0.9), parent=g)
+    canvas.circle(at, size_mm / 2 * gs.SPELL_DISC, fill=pal.spell, fill_opacity=0.10, stroke=pal.spell,
+                  width=style.FINE_MM, dash=(0.5, 0.9), parent=g)
     for stroke in strokes:
         closed = len(stroke) > 2 and stroke[0] == stroke[-1]
         dash = (max(0.6, size_mm * 0.085), max(0.45, size_mm * 0.055))
         item = canvas.path(path_data(stroke[:-1] if closed else stroke, closed), stroke=pal.spell,
-                           width=_scale(size_mm, 0.05, 0.45), dash=dash, parent=g, kind="spell-trace")
+                           width=gs.SPELL_TRACE_LINE.mm(size_mm), dash=dash, parent=g, kind="spell-trace")
         item.attribs["data-variant"] = variant
     # a small dot where the trace starts
-    canvas.circle(strokes[0][0], _scale(size_mm, 0.045, 0.35), fill=pal.spell, parent=g)
+    canvas.circle(strokes[0][0], gs.SPELL_DOT_RADIUS.mm(size_mm), fill=pal.spell, parent=g)
 
 
 def treasure(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, variant: str = "chest",
@@ -249,31 +169,19 @@ def treasure(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: fl
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
     outline = shapes.treasure_outline(variant, at, size_mm, rotation_deg)
-    fine = dict(stroke=pal.ink, width=style.FINE_MM, parent=g)
-    item = canvas.path(path_data(outline[:-1], closed=True), stroke=pal.treasure, width=_scale(size_mm, 0.075, 0.6),
-                       fill=pal.treasure, fill_opacity=0.18, parent=g, kind="treasure-outline")
+    item = canvas.path(path_data(outline[:-1], closed=True), stroke=pal.treasure,
+                       width=gs.TREASURE_LINE.mm(size_mm), fill=pal.treasure, fill_opacity=0.18, parent=g,
+                       kind="treasure-outline")
     item.attribs["data-variant"] = variant
-    if variant == "chest":
-        canvas.line(*P([(-0.64, -0.12), (0.64, -0.12)]), **fine)
-        for x in (-0.42, 0.42):
-            canvas.line(*P([(x, -0.56), (x, 0.50)]), **fine)
-        canvas.polyline(P([(-0.12, -0.22), (0.12, -0.22), (0.12, 0.08), (-0.12, 0.08)]), closed=True,
-                        fill=pal.paper, **fine)
-    elif variant == "crown":
-        canvas.line(*P([(-0.62, 0.26), (0.62, 0.26)]), **fine)
-        for x, r in ((-0.36, 0.07), (0.0, 0.09), (0.36, 0.07)):
-            canvas.circle(P([(x, 0.40)])[0], size_mm / 2 * r, fill=pal.paper, **fine)
-    elif variant == "goblet":
-        canvas.line(*P([(-0.50, -0.50), (0.50, -0.50)]), **fine)
-        canvas.circle(P([(0.0, -0.30)])[0], size_mm / 2 * 0.09, fill=pal.paper, **fine)
-        canvas.line(*P([(-0.28, 0.62), (0.28, 0.62)]), **fine)
+    for part in gs.TREASURE_DETAILS.get(variant, ()):
+        _detail(canvas, P, size_mm, part, stroke=pal.ink, width=style.FINE_MM, parent=g)
 
 
 def artifact_stone(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, number=None, **_):
     """A faceted stone with its number in bold."""
     pal = canvas.palette
-    canvas.polyline(place(_STONE, at, size_mm, rotation_deg), closed=True, fill=pal.stone, fill_opacity=0.28,
-                    stroke=pal.ink, width=_scale(size_mm, 0.07, 0.3), parent=g, kind="stone-outline")
+    canvas.polyline(place(gs.STONE, at, size_mm, rotation_deg), closed=True, fill=pal.stone, fill_opacity=0.28,
+                    stroke=pal.ink, width=gs.STONE_LINE.mm(size_mm), parent=g, kind="stone-outline")
     text = "?" if number is None else str(number)
     font = size_mm * (0.62 if len(text) == 1 else 0.46 if len(text) == 2 else 0.36)
     centred_text(canvas, text, at, font, parent=g, kind="stone-number")
@@ -283,13 +191,11 @@ def plant(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float
     """A sprouting plant: a stem and five pointed leaves."""
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    canvas.line(*P([(0, 0.86), (0, -0.2)]), stroke=pal.plant, width=_scale(size_mm, 0.06), parent=g)
-    for leaf in _PLANT_LEAVES:
+    canvas.line(*P(gs.PLANT_STEM), stroke=pal.plant, width=gs.PLANT_STEM_LINE.mm(size_mm), parent=g)
+    for leaf, vein in zip(gs.PLANT_LEAVES, gs.PLANT_VEINS):
         canvas.polyline(P(leaf), closed=True, fill=pal.plant, fill_opacity=0.45, stroke=pal.plant,
-                        width=_scale(size_mm, 0.04), parent=g, kind="leaf")
-        base, tip = leaf[0], leaf[8]
-        canvas.line(*P([base, ((base[0] + tip[0] * 2) / 3, (base[1] + tip[1] * 2) / 3)]), stroke=pal.plant,
-                    width=style.FINE_MM, parent=g)
+                        width=gs.LEAF_LINE.mm(size_mm), parent=g, kind="leaf")
+        canvas.line(*P(vein), stroke=pal.plant, width=style.FINE_MM, parent=g)
 
 
 def prisoner(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
@@ -297,16 +203,15 @@ def prisoner(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: fl
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
     radius = size_mm / 2
-    canvas.polyline(P(_CAGE), closed=True, fill=pal.prisoner, fill_opacity=0.12, stroke=None, parent=g)
-    canvas.circle(P([(0, -0.12)])[0], radius * 0.18, fill=pal.prisoner, parent=g)
-    canvas.polyline(P([(-0.30, 0.72), (-0.22, 0.14), (0.22, 0.14), (0.30, 0.72)]), closed=True, fill=pal.prisoner,
-                    parent=g)
-    bar = _scale(size_mm, 0.04)
-    for x in (-0.30, 0.0, 0.30):
-        top = -0.28 - 0.50 * math.sqrt(max(0.0, 1 - (x / 0.60) ** 2))
-        canvas.line(*P([(x, top), (x, 0.74)]), stroke=pal.ink, width=bar, parent=g)
-    canvas.polyline(P(_CAGE), closed=True, stroke=pal.ink, width=_scale(size_mm, 0.05), parent=g, kind="cage")
-    canvas.circle(P([(0, -0.86)])[0], radius * 0.08, stroke=pal.ink, width=style.FINE_MM, parent=g)
+    canvas.polyline(P(gs.CAGE), closed=True, fill=pal.prisoner, fill_opacity=0.12, stroke=None, parent=g)
+    canvas.circle(P([gs.PRISONER_HEAD.centre])[0], radius * gs.PRISONER_HEAD.radius, fill=pal.prisoner, parent=g)
+    canvas.polyline(P(gs.PRISONER_BODY), closed=True, fill=pal.prisoner, parent=g)
+    bar = gs.CAGE_BAR_LINE.mm(size_mm)
+    for line in gs.CAGE_BARS:
+        canvas.line(*P(line), stroke=pal.ink, width=bar, parent=g)
+    canvas.polyline(P(gs.CAGE), closed=True, stroke=pal.ink, width=gs.CAGE_LINE.mm(size_mm), parent=g, kind="cage")
+    canvas.circle(P([gs.CAGE_RING.centre])[0], radius * gs.CAGE_RING.radius, stroke=pal.ink, width=style.FINE_MM,
+                  parent=g)
 
 
 def orb(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, colour: str = "blue", **_):
@@ -314,41 +219,36 @@ def orb(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float =
     pal = canvas.palette
     radius = size_mm / 2
     fill = pal.orb(colour)
-    canvas.circle(at, radius * 0.92, fill=fill, fill_opacity=0.35, stroke=fill, width=_scale(size_mm, 0.06),
-                  parent=g, kind="orb-sphere")
-    canvas.circle(at, radius * 0.92 + _scale(size_mm, 0.03) / 2 + 0.15, stroke=pal.ink, width=style.FINE_MM,
-                  parent=g)
-    arc = place(_arc(0, 0, 0.66, 0.66, 200, 260, 8), at, size_mm)
-    canvas.polyline(arc, stroke=pal.paper, width=_scale(size_mm, 0.07), parent=g)
+    canvas.circle(at, radius * gs.ORB_SPHERE, fill=fill, fill_opacity=0.35, stroke=fill,
+                  width=gs.ORB_LINE.mm(size_mm), parent=g, kind="orb-sphere")
+    canvas.circle(at, radius * gs.ORB_SPHERE + gs.ORB_RING_OFFSET.mm(size_mm) / 2 + gs.ORB_RING_GAP_MM,
+                  stroke=pal.ink, width=style.FINE_MM, parent=g)
+    arc = place(gs.ORB_HIGHLIGHT, at, size_mm)
+    canvas.polyline(arc, stroke=pal.paper, width=gs.ORB_HIGHLIGHT_LINE.mm(size_mm), parent=g)
     if colour == "pink":  # a second cue besides the letter: a dotted inner ring
-        canvas.circle(at, radius * 0.72, stroke=fill, width=style.FINE_MM, dash=(0.3, 0.6), parent=g)
+        canvas.circle(at, radius * gs.ORB_PINK_RING, stroke=fill, width=style.FINE_MM, dash=(0.3, 0.6), parent=g)
     centred_text(canvas, (colour[:1] or "?").upper(), at, size_mm * 0.5, parent=g, kind="orb-letter")
 
 
 def _key_shape(canvas: SheetCanvas, g, centre: Point, radius: float, shape: str, fill: str, outline: str,
                width: float, letter: str = "?", rotation_deg: float = 0):
-    """A key colour's shape (circle, triangle, square, star; else a lettered circle) around ``centre``."""
-    if shape == "circle":
-        canvas.circle(centre, radius * 0.9, fill=fill, stroke=outline, width=width, parent=g)
-    elif shape == "triangle":
-        canvas.polyline(regular_polygon(*centre, radius * 1.08, 3, -90 + rotation_deg), closed=True, fill=fill,
-                        stroke=outline, width=width, parent=g)
-    elif shape == "square":
-        canvas.polyline(regular_polygon(*centre, radius * 1.05, 4, -45 + rotation_deg), closed=True, fill=fill,
-                        stroke=outline, width=width, parent=g)
-    elif shape == "star":
-        canvas.polyline(star_points(*centre, radius * 1.12, radius * 0.5, 5, -90 + rotation_deg), closed=True,
-                        fill=fill, stroke=outline, width=width, parent=g)
-    else:
-        canvas.circle(centre, radius * 0.9, fill=fill, stroke=outline, width=width, parent=g)
+    """A key colour's shape (circle, triangle, square, star; else a lettered circle) around ``centre``,
+    as :func:`inkcrawl.glyph_shapes.badge_outline` gives it."""
+    points = gs.badge_outline(shape, centre, radius, rotation_deg)
+    if points is not None:
+        canvas.polyline(points, closed=True, fill=fill, stroke=outline, width=width, parent=g)
+        return
+    canvas.circle(centre, radius * gs.BADGE_CIRCLE, fill=fill, stroke=outline, width=width, parent=g)
+    if shape != "circle":
         centred_text(canvas, letter, centre, radius * 1.2, parent=g, fill=canvas.palette.paper)
 
 
-def _key_blade(canvas: SheetCanvas, g, P, size_mm: float, start: float):
+def _key_blade(canvas: SheetCanvas, g, P, size_mm: float):
     ink = canvas.palette.ink
-    canvas.line(*P([(start, 0.0), (0.90, 0.0)]), stroke=ink, width=_scale(size_mm, 0.09), parent=g, linecap="butt")
-    canvas.polyline(P([(0.52, 0.0), (0.52, 0.34), (0.64, 0.34), (0.64, 0.16), (0.74, 0.16), (0.74, 0.30),
-                       (0.86, 0.30), (0.86, 0.0)]), closed=True, fill=ink, stroke=ink, width=style.FINE_MM, parent=g)
+    start, end = gs.KEY_BLADE
+    canvas.line(*P([(start, 0.0), (end, 0.0)]), stroke=ink, width=gs.KEY_BLADE_LINE.mm(size_mm), parent=g,
+                linecap="butt")
+    canvas.polyline(P(gs.KEY_BIT), closed=True, fill=ink, stroke=ink, width=style.FINE_MM, parent=g)
 
 
 def key(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, colour: str = "red",
@@ -357,37 +257,32 @@ def key(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float =
     pal = canvas.palette
     rgb, shape = (glyph_style or GlyphStyle()).key(colour)
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    _key_blade(canvas, g, P, size_mm, -0.2)
-    bow = P([(-0.50, 0.0)])[0]
-    _key_shape(canvas, g, bow, size_mm / 2 * 0.44, shape, pal.key_colour(rgb), pal.ink, _scale(size_mm, 0.05),
-               letter=colour[:1].upper(), rotation_deg=rotation_deg)
+    _key_blade(canvas, g, P, size_mm)
+    bow = P([gs.KEY_BOW])[0]
+    _key_shape(canvas, g, bow, size_mm / 2 * gs.KEY_BOW_RADIUS, shape, pal.key_colour(rgb), pal.ink,
+               gs.KEY_BOW_LINE.mm(size_mm), letter=colour[:1].upper(), rotation_deg=rotation_deg)
     if shape in ("circle", "square"):
-        canvas.circle(bow, size_mm / 2 * 0.12, fill=pal.paper, stroke=pal.ink, width=style.FINE_MM, parent=g)
+        canvas.circle(bow, size_mm / 2 * gs.KEY_HOLE, fill=pal.paper, stroke=pal.ink, width=style.FINE_MM, parent=g)
 
 
-def _skull(canvas: SheetCanvas, g, P, size_mm: float, cx: float, scale: float):
+def _skull(canvas: SheetCanvas, g, P, size_mm: float, skull: gs.Skull):
     pal = canvas.palette
-    s = scale
-    canvas.polyline(P([(cx - 0.2 * s, 0.2 * s), (cx + 0.2 * s, 0.2 * s), (cx + 0.2 * s, 0.42 * s),
-                       (cx - 0.2 * s, 0.42 * s)]), closed=True, fill=pal.paper, stroke=pal.ink,
-                    width=_scale(size_mm, 0.04), parent=g)
-    canvas.polyline(P(_arc(cx, -0.04 * s, 0.36 * s, 0.34 * s, 0, 360, 28)[:-1]), closed=True, fill=pal.paper,
-                    stroke=pal.ink, width=_scale(size_mm, 0.04), parent=g)
+    line = gs.SKULL_LINE.mm(size_mm)
+    canvas.polyline(P(skull.jaw), closed=True, fill=pal.paper, stroke=pal.ink, width=line, parent=g)
+    canvas.polyline(P(skull.cranium), closed=True, fill=pal.paper, stroke=pal.ink, width=line, parent=g)
     radius = size_mm / 2
-    for ex in (-0.14, 0.14):
-        canvas.circle(P([(cx + ex * s, -0.04 * s)])[0], radius * 0.1 * s, fill=pal.ink, parent=g)
-    canvas.polyline(P([(cx, 0.08 * s), (cx - 0.05 * s, 0.18 * s), (cx + 0.05 * s, 0.18 * s)]), closed=True,
-                    fill=pal.ink, parent=g)
-    for tx in (-0.08, 0.0, 0.08):
-        canvas.line(*P([(cx + tx * s, 0.3 * s), (cx + tx * s, 0.42 * s)]), stroke=pal.ink, width=style.FINE_MM,
-                    parent=g)
+    for eye in skull.eyes:
+        canvas.circle(P([eye])[0], radius * skull.eye_radius * skull.scale, fill=pal.ink, parent=g)
+    canvas.polyline(P(skull.nose), closed=True, fill=pal.ink, parent=g)
+    for tooth in skull.teeth:
+        canvas.line(*P(tooth), stroke=pal.ink, width=style.FINE_MM, parent=g)
 
 
 def skeleton_key(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A key whose bow is a skull: it opens any lock."""
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    _key_blade(canvas, g, P, size_mm, -0.2)
-    _skull(canvas, g, P, size_mm, -0.5, 1.25)
+    _key_blade(canvas, g, P, size_mm)
+    _skull(canvas, g, P, size_mm, gs.SKELETON_SKULL)
 
 
 def portal_entry(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, channel: str = "?",
@@ -396,10 +291,10 @@ def portal_entry(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg
     pal = canvas.palette
     rgb, letter = (glyph_style or GlyphStyle()).channel(channel)
     colour = pal.key_colour(rgb)
-    canvas.circle(at, size_mm / 2 * 0.96, fill=colour, fill_opacity=0.15, stroke=None, parent=g)
-    for arm in (0, 180):
-        spiral = place(_spiral(0.85, 0.95, 0.50), at, size_mm, rotation_deg + arm)
-        canvas.polyline(spiral, stroke=colour, width=_scale(size_mm, 0.07), parent=g, kind="portal-swirl")
+    canvas.circle(at, size_mm / 2 * gs.PORTAL_DISC, fill=colour, fill_opacity=0.15, stroke=None, parent=g)
+    for arm in gs.PORTAL_ARMS:
+        spiral = place(gs.PORTAL_SPIRAL, at, size_mm, rotation_deg + arm)
+        canvas.polyline(spiral, stroke=colour, width=gs.PORTAL_SWIRL_LINE.mm(size_mm), parent=g, kind="portal-swirl")
     centred_text(canvas, letter, at, size_mm * (0.42 if len(letter) == 1 else 0.32), parent=g, kind="portal-letter")
 
 
@@ -410,10 +305,11 @@ def portal_exit(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg:
     rgb, letter = (glyph_style or GlyphStyle()).channel(channel)
     colour = pal.key_colour(rgb)
     radius = size_mm / 2
-    canvas.circle(at, radius * 0.52, fill=pal.paper, stroke=colour, width=_scale(size_mm, 0.09), parent=g,
-                  kind="portal-ring")
-    tail, tip = place([(0.40, -0.40), (0.70, -0.70)], at, size_mm, rotation_deg)
-    canvas.arrow(tail, tip, head_mm=max(1.2, size_mm * 0.18), stroke=colour, width=_scale(size_mm, 0.07), parent=g)
+    canvas.circle(at, radius * gs.PORTAL_RING, fill=pal.paper, stroke=colour, width=gs.PORTAL_RING_LINE.mm(size_mm),
+                  parent=g, kind="portal-ring")
+    tail, tip = place(gs.PORTAL_ARROW, at, size_mm, rotation_deg)
+    canvas.arrow(tail, tip, head_mm=gs.PORTAL_ARROW_HEAD.mm(size_mm), stroke=colour,
+                 width=gs.PORTAL_ARROW_LINE.mm(size_mm), parent=g)
     centred_text(canvas, letter, at, size_mm * (0.38 if len(letter) == 1 else 0.3), parent=g, kind="portal-letter")
 
 
@@ -421,44 +317,37 @@ def escape_portal(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_de
     """An arched doorway with rays of daylight and an arrow leaving through it."""
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    arch = [(-0.50, 0.72), (0.50, 0.72), (0.50, -0.10), *_arc(0, -0.10, 0.50, 0.52, 0, -180, 14)[1:-1],
-            (-0.50, -0.10)]
-    inner = [(-0.32, 0.72), (0.32, 0.72), (0.32, -0.06), *_arc(0, -0.06, 0.32, 0.36, 0, -180, 12)[1:-1],
-             (-0.32, -0.06)]
-    for angle in (-150, -120, -90, -60, -30):
-        a = math.radians(angle)
-        canvas.line(*P([(0.70 * math.cos(a), -0.10 + 0.70 * math.sin(a)),
-                        (0.86 * math.cos(a), -0.10 + 0.84 * math.sin(a))]),
-                    stroke=pal.escape, width=_scale(size_mm, 0.035), parent=g)
-    canvas.polyline(P(arch), closed=True, fill=pal.escape, fill_opacity=0.30, stroke=pal.ink,
-                    width=_scale(size_mm, 0.045), parent=g, kind="escape-arch")
-    canvas.polyline(P(inner), closed=True, fill=pal.paper, stroke=pal.escape, width=_scale(size_mm, 0.03), parent=g)
-    canvas.line(*P([(-0.72, 0.72), (0.72, 0.72)]), stroke=pal.ink, width=_scale(size_mm, 0.045), parent=g)
-    tail, tip = P([(0.0, 0.56), (0.0, -0.26)])
-    canvas.arrow(tail, tip, head_mm=max(1.0, size_mm * 0.16), stroke=pal.escape, width=_scale(size_mm, 0.05),
-                 parent=g)
+    for ray in gs.ESCAPE_RAYS:
+        canvas.line(*P(ray), stroke=pal.escape, width=gs.ESCAPE_RAY_LINE.mm(size_mm), parent=g)
+    canvas.polyline(P(gs.ESCAPE_ARCH), closed=True, fill=pal.escape, fill_opacity=0.30, stroke=pal.ink,
+                    width=gs.ESCAPE_ARCH_LINE.mm(size_mm), parent=g, kind="escape-arch")
+    canvas.polyline(P(gs.ESCAPE_DOOR), closed=True, fill=pal.paper, stroke=pal.escape,
+                    width=gs.ESCAPE_DOOR_LINE.mm(size_mm), parent=g)
+    canvas.line(*P(gs.ESCAPE_GROUND), stroke=pal.ink, width=gs.ESCAPE_GROUND_LINE.mm(size_mm), parent=g)
+    tail, tip = P(gs.ESCAPE_ARROW)
+    canvas.arrow(tail, tip, head_mm=gs.ESCAPE_ARROW_HEAD.mm(size_mm), stroke=pal.escape,
+                 width=gs.ESCAPE_ARROW_LINE.mm(size_mm), parent=g)
 
 
 def exit_(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A framed staircase climbing out, with an arrow: where the scrawl can end."""
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
-    frame = [(-0.64, -0.64), (0.64, -0.64), (0.64, 0.64), (-0.64, 0.64)]
-    canvas.polyline(P(frame), closed=True, fill=pal.escape, fill_opacity=0.12, stroke=pal.ink,
-                    width=_scale(size_mm, 0.05), parent=g, kind="exit-frame")
-    steps = [(-0.64, 0.64), (-0.64, 0.40), (-0.32, 0.40), (-0.32, 0.14), (0.0, 0.14), (0.0, -0.12), (0.32, -0.12),
-             (0.32, -0.38), (0.64, -0.38), (0.64, 0.64)]
-    canvas.polyline(P(steps), closed=True, fill=pal.escape, fill_opacity=0.55, stroke=pal.ink, width=style.FINE_MM,
-                    parent=g)
-    tail, tip = P([(-0.50, 0.02), (0.05, -0.53)])
-    canvas.arrow(tail, tip, head_mm=max(1.0, size_mm * 0.15), stroke=pal.ink, width=_scale(size_mm, 0.04), parent=g)
+    canvas.polyline(P(gs.EXIT_FRAME), closed=True, fill=pal.escape, fill_opacity=0.12, stroke=pal.ink,
+                    width=gs.EXIT_FRAME_LINE.mm(size_mm), parent=g, kind="exit-frame")
+    canvas.polyline(P(gs.EXIT_STEPS), closed=True, fill=pal.escape, fill_opacity=0.55, stroke=pal.ink,
+                    width=style.FINE_MM, parent=g)
+    tail, tip = P(gs.EXIT_ARROW)
+    canvas.arrow(tail, tip, head_mm=gs.EXIT_ARROW_HEAD.mm(size_mm), stroke=pal.ink,
+                 width=gs.EXIT_ARROW_LINE.mm(size_mm), parent=g)
 
 
 def generic(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, kind: str = "?", **_):
     """Any element kind a ruleset adds: a double ring with the kind's initial."""
     pal = canvas.palette
-    canvas.circle(at, size_mm / 2 * 0.9, fill=pal.paper, stroke=pal.ink, width=_scale(size_mm, 0.05), parent=g)
-    canvas.circle(at, size_mm / 2 * 0.72, stroke=pal.ink, width=style.FINE_MM, parent=g)
+    canvas.circle(at, size_mm / 2 * gs.GENERIC_RING, fill=pal.paper, stroke=pal.ink,
+                  width=gs.GENERIC_LINE.mm(size_mm), parent=g)
+    canvas.circle(at, size_mm / 2 * gs.GENERIC_INNER_RING, stroke=pal.ink, width=style.FINE_MM, parent=g)
     centred_text(canvas, (kind[:1] or "?").upper(), at, size_mm * 0.45, parent=g)
 
 
@@ -467,13 +356,13 @@ def timer(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
     radius = size_mm / 2
-    canvas.rect(*P([(-0.14, -0.98)])[0], 0.28 * radius, 0.18 * radius, fill=pal.ink, parent=g)
-    canvas.line(*P([(0.0, -0.80), (0.0, -0.68)]), stroke=pal.ink, width=_scale(size_mm, 0.08), parent=g)
-    canvas.circle(P([(0.0, 0.08)])[0], radius * 0.80, fill=pal.paper, stroke=pal.ink, width=_scale(size_mm, 0.07),
-                  parent=g)
-    canvas.polyline(P([(0.0, 0.08), *_arc(0.0, 0.08, 0.62, 0.62, -90, 30, 10)]), closed=True, fill=pal.ink,
-                    fill_opacity=0.25, parent=g)
-    canvas.line(*P([(0.0, 0.08), (0.0, -0.46)]), stroke=pal.ink, width=_scale(size_mm, 0.06), parent=g)
+    canvas.rect(*P([gs.TIMER_CROWN])[0], gs.TIMER_CROWN_SIZE[0] * radius, gs.TIMER_CROWN_SIZE[1] * radius,
+                fill=pal.ink, parent=g)
+    canvas.line(*P(gs.TIMER_STEM), stroke=pal.ink, width=gs.TIMER_STEM_LINE.mm(size_mm), parent=g)
+    canvas.circle(P([gs.TIMER_FACE.centre])[0], radius * gs.TIMER_FACE.radius, fill=pal.paper, stroke=pal.ink,
+                  width=gs.TIMER_FACE_LINE.mm(size_mm), parent=g)
+    canvas.polyline(P(gs.TIMER_WEDGE), closed=True, fill=pal.ink, fill_opacity=0.25, parent=g)
+    canvas.line(*P(gs.TIMER_HAND), stroke=pal.ink, width=gs.TIMER_HAND_LINE.mm(size_mm), parent=g)
 
 
 #: Element kind -> glyph function.

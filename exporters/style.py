@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-#: Thinnest line any renderer may draw, in mm.
-MIN_LINE_MM = 0.25
+#: Thinnest line any renderer may draw (0.25 mm) and the width of fine detail (hatching, tick marks,
+#: 0.25 mm): the core's values (:mod:`inkcrawl.shapes`), which the glyph silhouettes use too.
+from inkcrawl.shapes import FINE_MM, INNER_WALL_MM, MIN_LINE_MM, OUTLINE_WALL_MM  # noqa: F401
 
 # Line weights (mm) ---------------------------------------------------------------------------
-WALL_MM = 1.2          #: outer walls of areas and grid walls
-INNER_WALL_MM = 0.9    #: explicit walls inside or between areas
+WALL_MM = OUTLINE_WALL_MM  #: outer walls of areas and grid walls (the core's: judged as printed)
+# INNER_WALL_MM (explicit walls of line dungeons) is imported from the core above.
 OUTLINE_MM = 0.35      #: room outlines of the grid, boxes, fields
 GLYPH_MM = 0.4         #: strokes of element glyphs
-FINE_MM = 0.25         #: fine detail (hatching, tick marks)
 DOOR_MM = 1.6          #: a door's bar across its opening
 CROP_MARK_MM = 0.25    #: crop marks
 

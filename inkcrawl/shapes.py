@@ -32,6 +32,15 @@ SPELL_VARIANTS = ("bolt", "ward", "star")
 TREASURE_VARIANTS = ("chest", "crown", "goblet")
 #: Vertices of the polygon approximating a footprint disc.
 FOOTPRINT_SEGMENTS = 64
+#: Thinnest line any renderer may draw, in mm (the thinnest a home printer reproduces reliably);
+#: :mod:`exporters.style` reads it from here.
+MIN_LINE_MM = 0.25
+#: Width of fine detail lines (hatching, tick marks, a glyph's inner details), in mm.
+FINE_MM = 0.25
+#: Printed width of area outline walls (and grid walls), mm; :mod:`inkcrawl.printed` judges on it.
+OUTLINE_WALL_MM = 1.2
+#: Printed width of explicit walls of line dungeons, mm.
+INNER_WALL_MM = 1.08
 
 
 # -- placement ----------------------------------------------------------------------------------
@@ -56,7 +65,7 @@ def _closed(points: list[Point]) -> list[Point]:
     return points if points and points[0] == points[-1] else [*points, points[0]]
 
 
-def _arc(cx: float, cy: float, rx: float, ry: float, start_deg: float, end_deg: float, steps: int) -> list[Point]:
+def arc(cx: float, cy: float, rx: float, ry: float, start_deg: float, end_deg: float, steps: int) -> list[Point]:
     """Points of an elliptical arc in local units (angles in degrees, y down), both ends included."""
     return [(cx + rx * math.cos(math.radians(start_deg + (end_deg - start_deg) * i / steps)),
              cy + ry * math.sin(math.radians(start_deg + (end_deg - start_deg) * i / steps)))
@@ -74,9 +83,9 @@ def _mirror(right_half: list[Point]) -> list[Point]:
 # bolt: a lightning zigzag from the top right to the bottom left, four strokes.
 _BOLT = [(0.40, -0.78), (-0.22, -0.16), (0.22, -0.06), (-0.18, 0.38), (0.08, 0.36), (-0.36, 0.80)]
 # ward: a protective ring.
-_WARD = _arc(0, 0, 0.70, 0.70, -90, 270, 48)
+_WARD = arc(0, 0, 0.70, 0.70, -90, 270, 48)
 # star: a pentagram drawn in one unbroken line (tip up), as a caster would trace it.
-_STAR_TIPS = _arc(0, 0, 0.86, 0.86, -90, 270, 5)[:5]
+_STAR_TIPS = arc(0, 0, 0.86, 0.86, -90, 270, 5)[:5]
 _STAR = [_STAR_TIPS[i] for i in (0, 2, 4, 1, 3, 0)]
 
 _SPELLS: dict[str, list[list[Point]]] = {
@@ -104,12 +113,12 @@ def spell_trace(variant: str, at: Point, size_mm: float, rotation_deg: float = 0
 # -- treasures ----------------------------------------------------------------------------------
 
 # chest: a box with a domed lid.
-_CHEST = [(-0.72, 0.56), (0.72, 0.56), (0.72, -0.12), *_arc(0, -0.12, 0.72, 0.50, 0, -180, 16)[1:-1],
+_CHEST = [(-0.72, 0.56), (0.72, 0.56), (0.72, -0.12), *arc(0, -0.12, 0.72, 0.50, 0, -180, 16)[1:-1],
           (-0.72, -0.12)]
 # crown: a band with three points, the middle one tallest.
 _CROWN = [(-0.66, 0.52), (0.66, 0.52), (0.74, -0.42), (0.36, -0.06), (0.0, -0.66), (-0.36, -0.06), (-0.74, -0.42)]
 # goblet: a round bowl on a stem and a wide foot.
-_GOBLET = _mirror([(0.0, -0.72), (0.56, -0.72), *_arc(0, -0.72, 0.56, 0.64, 0, 70, 7)[1:], (0.10, -0.02),
+_GOBLET = _mirror([(0.0, -0.72), (0.56, -0.72), *arc(0, -0.72, 0.56, 0.64, 0, 70, 7)[1:], (0.10, -0.02),
                    (0.10, 0.46), (0.46, 0.62), (0.46, 0.74), (0.0, 0.74)])
 
 _TREASURES: dict[str, list[Point]] = {"chest": _CHEST, "crown": _CROWN, "goblet": _GOBLET}
@@ -168,7 +177,7 @@ def monster_head(at: Point, size_mm: float, rotation_deg: float = 0) -> list[Poi
 def disc_polygon(at: Point, size_mm: float, segments: int = FOOTPRINT_SEGMENTS) -> list[Point]:
     """A disc of diameter ``size_mm`` around ``at`` as a regular polygon (vertices on the circle,
     each listed once), in sheet mm."""
-    return place(_arc(0, 0, 1, 1, 0, 360, segments)[:-1], at, size_mm)
+    return place(arc(0, 0, 1, 1, 0, 360, segments)[:-1], at, size_mm)
 
 
 def element_footprint(element: Element) -> list[Point]:
