@@ -17,6 +17,7 @@ import svgwrite
 from svgwrite.container import Group
 
 from exporters import style
+from inkcrawl.textchars import printable_text
 from inkcrawl.textmetrics import text_width_mm
 
 Point = tuple[float, float]
@@ -37,6 +38,14 @@ def path_data(points: Sequence[Point], closed: bool = False) -> str:
     if closed:
         parts.append("Z")
     return " ".join(parts)
+
+
+def svg_text(drawing: svgwrite.Drawing) -> str:
+    """The SVG text of ``drawing``, always well-formed XML: the characters XML 1.0 cannot hold
+    (and the other control characters validation refuses, C007) are left out, even when a file
+    with such text is exported with ``--force``. :meth:`SheetCanvas.text` already drops them
+    from the text it draws; this also covers attribute values such as ``data-id``."""
+    return printable_text(drawing.tostring())
 
 
 def regular_polygon(cx: float, cy: float, radius: float, sides: int, rotation_deg: float = -90) -> list[Point]:
@@ -98,7 +107,7 @@ class SheetCanvas:
         if kind:
             item.attribs["data-kind"] = kind
         if element_id:
-            item.attribs["data-id"] = element_id
+            item.attribs["data-id"] = printable_text(str(element_id))
         return item
 
     def _add(self, item, parent: Group | None, kind: str | None, css_class: str | None):
@@ -176,7 +185,10 @@ class SheetCanvas:
              fill: str | None = None, parent: Group | None = None, kind: str | None = None,
              css_class: str | None = None, rotate_deg: float = 0):
         """Text with its baseline starting (``anchor`` ``start``), centred (``middle``) or ending
-        (``end``) at ``at``, ``size_mm`` high (em size), in the shipped font."""
+        (``end``) at ``at``, ``size_mm`` high (em size), in the shipped font. Control characters
+        (which XML cannot hold and no font prints, see :mod:`inkcrawl.textchars`) are left out."""
+        if isinstance(content, str):
+            content = printable_text(content)
         self.texts.append(content)
         attrs = {"font-family": style.FONT_FAMILY, "font-size": fmt(size_mm), "fill": fill or self.palette.ink}
         if anchor != "start":

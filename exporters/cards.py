@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 from exporters import style
-from exporters.canvas import SheetCanvas, regular_polygon, wrap_text
+from exporters.canvas import SheetCanvas, regular_polygon, svg_text, wrap_text
 from exporters.pages import Page, PageOptions, new_page_drawing
 from exporters.paper import PAPER_SIZES, orient
 from inkcrawl.rulesets import Ruleset
@@ -104,7 +104,7 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
             if options.crop_marks:
                 _card_crop_marks(canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top,
                                  options.bleed_mm)
-            pages.append(Page(drawing.tostring(), width, height, f"cards page {number} ({side})", texts=canvas.texts))
+            pages.append(Page(svg_text(drawing), width, height, f"cards page {number} ({side})", texts=canvas.texts))
     return pages
 
 

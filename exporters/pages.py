@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 import svgwrite
 
 from exporters import style
-from exporters.canvas import SheetCanvas, fmt
+from exporters.canvas import SheetCanvas, fmt, svg_text
 from exporters.paper import PageLayout, PaperError, layout_page
 from exporters.sheet import draw_sheet_into
 from inkcrawl.model import Dungeon
 from inkcrawl.rulesets import Ruleset
+from inkcrawl.textchars import printable_text
 
 #: Length of a crop mark and its gap from the bleed edge, in mm.
 CROP_MARK_LENGTH_MM = 6.0
@@ -95,7 +96,8 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
     if thinnest < style.MIN_LINE_MM - 1e-9:
         warnings.append(f"scaled to {layout.scale:.0%} to fit: the thinnest lines print {thinnest:.2f} mm wide, "
                         f"below the {style.MIN_LINE_MM} mm a printer reliably draws")
-    return Page(drawing.tostring(), layout.page_width, layout.page_height, dungeon.sheet.title,
+    title = printable_text(dungeon.sheet.title) if isinstance(dungeon.sheet.title, str) else dungeon.sheet.title
+    return Page(svg_text(drawing), layout.page_width, layout.page_height, title,
                 texts=sheet_canvas.texts, warnings=warnings)
 
 

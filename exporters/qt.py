@@ -14,6 +14,7 @@ import tempfile
 from functools import cache
 
 from exporters import style
+from inkcrawl.textchars import printable_text
 
 #: Largest PNG inkcrawl renders, in pixels (A3 at 600 dpi is about 70 million).
 MAX_PNG_PIXELS = 120_000_000
@@ -147,7 +148,7 @@ class PdfDocument:
         self.writer.setResolution(PDF_RESOLUTION)
         self.writer.setCreator("inkcrawl")
         if title:
-            self.writer.setTitle(title)
+            self.writer.setTitle(printable_text(title))
         self.painter = QPainter()
         self.count = 0
         self._size = None

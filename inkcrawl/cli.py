@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate", help="rewrite files in the current format version and canonical layout",
         description="Rewrite dungeon, ruleset and pack files (or every file of a pack folder) in the current "
                     "format_version and inkcrawl's canonical, byte-stable layout. Files with errors that would lose "
-                    "data are left untouched and reported.")
+                    "data, and files that rounding numbers to 0.001 would break (L028), are left untouched and "
+                    "reported.")
     migrate.add_argument("paths", nargs="+", metavar="PATH", help="a file or a pack folder")
     migrate.add_argument("--check", action="store_true",
                          help="change nothing; exit 1 if any file is not already in the current format and layout")

@@ -2,7 +2,9 @@
 
 A dungeon is rewritten through the model (so defaults are written and members ordered); a
 pack manifest or ruleset is rewritten with its members in their existing order. A file is
-only rewritten when it is schema-valid after migration, so no data is ever dropped.
+only rewritten when it is schema-valid after migration, so no data is ever dropped, and when
+rounding its numbers to 0.001 as saving does creates no error it did not have (two polygon
+vertices merged into one, a tolerance rounded to 0: L028 warns about the points beforehand).
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+from inkcrawl.jsonio import dumps_canonical, normalise_numbers, parse_json_text, write_text_atomic
 from inkcrawl.model import dungeon_from_dict
+from inkcrawl.problems import Problem, Severity
+from inkcrawl.rulesets import ruleset_consistency_problems
 from inkcrawl.schema import schema_problems
-from inkcrawl.validate import MANIFEST_NAME, path_inside_pack, load_document
+from inkcrawl.validate import (MANIFEST_NAME, RulesetRegistry, check_dungeon_data, enclosing_pack, path_inside_pack,
+                               load_document)
 
 
 def canonical_text(data: dict, file_type: str) -> str:
@@ -21,6 +26,32 @@ def canonical_text(data: dict, file_type: str) -> str:
     if file_type == "dungeon":
         return dumps_canonical(dungeon_from_dict(data).to_dict())
     return dumps_canonical(data)
+
+
+def _errors(data, file_type: str, file: Path) -> list[Problem]:
+    """The errors ``inkcrawl validate`` reports for one document (``data`` as loaded and migrated)."""
+    if file_type == "dungeon":
+        pack_rulesets, deck = enclosing_pack(file)
+        problems, _ = check_dungeon_data(data, str(file), RulesetRegistry(pack_rulesets), deck)
+    else:
+        problems = schema_problems(data, file_type, str(file))
+        if not problems and file_type == "ruleset":
+            problems = ruleset_consistency_problems(data, str(file))
+    return [p for p in problems if p.severity is Severity.ERROR]
+
+
+def errors_rounding_creates(data: dict, file_type: str, file: Path, text: str) -> list[Problem]:
+    """The errors the canonical ``text`` of a document has that the document itself (``data``)
+    has not: what rounding numbers to 0.001 when saving would break (an error is new when no
+    error of its code was reported at its pointer before). Empty when rounding changes no number."""
+    written = dungeon_from_dict(data).to_dict() if file_type == "dungeon" else data
+    if normalise_numbers(written) == written:
+        return []
+    rounded, problems = parse_json_text(text, str(file))
+    if problems:
+        return problems
+    before = {(p.code, p.pointer) for p in _errors(data, file_type, file)}
+    return [p for p in _errors(rounded, file_type, file) if (p.code, p.pointer) not in before]
 
 
 def _files_of(path: Path) -> list[Path]:
@@ -68,6 +99,16 @@ def migrate_paths(paths: list[str], check: bool = False) -> int:
             text = canonical_text(document.data, document.file_type)
             current = file.read_text(encoding="utf-8-sig")
             if text == current:
+                continue
+            created = errors_rounding_creates(document.data, document.file_type, file, text)
+            if created:
+                print(f"{file}: not rewritten: rounding its numbers to 0.001 as saving does would create "
+                      f"{len(created)} new error(s), below; change those values so they survive rounding "
+                      f"('inkcrawl validate {file}' reports points that would merge as L028):",
+                      file=sys.stderr)
+                for p in created:
+                    print(f"  after rounding: {p.pointer or '/'}: error {p.code} {p.message}", file=sys.stderr)
+                status = max(status, 1)
                 continue
             what = f"format_version {document.migrated_from} -> current" if document.migrated_from else "layout"
             if check:

@@ -6,7 +6,7 @@ a severity and a message that names the object (kind, id, name). Codes are group
 - ``F``: the file itself (unreadable, not JSON, too deep, too new);
 - ``S``: JSON Schema (structure);
 - ``P``: content packs;
-- ``C``: checks common to both families (ids, references, ruleset);
+- ``C``: checks common to both families (ids, references, ruleset, text);
 - ``G``: grid family rule checks (RULES.md 1);
 - ``L``: line family rule checks (RULES.md 2).
 """
@@ -62,6 +62,7 @@ RULES: tuple[Rule, ...] = (
     Rule("C004", "unknown-value", _E, "A reference by name that does not resolve: a key or orb colour, a variant, a letter the ruleset does not define."),
     Rule("C005", "family-mismatch", _E, "The dungeon's family differs from its ruleset's family."),
     Rule("C006", "ruleset-inconsistent", _E, "A ruleset contradicts itself (min above max, a deck card that is no segment shape)."),
+    Rule("C007", "control-character", _E, "A text (title, name, reminder, label, description...) holds a control character (U+0000-U+001F but tab and newline, U+007F-U+009F) or the noncharacter U+FFFE or U+FFFF: it cannot print and XML/SVG cannot hold it."),
     Rule("G001", "feature-count", _E, "A feature kind appears fewer or more times than the ruleset requires (RULES.md 1, Board)."),
     Rule("G002", "weapon-without-monster", _E, "A weapon letter has no monster with that letter."),
     Rule("G003", "monster-without-weapon", _E, "A monster letter has no weapon with that letter."),
@@ -106,6 +107,12 @@ RULES: tuple[Rule, ...] = (
     Rule("L025", "unused-orb-tokens", _W, "The sheet gives token values for an orb colour no orb has."),
     Rule("L026", "door-lock-repeated", _E, "A door lists the same key colour twice, but a player holds one key of each colour."),
     Rule("L027", "reachability-not-checked", _W, "The reachability search stopped at its state limit; unreachable elements and doors were not checked."),
+    Rule("L028", "points-closer-than-precision", _E, "Two distinct points of an area polygon, a wall or a door round to the same point at the 0.001 mm files are saved with: saving would merge them (or rounding would leave the polygon degenerate)."),
+    Rule("L029", "wall-ends-nearly-meet", _W, "A wall ends closer to another wall or an area's outline than the gap a line needs, without joining it: the printed gap is closed; join them or widen the gap."),
+    Rule("L030", "wall-across-door", _E, "A wall is drawn across a door, so the door cannot be passed even with its keys."),
+    Rule("L031", "doors-stacked", _E, "Two doors lie on the same stretch of wall and print on top of each other."),
+    Rule("L032", "opening-too-narrow", _W, "The gap in the wall ink between two areas is narrower than the ruleset requires (the pen width or print.min_gap_mm, switch opening_min_width): it is closed for validation, analysis and the referee."),
+    Rule("L033", "door-zero-length", _E, "A door's segment has both ends at the same point."),
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

@@ -18,6 +18,7 @@ from inkcrawl.migrate import FormatVersionError, migrate
 from inkcrawl.problems import Problem, problem
 from inkcrawl.resources import bundled_rulesets_dir
 from inkcrawl.schema import schema_problems
+from inkcrawl.textchars import document_text_problems, owner_name
 
 #: Card kinds of a grid deck that are not segment shapes (RULES.md 1, Cards).
 SPECIAL_CARDS = ("trap", "draw_two")
@@ -83,8 +84,9 @@ class Ruleset:
 
 
 def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
-    """Checks a schema cannot express: min <= max in counts, deck cards are known shapes."""
-    problems = []
+    """Checks a schema cannot express: min <= max in counts, deck cards are known shapes (C006),
+    no control characters in its texts (C007)."""
+    problems = document_text_problems(data, owner_name("ruleset", data.get("id"), data.get("name")), file)
     for kind, definition in data.get("elements", {}).items():
         count = definition.get("count")
         if isinstance(count, dict) and count.get("min", 0) > count.get("max", 0):

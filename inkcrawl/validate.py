@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from inkcrawl.checks import check_dungeon
+from inkcrawl.checks.common import text_problems
 from inkcrawl.checks.grid import deck_problems
 from inkcrawl.jsonio import read_json_file
 from inkcrawl.migrate import FormatVersionError, migrate
@@ -21,6 +22,7 @@ from inkcrawl.model import Dungeon, dungeon_from_dict
 from inkcrawl.problems import Problem, Severity, problem
 from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file, ruleset_consistency_problems
 from inkcrawl.schema import FILE_TYPES, schema_problems
+from inkcrawl.textchars import document_text_problems, owner_name
 
 #: Name of the manifest file at the root of a content pack folder.
 MANIFEST_NAME = "pack.json"
@@ -153,7 +155,8 @@ class RulesetRegistry:
 
 def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
                        deck: dict[str, int] | None = None) -> tuple[list[Problem], Dungeon | None]:
-    """Validate one dungeon document (already migrated): schema, then rule checks.
+    """Validate one dungeon document (already migrated): schema, then rule checks (C007 on the
+    document's texts first, so they are checked even when the ruleset is unknown).
 
     Returns ``(problems, dungeon)``; ``dungeon`` is ``None`` when the structure is too broken
     to build the model.
@@ -163,6 +166,7 @@ def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
     if broken:
         problems.append(problem("S002", "rule checks skipped: fix the structure errors above first", file))
         return problems, None
+    problems += text_problems(data, file)
     try:
         dungeon = dungeon_from_dict(data, skip)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -221,6 +225,8 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
     report.problems += manifest_problems
     if manifest_problems:
         return
+    report.problems += document_text_problems(manifest, owner_name("pack", manifest["id"], manifest["name"]),
+                                              document.file)
     extra = []
     for index, relative in enumerate(manifest.get("rulesets", [])):
         path = _pack_path(base, relative, f"/rulesets/{index}", document.file, report)

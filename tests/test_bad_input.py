@@ -115,6 +115,7 @@ def test_corpus_bytes_are_what_the_cases_claim():
     assert (CORPUS / "deep-arrays.json").read_text().count("[") == 5000
     assert len((CORPUS / "big-int-400.json").read_text().split('"x": ')[1].strip().rstrip("}")) == 400
     assert "\\ud800" in (CORPUS / "lone-surrogate-id.json").read_text()
+    assert '"Tiny\\u0001"' in (CORPUS / "control-character-title.json").read_text()
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])

@@ -1,4 +1,4 @@
-"""Checks common to both families (C001-C006), one mutation of a valid fixture per test."""
+"""Checks common to both families (C001-C007), one mutation of a valid fixture per test."""
 
 from __future__ import annotations
 
@@ -276,3 +276,142 @@ def test_c006_reported_when_validating_a_ruleset_file(tmp_path):
     assert codes(report.problems) == ["C006"], describe_problems(report.problems)
     assert report.problems[0].pointer == "/elements/loot/count"
     assert report.exit_code() == 1
+
+
+# -- C007 control characters in text --------------------------------------------------------------------------
+# Refused: U+0000-U+001F but tab and newline, U+007F-U+009F, U+FFFE and U+FFFF (inkcrawl/textchars.py).
+# Positions count characters from 0: in "Entry Hall\x07" the BEL follows the 10 characters of "Entry Hall".
+
+def test_c007_area_name_names_object_field_character_and_position():
+    data = line_dungeon()
+    data["areas"][0]["name"] = "Entry Hall\x07"
+    problems = check(data)
+    assert_codes(problems, ["C007"])
+    p = find(problems, "C007", "/areas/0/name")
+    assert p.message == ("room 'r1' (\"Entry Hall\"): name contains the control character U+0007 at position 10; "
+                         "remove it")
+    assert p.severity.value == "error" and p.rule.name == "control-character"
+
+
+def test_c007_sheet_title_reminder_label_and_element_name():
+    data = line_dungeon()
+    data["sheet"]["title"] = "Tiny\x01 Line\x7f"        # U+0001 at 4; "Tiny\x01 Line" is 10 characters
+    data["sheet"]["reminders"].append("Mind the \x1bstep")  # reminder 1; "Mind the " is 9 characters
+    data["elements"][5]["text"] = "\x00Cellars"         # label lb1: position 0
+    data["elements"][1]["name"] = "Gh\uffffoul"          # monster m1: the noncharacter at 2
+    problems = check(data)
+    assert_codes(problems, ["C007"] * 4)
+    assert find(problems, "C007", "/sheet/title").message == (
+        "sheet: title contains the control characters U+0001 at position 4 and U+007F at position 10; remove them")
+    assert find(problems, "C007", "/sheet/reminders/1").message == (
+        "sheet: reminder 1 contains the control character U+001B at position 9; remove it")
+    assert find(problems, "C007", "/elements/5/text").message == (
+        "label 'lb1': text contains the control character U+0000 at position 0; remove it")
+    # the name shown in the message leaves the refused character out
+    assert find(problems, "C007", "/elements/1/name").message == (
+        "monster 'm1' (\"Ghoul\"): name contains the noncharacter U+FFFF at position 2; remove it")
+
+
+def test_c007_grid_feature_name():
+    data = grid_dungeon()
+    data["features"][0]["name"] = "Coin\x85purse"  # U+0085 (a C1 control, NEL) after the 4 letters of "Coin"
+    problems = check(data)
+    assert_codes(problems, ["C007"])
+    assert find(problems, "C007", "/features/0/name").message == (
+        "loot 'l1' (\"Coinpurse\"): name contains the control character U+0085 at position 4; remove it")
+
+
+def test_c007_many_characters_are_summed_up():
+    data = line_dungeon()
+    data["areas"][2]["name"] = "\x01\x02V\x03a\x04u\x05lt\ufffe"  # 6 refused: at 0, 1, 3, 5, 7 and 10
+    p = find(check(data), "C007", "/areas/2/name")
+    assert p.message == ("room 'r2' (\"Vault\"): name contains the control character U+0001 at position 0, the "
+                         "control character U+0002 at position 1, the control character U+0003 at position 3 and "
+                         "3 more; remove them")
+
+
+def test_c007_tab_newline_and_other_unicode_are_fine():
+    data = line_dungeon()
+    data["sheet"]["title"] = "Tiny\tLine"
+    data["sheet"]["reminders"] = ["Reach the exit.\nThen leave.", "Crypte d'Éloïse 地下牢 \u00a0 \ufffd"]
+    data["areas"][0]["name"] = "Entry\u00a0Hall \U0001F56F"
+    assert check(data) == []
+
+
+def test_c007_is_reported_even_when_the_ruleset_is_unknown():
+    data = line_dungeon()
+    data["ruleset"] = "line-deluxe"
+    data["sheet"]["title"] = "Tiny\x0bLine"
+    problems = check(data)
+    assert_codes(problems, ["C002", "C007"])
+    assert "U+000B at position 4" in find(problems, "C007", "/sheet/title").message
+
+
+def test_c007_on_an_object_with_a_schema_error_elsewhere():
+    data = line_dungeon()
+    data["elements"][1]["size_mm"] = "big"  # schema error: m1 is left out of the rule checks
+    data["elements"][1]["name"] = "Ghoul\r"
+    problems = check(data)
+    assert_codes(problems, ["S001", "S002", "C007"])
+    assert "U+000D at position 5" in find(problems, "C007", "/elements/1/name").message
+
+
+@pytest.mark.parametrize("bad_id", ["r\x07", "r1\n", "\tr1"])
+def test_ids_with_control_characters_are_schema_errors_not_c007(bad_id):
+    data = line_dungeon()
+    data["areas"][0]["id"] = bad_id
+    problems = check(data)
+    assert find(problems, "S001", "/areas/0/id")
+    assert "C007" not in codes(problems)
+
+
+def test_c007_in_a_ruleset():
+    data = copy.deepcopy(bundled_rulesets()["line-classic"].data)
+    data["characters"]["rogue"]["name"] = "Rog\x08ue"
+    data["elements"]["monster"]["description"] = "\x1f" + data["elements"]["monster"]["description"]
+    problems = ruleset_consistency_problems(data, FILE)
+    assert_codes(problems, ["C007", "C007"])
+    assert find(problems, "C007", "/characters/rogue/name").message == (
+        "character 'rogue' (\"Rogue\"): name contains the control character U+0008 at position 3; remove it")
+    assert find(problems, "C007", "/elements/monster/description").message == (
+        "element kind 'monster': description contains the control character U+001F at position 0; remove it")
+
+
+def test_c007_in_a_pack_manifest_and_its_ruleset(tmp_path):
+    from conftest import PACKS
+
+    import shutil
+
+    pack = tmp_path / "pack"
+    shutil.copytree(PACKS / "lantern-depths", pack)
+    manifest = json.loads((pack / "pack.json").read_text(encoding="utf-8"))
+    manifest["name"] = "Lantern\x00Depths"
+    manifest["description"] = "Four dungeons.\x1a"
+    manifest["rulesets"] = ["variant.json"]
+    (pack / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
+    variant = copy.deepcopy(bundled_rulesets()["line-classic"].data)
+    variant["id"] = "line-variant"
+    variant["name"] = "Variant\x9b"
+    (pack / "variant.json").write_text(json.dumps(variant), encoding="utf-8")
+    report = validate_paths([pack])
+    assert codes(report.problems) == ["C007", "C007", "C007"], describe_problems(report.problems)
+    by_pointer = {(p.file.split("/")[-1], p.pointer): p.message for p in report.problems}
+    assert by_pointer[("pack.json", "/name")] == (
+        "pack 'lantern-depths' (\"LanternDepths\"): name contains the control character U+0000 at position 7; "
+        "remove it")
+    assert by_pointer[("pack.json", "/description")] == (
+        "pack 'lantern-depths' (\"LanternDepths\"): description contains the control character U+001A at "
+        "position 14; remove it")
+    assert by_pointer[("variant.json", "/name")] == (
+        "ruleset 'line-variant' (\"Variant\"): name contains the control character U+009B at position 7; remove it")
+    assert report.exit_code() == 1
+
+
+def test_c007_pack_deck_name():
+    from inkcrawl.textchars import document_text_problems
+
+    manifest = {"type": "pack", "id": "p", "name": "P", "decks": [{"id": "d1", "name": "Short\x03", "cards": {}}]}
+    problems = document_text_problems(manifest, "pack 'p' (\"P\")", FILE)
+    assert [(p.code, p.pointer, p.message) for p in problems] == [
+        ("C007", "/decks/0/name", "deck 'd1' (\"Short\"): name contains the control character U+0003 at position 5; "
+                                  "remove it")]

@@ -1,4 +1,4 @@
-"""Rule checks of the line family (L001-L026), one mutation of a valid fixture per test.
+"""Rule checks of the line family (L001-L028), one mutation of a valid fixture per test.
 
 The fixture is described in tests/dungeon_builders.py: rooms r1 and r2 joined by corridor c1,
 the Start st1 on r1's top wall, monster m1 (r1), plant p1 (c1), treasure t1 and exit ex1 (r2),
@@ -856,3 +856,100 @@ def test_a_pile_of_elements_gives_one_overlap_problem_per_element():
     assert {p.pointer for p in overlaps} == {f"/elements/{i}/at" for i in range(len(data["elements"]) - 4,
                                                                                    len(data["elements"]))}
     assert any("and 3 more elements" in p.message for p in overlaps)
+
+
+# -- L028 points that saving would merge (inkcrawl/checks/precision.py) ----------------------------------
+# Saving rounds every coordinate to 0.001 mm (round(x, 3)). Worked by hand for each case below.
+
+def test_l028_consecutive_polygon_vertices_that_round_together():
+    data = line_dungeon()
+    data["areas"][0]["polygon"].insert(1, [20.0004, 20])  # (20.0004, 20) rounds to (20, 20): vertex 0
+    problems = check(data)
+    assert_codes(problems, ["L028"])
+    p = find(problems, "L028", "/areas/0/polygon/1")
+    assert p.message == ("room 'r1' (\"Entry Hall\"): vertices 0 and 1 are 0.0004 mm apart; saving rounds "
+                         "coordinates to 0.001 mm and would merge them into one point at (20, 20); move them apart "
+                         "or remove one")
+    assert p.severity is Severity.ERROR
+
+
+def test_l028_last_and_first_vertex():
+    data = line_dungeon()
+    data["areas"][0]["polygon"].append([20, 20.0004])  # vertex 4 rounds onto vertex 0 (20, 20)
+    problems = check(data)
+    assert_codes(problems, ["L028"])
+    assert "vertices 0 and 4 are 0.0004 mm apart" in find(problems, "L028", "/areas/0/polygon/4").message
+
+
+def test_l028_depends_on_rounding_not_on_distance():
+    # 0.0008 mm apart, on both sides of 20: 19.9996 and 20.0004 both round to 20, so they merge
+    data = line_dungeon()
+    data["areas"][0]["polygon"][0:1] = [[19.9996, 20], [20.0004, 20]]
+    problems = check(data)
+    assert_codes(problems, ["L028"])
+    assert "vertices 0 and 1 are 0.0008 mm apart" in find(problems, "L028", "/areas/0/polygon/1").message
+    # 0.0006 mm apart but 20 and 20.0006 round to 20 and 20.001: they stay two vertices
+    data = line_dungeon()
+    data["areas"][0]["polygon"].insert(1, [20.0006, 20])
+    assert check(data) == []
+
+
+def test_l028_vertices_that_are_not_neighbours():
+    # two notches whose tips (vertex 2 at (40, 220) and vertex 5 at (40, 220.0004)) almost touch:
+    # a valid polygon now, a polygon repeating vertex 2 once saved
+    data = line_dungeon()
+    index = add(data, "areas", {"id": "r9", "kind": "room",
+                                "polygon": [[20, 200], [60, 200], [40, 220], [60, 240], [20, 240], [40, 220.0004]]})
+    problems = check(data)
+    assert_codes(problems, ["L020", "L028"])  # L020: the extra room is out of reach (a warning)
+    assert "vertices 2 and 5 are 0.0004 mm apart" in find(problems, "L028", f"/areas/{index}/polygon/5").message
+
+
+def test_l028_polygon_that_rounding_flattens():
+    # apex 0.0004 mm above the base: area 30 * 0.0004 / 2 = 0.006 mm², and 0 once y rounds to 200
+    data = line_dungeon()
+    index = add(data, "areas", {"id": "r9", "kind": "room", "polygon": [[30, 200], [60, 200], [45, 200.0004]]})
+    problems = check(data)
+    assert_codes(problems, ["L020", "L028"])
+    assert find(problems, "L028", f"/areas/{index}/polygon").message == (
+        "room 'r9': saving rounds coordinates to 0.001 mm, and the rounded polygon fails L003: the polygon has no "
+        "area (all its points lie on one line); move its vertices further apart")
+
+
+def test_l028_not_for_an_exact_repeat_which_is_l002():
+    data = line_dungeon()
+    index = add(data, "areas", {"id": "r9", "kind": "room",
+                                "polygon": [[20.0001, 200], [60, 200], [60, 240], [60, 200], [20, 240]]})
+    problems = check(data)
+    assert_codes(problems, ["L002"])
+    find(problems, "L002", f"/areas/{index}/polygon")
+
+
+def test_l028_consecutive_wall_points():
+    data = line_dungeon()
+    data["walls"][0]["points"].append([140.0003, 70.0003])  # rounds to (140, 70), point 1; 0.0003 * sqrt 2 apart
+    problems = check(data)
+    assert_codes(problems, ["L028"])
+    assert find(problems, "L028", "/walls/0/points/2").message == (
+        "wall 'w1': points 1 and 2 are 0.000424 mm apart; saving rounds coordinates to 0.001 mm and would merge "
+        "them into one point at (140, 70); move them apart or remove one")
+
+
+def test_l028_door_ends():
+    data = line_dungeon()
+    index = add_door(data, ["red"], segment=((120, 50), (120, 50.0004)))
+    add_key(data, "red", R1_SPOTS[0])
+    problems = check(data)
+    # L009: a door 0.0004 mm long leaves the c1/r2 gap open
+    assert_codes(problems, ["L009", "L028"])
+    assert find(problems, "L028", f"/elements/{index}/segment/1").message == (
+        "door 'd1': segment ends 0 and 1 are 0.0004 mm apart; saving rounds coordinates to 0.001 mm and would shrink the "
+        "door to the point (120, 50); make it longer")
+
+
+def test_l028_not_for_coordinates_with_more_decimals_that_stay_apart():
+    data = line_dungeon()
+    data["elements"][1]["at"] = [50.0004, 50.12345]
+    data["areas"][0]["polygon"][2] = [80, 80.0004]
+    data["walls"][0]["points"] = [[130.12345, 70], [139.99951, 70]]
+    assert check(data) == []

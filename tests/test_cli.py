@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, PACKS
+from conftest import FIXTURES, PACKS, REPO
 
 from inkcrawl.cli import main
 from inkcrawl.problems import RULES
@@ -194,6 +194,41 @@ def test_migrate_never_rewrites_a_file_with_schema_errors(capsys, broken_dungeon
     before = path.read_bytes()
     code, _, err = _run(capsys, "migrate", str(path))
     assert code == 1 and "not rewritten" in err
+    assert path.read_bytes() == before
+
+
+def test_migrate_refuses_a_file_that_rounding_would_break(capsys, tmp_path):
+    data = json.loads(next(LINE_PACK.glob("dungeons/*.json")).read_text(encoding="utf-8"))
+    first = data["areas"][0]["polygon"][0]
+    # a vertex 0.0004 mm after vertex 0: saving rounds it onto vertex 0 (L002 once rewritten)
+    data["areas"][0]["polygon"].insert(1, [first[0] + 0.0004, first[1]])
+    path = tmp_path / "close.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = path.read_bytes()
+    code, out, _ = _run(capsys, "validate", str(path))
+    assert code == 1 and "error L028" in out and "vertices 0 and 1" in out
+    for check in ([], ["--check"]):
+        code, out, err = _run(capsys, "migrate", str(path), *check)
+        assert code == 1 and "not rewritten" in err and "would be rewritten" not in out, (out, err)
+        assert "1 new error(s)" in err and "/areas/0/polygon: error L002" in err and "vertex 1 repeats vertex 0" in err
+        assert path.read_bytes() == before
+    # moved 0.002 mm away the vertex survives rounding, and the file is rewritten
+    data["areas"][0]["polygon"][1][0] = first[0] + 0.002
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = _run(capsys, "migrate", str(path))
+    assert code == 0 and "rewritten (layout)" in out and err == ""
+    assert json.loads(path.read_text(encoding="utf-8"))["areas"][0]["polygon"][1] == [first[0] + 0.002, first[1]]
+
+
+def test_migrate_refuses_a_ruleset_whose_rounded_value_breaks_the_schema(capsys, tmp_path):
+    data = json.loads((REPO / "content" / "rulesets" / "line-classic.json").read_text(encoding="utf-8"))
+    data["id"] = "line-variant"
+    data["elements"]["monster"]["min_coverage"] = 0.0004  # above 0 as the schema asks; 0 once rounded
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    before = path.read_bytes()
+    code, _, err = _run(capsys, "migrate", str(path))
+    assert code == 1 and "not rewritten" in err and "/elements/monster/min_coverage: error S001" in err
     assert path.read_bytes() == before
 
 

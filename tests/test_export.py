@@ -180,6 +180,32 @@ def test_unicode_titles_render_or_warn(tmp_path, capsys):
     assert "Crypte d'Éloïse" in text
 
 
+def test_control_characters_never_make_an_ill_formed_svg(tmp_path, capsys):
+    import xml.etree.ElementTree as ET
+
+    data = json.loads(next(LINE_PACK.glob("dungeons/*.json")).read_text(encoding="utf-8"))
+    data["sheet"]["title"] = "Bell\x01 Vault\x7f\uffff"
+    data["areas"][0]["name"] = "Hall\x07"
+    data["areas"][0]["id"] = "r\x02"  # a schema error too: exported only with --force
+    path = tmp_path / "control.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    svg = tmp_path / "control.svg"
+    code, _, err = _run(capsys, "sheet", path, "-o", svg)
+    assert code == 1 and "C007" in err and "U+0001 at position 4" in err and not svg.exists()
+    code, _, err = _run(capsys, "sheet", path, "-o", svg, "--force")
+    assert code == 0, err
+    root = ET.parse(svg).getroot()  # well-formed XML
+    texts = ["".join(item.itertext()) for item in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "Bell Vault" in texts and "Hall" in texts
+    assert 'data-id="r"' in svg.read_text(encoding="utf-8")
+    assert "\x01" not in err.split("inkcrawl export")[-1]  # font warnings name no control character
+    pdf = tmp_path / "control.pdf"
+    code, _, _ = _run(capsys, "sheet", path, "-o", pdf, "--force")
+    assert code == 0
+    reader = pypdf.PdfReader(pdf)
+    assert len(reader.pages) == 1 and reader.metadata.title == "Bell Vault"
+
+
 def test_usage_errors(tmp_path, capsys):
     single = next(GRID_PACK.glob("dungeons/*.json"))
     assert _run(capsys, "sheet", single, "-o", tmp_path / "x.docx")[0] == 2

@@ -1,6 +1,7 @@
 """Stage 2 of validation: rule checks on the model (counts, geometry, reachability, printability).
 
-:func:`check_dungeon` runs the checks common to both families and those of the dungeon's family.
+:func:`check_dungeon` runs the checks common to both families and those of the dungeon's family
+(for the line family also :mod:`inkcrawl.checks.precision`, points that saving would merge).
 Each check returns :class:`~inkcrawl.problems.Problem` objects; the catalogue of codes is
 :data:`inkcrawl.problems.RULES`.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from inkcrawl.checks.common import common_problems
 from inkcrawl.checks.grid import grid_problems
 from inkcrawl.checks.line import line_problems
+from inkcrawl.checks.precision import precision_problems
 from inkcrawl.model import Dungeon, GridDungeon, LineDungeon
 from inkcrawl.problems import Problem
 from inkcrawl.rulesets import Ruleset
@@ -28,4 +30,5 @@ def check_dungeon(dungeon: Dungeon, ruleset: Ruleset, file: str, deck: dict[str,
         problems += grid_problems(dungeon, ruleset, file, deck)
     elif isinstance(dungeon, LineDungeon):
         problems += line_problems(dungeon, ruleset, file)
+        problems += precision_problems(dungeon, file)
     return problems

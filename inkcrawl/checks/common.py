@@ -1,11 +1,14 @@
-"""Checks common to both families: unique ids, known kinds and values, matching family."""
+"""Checks common to both families: unique ids, known kinds and values, matching family, text
+without control characters."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from inkcrawl.model import Dungeon, GridDungeon, LineDungeon, SKELETON_LOCK
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
-
+from inkcrawl.textchars import owner_name, text_problem
 
 def common_problems(dungeon: Dungeon, ruleset: Ruleset, file: str) -> list[Problem]:
     """C001 duplicate ids, C003 unknown element kinds, C004 unknown named values, C005 family."""
@@ -33,6 +36,44 @@ def common_problems(dungeon: Dungeon, ruleset: Ruleset, file: str) -> list[Probl
         problems += _grid_values(dungeon, ruleset, file)
     elif isinstance(dungeon, LineDungeon):
         problems += _line_values(dungeon, ruleset, file)
+    return problems
+
+
+# The lists of objects of a dungeon and what an object of each is called when it has no kind.
+_OBJECT_LISTS = {"features": "feature", "areas": "area", "elements": "element"}
+#: The free-text members of a dungeon's objects; every other string (ids, kinds, colours,
+#: channels, locks) the schema restricts to a pattern or a list of values.
+TEXT_MEMBERS = ("name", "text")
+
+
+def text_problems(data: dict, file: str) -> list[Problem]:
+    """C007 for every text of a dungeon document that holds a refused character
+    (:mod:`inkcrawl.textchars`): the sheet's title and reminders, the names of features, areas
+    and elements, label texts. Works on the document itself, so it also covers objects with
+    schema errors elsewhere and runs before the ruleset is looked up."""
+    problems: list[Problem] = []
+
+    def check(owner: str, field: str, value: Any, pointer: str) -> None:
+        found = text_problem(owner, field, value, file, pointer)
+        if found is not None:
+            problems.append(found)
+
+    sheet = data.get("sheet")
+    if isinstance(sheet, dict):
+        check("sheet", "title", sheet.get("title"), "/sheet/title")
+        reminders = sheet.get("reminders")
+        for index, reminder in enumerate(reminders if isinstance(reminders, list) else []):
+            check("sheet", f"reminder {index}", reminder, f"/sheet/reminders/{index}")
+    for collection, noun in _OBJECT_LISTS.items():
+        items = data.get(collection)
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            if not isinstance(item, dict) or not any(isinstance(item.get(key), str) for key in TEXT_MEMBERS):
+                continue
+            kind = item.get("kind")
+            owner = owner_name(kind if isinstance(kind, str) and kind.isidentifier() else noun, item.get("id"),
+                               item.get("name"))
+            for key in TEXT_MEMBERS:
+                check(owner, key, item.get(key), f"/{collection}/{index}/{key}")
     return problems
 
 
