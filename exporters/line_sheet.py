@@ -31,6 +31,7 @@ from exporters.paper import SheetLayoutError
 from inkcrawl import shapes
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 from inkcrawl.model import Area, Element, LineDungeon
+from inkcrawl.printed import sheet_of
 from inkcrawl.rulesets import Ruleset
 
 Point = tuple[float, float]
@@ -43,6 +44,8 @@ DESCENT = DESCENT_EM
 DOOR_THICKNESS_MM = 3.8
 #: Longest Start arrow, mm.
 START_ARROW_MM = 9.0
+#: How far names and badges keep from an explicit wall's centre line, mm.
+WALL_KEEP_OUT_MM = 0.9
 
 
 def draw_line_sheet(canvas: SheetCanvas, dungeon: LineDungeon, ruleset: Ruleset) -> None:
@@ -58,22 +61,6 @@ def _text_box(text: str, at: Point, size: float, anchor: str = "start", bold: bo
     width = text_width_mm(text, size, bold)
     x = at[0] - {"start": 0, "middle": width / 2, "end": width}[anchor]
     return (x, at[1] - CAP * size - 0.2, x + width, at[1] + DESCENT * size)
-
-
-def _lines_of(geom) -> list[LineString]:
-    """The line strings of any (multi)line geometry, merged where they touch, longest first."""
-    if geom is None or geom.is_empty:
-        return []
-    parts = [g for g in getattr(geom, "geoms", [geom]) if g.geom_type in ("LineString", "LinearRing")
-             or g.geom_type == "MultiLineString"]
-    flat = []
-    for part in parts:
-        flat.extend(getattr(part, "geoms", [part]))
-    flat = [g for g in flat if g.length > 1e-6]
-    if not flat:
-        return []
-    merged = shapely.line_merge(shapely.union_all(flat)) if len(flat) > 1 else flat[0]
-    return sorted((g for g in getattr(merged, "geoms", [merged]) if g.length > 1e-6), key=lambda g: -g.length)
 
 
 def _line_path(line: LineString) -> str:
@@ -128,19 +115,8 @@ class _LineSheet:
         self.snap = float(limits.get("snap_tolerance_mm", 0.5))
         channels = [e.channel for e in dungeon.elements if e.kind in ("portal_entry", "portal_exit") and e.channel]
         self.gstyle = glyphs.GlyphStyle.for_sheet(ruleset.data, channels)
-        self.areas: list[tuple[Area, Polygon]] = []
-        for area in dungeon.areas:
-            if len({tuple(p) for p in area.polygon}) < 3:
-                continue
-            polygon = Polygon(area.polygon)
-            if not polygon.is_valid:
-                polygon = shapely.make_valid(polygon)
-                polygon = polygon if polygon.geom_type == "Polygon" else max(
-                    (g for g in getattr(polygon, "geoms", []) if g.geom_type == "Polygon"),
-                    key=lambda g: g.area, default=None)
-                if polygon is None:
-                    continue
-            self.areas.append((area, polygon))
+        self.printed = sheet_of(dungeon, ruleset.data, repair=True)
+        self.areas: list[tuple[Area, Polygon]] = list(zip(self.printed.geometry.areas, self.printed.geometry.polygons))
         self.union = unary_union([p for _, p in self.areas]) if self.areas else Polygon()
         self.doors = [e for e in dungeon.elements if e.kind == "door" and e.segment and e.segment[0] != e.segment[1]]
         self.starts = [e for e in dungeon.elements if e.kind == "start" and e.at is not None]
@@ -148,7 +124,7 @@ class _LineSheet:
         obstacles = []
         for wall in dungeon.walls:
             if len({tuple(p) for p in wall.points}) >= 2:
-                obstacles.append(LineString(wall.points).buffer(style.INNER_WALL_MM))
+                obstacles.append(LineString(wall.points).buffer(WALL_KEEP_OUT_MM))
         for element in dungeon.elements:
             if element.kind == "door" and element.segment:
                 obstacles.append(LineString(element.segment).buffer(DOOR_THICKNESS_MM / 2 + 0.6))
@@ -229,48 +205,22 @@ class _LineSheet:
             self.canvas.polyline(coords, closed=True, fill=fill, stroke=None, kind=area.kind,
                                  css_class="area").attribs["data-id"] = area.id
 
-    def _wall_geometry(self):
-        """(walls from area outlines, openings between areas), both as shapely lines."""
-        polygons = [p for _, p in self.areas]
-        grown = [p.buffer(self.snap, join_style="mitre") for p in polygons]
-        tree = shapely.STRtree(grown)
-        walls, shared = [], []
-        for i, polygon in enumerate(polygons):
-            others = [grown[j] for j in tree.query(polygon, predicate="intersects").tolist() if j != i]
-            boundary = polygon.exterior
-            if others:
-                near = unary_union(others)
-                walls.append(boundary.difference(near))
-                shared.append(boundary.intersection(near))
-            else:
-                walls.append(boundary)
-        wall = unary_union(walls) if walls else LineString()
-        opening = unary_union(shared) if shared else LineString()
-        closers = [LineString(d.segment).buffer(self.snap, cap_style="flat") for d in self.doors]
-        explicit = [LineString(w.points) for w in self.dungeon.walls if len({tuple(p) for p in w.points}) >= 2]
-        if closers:
-            wall = wall.difference(unary_union(closers))
-        if closers or explicit:
-            walls_grown = [e.buffer(self.snap, cap_style="flat") for e in explicit]
-            opening = opening.difference(unary_union(closers + walls_grown))
-        gaps = [ShapelyPoint(s.at).buffer(max(2.0, (s.size_mm or 6) * 0.8) / 2) for s in self.starts]
-        if gaps:
-            wall = wall.difference(unary_union(gaps))
-        return wall, opening, explicit
-
     def draw_walls(self) -> None:
-        wall, opening, explicit = self._wall_geometry()
+        """The walls of the printed sheet model (:mod:`inkcrawl.printed`): the faint dashed
+        guide along openings, the outline walls, then the explicit walls."""
         g = self.canvas.group("walls")
-        for line in _lines_of(opening):
+        for line in self.printed.guide_lines():
             self.canvas.path(_line_path(line), stroke=self.pal.grid_line, width=style.FINE_MM, dash=(0.8, 1.0),
                              parent=g, kind="opening", linecap="butt")
-        for line in _lines_of(wall):
-            self.canvas.path(_line_path(line), stroke=self.pal.ink, width=style.WALL_MM, parent=g, kind="wall",
-                             linecap="round", linejoin="round")
-        for line, source in zip(explicit, [w for w in self.dungeon.walls if len({tuple(p) for p in w.points}) >= 2]):
-            item = self.canvas.path(_line_path(line), stroke=self.pal.ink, width=style.INNER_WALL_MM * 1.2, parent=g,
-                                    kind="wall", css_class="inner-wall")
-            item.attribs["data-id"] = source.id
+        for line in self.printed.printed_lines:
+            if line.kind == "outline":
+                self.canvas.path(_line_path(line.geom), stroke=self.pal.ink, width=line.width_mm, parent=g,
+                                 kind="wall", linecap="round", linejoin="round")
+        for line in self.printed.printed_lines:
+            if line.kind == "wall":
+                item = self.canvas.path(_line_path(line.geom), stroke=self.pal.ink, width=line.width_mm, parent=g,
+                                        kind="wall", css_class="inner-wall")
+                item.attribs["data-id"] = line.id
 
     # elements -----------------------------------------------------------------------------
     def draw_elements(self) -> None:

@@ -49,6 +49,11 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
                     print(f"{p.file}:{p.pointer}: error {p.code} {p.message}", file=sys.stderr)
                 return [], EXIT_USAGE if problems[0].code == "F001" else EXIT_PROBLEMS
         if isinstance(data, dict) and data.get("type") == "game":
+            if data.get("format_version") == 1:
+                print(f"{raw}:/format_version: error F009 game data format 1 was written by an older inkcrawl: its "
+                      f"walls lack the printed widths and closures the referee judges on; write it again with "
+                      f"'inkcrawl export game'", file=sys.stderr)
+                return [], EXIT_PROBLEMS
             problems = schema_problems(data, "game", raw)
             if problems:
                 print(f"{raw}:{problems[0].pointer}: error S001 {problems[0].message}", file=sys.stderr)

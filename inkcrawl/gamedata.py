@@ -15,12 +15,13 @@ import numpy as np
 import shapely
 
 from inkcrawl import __version__, shapes
-from inkcrawl.geometry import Connection, area_connections, build_geometry, door_areas, polygon_defects
+from inkcrawl.geometry import Connection
+from inkcrawl.printed import DEFAULT_OPENING_MIN_WIDTH, PrintedSheet, sheet_of
 from inkcrawl.model import OPPOSITE_SIDE, SIDE_OFFSETS, GridDungeon, LineDungeon
 from inkcrawl.rulesets import Ruleset
 
 #: Format version of game documents.
-GAME_FORMAT_VERSION = 1
+GAME_FORMAT_VERSION = 2
 
 _GRID_TERMS = (
     ("loot", "Loot rooms entered"),
@@ -117,33 +118,21 @@ def grid_game_data(dungeon: GridDungeon, ruleset: Ruleset, deck: dict[str, int] 
     return data
 
 
-def _walls(geometry, dungeon: LineDungeon) -> list[dict]:
-    """Every wall: each area's outline minus the stretches it shares with other areas, then the
-    explicit walls. Stretches shared with another area are openings or doors (connections)."""
-    walls = []
-    snap = geometry.snap_mm
-    rings = [polygon.exterior for polygon in geometry.polygons]
-    for index, (area, ring) in enumerate(zip(geometry.areas, rings)):
-        near = [other for j, other in enumerate(rings)
-                if j != index and shapely.dwithin(other, ring, snap)]
-        outline = ring
-        if near:
-            others = shapely.union_all(near)
-            # snap onto the neighbours first, so a shared stretch is removed exactly, not by a tolerance band
-            outline = shapely.snap(ring, others, snap).difference(others)
-        merged = shapely.line_merge(outline) if not outline.is_empty else outline
-        number = 0
-        for part in shapely.get_parts(merged):
-            if part.length > snap:
-                number += 1
-                walls.append({"id": f"{area.id}:outline:{number}", "area": area.id,
-                              "points": _round([list(p) for p in part.coords])})
-    for wall in dungeon.walls:
-        walls.append({"id": wall.id, "area": None, "points": _round([list(p) for p in wall.points])})
-    return walls
+def _walls(sheet: PrintedSheet) -> list[dict]:
+    """Every wall line of the printed sheet (:mod:`inkcrawl.printed`): the outline walls of
+    each area, the explicit walls, each with its printed width, then the closures and bridges
+    (width 0, not printed) that close a gap narrower than the ruleset requires."""
+    return [{"id": line.id, "kind": line.kind, "area": line.area, "width_mm": line.width_mm,
+             "points": _round([list(p) for p in line.points])} for line in sheet.lines]
 
 
-def _element_entry(element, area_id, ruleset: Ruleset) -> dict:
+def _ink_rings(geom) -> list:
+    """The outer rings of a (multi)polygon's parts, rounded to 0.001 mm, each vertex once."""
+    return [_round([list(p) for p in part.exterior.coords[:-1]]) for part in shapely.get_parts(geom)
+            if part.geom_type == "Polygon" and not part.is_empty]
+
+
+def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
     definition = ruleset.elements.get(element.kind, {})
     entry = {"id": element.id, "kind": element.kind, "name": element.name, "area": area_id,
              "interaction": definition.get("interaction", "none"), "vp": definition.get("vp"),
@@ -164,6 +153,8 @@ def _element_entry(element, area_id, ruleset: Ruleset) -> dict:
         return entry
     entry["size_mm"] = element.size_mm
     entry["footprint"] = _round([list(p) for p in shapes.element_footprint(element)])
+    if ink is not None:
+        entry["ink"] = _ink_rings(ink)
     rotation = element.rotation_deg or 0
     if element.kind == "spell":
         entry["trace"] = _round([[list(p) for p in stroke]
@@ -183,33 +174,27 @@ def _element_entry(element, area_id, ruleset: Ruleset) -> dict:
 def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
     """The game data of a line dungeon (docs/game-data.md, "Line family"). Areas with invalid
     polygons are left out (validation reports them)."""
-    limits = ruleset.print_limits
-    snap = limits["snap_tolerance_mm"]
-    valid = [a for a in dungeon.areas if polygon_defects(a.polygon) is None]
-    geometry = build_geometry(dungeon, valid, snap)
+    sheet = sheet_of(dungeon, ruleset.data)
+    geometry = sheet.geometry
     placed = [e for e in dungeon.elements if e.at is not None]
     area_of: dict[str, str | None] = {}
     if placed and geometry.polygons:
         centres = np.array([e.at for e in placed], dtype=float)
         for element, found in zip(placed, geometry.areas_at(centres)):
             area_of[element.id] = geometry.areas[found[0]].id if len(found) == 1 else None
-    doors = []
-    door_pairs = {}
-    for door in dungeon.elements_of("door"):
-        found = door_areas(geometry, door, snap)
-        if len(found) == 2:
-            doors.append((door, found[0], found[1]))
-            door_pairs[door.id] = (geometry.areas[found[0]].id, geometry.areas[found[1]].id)
-            area_of[door.id] = None
-    connections = area_connections(geometry, doors, limits["min_gap_mm"]) if geometry.polygons else []
-    door_by_id = {d.id: d for d in dungeon.elements_of("door")}
+    for door, _, _ in sheet.doors:
+        area_of[door.id] = None
+    door_by_id = {d.id: d for d, _, _ in sheet.doors}
+    opening_width = {frozenset((o.a, o.b)): o.width_mm for o in sheet.openings}
     graph = []
-    for connection in connections:
+    for connection in sheet.connections:
         item = {"a": connection.a, "b": connection.b, "kind": connection.kind}
         if connection.kind == "door":
             door = door_by_id[connection.door_id]
             item.update({"door": door.id, "locks": list(door.locks or []),
                          "segment": _round([list(p) for p in door.segment])})
+        else:
+            item["width_mm"] = opening_width[frozenset((connection.a, connection.b))]
         graph.append(item)
     exits = defaultdict(list)
     for portal_exit in dungeon.elements_of("portal_exit"):
@@ -250,14 +235,17 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
         {"term": "boss", "label": "Boss", "vp": "boss"},
     ]
     data = _common(dungeon, ruleset)
+    data["switches"].setdefault("wall_poke", "illegal_crossing")
+    data["switches"].setdefault("opening_min_width", DEFAULT_OPENING_MIN_WIDTH)
     data.update({
         "pen_width_mm": ruleset.data["pen_width_mm"],
         "paper": dungeon.sheet.paper.to_dict(),
         "areas": [{"id": a.id, "kind": a.kind, "name": a.name, "polygon": _round([list(p) for p in a.polygon])}
                   for a in geometry.areas],
-        "walls": _walls(geometry, dungeon) if geometry.polygons else [],
+        "required_gap_mm": sheet.required_mm,
+        "walls": _walls(sheet),
         "connections": graph,
-        "elements": [_element_entry(e, area_of.get(e.id), ruleset) for e in dungeon.elements
+        "elements": [_element_entry(e, area_of.get(e.id), ruleset, sheet.element_ink(e)) for e in dungeon.elements
                      if e.kind not in ("start",)],
         "starts": starts,
         "end_triggers": [t.to_dict() for t in dungeon.sheet.end_triggers or []],
@@ -294,6 +282,9 @@ def game_entry_problems(entry: dict) -> list[str]:
     if entry.get("family") != "line":
         return problems
     areas = [a["id"] for a in entry["areas"]]
+    if not areas and (entry["elements"] or entry["starts"] or entry["connections"]):
+        problems.append("the data defines no areas, yet it has elements, Starts or connections")
+        return problems
     duplicates = sorted({a for a in areas if areas.count(a) > 1})
     if duplicates:
         problems.append(f"area id(s) listed twice: {', '.join(duplicates)}")

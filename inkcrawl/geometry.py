@@ -5,7 +5,8 @@ another area; where two areas share a stretch of boundary, that stretch is an op
 line may pass through, unless an explicit wall or a door covers it (RULES.md 2, Drawing
 rules; docs/formats.md). Doors join their two areas when the player holds their keys.
 
-This module is shared by the rule checks and the rules engines (solvability, referee).
+This module is shared by the rule checks and the rules engines (solvability, referee); the
+printed walls and the openings between areas are worked out by :mod:`inkcrawl.printed`.
 """
 
 from __future__ import annotations
@@ -127,12 +128,13 @@ class LineGeometry:
 
 
 def build_geometry(dungeon: LineDungeon, valid_areas: list[Area] | None = None,
-                   snap_mm: float = 0.5) -> LineGeometry:
+                   snap_mm: float = 0.5, polygons: list[Polygon] | None = None) -> LineGeometry:
     """Build :class:`LineGeometry` from the areas (only ``valid_areas`` when given: those with
     simple polygons) and the walls with at least two distinct points; ``snap_mm`` is the
-    geometric tolerance."""
+    geometric tolerance. ``polygons`` (parallel to ``valid_areas``) replaces the areas' own
+    polygons, for an exporter drawing repaired outlines."""
     areas = list(dungeon.areas if valid_areas is None else valid_areas)
-    polygons = [Polygon(a.polygon) for a in areas]
+    polygons = [Polygon(a.polygon) for a in areas] if polygons is None else list(polygons)
     walls, wall_ids = [], []
     for wall in dungeon.walls:
         if len({tuple(p) for p in wall.points}) >= 2:
@@ -141,47 +143,6 @@ def build_geometry(dungeon: LineDungeon, valid_areas: list[Area] | None = None,
     geometry = LineGeometry(areas, polygons, STRtree(polygons), walls, wall_ids, snap_mm=snap_mm)
     geometry.index_by_id = {a.id: i for i, a in enumerate(areas)}
     return geometry
-
-
-def area_connections(geometry: LineGeometry, doors: list[tuple[Element, int, int]],
-                     min_gap_mm: float) -> list[Connection]:
-    """The open gaps and doors between areas.
-
-    ``doors`` are ``(door, area index, area index)`` triples already placed on their boundary.
-    Two areas are joined by an open gap where the stretch of boundary they share (within the
-    geometry's ``snap_mm``) minus the explicit walls and doors is at least ``min_gap_mm`` long.
-    """
-    polygons = geometry.polygons
-    if len(polygons) < 2:
-        return [Connection(geometry.areas[a].id, geometry.areas[b].id, "door", door.id) for door, a, b in doors]
-    closers = [*geometry.walls, *(LineString(door.segment) for door, _, _ in doors)]
-    snap_mm = geometry.snap_mm
-    closed = shapely.union_all(closers).buffer(snap_mm, cap_style="flat") if closers else None
-    left, right = geometry.tree.query(polygons, predicate="dwithin", distance=snap_mm)
-    connections = []
-    for i, j in zip(left.tolist(), right.tolist()):
-        if j <= i:
-            continue
-        shared = polygons[i].boundary.intersection(geometry.grown[j])
-        if shared.is_empty:
-            continue
-        if closed is not None:
-            shared = shared.difference(closed)
-        gap = _longest_piece(shared)
-        if gap >= min_gap_mm:
-            connections.append(Connection(geometry.areas[i].id, geometry.areas[j].id, "open"))
-    for door, a, b in doors:
-        connections.append(Connection(geometry.areas[a].id, geometry.areas[b].id, "door", door.id))
-    return connections
-
-
-def _longest_piece(geom) -> float:
-    if geom.is_empty:
-        return 0.0
-    parts = getattr(geom, "geoms", [geom])
-    merged = shapely.line_merge(shapely.union_all([p for p in parts if p.length > 0])) if len(parts) > 1 else geom
-    pieces = getattr(merged, "geoms", [merged])
-    return max((p.length for p in pieces), default=0.0)
 
 
 def door_areas(geometry: LineGeometry, door: Element, snap_mm: float) -> list[int]:

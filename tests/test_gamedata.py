@@ -63,8 +63,11 @@ def test_line_connectivity_walls_and_elements():
     assert door["locks"] == ["red"] and door["segment"] == [[120, 40], [120, 60]]
     assert {w["id"] for w in game["walls"]} >= {"w1"}
     r1_walls = [w for w in game["walls"] if w["area"] == "r1"]
-    # r1's outline is 240 mm long; the 20 mm opening to the corridor is no wall
-    assert sum(_length(w["points"]) for w in r1_walls) == pytest.approx(220, abs=0.01)
+    # r1's outline is 240 mm long, as printed: the stretch it shares with the corridor (20 mm,
+    # grown by the 0.5 mm snap tolerance at each end: 21 mm) and the entrance gap of the 6 mm
+    # Start (a disc of 0.8 * 6 = 4.8 mm across) are no wall: 240 - 21 - 4.8
+    assert sum(_length(w["points"]) for w in r1_walls) == pytest.approx(214.2, abs=0.01)
+    assert {w["kind"] for w in r1_walls} == {"outline"} and {w["width_mm"] for w in r1_walls} == {1.2}
     monster = next(e for e in game["elements"] if e["kind"] == "monster")
     assert monster["area"] == "r1" and monster["interaction"] == "cover" and monster["tolerance"] == {"min_coverage": 0.9}
     assert len(monster["footprint"]) >= 16 and monster["head"]

@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon
 
-from inkcrawl.geometry import area_connections, build_geometry, door_areas
+from inkcrawl.geometry import build_geometry, door_areas
+from inkcrawl.printed import area_connections
 from inkcrawl.importers import ImportFailed, ImportOptions, detect_format
 from inkcrawl.importers.uvtt import COLLINEAR_CELLS, DUPLICATE_CELLS, IMPORTER, MAX_POINTS
 from inkcrawl.jsonio import dumps_canonical

@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 
 from inkcrawl import shapes
 from inkcrawl.engines.line import GameDataError, LineRules, PlayError, format_breakdown, referee
-from inkcrawl.gamedata import line_game_data
+from inkcrawl.gamedata import GAME_FORMAT_VERSION, line_game_data
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.rulesets import bundled_rulesets
 from inkcrawl.validate import RulesetRegistry, check_dungeon_data
@@ -263,9 +263,14 @@ def test_plant_passed_through_or_only_touched():
 
 
 def test_prisoner_touched_by_the_stroke_edge():
-    # the path stops 4.2 mm from the centre: the 3.5 mm footprint plus half the 1.5 mm pen is 4.25
-    touched = score(START + [(50, 55), (35 + 4.2, 65)] + [(50, 55)] + LEAVE_R1)
-    missed = score(START + [(50, 55), (35 + 4.4, 65)] + [(50, 55)] + LEAVE_R1)
+    # Touch is judged on the printed cage, not on the element's 7 mm disc. At the prisoner's
+    # height (y = 65) the cage's side stands 0.60 radii = 2.1 mm right of its centre, stroked
+    # 0.05 * 7 = 0.35 mm wide: its ink ends at 35 + 2.1 + 0.175 = 37.275. A horizontal stroke
+    # coming from the right touches it when its end is within half the pen (0.75 mm): x <= 38.025.
+    def towards(x):
+        return START + [(50, 55), (50, 65), (x, 65), (50, 65), (50, 55)] + LEAVE_R1
+    touched = score(towards(37.9))
+    missed = score(towards(38.2))   # 3.2 mm from the centre: inside the old 4.25 mm disc reach
     assert vp_of(touched, "pr1") == 1 and touched["total"] == -2
     assert vp_of(missed, "pr1") == -1 and missed["total"] == -4
 
@@ -771,7 +776,8 @@ def test_score_reports_unplayable_game_data_with_exit_1(tmp_path, capsys):
         entry = copy.deepcopy(_KEEP)
         change(entry)
         game = tmp_path / "game.json"
-        game.write_text(json.dumps({"type": "game", "format_version": 1, "generator": "test", "dungeons": [entry]}))
+        game.write_text(json.dumps({"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test",
+                                    "dungeons": [entry]}))
         parser = argparse.ArgumentParser(prog="inkcrawl")
         score_cli.register(parser.add_subparsers(dest="command"))
         args = parser.parse_args(["score", str(game), str(play)])

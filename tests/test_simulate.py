@@ -11,7 +11,7 @@ from dungeon_builders import classic_grid_dungeon
 from test_grid_engine import grid_entry
 
 from inkcrawl import simulate as sim
-from inkcrawl.gamedata import game_document
+from inkcrawl.gamedata import GAME_FORMAT_VERSION, game_document
 from inkcrawl.loading import open_dungeons
 
 EMBER = str(PACKS / "ember-halls")
@@ -27,7 +27,7 @@ def run(argv: list[str]) -> int:
 
 def write_game(tmp_path, *entries) -> str:
     path = tmp_path / "game.json"
-    path.write_text(json.dumps({"type": "game", "format_version": 1, "generator": "test", "dungeons": list(entries)}))
+    path.write_text(json.dumps({"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test", "dungeons": list(entries)}))
     return str(path)
 
 

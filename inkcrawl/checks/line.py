@@ -10,9 +10,9 @@ from collections import Counter, defaultdict
 import numpy as np
 import shapely
 
-from inkcrawl.geometry import (Connection, LineGeometry, area_connections, build_geometry, door_areas,
-                               polygon_defects)
+from inkcrawl.geometry import Connection, LineGeometry, build_geometry, door_areas, polygon_defects
 from inkcrawl.model import SKELETON_LOCK, Element, LineDungeon
+from inkcrawl.printed import PrintedSheet, printed_sheet, required_gap_mm, stacked_doors
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.solvability import explore, lock_needs
@@ -87,7 +87,13 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
             start_areas.append(geometry.areas[nearest_area[index]].id)
 
     doors = []
+    placed_doors = []
     for door in (e for e in dungeon.elements if e.segment is not None and placements.get(e.kind) == "between_areas"):
+        if tuple(door.segment[0]) == tuple(door.segment[1]):
+            problems.append(problem("L033", f"{_name(door)}: both ends of its segment are the same point "
+                                            f"({door.segment[0][0]:g}, {door.segment[0][1]:g}); a door spans a "
+                                            f"stretch of the wall between two areas", file, door.pointer + "/segment"))
+            continue
         found = door_areas(geometry, door, snap)
         if len(found) != 2:
             where = "no area" if not found else ("only one area" if len(found) == 1 else f"{len(found)} areas")
@@ -95,14 +101,21 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
                                             f"between two areas (within {snap:g} mm)", file, door.pointer + "/segment"))
             continue
         doors.append((door, found[0], found[1]))
+        placed_doors.append(door)
         locks = door.locks or []
         repeated = sorted({lock for lock in locks if locks.count(lock) > 1 and lock != SKELETON_LOCK})
         if lock_needs(locks) is None:
             problems.append(problem("L026", f"{_name(door)} has two {repeated[0]} locks, but a player holds only one "
                                             f"{repeated[0]} key", file, door.pointer + "/locks"))
+    for earlier, later, overlap in stacked_doors(placed_doors, snap):
+        problems.append(problem("L031", f"{_name(later)} lies on the same stretch of wall as {_name(earlier)} "
+                                        f"({overlap:.1f} mm overlap): they print on top of each other; keep one "
+                                        f"(a door may carry several locks)", file, later.pointer + "/segment"))
 
-    connections = area_connections(geometry, doors, limits["min_gap_mm"])
-    problems += _bypassed_doors(connections, doors, file)
+    printed = printed_sheet(dungeon, geometry, doors, required_gap_mm(ruleset.data), starts)
+    problems += _sheet_ink(dungeon, geometry, printed, file)
+    connections = printed.connections
+    problems += _bypassed_doors(geometry, connections, printed.doors, file)
     problems += _portals(dungeon, area_of, connections, file)
     problems += _artifacts(dungeon, ruleset, file)
     problems += _sheet(dungeon, ruleset, file)
@@ -209,16 +222,57 @@ def _overlapping_elements(elements: list[Element], tolerance: float, file: str) 
     return problems
 
 
-def _bypassed_doors(connections: list[Connection], doors, file: str) -> list[Problem]:
+def _bypassed_doors(geometry: LineGeometry, connections: list[Connection], doors, file: str) -> list[Problem]:
     open_pairs = {frozenset((c.a, c.b)) for c in connections if c.kind == "open"}
     problems = []
-    for door, _, _ in doors:
-        pair = next(frozenset((c.a, c.b)) for c in connections if c.door_id == door.id)
-        if pair in open_pairs:
-            a, b = sorted(pair)
-            problems.append(problem("L009", f"{_name(door)}: areas '{a}' and '{b}' are also joined by an open gap, "
-                                            f"so the door locks nothing; close the gap with the door or a wall",
+    for door, a, b in doors:
+        ids = (geometry.areas[a].id, geometry.areas[b].id)
+        if ids[0] != ids[1] and frozenset(ids) in open_pairs:
+            first, second = sorted(ids)
+            problems.append(problem("L009", f"{_name(door)}: areas '{first}' and '{second}' are also joined by an open "
+                                            f"gap, so the door locks nothing; close the gap with the door or a wall",
                                     file, door.pointer))
+    return problems
+
+
+def _sheet_ink(dungeon: LineDungeon, geometry: LineGeometry, printed: PrintedSheet, file: str) -> list[Problem]:
+    """L029 wall ends that nearly meet, L030 walls drawn across doors, L032 openings narrower
+    than the required gap (RULES.md 2, Drawing rules; inkcrawl.printed)."""
+    problems = []
+    walls = {w.id: w for w in dungeon.walls}
+    areas = {a.id: a for a in geometry.areas}
+    required = printed.required_mm
+    for joint in printed.near_joints:
+        wall = walls[joint.wall]
+        end = "first" if joint.end == 0 else "last"
+        if joint.other is not None:
+            other = f"wall '{joint.other}'"
+        else:
+            area = areas[joint.area]
+            other = f"the outline of {describe(area.kind, area.id, area.name)}"
+        problems.append(problem("L029", f"wall '{wall.id}' ends {joint.distance_mm:g} mm from {other} at "
+                                        f"({joint.at[0]:g}, {joint.at[1]:g}): the gap is narrower than the "
+                                        f"{required:g} mm a line needs, so it is closed; join them (move the end onto "
+                                        f"the other wall) or leave at least {required:g} mm of paper between their ink",
+                                file, wall.pointer + f"/points/{0 if joint.end == 0 else len(wall.points) - 1}"))
+    doors = {e.id: e for e in dungeon.elements}
+    for door_id, wall_id in printed.blocked.items():
+        door = doors[door_id]
+        problems.append(problem("L030", f"wall '{wall_id}' is drawn across {_name(door)}: the door cannot be passed "
+                                        f"even with its keys; shorten the wall or move the door", file,
+                                door.pointer + "/segment"))
+    for opening in printed.openings:
+        if 0 < opening.width_mm < required:
+            a, b = areas[opening.a], areas[opening.b]
+            pa = geometry.polygons[geometry.index_by_id[a.id]]
+            pb = geometry.polygons[geometry.index_by_id[b.id]]
+            if pa.intersection(pb).area > 1e-9:
+                continue  # overlapping areas (L004) share no stretch of wall
+            problems.append(problem("L032", f"the opening between {describe(a.kind, a.id, a.name)} and "
+                                            f"{describe(b.kind, b.id, b.name)} at ({opening.at[0]:.1f}, "
+                                            f"{opening.at[1]:.1f}) is {opening.width_mm:.2g} mm wide between the wall "
+                                            f"ink, narrower than the {required:g} mm a line needs: it is closed; widen "
+                                            f"it or close it with a wall", file, b.pointer + "/polygon"))
     return problems
 
 

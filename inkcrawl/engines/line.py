@@ -116,6 +116,8 @@ import numpy as np
 import shapely
 from shapely import STRtree
 
+from inkcrawl.engines.wall_network import crosses, wall_network
+
 INF = math.inf
 
 #: Defaults of the line switches (docs/formats.md), used when the game data leaves one out.
@@ -130,6 +132,7 @@ DEFAULT_SWITCHES = {
     "wall_crossing_vp": -1,
     "boss_after_illegal_crossing": "ends_scores_zero",
     "end_room_exempt": True,
+    "wall_poke": "illegal_crossing",
 }
 #: The values each line switch may take (docs/formats.md); the ``*_vp`` switches take any integer.
 SWITCH_VALUES = {
@@ -138,6 +141,7 @@ SWITCH_VALUES = {
     "wall_crossing_count": ("per_excursion", "per_wall_segment"),
     "boss_after_illegal_crossing": ("ends_scores_zero", "ends_scores_vp"),
     "end_room_exempt": (True, False),
+    "wall_poke": ("illegal_crossing", "out_and_back"),
 }
 VP_SWITCHES = ("artifact_untouched_group_vp", "artifact_partial_group_vp", "unused_portal_entry_vp",
                "wall_crossing_vp")
@@ -201,6 +205,7 @@ class _Element:
     vp: int | None
     penalty: bool
     footprint: Any = None          # shapely Polygon or None
+    ink: Any = None                # the printed glyph (shapely (Multi)Polygon), else the footprint
     at: tuple[float, float] | None = None
     number: int | None = None
     colour: str | None = None
@@ -406,12 +411,17 @@ class LineRules:
                                     f"or encloses no area)")
         self.area_kinds = [a.get("kind", "room") for a in self.areas]
 
-        # walls: split into 2-point segments
-        self.walls = []
+        # walls: one noded network of centre lines (free ends grown by their ink's round cap),
+        # split into 2-point segments
+        walls, widths = [], []
+        for wall in entry.get("walls") or []:
+            walls.append(_points(wall["points"], f"wall {wall.get('id')!r}"))
+            width = wall.get("width_mm")
+            widths.append(float(width) if isinstance(width, (int, float)) and width > 0 else 0.0)
+        self.network = wall_network(walls, widths)
+        self.walls = self.network.lines
         seg_a, seg_b, seg_wall, seg_index = [], [], [], []
-        for w, wall in enumerate(entry.get("walls") or []):
-            points = _points(wall["points"], f"wall {wall.get('id')!r}")
-            self.walls.append(points)
+        for w, points in enumerate(self.walls):
             for i in range(len(points) - 1):
                 if not np.array_equal(points[i], points[i + 1]):
                     seg_a.append(points[i])
@@ -468,7 +478,7 @@ class LineRules:
         # cover samples
         cover = [e for e in with_footprint if e.interaction == "cover"]
         self.cover_elements = cover
-        self.cover_samples, self.cover_slices = self._samples([e.footprint for e in cover])
+        self.cover_samples, self.cover_slices = self._samples([e.ink for e in cover])
         heads = [e for e in self.elements if e.head is not None and e.kind != "boss"]
         self.head_elements = heads
         self.head_samples, self.head_slices = self._samples([e.head for e in heads])
@@ -520,6 +530,13 @@ class LineRules:
                 if element.at is None:
                     c = polygon.centroid
                     element.at = (c.x, c.y)
+        element.ink = element.footprint
+        if data.get("ink"):
+            parts = [shapely.Polygon(_points(ring, f"element {element.id!r} ink")) for ring in data["ink"]]
+            parts = [p if p.is_valid else shapely.make_valid(p) for p in parts]
+            ink = shapely.union_all([p for p in parts if p.area > 0])
+            if not ink.is_empty and ink.area > 0:
+                element.ink = ink
         if data.get("head"):
             head = shapely.Polygon(_points(data["head"], f"element {element.id!r} head"))
             if head.is_valid and head.area > 0:
@@ -553,7 +570,7 @@ class LineRules:
         cached = self._per_pen.get(w)
         if cached is not None:
             return cached
-        zones = [e.footprint.buffer(w / 2, quad_segs=16) for e in self.fp_elements]
+        zones = [e.ink.buffer(w / 2, quad_segs=16) for e in self.fp_elements]
         polygons = [*self.area_polygons, *(e.footprint for e in self.run_elements), *zones]
         roles = np.array([_AREA] * len(self.area_polygons) + [_FOOT] * len(self.run_elements)
                          + [_ZONE] * len(zones), dtype=int)
@@ -948,15 +965,9 @@ class _Referee:
                     continue
                 seen.add((vertex, wall))
                 if 0 < vertex < M and sub_drawn[vertex - 1] and sub_drawn[vertex] and \
-                        _crosses(self.r.walls[wall], int(self.r.wall_seg_index[s]), V[vertex], mids[vertex - 1],
-                                 mids[vertex]):
+                        crosses(self.r.network, wall, int(self.r.wall_seg_index[s]), V[vertex], mids[vertex - 1],
+                                mids[vertex]):
                     self.wall_vertices[vertex] = wall
-        # the Start's entrance gap: crossing the outline within the Start's reach is no wall crossing
-        if self.wall_vertices:
-            sx, sy = self.start["at"]
-            reach = self.start["radius"] + self.w / 2 + 1e-9
-            self.wall_vertices = {v: wall for v, wall in self.wall_vertices.items()
-                                  if math.hypot(V[v][0] - sx, V[v][1] - sy) > reach}
         self.mids = mids
         # drawn length at each refined vertex
         seg_len = np.hypot(*(P[1:] - P[:-1]).T) * drawn
@@ -1259,6 +1270,7 @@ class _Referee:
         t_end = self.t_end
         wall_vp = r.switch_vp("wall_crossing_vp", "wall_crossing")
         per_excursion = r.switch("wall_crossing_count") != "per_wall_segment"
+        poke_back = r.switch("wall_poke") == "out_and_back"
         self.sections: list[dict] = []
         self.wall_lines: list[tuple[int, dict]] = []
         self.key_lines: list[tuple[int, dict]] = []
@@ -1344,11 +1356,21 @@ class _Referee:
             # into another area
             total = (excursion_walls if outside else 0) + walls
             into = r.area_name(r1)
+            door = self._door_at(cur, r1, point) if not total else None
+            joined = door is not None or frozenset((r.areas[cur]["id"], r.areas[r1]["id"])) in r.open_pairs \
+                if cur >= 0 else False
+            if not total and not joined:
+                total = 1  # no opening or door joins the two areas: the line crossed their wall
             if total:
+                if poke_back and self._straight_back(k, r1, cur):
+                    # out through a wall and straight back: an excursion (wall_poke: out_and_back)
+                    outside = True
+                    excursion_walls = total
+                    excursion_at = point if excursion_at is None else excursion_at
+                    continue
                 self.illegal = {"t": t, "at": _round_point(point),
                                 "text": f"crossed a wall into {into}: everything drawn from here on is ignored"}
                 break
-            door = self._door_at(cur, r1, point)
             if door is not None:
                 if not _door_opens(door["locks"], held):
                     have = ", ".join(held) or "no key"
@@ -1372,6 +1394,16 @@ class _Referee:
         for i, section in enumerate(self.sections):
             section["t1"] = self.sections[i + 1]["t0"] if i + 1 < len(self.sections) else self.t_score
         self.final_area = cur
+
+    def _straight_back(self, k: int, area: int, home: int) -> bool:
+        """Whether the path, having entered ``area`` at refined vertex ``k``, next changes area
+        straight back into ``home`` (the ``wall_poke: out_and_back`` reading)."""
+        region = self.region
+        for j in range(k + 1, self.M):
+            if region[j] == area:
+                continue
+            return int(region[j]) == home
+        return False
 
     def _door_passes(self) -> list[tuple[float, list[str]]]:
         """Where the path goes from one area straight into another near a door (the skeleton
@@ -1727,38 +1759,6 @@ def _fraction(times: np.ndarray | None, t: float) -> float:
     if times is None or not len(times):
         return 0.0
     return float(np.count_nonzero(times <= t)) / len(times)
-
-
-def _crosses(wall: np.ndarray, seg: int, point, before, after) -> bool:
-    """Whether the path, going from ``before`` through ``point`` to ``after``, crosses the wall
-    polyline at ``point`` (on the wall's segment ``seg``) from one side to the other."""
-    a, b = wall[seg], wall[seg + 1]
-    closed = len(wall) > 2 and np.array_equal(wall[0], wall[-1])
-    vertex = None
-    for m in (seg, seg + 1):
-        if np.hypot(*(wall[m] - point)) < 1e-7:
-            vertex = m
-    if vertex is None:
-        d = b - a
-        s1 = d[0] * (before[1] - a[1]) - d[1] * (before[0] - a[0])
-        s2 = d[0] * (after[1] - a[1]) - d[1] * (after[0] - a[0])
-        return s1 * s2 < 0
-    last = len(wall) - 1
-    if vertex in (0, last) and not closed:
-        return False  # the end of a wall: touching it is not crossing
-    prev = wall[vertex - 1] if vertex > 0 else wall[last - 1]
-    nxt = wall[vertex + 1] if vertex < last else wall[1]
-    base = math.atan2(prev[1] - point[1], prev[0] - point[0])
-    span = (math.atan2(nxt[1] - point[1], nxt[0] - point[0]) - base) % (2 * math.pi)
-
-    def side(q) -> int:
-        angle = (math.atan2(q[1] - point[1], q[0] - point[0]) - base) % (2 * math.pi)
-        if angle < 1e-12 or abs(angle - span) < 1e-12:
-            return 0
-        return 1 if angle < span else -1
-
-    s1, s2 = side(before), side(after)
-    return s1 * s2 < 0
 
 
 def _segment_intersection(p1, p2, q1, q2):

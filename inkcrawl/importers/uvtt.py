@@ -26,8 +26,8 @@ the rooms are derived from the walls (docs/importing-uvtt.md explains every rule
    a room, outside every room) is an explicit wall. Portal bounds are never walls.
 6. Portals between two rooms become openings (gaps in the explicit walls), open or closed:
    an inkcrawl door is always locked and needs a key, a closed VTT door is merely shut, so
-   closed portals are noted. Gaps narrower than the ruleset's ``min_gap_mm`` at the printed
-   scale are widened. Freestanding portals, portals inside one room or outside every room
+   closed portals are noted. Gaps narrower than the ruleset's ``min_gap_mm`` between the
+   printed wall ink are widened. Freestanding portals, portals inside one room or outside every room
    are noted and left out.
 7. One Start goes on the first portal that leads outside, otherwise on the middle of the
    longest outer wall of the largest room that has one (Universal VTT has no entrance).
@@ -49,6 +49,7 @@ from shapely.geometry import LineString, MultiLineString, Point, Polygon, box
 
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
+from inkcrawl.shapes import OUTLINE_WALL_MM
 
 EXTENSIONS = (".dd2vtt", ".uvtt", ".df2vtt")
 #: Default printed size of one grid cell in mm (shrunk to fit the sheet by the builder).
@@ -616,7 +617,8 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
     area_tree = shapely.STRtree(area_polygons)
     outer = _outer_band(area_polygons)
     names = _add_areas(areas, builder)
-    needed = (_min_gap_mm(options.ruleset) + 0.25) / scale
+    # the gap between the ink of the walls either side must be min_gap_mm (inkcrawl.printed)
+    needed = (_min_gap_mm(options.ruleset) + OUTLINE_WALL_MM + 0.25) / scale
     entrances, cuts = [], []
     for portal in portals:
         left, right = _sides(portal, area_tree)

@@ -1007,8 +1007,9 @@ class _Conversion:
     def _connections(self) -> list:
         """The open gaps and door connections the validator will see (its own geometry code on
         the areas and locked doors scaled onto the sheet)."""
-        from inkcrawl.geometry import area_connections, build_geometry, door_areas
+        from inkcrawl.geometry import build_geometry, door_areas
         from inkcrawl.model import dungeon_from_dict
+        from inkcrawl.printed import area_connections
 
         probe = LineDungeonBuilder(dungeon_id="probe", title="probe")
         for area in self.areas:
