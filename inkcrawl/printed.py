@@ -273,8 +273,7 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     areas = geometry.areas
     if starts is None:
         starts = [e for e in dungeon.elements if e.kind == "start" and e.at is not None]
-    blocked = _blocked_doors(geometry, doors)
-    doors = [d for d in doors if d[0].id not in blocked]
+    blocked = _blocked_doors(geometry, doors)   # still close their stretch, join nothing
 
     rings = [np.asarray(p.exterior.coords, dtype=float) for p in geometry.polygons]
     ra, rb, r_area, r_index = _segments(rings)
@@ -382,7 +381,8 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         for number, part in enumerate(closed_parts, 1):
             closures.append(InkLine(f"closure:{a}:{b}:{number}", "closure", LineString(part), 0.0))
     for door, a, b in doors:
-        connections.append(Connection(areas[a].id, areas[b].id, "door", door.id))
+        if door.id not in blocked:
+            connections.append(Connection(areas[a].id, areas[b].id, "door", door.id))
 
     near_joints, bridges = _near_joints(geometry, required_mm)
     return PrintedSheet(geometry, required_mm, openings, connections, near_joints, doors, blocked,
