@@ -93,14 +93,6 @@ class LineGeometry:
     index_by_id: dict[str, int] = field(default_factory=dict)
     snap_mm: float = 0.5
     _outline: object = None
-    _grown: list | None = None
-
-    @property
-    def grown(self) -> list[Polygon]:
-        """The area polygons grown by ``snap_mm`` (mitred), computed once."""
-        if self._grown is None:
-            self._grown = list(shapely.buffer(self.polygons, self.snap_mm, join_style="mitre")) if self.polygons else []
-        return self._grown
 
     @property
     def outline(self):

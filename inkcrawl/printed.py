@@ -240,15 +240,19 @@ def _segment_geoms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return geoms
 
 
-def _near(tree, geoms, targets_a, targets_b, cut_a, cut_b, radius, round_ends):
+def _near(tree, geoms, targets_a, targets_b, cut_a, cut_b, radius, round_ends, skip=None):
     """Pairs (target segment, cutter) within ``radius`` and the interval each cutter covers
-    on its target segment: ``(target, cutter, lo, hi)`` arrays, empty intervals dropped."""
+    on its target segment: ``(target, cutter, lo, hi)`` arrays, empty intervals dropped.
+    ``skip(target, cutter)`` gives a mask of candidate pairs to leave out."""
     if tree is None or not len(geoms):
         empty = np.zeros(0, dtype=int)
         return empty, empty, np.zeros(0), np.zeros(0)
     radius = np.broadcast_to(np.asarray(radius, dtype=float), (len(geoms),))
     round_ends = np.broadcast_to(np.asarray(round_ends, dtype=bool), (len(geoms),))
     cutter, target = tree.query(geoms, predicate="dwithin", distance=float(radius.max()) + 1e-9)
+    if skip is not None:
+        keep = ~skip(target, cutter)
+        cutter, target = cutter[keep], target[keep]
     lo, hi = segments.near_intervals(targets_a[target], targets_b[target], cut_a[cutter], cut_b[cutter],
                                      radius[cutter], round_ends[cutter])
     keep = hi - lo > 1e-9
@@ -308,11 +312,9 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         ca, cb = np.concatenate(cut_a), np.concatenate(cut_b)
         owner = np.concatenate(cut_owner)
         t, c, lo, hi = _near(ring_tree, _segment_geoms(ca, cb), ra, rb, ca, cb,
-                             np.concatenate(cut_r), np.concatenate(cut_round))
-        for seg, j, l, h in zip(t.tolist(), owner[c].tolist(), lo.tolist(), hi.tolist()):
-            i = int(r_area[seg])
-            if i == j:
-                continue
+                             np.concatenate(cut_r), np.concatenate(cut_round),
+                             skip=lambda target, cutter: owner[cutter] == r_area[target])
+        for seg, i, j, l, h in zip(t.tolist(), r_area[t].tolist(), owner[c].tolist(), lo.tolist(), hi.tolist()):
             removed.setdefault(seg, []).append((l, h))
             if j == -1:
                 door_cuts.setdefault(seg, []).append((l, h))

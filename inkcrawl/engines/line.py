@@ -15,35 +15,44 @@ How a play is read
     shapely's vectorised functions and numpy, then walks the events in path order.
 
 Interactions (tolerances from each element's ``tolerance``)
-    * cover: at least ``min_coverage`` of the footprint lies under the stroke. Coverage is
-      measured on a lattice of about 2,500 sample points inside the footprint (spacing at most
+    * cover: at least ``min_coverage`` of the element's printed ink (``ink``, else its
+      footprint) lies under the stroke. Coverage is measured on a lattice of about 2,500
+      sample points inside the ink (spacing at most
       0.25 mm): a sample is under the stroke once the path has come within ``w/2`` of it; the
       element is covered when the ``min_coverage`` quantile of the samples is.
     * trace: every point of the trace (a spell's strokes, a treasure's outline) lies within
       ``max_distance_pen_widths * w`` of the stroke, that is within
       ``max_distance_pen_widths * w + w/2`` of the path's centre line (2.25 mm with one pen
       width of 1.5 mm), checked on points every 0.1 mm along the trace and at its vertices.
-    * touch: the stroke intersects the footprint (the path comes within ``w/2`` of it).
+    * touch: the stroke meets the element's printed ink (the path comes within ``w/2`` of its
+      ``ink``; of its footprint when the data gives no ink).
     * pass_through: the path enters the footprint through its boundary and leaves it through
       its boundary at a point at least 90 degrees around the element's centre from where it
       entered (it went from one side to the other, not in and back out the same side).
     * connect_in_order: the stroke touches stone k+1 after it touched stone k (each group of
       ``artifact_group_size`` stones by number is judged on its own).
     * enter (escape portal, exit): the path (the centre line) reaches the footprint.
-    An element is *attempted* when the stroke touched its footprint; an attempted element that
+    An element is *attempted* when the stroke touched its ink; an attempted element that
     is not completed has *failed* (0 VP, no penalty), an unattempted one is *missed*.
 
 Areas, walls and doors
     The path is split at every crossing of an area outline or a wall, and each piece belongs
-    to the area holding its midpoint (or to no area: outside). Crossing a wall is a point where
-    the path goes from one side of a wall polyline to the other (touching or running along a
-    wall is free); a wall crossed within ``WALL_SNAP_MM`` (along the path) of a change of area
+    to the area holding its midpoint (or to no area: outside). The walls are the game data's
+    wall lines (printed walls, closures of gaps narrower than ``required_gap_mm`` and bridges
+    between wall ends that nearly meet) made into one network (:mod:`inkcrawl.engines.wall_network`):
+    free ends reach half the wall's printed width further (the round cap is ink) and a joint of
+    walls is a node. Crossing a wall is a point where the path goes from one side of the
+    network to the other (touching or running along a wall is free; through a joint is a
+    crossing); a wall crossed within ``WALL_SNAP_MM`` (along the path) of a change of area
     belongs to that change, so a wall drawn a little off a shared boundary still closes it.
     Going from the current area into another area is legal through an opening (no wall crossed
     on the way) or through a door whose locks the held keys open (the crossing lies within
     ``DOOR_TOLERANCE_MM`` of the door's segment, or the two areas are joined only by doors);
-    through a wall or a locked door it is an *illegal crossing*: everything from the point
-    where the line enters the other area is ignored.
+    through a wall, a locked door, or between two areas no opening or door joins, it is an
+    *illegal crossing*: everything from the point where the line enters the other area is
+    ignored (``wall_poke: illegal_crossing``). With ``wall_poke: out_and_back``, a line that
+    crosses a wall into another area and next changes area straight back into the one it
+    left makes an excursion instead (``wall_crossing_vp``, the play goes on).
     Leaving the current area through a wall and coming back to it, or crossing a wall inside
     it, costs ``wall_crossing_vp`` per excursion (``wall_crossing_count: per_excursion``) or per
     crossing point (``per_wall_segment``); an excursion that never comes back counts too.
@@ -51,9 +60,10 @@ Areas, walls and doors
     size, plus ``w/2``: the Start's *reach*). The Start belongs to its area (the game data's
     ``starts[].area``, the area whose outline holds it) and the line is in that area from its
     first point, also when that point lies just outside the outline (a line beginning inside
-    another area, within the Start's reach, is in that one). The outline within the Start's
-    reach is the Start's *entrance gap*: crossing it is no wall crossing, so the line may leave
-    the dungeon there and come back there for free. Anywhere else, outside the dungeon is
+    another area, within the Start's reach, is in that one). The Start's *entrance gap* is
+    printed: the outline walls stop around the Start (game data ``walls``), so crossing the
+    outline there is no wall crossing and the line may leave the dungeon there and come back
+    there for free. Anywhere else, outside the dungeon is
     outside the current area: coming back into the same area through a wall is an excursion
     (``wall_crossing_vp``), entering another area through a wall is an illegal crossing (the
     area the line began in counts as entered and left).
