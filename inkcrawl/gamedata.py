@@ -126,8 +126,14 @@ def _walls(sheet: PrintedSheet) -> list[dict]:
              "points": _round([list(p) for p in line.points])} for line in sheet.lines]
 
 
+#: Game data simplifies glyph ink by this much (mm): far inside the 0.1 mm the ink keeps to the print.
+INK_SIMPLIFY_MM = 0.01
+
+
 def _ink_rings(geom) -> list:
-    """The outer rings of a (multi)polygon's parts, rounded to 0.001 mm, each vertex once."""
+    """The outer rings of a (multi)polygon's parts, simplified by :data:`INK_SIMPLIFY_MM` and
+    rounded to 0.001 mm, each vertex once."""
+    geom = shapely.simplify(geom, INK_SIMPLIFY_MM, preserve_topology=True)
     return [_round([list(p) for p in part.exterior.coords[:-1]]) for part in shapely.get_parts(geom)
             if part.geom_type == "Polygon" and not part.is_empty]
 
