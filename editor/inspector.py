@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from editor.edits import ChangeProperties, ChangeSheet, EditError, index_by_ref
 from inkcrawl.model import Area, Element, EndTrigger, Entryway, Feature, Passage, SKELETON_LOCK, Wall
+from inkcrawl.rulesets import bundled_rulesets
 
 #: The pattern of every id (schemas: ``$defs/id``).
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -110,21 +111,20 @@ def _kind_of(obj) -> str:
     return getattr(obj, "kind", type(obj).__name__.lower())
 
 
-def element_members(kind: str) -> set[str]:
-    """The element members that apply to an element ``kind`` (schemas/dungeon.schema.json,
-    "element": doors have a segment and locks, labels text; the others a round footprint)."""
-    if kind == "door":
-        out = {"locks"}
-    elif kind == "label":
-        out = {"at", "rotation_deg", "text", "text_height_mm"}
-    else:
-        out = {"at", "size_mm", "rotation_deg"}
-    out |= {"name"}
-    extra = {"boss": "vp", "spell": "variant", "treasure": "variant", "artifact_stone": "number", "orb": "colour",
-             "key": "colour", "portal_entry": "channel", "portal_exit": "channel"}
-    if kind in extra:
-        out.add(extra[kind])
-    return out
+def element_members(kind: str, ruleset=None) -> set[str]:
+    """The element members that apply to an element ``kind`` of ``ruleset`` (its
+    :attr:`inkcrawl.kinds.ElementKind.element_members`; without a ruleset, or for a kind it
+    does not define, those of the bundled line ruleset's kind, else a round footprint)."""
+    kinds = ruleset.kinds if ruleset is not None and ruleset.family == "line" else {}
+    spec = kinds.get(kind) or _bundled_line_kinds().get(kind)
+    if spec is None:
+        return {"at", "size_mm", "rotation_deg", "name"}
+    return set(spec.element_members)
+
+
+def _bundled_line_kinds():
+    rulesets = bundled_rulesets()
+    return rulesets["line-classic"].kinds if "line-classic" in rulesets else {}
 
 
 # ------------------------------------------------------------------------------------------
@@ -1136,7 +1136,7 @@ class Inspector(QWidget):
         self._add("kind", ChoiceField(self, "Kind", refs, "kind", options, letter_for))
 
     def _element_fields(self, ruleset, refs: list[str], objects: list[Element]) -> None:
-        members = set.intersection(*(element_members(o.kind) for o in objects))
+        members = set.intersection(*(element_members(o.kind, ruleset) for o in objects))
         kinds = {o.kind for o in objects}
         if "at" in members:
             self._add("at_x", NumberField(self, "At x", refs, "at", False, -10000, 10000, 0, "mm"))
@@ -1156,7 +1156,8 @@ class Inspector(QWidget):
         if "number" in members:
             self._add("number", NumberField(self, "Number", refs, "number", True, 1, 999))
         if "colour" in members and ruleset is not None:
-            per_kind = [ruleset.key_colours if k == "key" else ruleset.element_values(k, "colours") for k in kinds]
+            per_kind = [ruleset.key_colours if (k in ruleset.kinds and ruleset.kinds[k].uses_key_colours)
+                        else ruleset.element_values(k, "colours") for k in kinds]
             common = [c for c in per_kind[0] if all(c in p for p in per_kind)]
             if common:
                 self._add("colour", ChoiceField(self, "Colour", refs, "colour", [(c, c) for c in common]))

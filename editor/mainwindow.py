@@ -299,7 +299,7 @@ class MainWindow(QMainWindow):
                 self.tabs.blockSignals(True)
                 self.tabs.setCurrentIndex(index)
                 self.tabs.blockSignals(False)
-            if not self._rebuild_tools(document.dungeon.family) and self.tool is not None:
+            if not self._rebuild_tools(document.dungeon.family, document.ruleset) and self.tool is not None:
                 self.set_tool(self.tool.spec.id)  # options follow the new dungeon's ruleset
             if not getattr(scene, "_fitted", False):
                 self.view.zoom_to_fit()
@@ -487,18 +487,20 @@ class MainWindow(QMainWindow):
                 self.actions_by_id[action_id].setEnabled(family == "line")
 
     # tools -------------------------------------------------------------------------------
-    def _rebuild_tools(self, family: str) -> bool:
-        """Make the tool bar and Tools menu of a family; ``False`` when they already are."""
-        if getattr(self, "_tools_family", None) == family:
+    def _rebuild_tools(self, family: str, ruleset=None) -> bool:
+        """Make the tool bar and Tools menu of a family and ruleset (one placement tool per
+        element kind it defines); ``False`` when they already are."""
+        key = (family, ruleset.id if ruleset is not None and ruleset.family == family else None)
+        if getattr(self, "_tools_family", None) == key:
             return False
-        self._tools_family = family
+        self._tools_family = key
         self.tool_bar.clear()
         tools_menu = self.menu("Tools")
         tools_menu.clear()
         for action in self.tool_group.actions():
             self.tool_group.removeAction(action)
         self.tool_actions = {}
-        self._tool_specs = {spec.id: spec for spec in tool_specs(family)}
+        self._tool_specs = {spec.id: spec for spec in tool_specs(family, ruleset)}
         for spec in self._tool_specs.values():
             action = QAction(spec.name, self)
             action.setObjectName(f"tool_{spec.id}")

@@ -312,8 +312,10 @@ def _select_spec() -> ToolSpec:
 TOOL_MODULES = ("editor.tools_grid", "editor.tools_line")
 
 
-def tool_specs(family: str) -> list[ToolSpec]:
-    """Every tool for a family (``grid`` or ``line``), the select tool first."""
+def tool_specs(family: str, ruleset=None) -> list[ToolSpec]:
+    """Every tool for a family (``grid`` or ``line``), the select tool first; with a
+    ``ruleset`` of the family, one placement tool per element kind it defines (a module may
+    export ``tool_specs_for(ruleset)`` besides its ``TOOL_SPECS``)."""
     specs = [_select_spec()]
     for name in TOOL_MODULES:
         try:
@@ -322,5 +324,8 @@ def tool_specs(family: str) -> list[ToolSpec]:
             if exc.name != name:
                 raise
             continue
-        specs += [spec for spec in getattr(module, "TOOL_SPECS", []) if spec.family in (family, "both")]
+        found = getattr(module, "TOOL_SPECS", [])
+        if ruleset is not None and ruleset.family == family and hasattr(module, "tool_specs_for"):
+            found = module.tool_specs_for(ruleset)
+        specs += [spec for spec in found if spec.family in (family, "both")]
     return specs

@@ -50,7 +50,9 @@ from editor.line_edits import EditShapes, coincident_vertices
 from editor.snapping import snap_point
 from editor.tools import DRAG_START_PX, SNAP_PX, CanvasContext, Tool, ToolSpec
 from exporters import style
+from inkcrawl.kinds import ElementKind as KindDefinition
 from inkcrawl.model import SKELETON_LOCK, Area, Element, Point, Wall
+from inkcrawl.rulesets import bundled_rulesets
 
 #: Colour of drawing previews and vertex handles (a screen colour; it never prints).
 PREVIEW_COLOUR = QColor("#1e88e5")
@@ -850,12 +852,12 @@ def _centred_door(centre: Point, edge: tuple[Point, Point], length: float) -> tu
 
 
 @dataclass(frozen=True)
-class ElementKind:
-    """A kind of line element a placement tool makes: ``kind`` (ruleset element name),
-    ``name`` (tool name), ``key`` (shortcut), ``size_mm`` (default footprint diameter, from the
-    bundled Lantern Depths dungeons), ``prefix`` of new ids, ``tooltip``, and which option
-    the tool offers (``vp``, ``variant``, ``colour``, ``key_colour``, ``channel``, ``number``,
-    ``text``)."""
+class PlacementSpec:
+    """What a placement tool makes, from the ruleset's kind definition (:mod:`inkcrawl.kinds`):
+    ``kind`` (ruleset element name), ``name`` (tool name), ``key`` (shortcut), ``size_mm``
+    (default footprint diameter, ``None`` for labels), ``prefix`` of new ids, ``tooltip``, and
+    which option the tool offers (``vp``, ``variant``, ``colour``, ``key_colour``, ``channel``,
+    ``number``, ``text``), ``on_wall`` for kinds placed on the outer wall (Starts)."""
 
     kind: str
     name: str
@@ -867,36 +869,58 @@ class ElementKind:
     on_wall: bool = False
 
 
-ELEMENT_KINDS: tuple[ElementKind, ...] = (
-    ElementKind("monster", "Monster", "M", 8, "monster", "Place a monster (cover it fully: 1 VP)"),
-    ElementKind("boss", "Boss", "B", 16, "boss", "Place a boss (its VP printed on the sheet; set it in Tool Options)",
-                option="vp"),
-    ElementKind("spell", "Spell", "S", 10, "spell", "Place a spell (trace it: 1 VP); its type in Tool Options",
-                option="variant"),
-    ElementKind("treasure", "Treasure", "T", 10, "treasure",
-                "Place a treasure (trace its outline: 1 VP); its type in Tool Options", option="variant"),
-    ElementKind("artifact_stone", "Artifact Stone", "A", 5, "stone",
-                "Place an artifact stone, numbered automatically (renumber: Dungeon > Renumber Artifact Stones)",
-                option="number"),
-    ElementKind("plant", "Plant", "P", 7, "plant", "Place an exotic plant (pass through it: 1 VP)"),
-    ElementKind("orb", "Orb", "O", 8, "orb",
-                "Place an orb (cover its inside, take a token); its colour in Tool Options", option="colour"),
-    ElementKind("key", "Key", "K", 6, "key", "Place a key (touch it to take that key); its colour in Tool Options",
-                option="key_colour"),
-    ElementKind("skeleton_key", "Skeleton Key", "J", 6, "skeleton-key",
-                "Place a skeleton key (touch it to take any key)"),
-    ElementKind("prisoner", "Prisoner", "H", 7, "prisoner", "Place a prisoner (touch it: 1 VP)"),
-    ElementKind("portal_entry", "Portal Entry", "I", 8, "portal-in",
-                "Place a portal entry (touching it jumps to an exit of the same letter or colour)", option="channel"),
-    ElementKind("portal_exit", "Portal Exit", "U", 8, "portal-out",
-                "Place a portal exit (where the pen resumes after an entry of its letter or colour)", option="channel"),
-    ElementKind("escape_portal", "Escape Portal", "F", 10, "escape",
-                "Place an escape portal (entering it ends the scrawl)"),
-    ElementKind("start", "Start", "G", 8, "start", "Place a Start on the outer wall of the dungeon (snaps onto walls)",
-                on_wall=True),
-    ElementKind("exit", "Exit", "X", 8, "exit", "Place an exit (reaching it ends the scrawl)"),
-    ElementKind("label", "Label", "L", None, "label", "Place a text label: click, then type its text", option="text"),
-)
+#: Letters the fixed line tools take (Select, Room, Corridor, Edit Vertices, Wall, Door).
+_FIXED_KEYS = {"V", "R", "C", "E", "W", "D"}
+
+
+def _option_of(spec: KindDefinition) -> str | None:
+    if spec.footprint == "text":
+        return "text"
+    for member in ("vp", "variant", "number", "colour", "channel"):
+        if member in spec.members:
+            return "key_colour" if member == "colour" and spec.uses_key_colours else member
+    return None
+
+
+def _tooltip(spec: KindDefinition, option: str | None) -> str:
+    what = spec.name.lower()
+    rule = spec.description.rstrip(".")
+    hint = {
+        "vp": "; set its VP in Tool Options", "variant": "; its type in Tool Options",
+        "colour": "; its colour in Tool Options", "key_colour": "; its colour in Tool Options",
+        "channel": "; its letter or colour in Tool Options",
+        "number": ", numbered automatically (renumber: Dungeon > Renumber Artifact Stones)",
+        "text": ": click, then type its text",
+    }.get(option or "", "")
+    where = " on the outer wall of the dungeon (snaps onto walls)" if spec.on_wall else ""
+    return f"Place a {what}{where}" + (f" ({rule[:1].lower()}{rule[1:]})" if rule and option != "text" else "") + hint
+
+
+def placement_specs(ruleset) -> tuple[PlacementSpec, ...]:
+    """One placement tool per element kind of a line ``ruleset`` (doors have the Door tool), in
+    the ruleset's order, from its kind definitions: a designer's new kind gets a tool with no
+    code. A kind without a shortcut (or with one already taken) gets the first free letter of
+    its name."""
+    used = set(_FIXED_KEYS)
+    out = []
+    for spec in ruleset.kinds.values():
+        if spec.footprint == "segment":
+            continue
+        key = spec.shortcut if spec.shortcut and spec.shortcut not in used else \
+            next((c.upper() for c in spec.name + spec.kind if c.isalpha() and c.upper() not in used), "")
+        used.add(key)
+        option = _option_of(spec)
+        out.append(PlacementSpec(spec.kind, spec.name, key, spec.size_mm if spec.footprint == "disc" else None,
+                                 spec.id_prefix, _tooltip(spec, option), option, spec.on_wall))
+    return tuple(out)
+
+
+def _bundled_line_ruleset():
+    return bundled_rulesets()["line-classic"]
+
+
+#: The placement tools of the bundled line ruleset (a dungeon's own ruleset may add more).
+ELEMENT_KINDS: tuple[PlacementSpec, ...] = placement_specs(_bundled_line_ruleset())
 
 
 class ElementTool(LineTool):
@@ -905,7 +929,7 @@ class ElementTool(LineTool):
     colour, portal channel) come from the Tool Options bar; artifact stones take the next
     free number. Elements snap to the mm grid; Starts snap onto walls."""
 
-    def __init__(self, ctx: CanvasContext, spec: ElementKind):
+    def __init__(self, ctx: CanvasContext, spec: PlacementSpec):
         super().__init__(ctx)
         self.kind_spec = spec
         self.tool_id = spec.kind
@@ -1141,21 +1165,30 @@ def _factory(tool_id: str, cls, *args) -> Callable[[CanvasContext], Tool]:
     return make
 
 
-#: The line-family tools, as the window's catalogue lists them (after Select, V).
-TOOL_SPECS: list[ToolSpec] = [
-    ToolSpec("room", "Room", "R", "line", "Draw a room: drag a rectangle, or click its corners",
-             _factory("room", AreaTool, "room")),
-    ToolSpec("corridor", "Corridor", "C", "line", "Draw a corridor: drag a rectangle, or click its corners",
-             _factory("corridor", AreaTool, "corridor")),
-    ToolSpec("vertices", "Edit Vertices", "E", "line",
-             "Edit outlines: drag a vertex, double-click an edge to add one, Alt+click or Delete to remove one",
-             _factory("vertices", VertexTool)),
-    ToolSpec("wall", "Wall", "W", "line", "Draw a wall: click its points, double-click or Enter to finish",
-             _factory("wall", WallTool)),
-    ToolSpec("door", "Door", "D", "line", "Put a door on a wall: drag along the wall (locks in Tool Options)",
-             _factory("door", DoorTool)),
-] + [ToolSpec(spec.kind, spec.name, spec.key, "line", spec.tooltip, _factory(spec.kind, ElementTool, spec))
-     for spec in ELEMENT_KINDS]
+def line_tool_specs(ruleset=None) -> list[ToolSpec]:
+    """The line-family tools for the catalogue (after Select, V): the drawing tools, then one
+    placement tool per element kind of ``ruleset`` (default: the bundled ``line-classic``)."""
+    placements = ELEMENT_KINDS if ruleset is None else placement_specs(ruleset)
+    return [
+        ToolSpec("room", "Room", "R", "line", "Draw a room: drag a rectangle, or click its corners",
+                 _factory("room", AreaTool, "room")),
+        ToolSpec("corridor", "Corridor", "C", "line", "Draw a corridor: drag a rectangle, or click its corners",
+                 _factory("corridor", AreaTool, "corridor")),
+        ToolSpec("vertices", "Edit Vertices", "E", "line",
+                 "Edit outlines: drag a vertex, double-click an edge to add one, Alt+click or Delete to remove one",
+                 _factory("vertices", VertexTool)),
+        ToolSpec("wall", "Wall", "W", "line", "Draw a wall: click its points, double-click or Enter to finish",
+                 _factory("wall", WallTool)),
+        ToolSpec("door", "Door", "D", "line", "Put a door on a wall: drag along the wall (locks in Tool Options)",
+                 _factory("door", DoorTool)),
+    ] + [ToolSpec(spec.kind, spec.name, spec.key, "line", spec.tooltip, _factory(spec.kind, ElementTool, spec))
+         for spec in placements]
 
-__all__ = ["AreaTool", "DoorTool", "ELEMENT_KINDS", "ElementKind", "ElementTool", "LineTool", "PointsTool",
-           "TOOL_SPECS", "VertexTool", "WallTool"]
+
+#: The line-family tools of the bundled ruleset, as the window's catalogue lists them.
+TOOL_SPECS: list[ToolSpec] = line_tool_specs()
+#: The catalogue of a dungeon's own ruleset (:func:`editor.tools.tool_specs`).
+tool_specs_for = line_tool_specs
+
+__all__ = ["AreaTool", "DoorTool", "ELEMENT_KINDS", "ElementTool", "LineTool", "PlacementSpec", "PointsTool",
+           "TOOL_SPECS", "VertexTool", "WallTool", "line_tool_specs", "placement_specs"]

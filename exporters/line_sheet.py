@@ -115,7 +115,7 @@ class _LineSheet:
         self.snap = float(limits.get("snap_tolerance_mm", 0.5))
         channels = [e.channel for e in dungeon.elements if e.kind in ("portal_entry", "portal_exit") and e.channel]
         self.gstyle = glyphs.GlyphStyle.for_sheet(ruleset.data, channels)
-        self.printed = sheet_of(dungeon, ruleset.data, repair=True)
+        self.printed = sheet_of(dungeon, ruleset, repair=True)
         self.areas: list[tuple[Area, Polygon]] = list(zip(self.printed.geometry.areas, self.printed.geometry.polygons))
         self.union = unary_union([p for _, p in self.areas]) if self.areas else Polygon()
         self.doors = [e for e in dungeon.elements if e.kind == "door" and e.segment and e.segment[0] != e.segment[1]]
@@ -225,9 +225,14 @@ class _LineSheet:
     # elements -----------------------------------------------------------------------------
     def draw_elements(self) -> None:
         layer = self.canvas.group("elements")
+        kinds = self.ruleset.kinds if self.ruleset.family == "line" else {}
         for element in self.dungeon.elements:
-            if element.kind in ("door", "start", "label") or element.at is None or not element.size_mm:
+            spec = kinds.get(element.kind)
+            drawn_elsewhere = (spec.footprint != "disc" or spec.on_wall) if spec is not None else \
+                element.kind in ("door", "start", "label")
+            if drawn_elsewhere or element.at is None or not element.size_mm:
                 continue
+            glyph = spec.glyph if spec is not None else element.kind
             g = self.canvas.group(element.kind, layer, css_class="element", element_id=element.id)
             extra = {"glyph_style": self.gstyle}
             if element.variant is not None:
@@ -238,11 +243,12 @@ class _LineSheet:
                 extra["channel"] = element.channel
             if element.number is not None:
                 extra["number"] = element.number
-            if element.kind in ("spell", "treasure") and element.variant not in _known_variants(element.kind):
+            if glyph not in glyphs.GLYPHS or (glyph in ("spell", "treasure")
+                                              and element.variant not in _known_variants(glyph)):
                 glyphs.generic(self.canvas, g, element.at, element.size_mm, element.rotation_deg or 0,
                                kind=element.kind)
                 continue
-            glyphs.draw_glyph(self.canvas, g, element.kind, element.at, element.size_mm, element.rotation_deg or 0,
+            glyphs.draw_glyph(self.canvas, g, glyph, element.at, element.size_mm, element.rotation_deg or 0,
                               **extra)
 
     def draw_doors(self) -> None:

@@ -146,15 +146,18 @@ def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
     for key in ("min_coverage", "max_distance_pen_widths"):
         if key in definition:
             entry["tolerance"][key] = definition[key]
-    if element.kind == "boss":
-        entry["vp"] = element.vp
-    if element.kind == "door":
+    spec = ruleset.kinds.get(element.kind) if ruleset.family == "line" else None
+    footprint = spec.footprint if spec is not None else {"door": "segment", "label": "text"}.get(element.kind, "disc")
+    glyph = spec.glyph if spec is not None else element.kind
+    if spec is not None and "vp" in spec.members:
+        entry["vp"] = element.vp           # printed on the sheet (the boss)
+    if footprint == "segment":
         entry["segment"] = _round([list(p) for p in element.segment])
         entry["locks"] = list(element.locks or [])
         return entry
     entry["at"] = _round(list(element.at))
     entry["rotation_deg"] = element.rotation_deg or 0
-    if element.kind == "label":
+    if footprint == "text":
         entry.update({"text": element.text, "text_height_mm": element.text_height_mm})
         return entry
     entry["size_mm"] = element.size_mm
@@ -162,13 +165,14 @@ def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
     if ink is not None:
         entry["ink"] = _ink_rings(ink)
     rotation = element.rotation_deg or 0
-    if element.kind == "spell":
+    # the shapes a glyph asks players to trace or cover (inkcrawl.shapes), by the kind's glyph
+    if glyph == "spell" and element.variant in shapes.SPELL_VARIANTS:
         entry["trace"] = _round([[list(p) for p in stroke]
                                  for stroke in shapes.spell_trace(element.variant, element.at, element.size_mm, rotation)])
-    elif element.kind == "treasure":
+    elif glyph == "treasure" and element.variant in shapes.TREASURE_VARIANTS:
         entry["outline"] = _round([list(p) for p in shapes.treasure_outline(element.variant, element.at,
                                                                             element.size_mm, rotation)])
-    elif element.kind == "monster":
+    elif glyph == "monster":
         entry["head"] = _round([list(p) for p in shapes.monster_head(element.at, element.size_mm, rotation)])
     for key in ("variant", "number", "colour", "channel"):
         value = getattr(element, key)
@@ -180,7 +184,7 @@ def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
 def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
     """The game data of a line dungeon (docs/game-data.md, "Line family"). Areas with invalid
     polygons are left out (validation reports them)."""
-    sheet = sheet_of(dungeon, ruleset.data)
+    sheet = sheet_of(dungeon, ruleset)
     geometry = sheet.geometry
     placed = [e for e in dungeon.elements if e.at is not None]
     area_of: dict[str, str | None] = {}

@@ -25,11 +25,6 @@ SIDE_OFFSETS: dict[str, Cell] = {"north": (0, -1), "east": (1, 0), "south": (0, 
 #: The side seen from the neighbouring room.
 OPPOSITE_SIDE = {"north": "south", "south": "north", "east": "west", "west": "east"}
 
-#: Element kinds whose footprint is a disc at ``at`` with diameter ``size_mm``.
-LINE_DISC_KINDS = frozenset({
-    "monster", "boss", "spell", "treasure", "artifact_stone", "plant", "prisoner", "orb", "key",
-    "skeleton_key", "portal_entry", "portal_exit", "escape_portal", "exit", "start",
-})
 #: The lock value that any key opens (RULES.md 2, skeleton-key doors).
 SKELETON_LOCK = "skeleton"
 

@@ -41,6 +41,7 @@ from inkcrawl import segments
 from inkcrawl.geometry import Connection, LineGeometry, build_geometry, door_areas, polygon_defects
 from inkcrawl.ink import NO_GLYPH_KINDS, glyph_silhouette
 from inkcrawl.model import Element, LineDungeon
+from inkcrawl.rulesets import Ruleset
 from inkcrawl.shapes import INNER_WALL_MM, OUTLINE_WALL_MM
 
 Point = tuple[float, float]
@@ -150,17 +151,21 @@ class PrintedSheet:
     _lines: list | None = field(default=None, repr=False)
     _ink: object = field(default=None, repr=False)
     key_shapes: dict[str, str] = field(default_factory=dict, repr=False)  # key colour id -> shape
+    kinds: dict = field(default_factory=dict, repr=False)  # kind id -> inkcrawl.kinds.ElementKind
 
     def element_ink(self, element: Element):
         """The printed ink of an element's glyph (:func:`inkcrawl.ink.glyph_silhouette`), a
         shapely polygon or multipolygon in sheet mm with its holes filled; ``None`` for
         elements that print no glyph (doors, Starts, labels) or have no ``at`` and positive
         ``size_mm``. Touch and cover are judged on it (RULES.md 2, Gaps and defaults)."""
-        if element.kind in NO_GLYPH_KINDS or element.at is None or not element.size_mm or element.size_mm <= 0:
+        spec = self.kinds.get(element.kind)
+        glyph = spec.glyph if spec is not None else element.kind
+        if (spec is not None and (spec.footprint != "disc" or spec.on_wall)) or glyph in NO_GLYPH_KINDS \
+                or element.at is None or not element.size_mm or element.size_mm <= 0:
             return None
-        return glyph_silhouette(element.kind, element.at, element.size_mm, element.rotation_deg or 0,
+        return glyph_silhouette(glyph, element.at, element.size_mm, element.rotation_deg or 0,
                                 variant=element.variant,
-                                key_shape=self.key_shapes.get(element.colour) if element.kind == "key" else None)
+                                key_shape=self.key_shapes.get(element.colour) if glyph == "key" else None)
 
     @property
     def lines(self) -> list[InkLine]:
@@ -495,8 +500,8 @@ def repaired_polygon(points) -> Polygon | None:
     return max(parts, key=lambda g: g.area) if parts else None
 
 
-def sheet_of(dungeon: LineDungeon, ruleset_data: dict, repair: bool = False) -> PrintedSheet:
-    """The printed sheet of a line dungeon on its ruleset (``Ruleset.data``): areas with an
+def sheet_of(dungeon: LineDungeon, ruleset: Ruleset, repair: bool = False) -> PrintedSheet:
+    """The printed sheet of a line dungeon on its :class:`~inkcrawl.rulesets.Ruleset`: areas with an
     invalid polygon are left out, each door is placed on the boundary of the two areas it
     lies on (doors on fewer or more areas, or with both ends at one point, are left out:
     validation reports them), Starts are the elements the ruleset places on the outer
@@ -504,6 +509,7 @@ def sheet_of(dungeon: LineDungeon, ruleset_data: dict, repair: bool = False) -> 
     out (:func:`repaired_polygon`; the exporter prints them). Shared by the game data and the
     exporter; validation builds the same sheet while reporting what it leaves out
     (:func:`inkcrawl.checks.line.line_problems`)."""
+    ruleset_data = ruleset.data
     limits = ruleset_data.get("print") or {}
     snap = float(limits.get("snap_tolerance_mm", 0.5))
     if repair:
@@ -525,6 +531,7 @@ def sheet_of(dungeon: LineDungeon, ruleset_data: dict, repair: bool = False) -> 
     starts = [e for e in dungeon.elements if e.at is not None and e.size_mm is not None
               and placements.get(e.kind, "outer_boundary" if e.kind == "start" else None) == "outer_boundary"]
     sheet = printed_sheet(dungeon, geometry, doors, required_gap_mm(ruleset_data), starts)
+    sheet.kinds = ruleset.kinds
     sheet.key_shapes = {c["id"]: c.get("shape", "circle") for c in (ruleset_data.get("keys") or {}).get("colours", [])
                         if isinstance(c, dict) and "id" in c}
     return sheet

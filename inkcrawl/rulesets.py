@@ -9,17 +9,20 @@ its own variants. :class:`Ruleset` gives typed access to the parts the checks an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from inkcrawl.jsonio import read_json_file
+from inkcrawl.kinds import ElementKind, element_kinds
 from inkcrawl.migrate import FormatVersionError, migrate
 from inkcrawl.problems import Problem, problem
 from inkcrawl.resources import bundled_rulesets_dir
 from inkcrawl.schema import schema_problems
 from inkcrawl.textchars import document_text_problems, owner_name
 
+#: The bundled line ruleset whose kind definitions fill what a variant leaves out (inkcrawl.kinds).
+BUNDLED_LINE_RULESET = "line-classic"
 #: Card kinds of a grid deck that are not segment shapes (RULES.md 1, Cards).
 SPECIAL_CARDS = ("trap", "draw_two")
 
@@ -77,6 +80,13 @@ class Ruleset:
         """Key tokens per colour for a player count (RULES.md 2: 2 with 2-3 players, 3 with 4)."""
         supply = self.data.get("keys", {}).get("supply", {})
         return int(supply.get(str(players), 0))
+
+    @cached_property
+    def kinds(self) -> dict[str, ElementKind]:
+        """Every element kind of a line ruleset, resolved (:mod:`inkcrawl.kinds`): members the
+        ruleset leaves out come from the bundled ``line-classic`` definition of the same kind."""
+        bundled = _bundled_line_definitions() if self.id != BUNDLED_LINE_RULESET else {}
+        return element_kinds(self.data, bundled)
 
     def element_values(self, kind: str, member: str) -> list[str]:
         """Allowed named values of an element kind: ``variants`` or ``colours`` (empty if none)."""
@@ -165,3 +175,13 @@ def bundled_rulesets() -> dict[str, Ruleset]:
             raise RuntimeError(f"bundled ruleset {path.name} is broken: {details}")
         found[ruleset.id] = ruleset
     return found
+
+
+@cache
+def _bundled_line_definitions() -> dict[str, dict]:
+    """The element definitions of the bundled line ruleset (empty when it cannot be loaded)."""
+    try:
+        ruleset = bundled_rulesets().get(BUNDLED_LINE_RULESET)
+    except RuntimeError:
+        return {}
+    return dict(ruleset.elements) if ruleset is not None else {}

@@ -374,7 +374,8 @@ def test_c007_in_a_ruleset():
     assert find(problems, "C007", "/characters/rogue/name").message == (
         "character 'rogue' (\"Rogue\"): name contains the control character U+0008 at position 3; remove it")
     assert find(problems, "C007", "/elements/monster/description").message == (
-        "element kind 'monster': description contains the control character U+001F at position 0; remove it")
+        "element kind 'monster' (\"Monster\"): description contains the control character U+001F at position 0; "
+        "remove it")  # the kind's display name (inkcrawl.kinds) names it
 
 
 def test_c007_in_a_pack_manifest_and_its_ruleset(tmp_path):

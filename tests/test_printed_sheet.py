@@ -21,7 +21,7 @@ from inkcrawl.engines.line import LineRules, referee
 from inkcrawl.gamedata import line_game_data
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.printed import sheet_of
-from inkcrawl.rulesets import bundled_rulesets
+from inkcrawl.rulesets import Ruleset, bundled_rulesets
 from inkcrawl.solvability import analyze_line_game
 
 RULESET = bundled_rulesets()["line-classic"]
@@ -188,7 +188,7 @@ def test_an_opening_narrower_than_the_pen_is_closed_and_reported():
     # x = 80, their 0.6 mm caps covering x = 80 for sqrt(0.6² - 0.5²) = 0.332 mm either side:
     # the paper left runs from 49.832 to 50.168, 0.336 mm wide, under the 2 mm a line needs.
     data = narrow_corridor()
-    sheet = sheet_of(dungeon_from_dict(data), RULESET.data)
+    sheet = sheet_of(dungeon_from_dict(data), RULESET)
     opening = next(o for o in sheet.openings if {o.a, o.b} == {"r1", "c1"})
     assert opening.width_mm == pytest.approx(0.336, abs=0.002) and not opening.open
     problems = check(data)
@@ -214,10 +214,10 @@ def test_the_pen_switch_opens_a_gap_as_wide_as_the_pen():
         data["areas"][1]["polygon"] = [[80, 50 - width / 2], [120, 50 - width / 2], [120, 50 + width / 2],
                                        [80, 50 + width / 2]]
         dungeon = dungeon_from_dict(data)
-        gap = sheet_of(dungeon, RULESET.data)
+        gap = sheet_of(dungeon, RULESET)
         pen_data = json.loads(json.dumps(RULESET.data))
         pen_data["switches"]["opening_min_width"] = "pen"
-        pen = sheet_of(dungeon, pen_data)
+        pen = sheet_of(dungeon, Ruleset(pen_data))
         assert gap.required_mm == 2.0 and pen.required_mm == 1.5
         for sheet, expected in ((gap, under_gap), (pen, under_pen)):
             opening = next(o for o in sheet.openings if {o.a, o.b} == {"r1", "c1"})

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from inkcrawl.cli import main
 from inkcrawl.importers import ImportFailed, ImportOptions, detect_format, importers
 from inkcrawl.importers.tiled import IMPORTER, LINE_CLASSES, version_number
-from inkcrawl.model import LINE_DISC_KINDS, dungeon_from_dict, edge_key
+from inkcrawl.model import dungeon_from_dict, edge_key
+from inkcrawl.rulesets import bundled_rulesets
 from inkcrawl.schema import schema_problems
 from inkcrawl.tiled_export import TiledExportError, dungeon_to_map, export_tiled, map_to_tmx
 
@@ -624,7 +625,7 @@ def test_detect():
 # ------------------------------------------------------------------------------------------
 # property: import -> export -> import is stable
 
-_KINDS = sorted(LINE_DISC_KINDS)
+_KINDS = sorted(k for k, spec in bundled_rulesets()["line-classic"].kinds.items() if spec.footprint == "disc")
 _MEMBERS = {"boss": ("vp", "int"), "spell": ("variant", "string"), "treasure": ("variant", "string"),
             "artifact_stone": ("number", "int"), "orb": ("colour", "string"), "key": ("colour", "string"),
             "portal_entry": ("channel", "string"), "portal_exit": ("channel", "string")}

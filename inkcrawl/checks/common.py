@@ -101,7 +101,9 @@ def _line_values(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Prob
             if element.variant not in allowed:
                 problems.append(_unknown(element, "variant", element.variant, allowed, file, element.pointer + "/variant"))
         if element.colour is not None:
-            allowed = key_colours if element.kind == "key" else ruleset.element_values(element.kind, "colours")
+            spec = ruleset.kinds.get(element.kind)
+            allowed = key_colours if spec is not None and spec.uses_key_colours else \
+                ruleset.element_values(element.kind, "colours")
             if element.colour not in allowed:
                 problems.append(_unknown(element, "colour", element.colour, allowed, file, element.pointer + "/colour"))
         for index, lock in enumerate(element.locks or []):

@@ -19,6 +19,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from inkcrawl.textchars import FORBIDDEN as FORBIDDEN_TEXT
+from inkcrawl.textchars import printable_text
+
 #: Built-in importer modules; each defines ``IMPORTER``.
 BUILT_IN = ("inkcrawl.importers.watabou", "inkcrawl.importers.donjon", "inkcrawl.importers.uvtt",
             "inkcrawl.importers.tiled")
@@ -183,3 +186,45 @@ def condense_notes(notes: list[ImportNote], most: int = MAX_SAME_NOTES) -> list[
             where = rest[0].source if len(rest) == 1 else f"{rest[0].source} ... {rest[-1].source}"
             kept.append(ImportNote(f"{len(rest)} more ({where})", f"the same as above: {message}"))
     return kept
+
+
+def printable_texts(dungeon: dict, note) -> dict:
+    """``dungeon`` (an imported document) with the characters validation refuses (C007:
+    control characters, U+FFFE, U+FFFF) removed from every text a sheet prints: the title,
+    reminders, and the names and texts of areas, elements and features. ``note(source,
+    message)`` is called for each text changed, naming the object. Returns ``dungeon``."""
+    sheet = dungeon.get("sheet") or {}
+
+    def clean(owner: str, holder: dict, key: str) -> None:
+        value = holder.get(key)
+        if isinstance(value, str) and FORBIDDEN_TEXT.search(value):
+            holder[key] = printable_text(value)
+            note(owner, f"its {key} held control characters, which a sheet cannot print; removed")
+
+    clean("the sheet", sheet, "title")
+    reminders = sheet.get("reminders")
+    if isinstance(reminders, list):
+        for index, reminder in enumerate(reminders):
+            if isinstance(reminder, str) and FORBIDDEN_TEXT.search(reminder):
+                reminders[index] = printable_text(reminder)
+                note(f"reminder {index + 1}", "it held control characters, which a sheet cannot print; removed")
+    if isinstance(sheet.get("title"), str) and not sheet["title"].strip():
+        sheet["title"] = str(dungeon.get("id") or "Imported dungeon")
+    for collection in ("areas", "elements", "features"):
+        items = dungeon.get(collection)
+        if not isinstance(items, list):
+            continue
+        kept = []
+        for item in items:
+            owner = f"{item.get('kind', collection[:-1])} {item.get('id', '?')}"
+            clean(owner, item, "name")
+            clean(owner, item, "text")
+            if item.get("name") == "":
+                del item["name"]
+            if item.get("text") == "":
+                note(owner, "left out: its text was nothing but control characters")
+                continue
+            kept.append(item)
+        dungeon[collection] = kept
+    return dungeon
+

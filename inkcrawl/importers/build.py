@@ -12,16 +12,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from inkcrawl.kinds import DEFAULT_SIZE_MM
+from inkcrawl.rulesets import bundled_rulesets
 from inkcrawl.importers import (MAX_AREAS, MAX_ELEMENTS, MAX_OUTLINE_POINTS, MAX_STARTS, MAX_WALLS, ImportFailed,
-                                ImportNote, too_many)
+                                ImportNote, printable_texts, too_many)
 
 #: The part of an A4 portrait sheet a dungeon may use: x0, y0, x1, y1 in mm (the title band is
 #: above, the footer below; the same band as the bundled line dungeons).
 DRAWING_BAND_MM = (15.0, 30.0, 195.0, 222.0)
-#: Default element diameters in mm by kind.
-ELEMENT_SIZE_MM = {"monster": 8, "boss": 16, "spell": 10, "treasure": 10, "artifact_stone": 5, "plant": 7,
-                   "prisoner": 7, "orb": 8, "key": 6, "skeleton_key": 6, "portal_entry": 8, "portal_exit": 8,
-                   "escape_portal": 10, "exit": 8, "start": 8}
+def default_size_mm(kind: str, ruleset_id: str = "line-classic") -> float:
+    """Printed diameter (mm) of a new element of ``kind``: its ruleset's ``size_mm``
+    (:mod:`inkcrawl.kinds`; the bundled ruleset ``ruleset_id``, else ``line-classic``), or
+    :data:`inkcrawl.kinds.DEFAULT_SIZE_MM` for a kind it does not define."""
+    rulesets = bundled_rulesets()
+    ruleset = rulesets.get(ruleset_id) or rulesets.get("line-classic")
+    kind_def = ruleset.kinds.get(kind) if ruleset is not None and ruleset.family == "line" else None
+    return kind_def.size_mm if kind_def is not None and kind_def.size_mm else DEFAULT_SIZE_MM
 
 
 def safe_id(text: str, prefix: str = "x") -> str:
@@ -112,7 +118,7 @@ class LineDungeonBuilder:
         element_id = self.unique_id(wanted_id or f"{kind[:2]}{len(self.elements) + 1}")
         element = {"id": element_id, "kind": kind, "at": tuple(at), **members}
         if kind not in ("door", "label"):
-            element["size_mm"] = size_mm or ELEMENT_SIZE_MM.get(kind, 6)
+            element["size_mm"] = size_mm or default_size_mm(kind, self.ruleset)
             element.setdefault("rotation_deg", 0)
         self.elements.append(element)
         return element_id
@@ -203,7 +209,7 @@ class LineDungeonBuilder:
         if "exit" in kinds:
             triggers.append({"kind": "exit_reached"})
         orb_colours = sorted({e["colour"] for e in elements if e["kind"] == "orb"})
-        return {
+        return printable_texts({
             "type": "dungeon", "format_version": 2, "id": safe_id(self.dungeon_id, "dungeon"), "family": "line",
             "ruleset": self.ruleset,
             "sheet": {"title": (self.title or self.dungeon_id)[:120], "paper": {"width_mm": 210, "height_mm": 297,
@@ -211,4 +217,4 @@ class LineDungeonBuilder:
                       "reminders": [r[:300] for r in self.reminders[:20] if r], "components": components,
                       "end_triggers": triggers, "orb_tokens": {c: [4, 3, 2, 1] for c in orb_colours}},
             "areas": areas, "walls": walls, "elements": elements,
-        }
+        }, self.note)

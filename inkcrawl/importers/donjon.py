@@ -65,7 +65,7 @@ import numpy as np
 import shapely
 
 from inkcrawl.importers import MAX_STARTS, ImportFailed, ImportOptions, ImportResult, json_kind
-from inkcrawl.importers.build import DRAWING_BAND_MM, ELEMENT_SIZE_MM, LineDungeonBuilder, safe_id
+from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder, default_size_mm, safe_id
 from inkcrawl.jsonio import MAX_FILE_BYTES, read_json_file
 
 #: Cell bits of donjon's generator, used when the file's ``cell_bit`` lacks one.
@@ -489,7 +489,7 @@ class _Conversion:
     def make_starts(self) -> None:
         self.obstacles: list[tuple[float, float, float]] = []  # x, y, radius in cells
         self.start_areas: list[str] = []
-        size = max(MIN_ELEMENT_MM, min(ELEMENT_SIZE_MM["start"], 1.2 * self.scale))
+        size = max(MIN_ELEMENT_MM, min(default_size_mm("start"), 1.2 * self.scale))
         self.stair_cells = self.stairs()
         starts = []
         for cell in self.stair_cells["up"]:
@@ -677,7 +677,7 @@ class _Conversion:
             others = placed[:count]
             gaps = np.hypot(others[:, 0] - centre[0], others[:, 1] - centre[1]) - others[:, 2]
             room = min(self.clearance(cell), float(gaps.min()) if count else math.inf)
-            size = max(MIN_ELEMENT_MM, min(ELEMENT_SIZE_MM["exit"], 2 * 0.9 * room * self.scale))
+            size = max(MIN_ELEMENT_MM, min(default_size_mm("exit"), 2 * 0.9 * room * self.scale))
             if size / 2 / self.scale > room:
                 self.note(f"{self.grid.name(r, c)} stairs down", "no room for its exit: it overlaps a Start or "
                                                                  "another exit")
@@ -813,7 +813,7 @@ class _Conversion:
                 reach = np.minimum(reach, gaps.min(axis=1))
         else:
             reach = np.full(len(spots), 10.0)
-        wanted = ELEMENT_SIZE_MM["key"]
+        wanted = default_size_mm("key")
         for size in (wanted, min(wanted, 0.8 * self.scale), MIN_ELEMENT_MM):
             radius = size / 2 / self.scale
             gap = reach - radius

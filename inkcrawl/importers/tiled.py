@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, ImportResult, json_kind
+from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, ImportResult, json_kind, printable_texts
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder, safe_id
-from inkcrawl.model import LINE_DISC_KINDS
+from inkcrawl.rulesets import bundled_rulesets
 
 NAME = "tiled"
 #: Largest map, template or tileset file read, in bytes.
@@ -56,7 +56,7 @@ IGNORE = "ignore"
 
 #: Default mapping for the line family: normalised class name -> what it becomes.
 LINE_CLASSES: dict[str, str] = {
-    **{kind: kind for kind in sorted(LINE_DISC_KINDS)},
+    **{kind: kind for kind, spec in bundled_rulesets()["line-classic"].kinds.items() if spec.footprint == "disc"},
     "room": "room", "corridor": "corridor", "wall": "wall", "door": "door", "label": "label", "text": "label",
     # a few common names used in Tiled maps
     "enemy": "monster", "chest": "treasure", "spawn": "start", "player_start": "start", "entrance": "start",
@@ -969,7 +969,7 @@ def _build_line(reader: _Reader) -> dict:
         data = builder.build(cell_mm=reader.options.cell_mm, default_cell_mm=DEFAULT_CELL_MM)
     reader.notes.extend(builder.notes)
     _map_props_note(reader, used_map_props)
-    return data
+    return printable_texts(data, reader.note)
 
 
 def _add_door(builder, reader, obj, unit, used, defaults, wanted) -> None:
@@ -1270,7 +1270,7 @@ def _build_grid(reader: _Reader) -> dict:
     if reader.exact:
         _exact_sheet(reader, data, used)
     _map_props_note(reader, used)
-    return data
+    return printable_texts(data, reader.note)
 
 
 # ------------------------------------------------------------------------------------------
