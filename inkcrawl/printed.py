@@ -391,7 +391,8 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         if door.id not in blocked:
             connections.append(Connection(areas[a].id, areas[b].id, "door", door.id))
 
-    near_joints, bridges = _near_joints(geometry, required_mm)
+    outline_pieces = (ia[:len(ink_seg)], ib[:len(ink_seg)], r_area[ink_seg_arr]) if ink_seg else None
+    near_joints, bridges = _near_joints(geometry, required_mm, outline_pieces)
     return PrintedSheet(geometry, required_mm, openings, connections, near_joints, doors, blocked,
                         rings, outline, stretches, closures, bridges)
 
@@ -432,34 +433,45 @@ def stacked_doors(doors: list[Element], snap_mm: float) -> list[tuple[Element, E
     return out
 
 
-def _near_joints(geometry: LineGeometry, required_mm: float) -> tuple[list[NearJoint], list[InkLine]]:
-    """Explicit wall ends that come closer to another explicit wall or to an area's outline
-    than the required gap without touching it (ink gap narrower than ``required_mm``), and a
-    bridge line closing each such gap. An end on an area's outline or on another wall is
-    joined."""
+def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None) -> tuple[list[NearJoint],
+                                                                                           list[InkLine]]:
+    """Explicit wall ends whose ink comes closer to the printed ink of another explicit wall or
+    of an area's outline wall than the required gap without being joined, and a bridge line
+    closing each such gap (from the end to the nearest point of that ink's centre line).
+
+    ``outline_pieces`` are the printed outline walls as segments ``(a, b, area index)``
+    (openings, doors' stretches and Starts' entrance gaps are not printed, so nothing bridges to
+    them). An end is joined when it lies on another explicit wall, or on an area's outline within
+    the snap tolerance of its printed wall (a wall closing an opening from its corner)."""
     explicit = [InkLine(wall_id, "wall", line, INNER_WALL_MM) for wall_id, line in zip(geometry.wall_ids,
                                                                                        geometry.walls)]
     if not explicit:
         return [], []
     targets = [(line.geom, line.id, None, line.width_mm) for line in explicit]
-    targets += [(polygon.exterior, None, area.id, OUTLINE_WALL_MM) for area, polygon in
-                zip(geometry.areas, geometry.polygons)]
+    if outline_pieces is not None:
+        a, b, owner = outline_pieces
+        targets += [(geom, None, geometry.areas[int(i)].id, OUTLINE_WALL_MM)
+                    for geom, i in zip(_segment_geoms(a, b).tolist(), owner.tolist())]
     tree = shapely.STRtree([t[0] for t in targets])
+    rings = [polygon.exterior for polygon in geometry.polygons]
+    ring_tree = shapely.STRtree(rings) if rings else None
+    snap = geometry.snap_mm
     found: list[NearJoint] = []
     bridges: list[InkLine] = []
     reported: set[frozenset] = set()
     for own, line in enumerate(explicit):
         for end in (0, -1):
             point = ShapelyPoint(line.points[end])
-            reach = required_mm + line.width_mm / 2 + OUTLINE_WALL_MM / 2
+            on_ring = ring_tree is not None and len(ring_tree.query(point, predicate="dwithin", distance=JOINED_MM))
+            reach = required_mm + line.width_mm / 2 + OUTLINE_WALL_MM / 2 + snap
             best = None
             joined = False
             for k in tree.query(point, predicate="dwithin", distance=reach).tolist():
                 if k == own:
                     continue
-                geom, _, _, width = targets[k]
+                geom, other_id, _, width = targets[k]
                 distance = float(geom.distance(point))
-                if distance <= JOINED_MM:
+                if distance <= JOINED_MM or (other_id is None and on_ring and distance <= snap + JOINED_MM):
                     joined = True
                     break
                 if distance - line.width_mm / 2 - width / 2 < required_mm and (best is None or distance < best[0]):
