@@ -29,8 +29,15 @@ def load_schema(file_type: str) -> dict:
 
 
 @cache
-def _validator(file_type: str):
-    return jsonschema_rs.validator_for(load_schema(file_type))
+def _validator(file_type: str, definition: str | None = None):
+    schema = load_schema(file_type)
+    if definition is not None:
+        if definition not in schema.get("$defs", {}):
+            raise KeyError(f"the {file_type} schema defines no {definition!r}")
+        # the schema's definitions under its own $id, with ``#/$defs/<definition>`` as the root
+        schema = {"$schema": schema["$schema"], "$id": schema["$id"], "$defs": schema["$defs"],
+                  "$ref": f"#/$defs/{definition}"}
+    return jsonschema_rs.validator_for(schema)
 
 
 def json_pointer(parts) -> str:
@@ -56,13 +63,16 @@ def _pointer_order(problem_: Problem) -> list:
     return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in problem_.pointer.split("/")]
 
 
-def schema_problems(data: Any, file_type: str, file: str) -> list[Problem]:
+def schema_problems(data: Any, file_type: str, file: str, definition: str | None = None) -> list[Problem]:
     """Validate ``data`` against the schema of ``file_type``; one S001 problem per leaf error.
+    With ``definition``, validate against that sub-schema (``#/$defs/<definition>``, e.g. one
+    ``dungeon`` entry of game data); pointers are then relative to ``data``.
 
     Errors are sorted by pointer (array indexes numerically) so the report reads top to bottom.
+    Raises ``ValueError`` when ``data`` holds values JSON cannot (a set, a numpy number).
     """
     problems = []
-    for error in _validator(file_type).iter_errors(data):
+    for error in _validator(file_type, definition).iter_errors(data):
         pointer = json_pointer(error.instance_path)
         problems.append(problem("S001", _friendly(error), file, pointer))
     problems.sort(key=_pointer_order)

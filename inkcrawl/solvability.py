@@ -3,7 +3,8 @@
 RULES.md 2: the line is continuous and may backtrack freely, so within the connected part of
 the dungeon a player can go anywhere; keys are kept once taken (one of each colour, only if a
 token is left in the supply); a locked door passes with its key, a skeleton-key door with any
-key, a door with several locks with one distinct key per lock; portals are one-way. The
+key, a door with several locks with one distinct key per lock (the rule is
+:mod:`inkcrawl.locks`, which the referee reads too); portals are one-way. The
 search explores states ``(area, keys held, skeleton keys used)`` breadth-first and reports
 which areas can be reached and which doors can ever be opened.
 """
@@ -14,24 +15,9 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from inkcrawl.geometry import Connection
-from inkcrawl.model import SKELETON_LOCK
+from inkcrawl.locks import door_opens, lock_needs, mask_needs, mask_opens
 
-
-def lock_needs(locks: list[str]) -> tuple[frozenset[str], int] | None:
-    """What a door with ``locks`` asks of a player (RULES.md 2, Keys): ``(colours, keys)`` where
-    ``colours`` must all be held and ``keys`` is how many distinct keys are needed in all (a
-    ``"skeleton"`` lock takes any key besides those). ``None`` when no player can ever open it:
-    a colour listed twice, since a player holds at most one key of each colour."""
-    colours = [lock for lock in locks if lock != SKELETON_LOCK]
-    if len(set(colours)) != len(colours):
-        return None
-    return frozenset(colours), len(locks)
-
-
-def door_opens(locks: list[str], keys: frozenset[str]) -> bool:
-    """Whether a player holding ``keys`` (colour ids) opens a door with ``locks``."""
-    needs = lock_needs(locks)
-    return needs is not None and needs[0] <= keys and len(keys) >= needs[1]
+__all__ = ["Analysis", "Reachability", "analyze_line_game", "door_opens", "explore", "lock_needs"]
 
 
 @dataclass
@@ -93,13 +79,7 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
     skeleton_areas = sorted(a for a, ids in skeleton_keys_in_area.items() if ids)
     slot = {area: i for i, area in enumerate(skeleton_areas)}
     capacity = [min(len(skeleton_keys_in_area[a]), len(colours)) for a in skeleton_areas]
-    door_need: dict[str, tuple[int, int] | None] = {}
-    for door, locks in door_locks.items():
-        needs = lock_needs(locks)
-        if needs is None or any(colour not in bit for colour in needs[0]):
-            door_need[door] = None
-        else:
-            door_need[door] = (sum(bit[colour] for colour in needs[0]), needs[1])
+    door_need = {door: mask_needs(locks, bit) for door, locks in door_locks.items()}
     neighbours: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
     portal_pairs = {(c.a, c.b) for c in connections if c.kind == "portal"}
     for connection in connections:
@@ -145,8 +125,7 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
                 free ^= lowest
         for other, door in neighbours.get(area, ()):
             if door is not None:
-                need = door_need.get(door)
-                if need is None or keys & need[0] != need[0] or keys.bit_count() < need[1]:
+                if not mask_opens(door_need.get(door), keys):
                     continue
                 result.doors_opened.add(door)
             push(other, keys, used, depth + 1, state, "open" if door is None and (area, other) not in portal_pairs

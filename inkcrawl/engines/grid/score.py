@@ -1,0 +1,90 @@
+"""Scoring a finished grid map term by term (RULES.md 1, Scoring; the readings of
+:mod:`inkcrawl.engines.grid`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inkcrawl.engines.grid.game import PlayerMap
+    from inkcrawl.engines.grid.rules import GridRules
+
+
+@dataclass
+class Score:
+    """A player's score: ``terms`` (term -> points, in the rules' order), ``counts`` (term -> how
+    many times it applied) and ``total``."""
+
+    terms: dict[str, int]
+    counts: dict[str, int]
+    total: int
+
+
+def matched_monsters(rules: GridRules, pm: PlayerMap) -> tuple[list[int], list[int]]:
+    """The entered monster rooms with and without their weapon under ``weapon_order``."""
+    seg, round_of = pm.seg, pm.round_of
+    net = pm.networks() if rules.weapon_order == "same_network" else None
+    matched: list[int] = []
+    unmatched: list[int] = []
+    for i in rules.rooms_of_kind.get("monster", ()):
+        if not seg[i]:
+            continue
+        ok = False
+        for w in rules.weapon_rooms_by_letter.get(rules.feature_letter[i] or "", ()):
+            if not seg[w]:
+                continue
+            if rules.weapon_order == "game_end":
+                ok = True
+            elif rules.weapon_order == "same_network":
+                ok = net[w] == net[i]
+            else:  # earlier_round
+                ok = round_of[w] < round_of[i]
+            if ok:
+                break
+        (matched if ok else unmatched).append(i)
+    return matched, unmatched
+
+
+def trap_hits(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap]) -> int:
+    """How many opponents' traps hit this map under ``trap_timing``."""
+    hits = 0
+    later_only = rules.trap_timing == "later_segments_only"
+    seg, round_of = pm.seg, pm.round_of
+    for other in opponents:
+        for room, trap_round in other.traps:
+            if seg[room] and (not later_only or round_of[room] > trap_round):
+                hits += 1
+    return hits
+
+
+def score_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = ()) -> Score:
+    """Score one player's map against the opponents' traps (RULES.md 1, Scoring)."""
+    vp = rules.vp
+    seg = pm.seg
+    loot = sum(1 for i in rules.rooms_of_kind.get("loot", ()) if seg[i])
+    weapons = sum(1 for i in rules.rooms_of_kind.get("weapon", ()) if seg[i])
+    matched, unmatched = matched_monsters(rules, pm)
+    dragon_rooms = [i for i in rules.rooms_of_kind.get("dragon", ()) if seg[i]]
+    dragon = 0
+    if dragon_rooms:
+        mode = rules.dragon_mode
+        if mode == "one_loot":
+            dragon = vp["loot"] if loot else 0
+        elif mode == "all_loot":
+            dragon = vp["loot"] * loot
+        else:  # best_item
+            items = [vp["loot"]] * bool(loot) + [vp["weapon"]] * bool(weapons) + [vp["monster_matched"]] * bool(matched)
+            dragon = max([0, *items])
+    linked = sum(1 for _, i, bit in rules.entryways if seg[i] & bit)
+    unlinked = len(rules.entryways) - linked
+    hits = trap_hits(rules, pm, opponents)
+    counts = {"loot": loot, "dragon": len(dragon_rooms), "weapon": weapons, "monster_matched": len(matched),
+              "monster_unmatched": len(unmatched), "entryway_unlinked": unlinked, "tally": pm.tallies,
+              "segment_skip": pm.skips, "trap": hits}
+    terms = {}
+    for term in rules.terms:
+        terms[term] = dragon if term == "dragon" else counts[term] * vp[term]
+    counts = {term: counts[term] for term in rules.terms}
+    return Score(terms, counts, sum(terms.values()))

@@ -1,0 +1,195 @@
+"""Stage 2 of the referee: the path split at every boundary, each piece in its region.
+
+:func:`refine` splits the path at every crossing of an area outline, a footprint or touch zone
+boundary and a wall segment. The *refined vertices* ``V`` (positions ``T``) bound ``M``
+pieces; each piece has a *region* (the area holding its midpoint, ``VOID`` outside every area,
+``JUMP`` for a portal jump). It also finds the runs of pieces inside each touch zone and run
+footprint, and the refined vertices where the path crosses a wall (a wall crossed within
+``WALL_SNAP_MM`` of a change of area belongs to that change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from inkcrawl.engines.line.path import Path
+from inkcrawl.engines.line.rules import (
+    JUMP,
+    ROLE_AREA,
+    ROLE_FOOT,
+    ROLE_WALL,
+    ROLE_ZONE,
+    T_EPS,
+    VOID,
+    WALL_SNAP_MM,
+    LineRules,
+    PenGeometry,
+)
+from inkcrawl.engines.wall_network import crosses
+
+
+@dataclass
+class Pieces:
+    """The refined path: positions ``T`` and points ``V`` of the refined vertices, ``M`` pieces
+    (piece ``k`` runs from vertex ``k`` to ``k+1``), ``drawn[k]`` whether piece ``k`` is drawn,
+    ``mids`` their midpoints, ``region`` their region, ``L`` the drawn length at each vertex;
+    ``zone_runs`` (element index -> runs ``(first, last)`` of pieces in its touch zone),
+    ``foot_runs`` (the same in the footprints of pass-through, enter and spell elements) and
+    ``wall_vertices`` (refined vertex -> the wall network line crossed there)."""
+
+    T: np.ndarray
+    V: np.ndarray
+    M: int
+    drawn: np.ndarray
+    mids: np.ndarray
+    region: np.ndarray
+    L: np.ndarray
+    zone_runs: dict[int, list[tuple[int, int]]]
+    foot_runs: dict[int, list[tuple[int, int]]]
+    wall_vertices: dict[int, int]
+
+
+def runs(ks: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive runs ``(first, last)`` of sorted piece indexes."""
+    if not len(ks):
+        return []
+    breaks = np.flatnonzero(np.diff(ks) != 1)
+    starts = ks[np.concatenate([[0], breaks + 1])]
+    ends = ks[np.concatenate([breaks, [len(ks) - 1]])]
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _crossings(path: Path, pen: PenGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """Every point where a drawn segment meets a boundary or wall line: its position ``t`` and
+    the line's index in ``pen.lines``."""
+    P, drawn = path.P, path.drawn
+    a, b = P[:-1], P[1:]
+    v = b - a
+    len2 = (v * v).sum(axis=1)
+    live = np.flatnonzero(drawn & (len2 > 0))
+    if not len(live):
+        return np.zeros(0), np.zeros(0, dtype=int)
+    geoms = shapely.linestrings(np.stack([a[live], b[live]], axis=1))
+    gi, li = pen.line_tree.query(geoms, predicate="intersects")
+    if not len(gi):
+        return np.zeros(0), np.zeros(0, dtype=int)
+    inter = shapely.intersection(geoms[gi], pen.lines[li])
+    coords, ci = shapely.get_coordinates(inter, return_index=True)
+    seg = live[gi[ci]]
+    f = np.clip(((coords - a[seg]) * v[seg]).sum(axis=1) / len2[seg], 0.0, 1.0)
+    return seg + f, li[ci]
+
+
+def _positions(path: Path, hit_t: np.ndarray) -> np.ndarray:
+    """The sorted distinct positions of the refined vertices: every point of the path (exactly
+    its integer position) and every crossing."""
+    t_all = np.concatenate([np.arange(len(path.P), dtype=float), hit_t])
+    rounded = np.round(t_all)
+    t_all = np.where(np.abs(t_all - rounded) < T_EPS, rounded, t_all)
+    t_all.sort()
+    keep = np.ones(len(t_all), dtype=bool)
+    keep[1:] = np.diff(t_all) > T_EPS
+    return t_all[keep]
+
+
+def _classify(rules: LineRules, pen: PenGeometry, mids: np.ndarray, drawn: np.ndarray):
+    """The region of each piece, and the runs of pieces inside each zone and run footprint."""
+    M = len(mids)
+    region = np.full(M, VOID, dtype=int)
+    region[~drawn] = JUMP
+    live_sub = np.flatnonzero(drawn)
+    runs_by_poly: dict[int, np.ndarray] = {}
+    if len(live_sub):
+        mi, qi = pen.poly_tree.query(shapely.points(mids[live_sub]), predicate="intersects")
+        ks = live_sub[mi]
+        roles = pen.roles[qi]
+        area_mask = roles == ROLE_AREA
+        region[ks[area_mask]] = pen.refs[qi[area_mask]]
+        other = ~area_mask
+        order = np.lexsort((ks[other], qi[other]))
+        q_sorted, k_sorted = qi[other][order], ks[other][order]
+        bounds = np.flatnonzero(np.diff(q_sorted)) + 1
+        for q_group, k_group in zip(np.split(q_sorted, bounds), np.split(k_sorted, bounds)):
+            if len(q_group):
+                runs_by_poly[int(q_group[0])] = k_group
+    zone_runs: dict[int, list[tuple[int, int]]] = {}
+    foot_runs: dict[int, list[tuple[int, int]]] = {}
+    for q, ks in runs_by_poly.items():
+        if pen.roles[q] == ROLE_ZONE:
+            zone_runs[rules.fp_elements[pen.refs[q]].index] = runs(ks)
+        elif pen.roles[q] == ROLE_FOOT:
+            foot_runs[rules.run_elements[pen.refs[q]].index] = runs(ks)
+    return region, zone_runs, foot_runs
+
+
+def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn) -> dict[int, int]:
+    """The refined vertices where the path goes from one side of the wall network to the other."""
+    M = len(T) - 1
+    out: dict[int, int] = {}
+    wall_hits = pen.line_roles[hit_line] == ROLE_WALL if len(hit_line) else np.zeros(0, dtype=bool)
+    if not wall_hits.any():
+        return out
+    t_w = hit_t[wall_hits]
+    seg_w = pen.line_refs[hit_line[wall_hits]]
+    k = np.searchsorted(T, t_w - T_EPS * 2)
+    k = np.clip(k, 0, M)
+    near = np.abs(T[np.minimum(k + 1, M)] - t_w) < np.abs(T[k] - t_w)
+    k = np.where(near, np.minimum(k + 1, M), k)
+    seen = set()
+    segments = rules.wall_segments
+    for vertex, s in zip(k.tolist(), seg_w.tolist()):
+        wall = int(segments.wall[s])
+        if (vertex, wall) in seen or vertex in out:
+            continue
+        seen.add((vertex, wall))
+        if 0 < vertex < M and drawn[vertex - 1] and drawn[vertex] and \
+                crosses(rules.network, wall, int(segments.index[s]), V[vertex], mids[vertex - 1], mids[vertex]):
+            out[vertex] = wall
+    return out
+
+
+def _snap_walls_to_changes(wall_vertices: dict[int, int], region, L, drawn) -> dict[int, int]:
+    """A wall crossed within WALL_SNAP_MM (along the path) of a change of area belongs to
+    that change: walls drawn a little off the shared boundary of two areas (within the
+    snap tolerance) still close it."""
+    if not wall_vertices:
+        return wall_vertices
+    k = np.arange(1, len(region))
+    change = k[(region[1:] != region[:-1]) & (region[1:] != JUMP) & (region[:-1] != JUMP)]
+    if not len(change):
+        return wall_vertices
+    moved: dict[int, int] = {}
+    for vertex, wall in wall_vertices.items():
+        if region[vertex - 1] != region[vertex]:
+            moved[vertex] = wall
+            continue
+        i = int(np.argmin(np.abs(L[change] - L[vertex])))
+        target = int(change[i])
+        lo, hi = min(target, vertex), max(target, vertex)
+        if abs(L[target] - L[vertex]) <= WALL_SNAP_MM and drawn[lo:hi].all():
+            moved[target] = wall
+        else:
+            moved[vertex] = wall
+    return moved
+
+
+def refine(rules: LineRules, pen: PenGeometry, path: Path) -> Pieces:
+    """Split ``path`` at every boundary and classify the pieces (see the module docstring)."""
+    P = path.P
+    hit_t, hit_line = _crossings(path, pen)
+    T = _positions(path, hit_t)
+    j = np.minimum(np.floor(T).astype(int), len(P) - 2)
+    V = P[j] + (T - j)[:, None] * (P[j + 1] - P[j])
+    drawn = path.drawn[np.minimum(np.floor(T[:-1] + T_EPS).astype(int), len(P) - 2)]
+    mids = (V[:-1] + V[1:]) / 2
+    region, zone_runs, foot_runs = _classify(rules, pen, mids, drawn)
+    walls = _wall_vertices(rules, pen, hit_t, hit_line, T, V, mids, drawn)
+    # drawn length at each refined vertex
+    seg_len = np.hypot(*(P[1:] - P[:-1]).T) * path.drawn
+    jv = np.minimum(np.floor(T + T_EPS).astype(int), len(P) - 2)
+    L = path.cum[jv] + (T - jv) * seg_len[jv]
+    walls = _snap_walls_to_changes(walls, region, L, drawn)
+    return Pieces(T, V, len(T) - 1, drawn, mids, region, L, zone_runs, foot_runs, walls)
