@@ -179,7 +179,7 @@ class PrintedSheet:
                                          OUTLINE_WALL_MM, area.id))
             for wall_id, line in zip(self.geometry.wall_ids, self.geometry.walls):
                 lines.append(InkLine(wall_id, "wall", line, INNER_WALL_MM))
-            self._lines = lines + self._closures + self._bridges
+            self._lines = lines + self._closures + self._bridges + _corner_bridges(lines, self.required_mm)
         return self._lines
 
     @property
@@ -433,6 +433,47 @@ def stacked_doors(doors: list[Element], snap_mm: float) -> list[tuple[Element, E
     return out
 
 
+def _corner_bridges(lines: list[InkLine], required_mm: float) -> list[InkLine]:
+    """Bridges between outline wall ends and the printed ink they nearly meet: at each corner of
+    an opening the two areas' outline walls stop half a snap tolerance apart, their ink
+    overlapping, so the paper of the room and the paper outside the corridor are separated by
+    ink there; the bridge makes the referee see it (a line through that corner crosses a wall).
+    An end nearer than :data:`JOINED_MM` to another line is joined already."""
+    printed = [line for line in lines if line.kind in ("outline", "wall")]
+    if len(printed) < 2:
+        return []
+    geoms = [line.geom for line in printed]
+    tree = shapely.STRtree(geoms)
+    out: list[InkLine] = []
+    seen: set[frozenset] = set()
+    for index, line in enumerate(printed):
+        if line.kind != "outline" or line.geom.is_closed:
+            continue
+        coords = shapely.get_coordinates(line.geom)
+        for end, name in ((coords[0], "start"), (coords[-1], "end")):
+            point = ShapelyPoint(end)
+            best = None
+            for k in tree.query(point, predicate="dwithin", distance=required_mm + OUTLINE_WALL_MM).tolist():
+                if k == index:
+                    continue
+                distance = float(geoms[k].distance(point))
+                if distance <= JOINED_MM:
+                    best = None
+                    break
+                gap = distance - line.width_mm / 2 - printed[k].width_mm / 2
+                if gap < required_mm and (best is None or distance < best[0]):
+                    best = (distance, k)
+            if best is not None:
+                target = geoms[best[1]].interpolate(geoms[best[1]].project(point))
+                key = frozenset((tuple(np.round(end, 6)), (round(target.x, 6), round(target.y, 6))))
+                if key in seen:
+                    continue   # the other end's bridge back
+                seen.add(key)
+                out.append(InkLine(f"bridge:{line.id}:{name}", "bridge",
+                                   LineString([tuple(end), (float(target.x), float(target.y))]), 0.0))
+    return out
+
+
 def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None) -> tuple[list[NearJoint],
                                                                                            list[InkLine]]:
     """Explicit wall ends whose ink comes closer to the printed ink of another explicit wall or
@@ -474,6 +515,9 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
                 if distance <= JOINED_MM or (other_id is None and on_ring and distance <= snap + JOINED_MM):
                     joined = True
                     break
+                nearest = geom.interpolate(geom.project(point))
+                if line.geom.distance(nearest) <= JOINED_MM:
+                    continue  # the nearest ink is where that wall meets this one (a T): no gap
                 if distance - line.width_mm / 2 - width / 2 < required_mm and (best is None or distance < best[0]):
                     best = (distance, k)
             if joined or best is None:

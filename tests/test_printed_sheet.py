@@ -243,8 +243,14 @@ def test_game_data_carries_the_printed_ink_of_every_glyph():
     entry = game(line_dungeon())
     by_id = {e["id"]: e for e in entry["elements"]}
     assert by_id["m1"]["ink"] and by_id["t1"]["ink"] and "ink" not in by_id["lb1"]
-    walls = {w["kind"] for w in entry["walls"]}
-    assert walls == {"outline", "wall"} and entry["required_gap_mm"] == 2.0
+    walls = [w for w in entry["walls"]]
+    assert {w["kind"] for w in walls} == {"outline", "wall", "bridge"} and entry["required_gap_mm"] == 2.0
+    # a bridge across each corner of the two openings (r1|c1 at x = 80, c1|r2 at x = 120), where the
+    # room's wall stops 0.5 mm short of the corridor's side and the corridor's 0.5 mm short of the room
+    bridges = sorted(sorted(map(tuple, w["points"])) for w in walls if w["kind"] == "bridge")
+    # (r1's wall ends at (80, 39.5), within 0.5 mm of c1's outline; c1's starts at (80.5, 40))
+    assert bridges == [[(80.0, 39.5), (80.5, 40.0)], [(80.0, 60.5), (80.5, 60.0)], [(119.5, 40.0), (120.0, 39.5)],
+                       [(119.5, 60.0), (120.0, 60.5)]], bridges
     assert {w["width_mm"] for w in entry["walls"] if w["kind"] == "wall"} == {1.08}
 
 

@@ -30,28 +30,51 @@ def _key(point) -> tuple[float, float]:
     return (round(float(point[0]), _KEY_DIGITS), round(float(point[1]), _KEY_DIGITS))
 
 
+#: Closures and bridges print nothing; as a barrier they are this wide (mm).
+UNPRINTED_WIDTH_MM = 0.01
+
+
 @dataclass
 class WallNetwork:
     """``lines``: the network's polylines (``(n, 2)`` arrays, sheet mm), each running between
     two nodes (a free end or a junction) or closed on itself; ``junctions``: for each node
-    where two or more polylines end, the points next to it along each of them."""
+    where two or more polylines end, the points next to it along each of them; ``barrier``: the
+    walls' ink (each wall buffered by half its printed width, round caps; closures and bridges
+    :data:`UNPRINTED_WIDTH_MM` wide), a shapely (multi)polygon; ``nodes``: every point where the
+    network bends or branches (inner vertices and junctions) with the points next to it along
+    each wall, and ``node_tree`` indexing them; ``free_ends``: the printed walls' free ends (a
+    capped wall's at the tip of its ink) with the unit direction the wall points there."""
 
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
+    barrier: object = None
+    nodes: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)
+    node_tree: object = None
+    free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
 
-def wall_network(walls: list[np.ndarray], widths: list[float]) -> WallNetwork:
+def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool] | None = None) -> WallNetwork:
     """Node the wall polylines ``walls`` (``(n, 2)`` arrays of sheet mm with their printed
-    ``widths`` in mm) into a :class:`WallNetwork`: free ends extended by half their width,
-    walls split where they meet or cross, and merged again where only two meet."""
-    lines = [np.asarray(w, dtype=float) for w in walls if len(w) >= 2]
-    widths = [float(width) for w, width in zip(walls, widths) if len(w) >= 2]
+    ``widths`` in mm) into a :class:`WallNetwork`: the free ends of the ``capped`` walls (all by
+    default; the referee caps explicit walls) extended by half their width, walls split where
+    they meet or cross, and merged again where only two meet. Outline walls are not capped:
+    their free ends are the corners of openings, doors and Starts' entrance gaps, where the
+    paper on both sides of the corner is one region (RULES.md 2, Drawing rules)."""
+    keep = [i for i, w in enumerate(walls) if len(w) >= 2]
+    lines = [np.asarray(walls[i], dtype=float) for i in keep]
+    widths = [float(widths[i]) for i in keep]
+    capped = [True] * len(lines) if capped is None else [bool(capped[i]) for i in keep]
     if not lines:
         return WallNetwork([])
     geoms = [LineString(line) for line in lines]
+    barrier = shapely.union_all(shapely.buffer(np.array(geoms, dtype=object),
+                                               np.array([max(w / 2, UNPRINTED_WIDTH_MM / 2) for w in widths]),
+                                               quad_segs=8))
+    shapely.prepare(barrier)
     tree = shapely.STRtree(geoms)
     extended = []
-    for index, (line, width) in enumerate(zip(lines, widths)):
+    free_ends: list[tuple[np.ndarray, np.ndarray]] = []
+    for index, (line, width, cap) in enumerate(zip(lines, widths, capped)):
         line = line.copy()
         closed = np.allclose(line[0], line[-1])
         if width > 0 and not closed:
@@ -63,7 +86,9 @@ def wall_network(walls: list[np.ndarray], widths: list[float]) -> WallNetwork:
                 direction = line[end] - line[inner]
                 norm = math.hypot(*direction)
                 if norm > 0:
-                    line[end] = line[end] + direction / norm * width / 2
+                    if cap:
+                        line[end] = line[end] + direction / norm * width / 2
+                    free_ends.append((line[end].copy(), direction / norm))
         extended.append(line)
     noded = shapely.node(MultiLineString([LineString(line) for line in extended if len(line) >= 2]))
     merged = shapely.line_merge(noded)
@@ -75,17 +100,25 @@ def wall_network(walls: list[np.ndarray], widths: list[float]) -> WallNetwork:
         ends.setdefault(_key(part[0]), []).append(part[1])
         ends.setdefault(_key(part[-1]), []).append(part[-2])
     junctions = {key: neighbours for key, neighbours in ends.items() if len(neighbours) >= 2}
-    return WallNetwork(parts, junctions)
+    nodes = [(np.array(key), neighbours) for key, neighbours in junctions.items()]
+    for part in parts:
+        closed = len(part) > 2 and np.allclose(part[0], part[-1])
+        last = len(part) - 1
+        for m in range(0 if closed else 1, last):
+            nodes.append((part[m], [part[m - 1] if m > 0 else part[last - 1], part[m + 1]]))
+    node_tree = shapely.STRtree(shapely.points(np.array([n[0] for n in nodes]))) if nodes else None
+    return WallNetwork(parts, junctions, barrier, nodes, node_tree, free_ends)
 
 
-def crosses(network: WallNetwork, line: int, segment: int, point, before, after) -> bool:
+def crosses(network: WallNetwork, line: int, segment: int, point, before, after) -> bool | None:
     """Whether the path, going from ``before`` through ``point`` to ``after``, crosses the wall
     network at ``point``, which lies on segment ``segment`` of polyline ``line``.
 
     Away from the polyline's vertices: ``before`` and ``after`` lie on opposite sides of the
     segment. At an inner vertex, or at a junction of several polylines: they lie in different
     sectors between the walls meeting there. At a free end: no crossing (the line passes the
-    end of the wall's ink)."""
+    end of the wall's ink). ``None`` when it cannot tell: ``before`` or ``after`` lies on the
+    wall itself (the path runs along it); the caller asks again with points further away."""
     wall = network.lines[line]
     a, b = wall[segment], wall[segment + 1]
     vertex = None
@@ -96,6 +129,9 @@ def crosses(network: WallNetwork, line: int, segment: int, point, before, after)
         d = b - a
         s1 = d[0] * (before[1] - a[1]) - d[1] * (before[0] - a[0])
         s2 = d[0] * (after[1] - a[1]) - d[1] * (after[0] - a[0])
+        scale = 1e-12 * max(float(d @ d), 1e-12)
+        if abs(s1) <= scale or abs(s2) <= scale:
+            return None
         return s1 * s2 < 0
     last = len(wall) - 1
     closed = last > 1 and np.allclose(wall[0], wall[-1])
@@ -107,8 +143,16 @@ def crosses(network: WallNetwork, line: int, segment: int, point, before, after)
         prev = wall[vertex - 1] if vertex > 0 else wall[last - 1]
         nxt = wall[vertex + 1] if vertex < last else wall[1]
         neighbours = [prev, nxt]
-    s1, s2 = _sector(point, neighbours, before), _sector(point, neighbours, after)
-    return s1 >= 0 and s2 >= 0 and s1 != s2
+    return sectors_differ(point, neighbours, before, after)
+
+
+def sectors_differ(centre, neighbours: list, before, after) -> bool | None:
+    """Whether ``before`` and ``after`` lie in different sectors of the rays from ``centre``
+    towards ``neighbours`` (``None``: one of them lies on a ray)."""
+    s1, s2 = _sector(centre, neighbours, before), _sector(centre, neighbours, after)
+    if s1 < 0 or s2 < 0:
+        return None
+    return s1 != s2
 
 
 def _sector(centre, neighbours: list, q) -> int:
@@ -122,3 +166,36 @@ def _sector(centre, neighbours: list, q) -> int:
         if angle < ray:
             return index
     return 0  # past the last ray: the sector that wraps around to the first
+
+
+#: Half the side of the neighbourhood in which :func:`separates` compares two points, mm.
+WINDOW_MM = 3.0
+
+
+def separates(network: WallNetwork, before, after) -> bool | None:
+    """Whether the walls' ink separates ``before`` from ``after`` near them: the two points (on
+    the paper either side of a stretch of path that runs through the ink) lie in different
+    regions of the paper within a disc around them (at least :data:`WINDOW_MM` in radius), the
+    paper being cut also along the continuation of each wall's free end, so a line crossing a
+    short free-standing wall, or a wall right beside its end, crosses it. ``None`` when a point lies on the ink.
+
+    This judges what the centre line test cannot: a stroke clipping the solid corner where two
+    walls meet and leaving on the same side (no crossing), or running along a wall before it
+    leaves (RULES.md 2, Drawing rules: crossing a wall is crossing its ink)."""
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    centre = (before + after) / 2
+    radius = max(WINDOW_MM, float(np.hypot(*(after - before))) / 2 + 1.0)
+    window = shapely.Point(centre).buffer(radius, quad_segs=16)
+    blocked = [network.barrier.intersection(window)]
+    for tip, direction in network.free_ends:
+        if np.hypot(*(tip - centre)) <= radius:
+            blocked.append(LineString([tip, tip + direction * 2 * radius]).buffer(UNPRINTED_WIDTH_MM / 2))
+    paper = window.difference(shapely.union_all(blocked))
+    parts = list(shapely.get_parts(paper))
+    where = []
+    for point in (before, after):
+        found = [i for i, part in enumerate(parts) if shapely.contains_xy(part, point[0], point[1])]
+        if not found:
+            return None
+        where.append(found[0])
+    return where[0] != where[1]

@@ -28,7 +28,10 @@ from inkcrawl.engines.line.rules import (
     LineRules,
     PenGeometry,
 )
-from inkcrawl.engines.wall_network import crosses
+from inkcrawl.engines.wall_network import crosses, separates
+
+#: How far past the edge of the walls' ink the paper point of a passage is taken, mm.
+LEAVE_MM = 0.02
 
 
 @dataclass
@@ -125,8 +128,35 @@ def _classify(rules: LineRules, pen: PenGeometry, mids: np.ndarray, drawn: np.nd
     return region, zone_runs, foot_runs
 
 
+def _leave(V: np.ndarray, k: int, step: int, barrier, drawn: np.ndarray) -> np.ndarray | None:
+    """The first point of the path on the paper going from refined vertex ``k`` (in the walls'
+    ink) backwards (``step`` -1) or forwards (+1): just past where it leaves the ink, or
+    ``None`` when the drawn path ends (or jumps) first."""
+    j = k
+    while True:
+        nxt = j + step
+        piece = nxt if step < 0 else j
+        if nxt < 0 or nxt >= len(V) or piece < 0 or piece >= len(drawn) or not drawn[piece]:
+            return None
+        segment = shapely.LineString([V[j], V[nxt]])
+        if segment.length > 0 and not shapely.covers(barrier, segment):
+            outside = [p for p in shapely.get_parts(shapely.difference(segment, barrier)) if p.length > 0]
+            if outside:
+                start = min(min(segment.project(shapely.Point(c)) for c in p.coords) for p in outside)
+                point = segment.interpolate(min(start + LEAVE_MM, segment.length))
+                return np.array([point.x, point.y])
+        j = nxt
+
+
 def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn) -> dict[int, int]:
-    """The refined vertices where the path goes from one side of the wall network to the other."""
+    """The refined vertices where the path goes from one side of the wall network to the other.
+
+    The path meets the walls' centre lines at candidate vertices; consecutive candidates between
+    which the path stays in the walls' ink are one passage through the ink, judged as a whole:
+    it crosses when the paper where the path enters the ink and the paper where it leaves it are
+    separated by the ink (:func:`inkcrawl.engines.wall_network.separates`), so clipping the
+    corner where two walls meet is no crossing and running along a wall before leaving through
+    another is one. Where that cannot be told, each candidate is judged on the centre lines."""
     M = len(T) - 1
     out: dict[int, int] = {}
     wall_hits = pen.line_roles[hit_line] == ROLE_WALL if len(hit_line) else np.zeros(0, dtype=bool)
@@ -138,17 +168,50 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
     k = np.clip(k, 0, M)
     near = np.abs(T[np.minimum(k + 1, M)] - t_w) < np.abs(T[k] - t_w)
     k = np.where(near, np.minimum(k + 1, M), k)
-    seen = set()
     segments = rules.wall_segments
+    candidates: dict[int, list[tuple[int, int]]] = {}
     for vertex, s in zip(k.tolist(), seg_w.tolist()):
-        wall = int(segments.wall[s])
-        if (vertex, wall) in seen or vertex in out:
+        if 0 < vertex < M and drawn[vertex - 1] and drawn[vertex]:
+            candidates.setdefault(vertex, []).append((int(segments.wall[s]), int(segments.index[s])))
+    if not candidates:
+        return out
+    network = rules.network
+    barrier = network.barrier
+    passages: list[list[int]] = []
+    for vertex in sorted(candidates):
+        last = passages[-1][-1] if passages else None
+        if last is not None and drawn[last:vertex].all() and \
+                shapely.covers(barrier, shapely.LineString(V[last:vertex + 1])):
+            passages[-1].append(vertex)
+        else:
+            passages.append([vertex])
+    for passage in passages:
+        before = _leave(V, passage[0], -1, barrier, drawn)
+        after = _leave(V, passage[-1], +1, barrier, drawn)
+        verdict = separates(network, before, after) if before is not None and after is not None else None
+        if verdict is not None:
+            if verdict:
+                out[passage[0]] = candidates[passage[0]][0][0]
             continue
-        seen.add((vertex, wall))
-        if 0 < vertex < M and drawn[vertex - 1] and drawn[vertex] and \
-                crosses(rules.network, wall, int(segments.index[s]), V[vertex], mids[vertex - 1], mids[vertex]):
-            out[vertex] = wall
+        for vertex in passage:   # the path begins or ends in the ink: the centre lines decide
+            if any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
+                   for wall, index in candidates[vertex]):
+                out[vertex] = candidates[vertex][0][0]
     return out
+
+
+def _centre_line_crossing(network, wall: int, index: int, vertex: int, V, mids, drawn) -> bool:
+    """The centre-line test at one vertex, asking with pieces further away while the nearest
+    lie on the wall itself (the path runs along it)."""
+    M = len(mids)
+    for step in range(1, 6):
+        lo, hi = vertex - step, vertex + step - 1
+        if lo < 0 or hi >= M or not drawn[lo] or not drawn[hi]:
+            return False
+        verdict = crosses(network, wall, index, V[vertex], mids[lo], mids[hi])
+        if verdict is not None:
+            return verdict
+    return False
 
 
 def _snap_walls_to_changes(wall_vertices: dict[int, int], region, L, drawn) -> dict[int, int]:

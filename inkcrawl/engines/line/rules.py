@@ -174,14 +174,15 @@ def compile_areas(areas: list[dict]) -> list:
 
 
 def compile_walls(walls: list[dict]) -> tuple[WallNetwork, WallSegments]:
-    """One noded network of the wall centre lines (free ends grown by their ink's round cap),
-    and its 2-point segments."""
-    lines, widths = [], []
+    """One noded network of the wall centre lines (explicit walls' free ends grown by their
+    ink's round cap), and its 2-point segments."""
+    lines, widths, capped = [], [], []
     for wall in walls:
         lines.append(_points(wall["points"], f"wall {wall.get('id')!r}"))
         width = wall.get("width_mm")
         widths.append(float(width) if isinstance(width, (int, float)) and width > 0 else 0.0)
-    network = wall_network(lines, widths)
+        capped.append(wall.get("kind", "wall") == "wall")
+    network = wall_network(lines, widths, capped)
     seg_a, seg_b, seg_wall, seg_index = [], [], [], []
     for w, points in enumerate(network.lines):
         for i in range(len(points) - 1):
@@ -290,20 +291,28 @@ def compile_starts(starts: list[dict], element_by_id: dict[str, Element], area_i
 
 
 def _lattice(polygon, target: int = COVER_SAMPLES, max_spacing: float = COVER_MAX_SPACING_MM) -> np.ndarray:
-    """Sample points inside ``polygon`` on a square lattice (about ``target`` of them)."""
+    """Sample points inside ``polygon``: one in each cell of a square lattice (about ``target``
+    of them), at a fixed pseudo-random place in its cell (jittered sampling, the same for every
+    run). A plain lattice would move the covered fraction a whole row at a time under a stroke
+    edge parallel to its rows (up to 5 percentage points); jittered, it stays within 1."""
     area = polygon.area
     spacing = min(max_spacing, math.sqrt(area / target)) if area > 0 else max_spacing
     x0, y0, x1, y1 = polygon.bounds
-    xs = np.arange(x0 + spacing / 2, x1, spacing)
-    ys = np.arange(y0 + spacing / 2, y1, spacing)
+    xs = np.arange(x0, x1, spacing)
+    ys = np.arange(y0, y1, spacing)
     gx, gy = np.meshgrid(xs, ys)
-    gx, gy = gx.ravel(), gy.ravel()
+    jitter = np.random.default_rng(LATTICE_SEED).random((2, gx.size))
+    gx, gy = gx.ravel() + jitter[0] * spacing, gy.ravel() + jitter[1] * spacing
     inside = shapely.contains_xy(polygon, gx, gy)
     points = np.column_stack([gx[inside], gy[inside]])
     if not len(points):
         c = polygon.representative_point()
         points = np.array([[c.x, c.y]])
     return points
+
+
+#: Seed of the cover samples' jitter (fixed: the same play always scores the same).
+LATTICE_SEED = 20261201
 
 
 def _densify(points: np.ndarray, spacing: float = TRACE_SPACING_MM) -> np.ndarray:
