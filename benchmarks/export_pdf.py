@@ -17,20 +17,23 @@ What it does:
    (a) building the SVG of every sheet with ``exporters.pages.sheet_page(dungeon, ruleset,
        PageOptions())``;
    (b) writing those SVGs as one PDF through Qt, ``exporters.qt.write_pdf`` (after a one-page
-       warm-up, timed on its own, that starts Qt and registers the fonts). This is the whole
-       job as the CLI does it: on two or more cores it starts a helper process (a fresh
-       interpreter that imports Qt and loads the fonts, inside the timing), both processes
-       render pages, the two PDFs are merged in memory and the file is written atomically.
-       The same job in this process alone is timed too ("one process"), and the CPU time of
-       (b), helper included, is shown;
+       warm-up, timed on its own, that starts Qt and registers the fonts): the whole job as the
+       CLI does it, in this process, the file written atomically; its CPU time is shown;
+   (b2) the same job shared with a second process, the way inkcrawl once did it, to show
+       whether that pays: one helper (an ``inkcrawl.workers.WorkerPool`` worker, spawned, which
+       imports Qt and loads the fonts inside the timing) renders sheets while this process
+       renders others (the helper never has more than two waiting), and the two PDFs are
+       merged in page order with pypdf (``--no-two-processes`` skips it);
    (c) converting the same SVG texts with ``cairosvg.svg2pdf(bytestring=...)``, one PDF per page
        (after a one-page warm-up). The pages are *not* merged into one document, which would
        only add time to cairosvg's side;
+   (d) merging two Qt PDFs (odd and even pages) into one of every page in order, with pypdf
+       and, when it can be imported, pikepdf (neither is needed by inkcrawl at run time);
    and prints seconds, pages per second and the ratio (c) / (b), with the aims of issue #3:
    Qt at least 10x faster than cairosvg, and the 100 pages in under 3 s.
 3. Times the same job through the CLI end to end, a fresh ``python -m inkcrawl export sheet
    GRID_PACK LINE_PACK -o OUT.pdf`` subprocess, and checks with pypdf that the PDFs written
-   (in-process and by the CLI) have one page per dungeon.
+   (in-process, in two processes and by the CLI) have one page per dungeon.
 
 cairosvg is *not* a dependency of inkcrawl and must not become one. When ``import cairosvg``
 fails, the script says how to get it and still times Qt; ``--install-cairosvg`` runs
@@ -142,6 +145,88 @@ def load_cairosvg(folder: Path, install: bool):
 
 
 # --------------------------------------------------------------------------------------------
+# (b2) a PDF in two processes, and (d) merging PDFs
+# --------------------------------------------------------------------------------------------
+
+_HELPER_DOCUMENT = None  # in the helper process: the PDF it renders its sheets into
+
+
+def _helper_begin(title: str) -> None:
+    global _HELPER_DOCUMENT
+    from exporters.qt import PdfDocument
+
+    _HELPER_DOCUMENT = PdfDocument(title)
+
+
+def _helper_add(svg: bytes, width_mm: float, height_mm: float) -> None:
+    _HELPER_DOCUMENT.add(svg, width_mm, height_mm)
+
+
+def _helper_finish() -> bytes:
+    return _HELPER_DOCUMENT.finish()
+
+
+def merge_with_pypdf(parts: list[bytes], order: list[int]) -> bytes:
+    """One PDF of the pages of ``parts``, page ``i`` the next page of part ``order[i]``."""
+    from io import BytesIO
+
+    from pypdf import PdfReader, PdfWriter
+
+    readers = [PdfReader(BytesIO(data)) for data in parts]
+    writer, taken = PdfWriter(), [0] * len(parts)
+    for part in order:
+        writer.add_page(readers[part].pages[taken[part]])
+        taken[part] += 1
+    writer.add_metadata(dict(readers[0].metadata or {}))
+    out = BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def merge_with_pikepdf(parts: list[bytes], order: list[int]) -> bytes:
+    from io import BytesIO
+
+    import pikepdf
+
+    sources = [pikepdf.Pdf.open(BytesIO(data)) for data in parts]
+    merged, taken = pikepdf.Pdf.new(), [0] * len(parts)
+    for part in order:
+        merged.pages.append(sources[part].pages[taken[part]])
+        taken[part] += 1
+    merged.docinfo["/Title"] = sources[0].docinfo.get("/Title", "")
+    out = BytesIO()
+    merged.save(out)
+    return out.getvalue()
+
+
+def write_pdf_two_processes(pages, path: Path, title: str) -> int:
+    """``pages`` as one PDF rendered by this process and a spawned helper, merged with pypdf."""
+    from exporters.qt import PdfDocument
+    from inkcrawl.jsonio import write_bytes_atomic
+    from inkcrawl.workers import WorkerPool
+
+    helper = WorkerPool(1, start="spawn", initializer=_helper_begin, initargs=(title,), restart=False,
+                        name="bench-pdf-helper")
+    own, order, waiting = PdfDocument(title), [], []
+    try:
+        for page in pages:
+            waiting = [future for future in waiting if not future.done()]
+            svg = page.svg.encode("utf-8")
+            if len(waiting) < 2:
+                waiting.append(helper.submit(_helper_add, svg, page.width_mm, page.height_mm))
+                order.append(1)
+            else:
+                own.add(svg, page.width_mm, page.height_mm)
+                order.append(0)
+        parts = [own.finish(), helper.submit(_helper_finish).result()]
+        write_bytes_atomic(path, merge_with_pypdf(parts, order) if 0 in order else parts[1])
+        return len(order)
+    finally:
+        own.abort()
+        helper.terminate()
+
+
+# --------------------------------------------------------------------------------------------
 # Timing
 # --------------------------------------------------------------------------------------------
 
@@ -177,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="with --out: use the packs already there")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)")
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI subprocess")
+    parser.add_argument("--no-two-processes", action="store_true", help="skip (b2), the PDF shared with a helper")
     parser.add_argument("--install-cairosvg", action="store_true",
                         help="pip install cairosvg into --cairosvg-dir (never into the project) if it is missing")
     parser.add_argument("--cairosvg-dir", type=Path, default=default_cairosvg_dir(),
@@ -234,17 +320,16 @@ def main(argv: list[str] | None = None) -> int:
         cpu_before = os.times()
         qt_times, written = best_of(args.repeat, lambda: write_pdf(pages, str(qt_pdf), title="benchmark"))
         cpu_after = os.times()
-        qt_cpu = sum(cpu_after[:4]) - sum(cpu_before[:4])  # user + system, self + helper processes
+        qt_cpu = sum(cpu_after[:4]) - sum(cpu_before[:4])  # user + system, self + children
         qt_pages = pdf_pages(qt_pdf)
-        import exporters.qt as qt_module
-
-        parallel_at = qt_module.PARALLEL_PDF_PAGES
-        qt_module.PARALLEL_PDF_PAGES = 10**9
-        try:
-            single_times, _ = best_of(args.repeat, lambda: write_pdf(pages, str(out / "qt-one-process.pdf"),
-                                                                      title="benchmark"))
-        finally:
-            qt_module.PARALLEL_PDF_PAGES = parallel_at
+        two_times = None
+        if not args.no_two_processes:
+            two_pdf = out / "qt-two-processes.pdf"
+            cpu_before = os.times()
+            two_times, two_written = best_of(args.repeat, lambda: write_pdf_two_processes(pages, two_pdf, "benchmark"))
+            cpu_after = os.times()
+            two_cpu = sum(cpu_after[:4]) - sum(cpu_before[:4])
+            two_pages = pdf_pages(two_pdf)
 
         # (c) cairosvg
         cairosvg, why = load_cairosvg(args.cairosvg_dir, args.install_cairosvg)
@@ -256,6 +341,29 @@ def main(argv: list[str] | None = None) -> int:
             cairo_warm_up = time.perf_counter() - begin
             cairo_times, outputs = best_of(args.repeat, lambda: [cairosvg.svg2pdf(bytestring=d) for d in data])
             cairo_bytes = sum(len(o) for o in outputs)
+
+        # (d) merging 100 pages
+        from exporters.qt import PdfDocument
+
+        def one_pdf(part):
+            document = PdfDocument("benchmark")
+            for page in part:
+                document.add(page.svg.encode("utf-8"), page.width_mm, page.height_mm)
+            return document.finish()
+
+        parts, order = [one_pdf(pages[0::2]), one_pdf(pages[1::2])], [i % 2 for i in range(count)]
+        merges = {}
+        for name, merge in (("pypdf", merge_with_pypdf), ("pikepdf", merge_with_pikepdf)):
+            try:
+                module = __import__(name)
+            except ImportError as exc:
+                merges[name] = (None, f"not installed ({exc})")
+                continue
+            merge(parts, order)  # warm-up
+            times, merged = best_of(max(args.repeat, 5), lambda: merge(parts, order))
+            check = out / f"merged-{name}.pdf"
+            check.write_bytes(merged)
+            merges[name] = (times, f"{name} {module.__version__}, {len(merged) / 1e6:.1f} MB, {pdf_pages(check)} pages")
 
         # CLI end to end
         cli_times = None
@@ -285,12 +393,12 @@ def main(argv: list[str] | None = None) -> int:
         print(_line("(b) PDF, Qt (exporters.qt.write_pdf)", qt_times, count,
                     f"{qt_pdf.stat().st_size / 1e6:.1f} MB, {qt_pages} pages; "
                     f"aim < {TARGET_SECONDS:g} s per 100 pages: {verdict}"))
-        helper = qt_module._cores() >= 2 and count >= parallel_at
-        print(f"      {'this process and one helper process (its start-up included)' if helper else 'one process'}"
-              f", PDFs merged, file written; CPU {qt_cpu / max(1, args.repeat):.3f} s per run")
+        print(f"      one process, file written; CPU {qt_cpu / max(1, args.repeat):.3f} s per run")
         print(f"      first call (Qt start-up, fonts, 1 page): {qt_warm_up:.3f} s, not included")
-        print(_line("(b1) PDF, Qt in one process", single_times, count,
-                    "the same job without the helper"))
+        if two_times is not None:
+            print(_line("(b2) PDF, Qt in this and a helper process", two_times, count,
+                        f"{two_pages} pages; CPU {two_cpu / max(1, args.repeat):.3f} s per run, helper included; "
+                        f"{min(two_times) / qt_best:.2f}x the time of (b)"))
         both = min(a + b for a, b in zip(svg_times, qt_times))
         verdict_both = "within" if both <= TARGET_SECONDS * count / 100 else "OVER"
         print(f"  {'(a)+(b) SVG and Qt PDF, in-process':<40} {both:7.3f} s  {'':>7}  {count / both:7.1f} pages/s"
@@ -301,13 +409,18 @@ def main(argv: list[str] | None = None) -> int:
                         f"{cairo_bytes / 1e6:.1f} MB in {count} one-page PDFs, not merged "
                         f"(cairosvg {getattr(cairosvg, '__version__', '?')}; first call {cairo_warm_up:.3f} s)"))
             print(f"  ratio cairosvg / Qt: {ratio:.1f}x  (aim at least {TARGET_RATIO:g}x: "
-                  f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}); Qt in one process: "
-                  f"{min(cairo_times) / min(single_times):.1f}x")
+                  f"{'met' if ratio >= TARGET_RATIO else 'NOT met'})")
         else:
             print(f"  (c) cairosvg: skipped, it is not installed ({why}).")
             print(f"      Get it for this benchmark only (not the project): rerun with --install-cairosvg "
                   f"(pip install --target {args.cairosvg_dir} cairosvg), or pip install cairosvg in a "
                   f"throwaway environment; it needs libcairo2.")
+        for name, (times, about) in merges.items():
+            if times is None:
+                print(f"  (d) merge {count} pages, {name}: skipped, {about}")
+            else:
+                print(f"  (d) merge {count} pages, {name:<8}  {min(times) * 1000:7.1f} ms  "
+                      f"({statistics.median(times) * 1000:.1f})  {about}")
         if cli_times:
             best = min(cli_times)
             verdict_cli = "within" if best <= TARGET_SECONDS * count / 100 else "OVER"
@@ -317,10 +430,11 @@ def main(argv: list[str] | None = None) -> int:
         elif not args.no_cli:
             print("  CLI end to end: failed (see above)")
 
-        counts = [qt_pages] + ([cli_pages] if cli_times else [])
+        counts = [qt_pages] + ([cli_pages] if cli_times else []) + ([two_pages] if two_times else [])
         ok = written == count and all(n == count for n in counts if isinstance(n, int))
         if not ok:
             print(f"\npage count mismatch: write_pdf returned {written}, Qt PDF has {qt_pages}"
+                  + (f", two processes {two_pages}" if two_times else "")
                   + (f", CLI PDF has {cli_pages}" if cli_times else "") + f", expected {count}", file=sys.stderr)
         return 0 if ok and (cli_times or args.no_cli) else 1
     finally:

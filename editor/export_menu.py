@@ -1,11 +1,12 @@
 """File > Export and Print Preview: the open dungeon's printed sheet as PDF, SVG or PNG, its game
 data (JSON), the deck's card sheets (grid family), and a print preview at true size.
 
-Everything is exported from the dungeon *in memory* (no need to save first) with the same code
-as ``inkcrawl export`` (:mod:`exporters.pages`, :mod:`exporters.qt`, :mod:`exporters.cards`,
-:mod:`inkcrawl.gamedata`), so the files are those the command line writes. Files are written
-atomically: a failed export leaves no partial file and never replaces a good one. A dungeon
-with validation errors is exported only when the user says so (the CLI's ``--force``).
+Everything is exported from the dungeon *in memory* (no need to save first) through the formats
+of :mod:`exporters.formats`, the same as ``inkcrawl export``, so the files are those the
+command line writes; this module is an adapter over them: it asks for the options and the
+file, and says what happened in the editor's words. Files are written atomically: a failed
+export leaves no partial file and never replaces a good one. A dungeon with validation errors
+is exported only when the user says so (the CLI's ``--force``).
 
 Dialogs go through seams on the window that tests replace:
 
@@ -33,21 +34,19 @@ from PySide6.QtWidgets import (
 )
 
 from editor.mainwindow import settings
+from exporters.formats import CARDS_PDF, GAME_JSON, SHEET_PDF, SHEET_PNG, SHEET_SVG, ExportError, WriteOptions
 from exporters.pages import Page, PageOptions
 
-#: What can be exported: sheet as PDF, SVG or PNG, game data, card sheets.
+#: What can be exported: sheet as PDF, SVG or PNG, game data, card sheets; the format of each.
 KINDS = ("pdf", "svg", "png", "game", "cards")
-_SUFFIX = {"pdf": ".pdf", "svg": ".svg", "png": ".png", "game": ".json", "cards": ".pdf"}
+FORMATS = {"pdf": SHEET_PDF, "svg": SHEET_SVG, "png": SHEET_PNG, "game": GAME_JSON, "cards": CARDS_PDF}
+_SUFFIX = {kind: format_.suffixes[0] for kind, format_ in FORMATS.items()}
 _TITLES = {"pdf": "Export sheet as PDF", "svg": "Export sheet as SVG", "png": "Export sheet as PNG",
            "game": "Export game data", "cards": "Export card sheets"}
 _FILTERS = {"pdf": "PDF (*.pdf)", "svg": "SVG (*.svg)", "png": "PNG image (*.png)", "game": "Game data (*.json)",
             "cards": "PDF (*.pdf)"}
 #: Paper choices of the dialog ("" = the sheet's own paper).
 PAPER_CHOICES = ("", "A4", "Letter", "A3", "A5", "Legal", "Tabloid")
-
-
-class ExportError(Exception):
-    """An export that cannot be done; the message says why and what to do."""
 
 
 #: The members of :class:`PageOptions` that :class:`ExportOptions` keeps in ``page``: all but
@@ -75,19 +74,24 @@ class ExportOptions:
     scope: str = "current"
 
     def page_options(self) -> PageOptions:
-        """The exporters' page options. Raises :class:`ExportError` for a paper, bleed or
-        copies value out of range."""
+        """The exporters' page options. Raises :class:`exporters.formats.ExportError` for a
+        paper, bleed or copies value out of range."""
+        from exporters.formats import check_options
         from exporters.paper import PaperError, parse_paper
 
         try:
             paper = parse_paper(self.paper) if self.paper.strip() else None
         except PaperError as exc:
-            raise ExportError(str(exc)) from None
-        if not 0 <= self.page.bleed_mm <= 20:
-            raise ExportError(f"bleed {self.page.bleed_mm:g} mm: use 0 to 20 mm (3 mm is usual)")
-        if not 1 <= self.copies <= 100:
-            raise ExportError("use 1 to 100 copies")
+            raise ExportError("paper", str(exc)) from None
+        check_options(WriteOptions(page=self.page, copies=self.copies), ("page", "copies"))
         return replace(self.page, paper=paper)
+
+    def write_options(self, deck_source: Path | None = None) -> WriteOptions:
+        """The options as the formats take them (:class:`exporters.formats.WriteOptions`);
+        card sheets print the deck ``self.deck`` of the pack ``deck_source``, or the ruleset's
+        deck when there is no pack. Raises :class:`exporters.formats.ExportError`."""
+        return WriteOptions(page=self.page_options(), copies=self.copies, dpi=self.dpi, backs=self.backs,
+                            deck_source=deck_source, deck=self.deck if deck_source is not None else None)
 
     def to_json(self) -> str:
         """The options as JSON text (kept in the settings): one flat object, the page's members
@@ -142,83 +146,60 @@ def opened_of(document):
     return OpenedDungeon(document.file_label, document.snapshot(), document.ruleset, document.deck)
 
 
+def phrase(error: ExportError, documents=()) -> str:
+    """An export error in the editor's words: the dungeon at fault by its name, and advice
+    that names the dialog's choices (``documents``: those exported, in order)."""
+    message = error.message
+    if error.dungeon_index is not None and error.dungeon_index < len(documents):
+        message = f"{documents[error.dungeon_index].display_name}: {message}"
+    if error.code == "does-not-fit":
+        margin = error.margin_that_fits_mm
+        message += ("; tick \u201cFit to paper\u201d to scale it"
+                    + (f", set the margins to {margin:g} mm (keeps the size)" if margin is not None else "")
+                    + ", or choose larger paper")
+    elif error.code == "image-too-large":
+        message += "; choose a lower resolution"
+    elif error.code == "game-data":
+        message += "; fix the problems listed in the Problems panel"
+    return message
+
+
 def sheet_pages(documents, options: ExportOptions) -> list[Page]:
     """The printed page of each document (one each; copies are not repeated here). Raises
-    :class:`ExportError` when a sheet does not fit the paper or cannot be drawn."""
-    from exporters.pages import sheet_page
-    from exporters.paper import PaperError
-
-    page_options = options.page_options()
-    pages = []
-    for document in documents:
-        opened = opened_of(document)
-        try:
-            pages.append(sheet_page(opened.dungeon, opened.ruleset, page_options))
-        except PaperError as exc:
-            raise ExportError(f"{document.display_name}: {exc}".replace("use --fit", "tick \u201cFit to paper\u201d")
-                              .replace("a larger --paper", "choose larger paper")) from None
-    return pages
-
-
-def write_sheet_pdf(documents, path: Path, options: ExportOptions) -> tuple[str, list[Page]]:
-    """Write the sheets of ``documents`` as one PDF, ``options.copies`` pages per sheet;
-    returns ``(summary, pages)``. Raises :class:`ExportError` or ``OSError``."""
-    from exporters.qt import write_pdf
-
-    pages = sheet_pages(documents, options)
-    sequence = [page for page in pages for _ in range(options.copies)]
-    title = documents[0].dungeon.sheet.title if len(documents) == 1 else "inkcrawl play sheets"
-    try:
-        count = write_pdf(sequence, Path(path), title=title)
-    except ValueError as exc:
-        raise ExportError(str(exc)) from None
-    return f"Wrote {path} ({count} page{'s' if count != 1 else ''})", pages
-
-
-def write_sheet_svg(document, path: Path, options: ExportOptions) -> tuple[str, list[Page]]:
-    """Write the sheet of ``document`` as SVG (page size in mm); returns ``(summary, pages)``."""
-    from inkcrawl.jsonio import write_text_atomic
-
-    pages = sheet_pages([document], options)
-    write_text_atomic(Path(path), pages[0].svg)
-    return f"Wrote {path}", pages
-
-
-def write_sheet_png(document, path: Path, options: ExportOptions) -> tuple[str, list[Page]]:
-    """Write the sheet of ``document`` as a PNG at ``options.dpi``; returns ``(summary, pages)``."""
-    from exporters.qt import svg_to_png
-    from inkcrawl.jsonio import write_bytes_atomic
-
-    if not 10 <= options.dpi <= 1200:
-        raise ExportError("use a resolution from 10 to 1200 dpi")
-    pages = sheet_pages([document], options)
-    page = pages[0]
-    try:
-        data = svg_to_png(page.svg, page.width_mm, page.height_mm, options.dpi)
-    except (ValueError, MemoryError) as exc:
-        raise ExportError(str(exc).replace("lower --dpi", "choose a lower resolution")) from None
-    write_bytes_atomic(Path(path), data)
-    return f"Wrote {path} ({options.dpi:g} dpi)", pages
-
-
-def write_game_data(documents, path: Path) -> str:
-    """Write the game data of ``documents`` (``schemas/game.schema.json``); returns a summary.
-    Raises :class:`ExportError` when the data does not match the schema (a bug of ours)."""
-    from inkcrawl.gamedata import game_document
-    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
-    from inkcrawl.schema import schema_problems
+    :class:`exporters.formats.ExportError` when a sheet does not fit the paper or cannot be
+    drawn, its message in the editor's words."""
+    from exporters.formats import draw_sheets
 
     try:
-        data = game_document([opened_of(d) for d in documents])
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise ExportError(f"the game data cannot be built from this dungeon ({exc}); fix the problems listed "
-                          "in the Problems panel") from None
-    problems = schema_problems(data, "game", str(path))
-    if problems:
-        raise ExportError(f"the game data does not match schemas/game.schema.json ({problems[0].pointer}: "
-                          f"{problems[0].message}); please report this")
-    write_text_atomic(Path(path), dumps_canonical(data))
-    return f"Wrote {path} ({len(documents)} dungeon{'s' if len(documents) != 1 else ''})"
+        return draw_sheets([opened_of(document) for document in documents], options.page_options())
+    except ExportError as exc:
+        raise ExportError(exc.code, phrase(exc, documents)) from None
+
+
+def summary(result, options: ExportOptions) -> str:
+    """What an export wrote (:class:`exporters.formats.ExportResult`), for the status bar."""
+    path, pages = result.files[0], f"{result.pages} page{'s' if result.pages != 1 else ''}"
+    if result.format == "sheet-pdf":
+        return f"Wrote {path} ({pages})"
+    if result.format == "sheet-png":
+        return f"Wrote {path} ({options.dpi:g} dpi)"
+    if result.format == "game-json":
+        return f"Wrote {path} ({result.dungeons} dungeon{'s' if result.dungeons != 1 else ''})"
+    if result.format == "cards-pdf":
+        return f"Wrote {path} ({result.cards} cards of {result.deck_name}, {pages})"
+    return f"Wrote {path}"
+
+
+def note_lines(notes) -> list[str]:
+    """The notes of an export (:class:`exporters.formats.ExportNote`) as lines to show."""
+    lines = []
+    for note in notes:
+        if note.code == "missing-characters":
+            lines.append(f"\u201c{note.sheet}\u201d has characters the shipped font cannot draw (printed as "
+                         f"boxes): {' '.join(note.characters[:20])}")
+        else:
+            lines.append(f"\u201c{note.sheet}\u201d: {note.message}")
+    return lines
 
 
 def pack_manifest_for(document, pack_path: Path | None = None) -> Path | None:
@@ -259,29 +240,6 @@ def deck_choices(document, pack_path: Path | None = None) -> list[tuple[str | No
     return choices
 
 
-def write_card_sheets(document, path: Path, options: ExportOptions, pack_path: Path | None = None) -> str:
-    """Write the card sheets of the deck ``options.deck`` (of the dungeon's pack; ``None``: the
-    pack's first deck, else the ruleset's) as a PDF; grid family only (RULES.md 1, Cards)."""
-    from exporters.cards import CardError, card_pages, deck_for
-    from exporters.qt import write_pdf
-
-    if document.dungeon.family != "grid":
-        raise ExportError("card sheets are for the grid family's deck; this is a line-family dungeon")
-    manifest = pack_manifest_for(document, pack_path)
-    opened = opened_of(document)
-    try:
-        if manifest is not None:
-            deck_name, cards = deck_for(str(manifest), opened, options.deck)
-        else:
-            deck_name, cards = f"{document.ruleset.data.get('name', document.ruleset.id)} deck", \
-                dict(document.ruleset.deck)
-        pages = card_pages(cards, document.ruleset, options.page_options(), backs=options.backs)
-    except CardError as exc:
-        raise ExportError(str(exc)) from None
-    count = write_pdf(pages, Path(path), title=f"{deck_name} cards")
-    return f"Wrote {path} ({sum(cards.values())} cards of {deck_name}, {count} page{'s' if count != 1 else ''})"
-
-
 def print_pages(printer, pages, copies: int = 1) -> int:
     """Render ``pages`` (each ``copies`` times) onto ``printer`` at true size, each page on paper
     of its own size with no margins; returns the number of pages. Used by the print preview
@@ -302,9 +260,9 @@ def print_pages(printer, pages, copies: int = 1) -> int:
                 printer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
                 if count == 0:
                     if not painter.begin(printer):
-                        raise ExportError("the printer could not be started")
+                        raise ExportError("printer", "the printer could not be started")
                 elif not printer.newPage():
-                    raise ExportError("the printer refused a new page")
+                    raise ExportError("printer", "the printer refused a new page")
                 target = printer.pageLayout().fullRectPixels(printer.resolution())
                 renderer.render(painter, QRectF(0, 0, target.width(), target.height()))
                 count += 1
@@ -415,49 +373,26 @@ class ExportMenu(QObject):
         if path.suffix.lower() != _SUFFIX[kind]:
             path = path.with_name(path.name + _SUFFIX[kind])
         try:
-            if not path.parent.is_dir():
-                raise ExportError(f"the folder {path.parent} does not exist")
-            pages: list[Page] = []
-            if kind == "pdf":
-                summary, pages = write_sheet_pdf(documents, path, options)
-            elif kind == "svg":
-                summary, pages = write_sheet_svg(document, path, options)
-            elif kind == "png":
-                summary, pages = write_sheet_png(document, path, options)
-            elif kind == "game":
-                summary = write_game_data(documents, path)
-            else:
-                summary = write_card_sheets(document, path, options, window.pack_path)
+            deck_source = pack_manifest_for(document, window.pack_path) if kind == "cards" else None
+            result = FORMATS[kind].write([opened_of(d) for d in documents], path, options.write_options(deck_source))
         except ExportError as exc:
-            window.show_export_message("error", "Not exported", f"{path.name} was not written: {exc}")
-            return None
-        except OSError as exc:
-            window.show_export_message("error", "Not exported",
-                                       f"{path} could not be written: {exc.strerror or exc}.\nNothing was written.")
+            if exc.code == "unwritable":
+                text = f"{exc.path} could not be written: {exc.reason}.\nNothing was written."
+            else:
+                text = f"{path.name} was not written: {phrase(exc, documents)}"
+            window.show_export_message("error", "Not exported", text)
             return None
         except Exception as exc:  # noqa: BLE001 - never a traceback in the user's face
             window.show_export_message("error", "Not exported",
                                        f"{path.name} was not written: the exporter failed ({type(exc).__name__}: "
                                        f"{exc}). Please report this with the dungeon file.")
             return None
-        warnings = self._page_warnings(pages)
-        if warnings:
-            window.show_export_message("warning", "Exported with warnings", summary + "\n\n" + "\n".join(warnings))
-        window.show_status(summary)
+        text = summary(result, options)
+        notes = note_lines(result.notes)
+        if notes:
+            window.show_export_message("warning", "Exported with warnings", text + "\n\n" + "\n".join(notes))
+        window.show_status(text)
         return path
-
-    @staticmethod
-    def _page_warnings(pages) -> list[str]:
-        from exporters.qt import unsupported_characters
-
-        lines = []
-        for page in pages:
-            lines += [f"\u201c{page.title}\u201d: {w}" for w in page.warnings]
-            missing = unsupported_characters(page.texts)
-            if missing:
-                lines.append(f"\u201c{page.title}\u201d has characters the shipped font cannot draw (printed as "
-                             f"boxes): {' '.join(missing[:20])}")
-        return lines
 
     def preview_pages(self, document=None) -> tuple[list[Page], int]:
         """The pages the print preview shows for ``document`` (default: the current one) with

@@ -4,8 +4,8 @@ A big dungeon's sheet takes the exporters a second or more to lay out (about 0.4
 element), Qt a tenth of a second to parse its SVG, and 30-200 ms to draw its vectors at each
 new zoom level; the canvas must not freeze for any of it (PySide6 keeps Python's GIL while Qt
 draws, so a thread would not help). :class:`SheetWorker` runs these jobs in one persistent
-worker process (started with ``spawn``, so it shares nothing with Qt's threads) and the scene
-polls for the results:
+worker process (an :class:`inkcrawl.workers.WorkerPool` of one worker, started with ``spawn``,
+so it shares nothing with Qt's threads) and the scene polls for the results:
 
 - :func:`render_raster_sheet` lays the sheet out, keeps its parsed SVG in the worker under a
   key, and returns an overview image of the whole sheet plus the tiles the canvas shows now;
@@ -19,11 +19,11 @@ Small sheets are still drawn in-process as vectors, which is faster than a round
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 from collections import OrderedDict
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
+
+from inkcrawl.workers import WorkerPool
 
 
 #: The largest coordinate or length the dungeon format allows, in mm (the schema's ``mm``).
@@ -221,38 +221,41 @@ def render_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> dict:
 class SheetWorker:
     """One worker process rendering sheets; ``submit(function, *args)`` returns a ``Future``
     of ``function(*args)`` run there (:func:`render_svg`, :func:`render_raster_sheet`,
-    :func:`render_tiles`). ``shutdown()`` stops the process (also at exit)."""
+    :func:`render_tiles`). ``shutdown()`` stops the process (also at exit).
+
+    A worker that dies (killed, out of memory), even in the middle of a reply, fails the job
+    it was running with :class:`inkcrawl.workers.WorkerDied` (a ``BrokenProcessPool``: the
+    scene draws the sheet again once); a new process runs the jobs that follow. What the dead
+    one kept is gone (:func:`render_tiles` then says ``missing``)."""
 
     def __init__(self):
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: WorkerPool | None = None
 
     def submit(self, function, *args) -> Future:
-        """Queue a job; the worker process starts on first use, and again when it died (killed,
-        out of memory: the jobs it was running fail with ``BrokenProcessPool``)."""
-        if self._pool is not None:
-            try:
-                return self._pool.submit(function, *args)
-            except BrokenProcessPool:
-                self.shutdown()
-        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool.submit(function, *args)
+        """Queue a job; the worker process starts on first use."""
+        return self._live_pool().submit(function, *args)
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Start the worker process if it is not running, and wait up to ``timeout`` seconds
+        until it is ready for jobs; ``True`` then."""
+        return self._live_pool().ready(timeout)
+
+    def _live_pool(self) -> WorkerPool:
+        if self._pool is None or self._pool.broken:
+            self.shutdown()
+            self._pool = WorkerPool(1, start="spawn", name="inkcrawl-sheet-worker")
+        return self._pool
+
+    def pids(self) -> list[int]:
+        """The process id of the worker, while it runs (none before its first job)."""
+        return self._pool.pids() if self._pool is not None else []
 
     def check(self) -> None:
-        """Make sure the jobs of a worker process that died end (with ``BrokenProcessPool``).
-
-        ``concurrent.futures`` misses a death in one case: a process killed while sending a
-        reply (tiles are megabytes, so the window is wide) leaves the pool reading the rest of
-        that reply forever, as this process still holds the pipe's other end; its jobs would
-        never finish, nor the program exit. When every worker process is dead, closing that
-        end ends the read, and the pool fails its jobs and refuses new ones (``submit`` then
-        starts a new process). Cheap: call it while waiting for a job."""
-        pool = self._pool
-        processes = getattr(pool, "_processes", None) if pool is not None else None
-        if not processes or any(process.is_alive() for process in list(processes.values())):
-            return
-        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-        if writer is not None and not writer.closed:
-            writer.close()
+        """Let go of a worker that can no longer run jobs (it could not start again), so the
+        next job starts a new one. Cheap: callers call it while waiting for a job. (A death is
+        noticed without it: the jobs of a dead worker fail at once.)"""
+        if self._pool is not None and self._pool.broken:
+            self.shutdown()
 
     def shutdown(self) -> None:
         """Stop the worker process, dropping queued renders."""

@@ -1,16 +1,18 @@
-"""``inkcrawl export``: play sheets as SVG, PDF or PNG, and card sheets as PDF.
+"""``inkcrawl export``: play sheets as SVG, PDF or PNG, card sheets as PDF, game data, Tiled maps.
 
 Registered in the core CLI through the ``inkcrawl.commands`` entry point (see
-:mod:`inkcrawl.cli`). Exit codes as ``inkcrawl validate``: 0 written, 1 the input has
-validation errors (the report is printed; ``--force`` exports anyway), 2 usage error,
-unreadable input or output that cannot be written.
+:mod:`inkcrawl.cli`). A thin adapter over :mod:`exporters.formats`: it parses the options,
+opens and validates the input, picks the format by the output's suffix, and phrases the
+format's results, notes and errors in the command line's words (advice names our options).
+Exit codes as ``inkcrawl validate``: 0 written, 1 the input has validation errors (the report
+is printed; ``--force`` exports anyway), 2 usage error, unreadable input or output that cannot
+be written.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 
@@ -206,41 +208,109 @@ def _open(paths: list[str], force: bool):
     return result.dungeons, None
 
 
-def _checked_output(args, suffixes: tuple[str, ...], wrong_suffix: str) -> Path | int:
-    """The output path, or the exit code of a usage error (wrong extension, missing folder)."""
-    output = Path(args.output)
-    if output.suffix.lower() not in suffixes:
-        return _error(wrong_suffix)
-    if not output.parent.exists():
-        return _error(f"the folder {str(output.parent)!r} does not exist")
-    return output
+class _Progress:
+    """A progress bar on stderr (only on a terminal, only for two units or more), fed by a
+    format's ``progress(done, total)``."""
+
+    def __init__(self, unit: str):
+        self.unit = unit
+        self.bar = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=self.unit, file=sys.stderr, disable=total < 2 or not sys.stderr.isatty(),
+                            leave=False, dynamic_ncols=True)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
-def _progress(total: int, unit: str):
-    from tqdm import tqdm
+def _phrase(error, args) -> str:
+    """An export error in the command line's words: its advice names our options."""
+    message = error.message
+    if error.code == "does-not-fit":
+        margin = error.margin_that_fits_mm
+        message += ("; use --fit to scale it" + (f", --margin {margin:g} (keeps the size)" if margin is not None else "")
+                    + ", or a larger --paper")
+    elif error.code == "image-too-large":
+        message += "; lower --dpi"
+    elif error.code == "wrong-family":
+        message = f"{args.paths[0]}: {message}"
+    elif error.code == "one-dungeon":
+        message = f"a Tiled map holds one dungeon; {args.paths[0]} has {error.count} (export a dungeon file)"
+    elif error.code == "unwritable":
+        message = f"cannot write {args.output}: {error.reason}"
+    return message
 
-    return tqdm(total=total, unit=unit, file=sys.stderr, disable=total < 2 or not sys.stderr.isatty(),
-                leave=False, dynamic_ncols=True)
 
-
-def _warn_characters(pages) -> None:
-    from exporters.qt import unsupported_characters
-
-    by_warning: dict[str, list[str]] = {}
-    for page in pages:
-        for warning in page.warnings:
-            titles = by_warning.setdefault(warning, [])
-            if page.title not in titles:
-                titles.append(page.title)
-    for warning, titles in by_warning.items():  # the same warning for many sheets is said once
+def _warn(notes) -> None:
+    by_message: dict[str, list[str]] = {}
+    for note in notes:
+        if note.code == "sheet":
+            titles = by_message.setdefault(note.message, [])
+            if note.sheet not in titles:
+                titles.append(note.sheet)
+    for message, titles in by_message.items():  # the same warning for many sheets is said once
         where = f"sheet \"{titles[0]}\"" if len(titles) == 1 else f"{len(titles)} sheets"
-        print(f"inkcrawl export: warning: {where}: {warning}", file=sys.stderr)
-    for page in pages:
-        missing = unsupported_characters(page.texts)
-        if missing:
-            shown = " ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")
-            print(f"inkcrawl export: warning: sheet \"{page.title}\" has characters the shipped font (DejaVu Sans) "
+        print(f"inkcrawl export: warning: {where}: {message}", file=sys.stderr)
+    for note in notes:
+        if note.code == "missing-characters":
+            shown = " ".join(note.characters[:20]) + (" ..." if len(note.characters) > 20 else "")
+            print(f"inkcrawl export: warning: sheet \"{note.sheet}\" has characters the shipped font (DejaVu Sans) "
                   f"cannot draw, printed as empty boxes: {shown}", file=sys.stderr)
+
+
+def _summary(result) -> str:
+    """What was written, in the command line's words."""
+    files = result.files
+    plural = "s" if result.pages != 1 else ""
+    if result.format == "sheet-pdf":
+        return f"wrote {files[0]} ({result.pages} page{plural})"
+    if result.format == "sheet-svg":
+        return "wrote " + ", ".join(str(f) for f in files)
+    if result.format == "sheet-png":
+        return f"wrote {files[0]}" + (f" (contact sheet of {result.dungeons} sheets)" if result.contact_sheet else "")
+    if result.format == "cards-pdf":
+        return f"wrote {files[0]} ({result.cards} cards of deck {result.deck_name!r}, {result.pages} page{plural})"
+    if result.format == "game-json":
+        return f"wrote {files[0]} ({result.dungeons} dungeon{'s' if result.dungeons != 1 else ''})"
+    kind = "TMX" if result.format == "tiled-tmx" else "JSON"
+    return f"wrote {files[0]} (Tiled {kind}, {result.px_per_mm:g} px per mm)"
+
+
+def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=None, check=None) -> int:
+    """One export through :mod:`exporters.formats`: the format by the output's suffix, the
+    input validated and opened, the file written, the result told."""
+    from exporters.formats import ExportError, WriteOptions, check_output, format_for
+
+    format_ = format_for(group, args.output)
+    if format_ is None:
+        return _error(wrong_suffix)
+    try:
+        output = check_output(args.output)
+    except ExportError as exc:
+        return _error(exc.message)
+    if check is not None:
+        problem = check(format_)
+        if problem:
+            return _error(problem)
+    dungeons, status = _open(args.paths, args.force)
+    if status is not None:
+        return status
+    progress = _Progress(format_.unit)
+    try:
+        result = format_.write(dungeons, output, options or WriteOptions(), progress)
+    except ExportError as exc:
+        return _error(_phrase(exc, args))
+    finally:
+        progress.close()
+    _warn(result.notes)
+    print(_summary(result))
+    return EXIT_OK
 
 
 def _page_options(args, fit: bool = False):
@@ -251,160 +321,30 @@ def _page_options(args, fit: bool = False):
 
 
 def _cmd_sheet(args: argparse.Namespace) -> int:
-    output = _checked_output(args, (".pdf", ".svg", ".png"),
-                             f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or .png")
-    if isinstance(output, int):
-        return output
-    suffix = output.suffix.lower()
-    if args.copies > 1 and suffix != ".pdf":
-        return _error("--copies applies to PDF output only")
-    dungeons, status = _open(args.paths, args.force)
-    if status is not None:
-        return status
-    from exporters.pages import build_pages
-    from exporters.paper import PaperError
+    from exporters.formats import WriteOptions
 
-    options = _page_options(args, fit=args.fit)
-    pages: list = []
-    try:
-        if suffix == ".pdf":
-            written = _write_pdf(build_pages(dungeons, options), pages, output, args.copies, dungeons)
-        else:
-            with _progress(len(dungeons), "sheet") as bar:
-                for page in build_pages(dungeons, options):
-                    pages.append(page)
-                    bar.update()
-            written = _write_svgs(pages, output, dungeons) if suffix == ".svg" else _write_png(pages, output, args.dpi)
-    except PaperError as exc:
-        return _error(str(exc))
-    except (ValueError, MemoryError) as exc:
-        return _error(str(exc))
-    except OSError as exc:
-        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
-    _warn_characters(pages)
-    print(written)
-    return EXIT_OK
+    def copies_for_pdf_only(format_) -> str | None:
+        return "--copies applies to PDF output only" if args.copies > 1 and format_.name != "sheet-pdf" else None
 
-
-def _write_pdf(page_source, pages: list, output: Path, copies: int, dungeons) -> str:
-    """Write pages as they come from ``page_source`` (each ``copies`` times), collecting them in
-    ``pages``; the file appears only when every page was written."""
-    from exporters.qt import write_pdf
-
-    def sequence():
-        for page in page_source:
-            pages.append(page)
-            for _ in range(copies):
-                yield page
-
-    title = dungeons[0].dungeon.sheet.title if len(dungeons) == 1 else "inkcrawl play sheets"
-    with _progress(len(dungeons) * copies, "page") as bar:
-        count = write_pdf(sequence(), output, title=title, progress=bar.update,
-                          expected_pages=len(dungeons) * copies)
-    return f"wrote {output} ({count} page{'s' if count != 1 else ''})"
-
-
-def _write_svgs(pages, output: Path, dungeons) -> str:
-    from inkcrawl.jsonio import write_text_atomic
-
-    if len(pages) == 1:
-        write_text_atomic(output, pages[0].svg)
-        return f"wrote {output}"
-    names = []
-    ids = [opened.dungeon.id for opened in dungeons]
-    for number, (page, opened) in enumerate(zip(pages, dungeons), 1):
-        name = opened.dungeon.id if ids.count(opened.dungeon.id) == 1 else f"{number}-{opened.dungeon.id}"
-        target = output.with_name(f"{output.stem}-{name}.svg")
-        write_text_atomic(target, page.svg)
-        names.append(str(target))
-    return "wrote " + ", ".join(names)
-
-
-def _write_png(pages, output: Path, dpi: float) -> str:
-    from exporters.qt import contact_sheet_png, svg_to_png
-    from inkcrawl.jsonio import write_bytes_atomic
-
-    if len(pages) == 1:
-        page = pages[0]
-        write_bytes_atomic(output, svg_to_png(page.svg, page.width_mm, page.height_mm, dpi))
-        return f"wrote {output}"
-    write_bytes_atomic(output, contact_sheet_png(pages, dpi=min(dpi, 60)))
-    return f"wrote {output} (contact sheet of {len(pages)} sheets)"
+    options = WriteOptions(page=_page_options(args, fit=args.fit), copies=args.copies, dpi=args.dpi)
+    return _export(args, "sheet", f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or "
+                                  f".png", options, copies_for_pdf_only)
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
-    output = _checked_output(args, (".json",), "game data is JSON: the output must end in .json")
-    if isinstance(output, int):
-        return output
-    dungeons, status = _open(args.paths, args.force)
-    if status is not None:
-        return status
-    from inkcrawl.gamedata import game_document
-    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
-    from inkcrawl.schema import schema_problems
-
-    document = game_document(dungeons)
-    problems = schema_problems(document, "game", str(output))
-    if problems:  # a bug of ours, never the user's: say so plainly
-        return _error(f"the game data does not match schemas/game.schema.json ({problems[0].pointer}: "
-                      f"{problems[0].message}); please report this")
-    try:
-        write_text_atomic(output, dumps_canonical(document))
-    except OSError as exc:
-        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
-    print(f"wrote {output} ({len(dungeons)} dungeon{'s' if len(dungeons) != 1 else ''})")
-    return EXIT_OK
+    return _export(args, "game", "game data is JSON: the output must end in .json")
 
 
 def _cmd_cards(args: argparse.Namespace) -> int:
-    output = _checked_output(args, (".pdf",), "card sheets are written as PDF: the output must end in .pdf")
-    if isinstance(output, int):
-        return output
-    dungeons, status = _open(args.paths, args.force)
-    if status is not None:
-        return status
-    opened = dungeons[0]
-    if opened.ruleset.family != "grid":
-        return _error(f"{args.paths[0]}: card sheets are for the grid family's deck; this is a "
-                      f"{opened.ruleset.family}-family {'pack' if len(dungeons) > 1 else 'dungeon'}")
-    from exporters.cards import CardError, card_pages, deck_for
-    from exporters.qt import write_pdf
+    from exporters.formats import WriteOptions
 
-    try:
-        deck_name, cards = deck_for(args.paths[0], opened, args.deck)
-        pages = card_pages(cards, opened.ruleset, _page_options(args), backs=args.backs)
-    except CardError as exc:
-        return _error(str(exc))
-    try:
-        with _progress(len(pages), "page") as bar:
-            count = write_pdf(pages, output, title=f"{deck_name} cards", progress=bar.update)
-    except OSError as exc:
-        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
-    print(f"wrote {output} ({sum(cards.values())} cards of deck {deck_name!r}, {count} page{'s' if count != 1 else ''})")
-    return EXIT_OK
+    options = WriteOptions(page=_page_options(args), deck_source=args.paths[0], deck=args.deck, backs=args.backs)
+    return _export(args, "cards", "card sheets are written as PDF: the output must end in .pdf", options)
 
 
 def _cmd_tiled(args: argparse.Namespace) -> int:
-    output = _checked_output(args, (".tmj", ".json", ".tmx"),
-                             f"cannot tell the format of {args.output!r}: the output must end in .tmj, .json or .tmx")
-    if isinstance(output, int):
-        return output
-    dungeons, status = _open(args.paths, args.force)
-    if status is not None:
-        return status
-    if len(dungeons) != 1:
-        return _error(f"a Tiled map holds one dungeon; {args.paths[0]} has {len(dungeons)} (export a dungeon file)")
-    from inkcrawl.jsonio import write_text_atomic
-    from inkcrawl.tiled_export import TiledExportError, export_tiled
+    from exporters.formats import WriteOptions
 
-    try:
-        text = export_tiled(dungeons[0].dungeon, output.suffix, args.px_per_mm, args.tile_mm)
-    except TiledExportError as exc:
-        return _error(str(exc))
-    try:
-        write_text_atomic(output, text)
-    except OSError as exc:
-        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
-    print(f"wrote {output} (Tiled {'TMX' if output.suffix.lower() == '.tmx' else 'JSON'}, "
-          f"{args.px_per_mm:g} px per mm)")
-    return EXIT_OK
+    options = WriteOptions(px_per_mm=args.px_per_mm, tile_mm=args.tile_mm)
+    return _export(args, "tiled", f"cannot tell the format of {args.output!r}: the output must end in .tmj, .json "
+                                  f"or .tmx", options)

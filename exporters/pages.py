@@ -9,7 +9,7 @@ import svgwrite
 from exporters import style
 from exporters.canvas import SheetCanvas, fmt, svg_text
 from exporters.paper import PageLayout, PaperError, layout_page
-from exporters.sheet import draw_sheet_into
+from exporters.families import draw_sheet_into
 from inkcrawl.model import Dungeon
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.textchars import printable_text
@@ -68,14 +68,16 @@ def draw_crop_marks(canvas: SheetCanvas, layout: PageLayout) -> None:
 
 
 def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOptions()) -> Page:
-    """The dungeon's sheet laid out on a page. Raises :class:`exporters.paper.PaperError` when
-    the sheet does not fit the paper at its physical scale (and ``fit`` is off)."""
+    """The dungeon's sheet laid out on a page. Raises :class:`exporters.paper.PaperError` for
+    paper that cannot be used, :class:`exporters.paper.SheetDoesNotFit` when the sheet does not
+    fit the paper at its physical scale (and ``fit`` is off), and
+    :class:`exporters.paper.SheetLayoutError` when its parts do not fit its own paper."""
     paper = dungeon.sheet.paper
     try:
         layout = layout_page((paper.width_mm, paper.height_mm), paper.margin_mm, options.paper, options.orientation,
                              options.margin_mm, options.fit, options.bleed_mm, options.crop_marks)
     except PaperError as exc:
-        raise type(exc)(f"{dungeon.id} ({dungeon.sheet.title}): {exc}") from None
+        raise exc.about(f"{dungeon.id} ({dungeon.sheet.title})") from None
     drawing = new_page_drawing(layout.page_width, layout.page_height)
     page_root = drawing.g()
     page_root["class"] = "page"
@@ -105,50 +107,44 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
 PARALLEL_SHEETS = 6
 
 
-def _page_job(job) -> Page:
-    dungeon, ruleset, options = job
+def _page_job(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions) -> Page:
     return sheet_page(dungeon, ruleset, options)
-
-
-def _ignore_interrupts() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
-    # and a terminated worker ends quietly (the parent's SIGTERM handler, inherited through
-    # fork, would print a KeyboardInterrupt traceback from each worker)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def build_pages(dungeons, options: PageOptions = PageOptions()):
     """The page of each opened dungeon (objects with ``dungeon`` and ``ruleset``), in order, as
     an iterator.
 
-    Large jobs build the SVGs in worker processes (one per core, pure Python, no Qt), started
-    right away, before the caller starts Qt, so PDF writing in this process overlaps SVG
-    building. Iterating raises :class:`exporters.paper.PaperError` at the first sheet that does
-    not fit.
+    Large jobs build the SVGs in worker processes (:class:`inkcrawl.workers.WorkerPool`, one per
+    core, forked: pure Python, no Qt), started right away, before the caller starts Qt, so PDF
+    writing in this process overlaps SVG building; a process that runs Qt already builds them
+    itself. A sheet whose worker died is built here. Iterating raises
+    :class:`exporters.paper.PaperError` at the first sheet that cannot be laid out.
     """
-    import os
+    import weakref
+
+    from inkcrawl.workers import WorkerPool, default_workers, fork_is_safe
 
     jobs = [(opened.dungeon, opened.ruleset, options) for opened in dungeons]
-    workers = min(os.cpu_count() or 1, 8)
-    import multiprocessing
-
-    if len(jobs) < PARALLEL_SHEETS or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return (_page_job(job) for job in jobs)
-    from concurrent.futures import ProcessPoolExecutor
-
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_ignore_interrupts)
-    futures = [pool.submit(_page_job, job) for job in jobs]
+    workers = default_workers()
+    if len(jobs) < PARALLEL_SHEETS or workers < 2 or not fork_is_safe():
+        return (_page_job(*job) for job in jobs)
+    # no restart: a new worker would be forked from a helper thread, perhaps after Qt started
+    pool = WorkerPool(workers, start="fork", restart=False, name="inkcrawl-pages")
+    futures = [pool.submit(_page_job, *job) for job in jobs]
 
     def results():
-        try:
-            for future in futures:
-                yield future.result()
-        finally:
-            for future in futures:
-                future.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
+        from concurrent.futures.process import BrokenProcessPool
 
-    return results()
+        try:
+            for job, future in zip(jobs, futures):
+                try:
+                    yield future.result()
+                except BrokenProcessPool:  # its worker died (or could not start): build it here
+                    yield _page_job(*job)
+        finally:
+            pool.terminate()
+
+    pages = results()
+    weakref.finalize(pages, pool.terminate)  # also when the pages are dropped unread
+    return pages

@@ -7,8 +7,8 @@ physical scale (1 mm on the sheet = 1 mm on paper) unless ``fit`` is asked for.
 
 from __future__ import annotations
 
+import copy
 import math
-
 import re
 from dataclasses import dataclass
 
@@ -26,7 +26,32 @@ _CUSTOM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(mm|cm|in
 
 
 class PaperError(ValueError):
-    """A paper size or layout that cannot be used; the message says why and what to do."""
+    """A paper size or layout that cannot be used; the message says why in neutral words
+    (no command-line option or dialog name: the caller phrases how to fix it, see
+    :class:`SheetDoesNotFit`)."""
+
+    def about(self, subject: str) -> PaperError:
+        """The same error (same class and attributes), its message prefixed by ``subject``
+        (which sheet it is about)."""
+        other = copy.copy(self)
+        other.args = (f"{subject}: {self}",)
+        return other
+
+
+class SheetDoesNotFit(PaperError):
+    """A sheet's printable content is larger than the paper's printable area at the sheet's
+    physical scale. Scaling to the paper fixes it (``needs_fit``, always true), as do larger
+    paper or, when ``margin_that_fits_mm`` is not ``None``, margins that narrow (mm, which
+    keeps the size). ``content_mm`` and ``printable_mm`` are ``(width, height)`` in mm."""
+
+    needs_fit = True
+
+    def __init__(self, message: str, content_mm: tuple[float, float] = (0.0, 0.0),
+                 printable_mm: tuple[float, float] = (0.0, 0.0), margin_that_fits_mm: float | None = None):
+        super().__init__(message)
+        self.content_mm = content_mm
+        self.printable_mm = printable_mm
+        self.margin_that_fits_mm = margin_that_fits_mm
 
 
 class SheetLayoutError(PaperError):
@@ -105,7 +130,7 @@ def layout_page(sheet_size: tuple[float, float], sheet_margin: float, paper: tup
 
     ``paper`` defaults to the sheet's own size, ``margin_mm`` to the sheet's margin. Without
     ``fit`` the sheet keeps its physical scale and its content is centred in the paper's
-    printable area; it raises :class:`PaperError` when the content does not fit. With ``fit``
+    printable area; it raises :class:`SheetDoesNotFit` when the content does not fit. With ``fit``
     the content is scaled to fill the printable area.
     """
     if bleed_mm < 0 or bleed_mm > 20:
@@ -123,10 +148,10 @@ def layout_page(sheet_size: tuple[float, float], sheet_margin: float, paper: tup
         scale = 1.0
         if content_w > avail_w + 0.01 or content_h > avail_h + 0.01:
             room = min(paper_w - content_w, paper_h - content_h) / 2  # the widest margin that would fit
-            smaller_margin = f", --margin {math.floor(room * 10) / 10:g} (keeps the size)" if room >= 1 else ""
-            raise PaperError(
+            raise SheetDoesNotFit(
                 f"the sheet's printable content is {content_w:g} x {content_h:g} mm but the paper's printable area "
-                f"is {avail_w:g} x {avail_h:g} mm; use --fit to scale it{smaller_margin}, or a larger --paper")
+                f"is {avail_w:g} x {avail_h:g} mm", (content_w, content_h), (avail_w, avail_h),
+                math.floor(room * 10) / 10 if room >= 1 else None)
     extra = bleed_mm + (CROP_MARK_SPACE_MM if crop_marks else 0.0)
     trim_x = trim_y = extra
     offset_x = trim_x + margin + (avail_w - content_w * scale) / 2 - sheet_margin * scale

@@ -84,10 +84,21 @@ def unsupported_characters(texts) -> list[str]:
     return sorted(missing)
 
 
+class ImageTooLarge(ValueError):
+    """An image too large to draw (over :data:`MAX_PNG_PIXELS`, or more than the memory at
+    hand); a lower resolution fixes it. ``size_px``: ``(width, height)`` asked for."""
+
+    def __init__(self, message: str, size_px: tuple[int, int] = (0, 0)):
+        super().__init__(message)
+        self.size_px = size_px
+
+
 def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 150) -> bytes:
-    """Render an SVG (whose size is ``width_mm`` x ``height_mm``) to PNG bytes at ``dpi``, on white."""
+    """Render an SVG (whose size is ``width_mm`` x ``height_mm``) to PNG bytes at ``dpi``, on white.
+    Raises ``ValueError`` when Qt cannot parse the SVG, :class:`ImageTooLarge` for an image too
+    large to draw."""
     ensure_app()
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
+    from PySide6.QtCore import QByteArray, QRectF
     from PySide6.QtGui import QColor, QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
 
@@ -97,11 +108,11 @@ def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 15
     width_px = max(1, round(width_mm / 25.4 * dpi))
     height_px = max(1, round(height_mm / 25.4 * dpi))
     if width_px * height_px > MAX_PNG_PIXELS:
-        raise ValueError(f"a {width_px} x {height_px} pixel image is too large (limit {MAX_PNG_PIXELS // 10**6} "
-                         f"megapixels); lower --dpi")
+        raise ImageTooLarge(f"a {width_px} x {height_px} pixel image is too large (limit "
+                            f"{MAX_PNG_PIXELS // 10**6} megapixels)", (width_px, height_px))
     image = QImage(width_px, height_px, QImage.Format.Format_RGB32)
     if image.isNull():
-        raise MemoryError(f"not enough memory for a {width_px} x {height_px} pixel image; lower --dpi")
+        raise ImageTooLarge(f"not enough memory for a {width_px} x {height_px} pixel image", (width_px, height_px))
     image.fill(QColor("white"))
     dots_per_metre = round(dpi / 0.0254)
     image.setDotsPerMeterX(dots_per_metre)
@@ -124,12 +135,6 @@ def _png_bytes(image) -> bytes:
     return bytes(buffer.data())
 
 
-#: PDF jobs of at least this many pages render part of them in a helper process
-#: (:mod:`exporters.pdf_helper`) on a machine with two or more cores, and the two partial
-#: PDFs are merged (with pypdf). Smaller jobs are written in this process alone.
-PARALLEL_PDF_PAGES = 8
-#: Sheets handed to the helper and not yet rendered by it; more go to this process.
-HELPER_QUEUE = 2
 PDF_RESOLUTION = 1200
 
 
@@ -193,8 +198,8 @@ class PdfDocument:
 
 
 def _sheets(pages):
-    """``(svg text, width_mm, height_mm, copies)`` for runs of the same page object in ``pages``
-    (a sheet printed N times comes N times in a row), in order."""
+    """``(page, copies)`` for runs of the same page object in ``pages`` (a sheet printed N
+    times comes N times in a row), in order."""
     run, copies = None, 0
     for page in pages:
         if run is not None and page.svg is run.svg and (page.width_mm, page.height_mm) == (run.width_mm, run.height_mm):
@@ -207,123 +212,41 @@ def _sheets(pages):
         yield run, copies
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def pdf_bytes(pages, title: str = "", progress=None, expected_pages: int | None = None) -> tuple[bytes, int]:
+def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
     """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``) into one vector PDF,
     each page at its exact size, fonts embedded; returns ``(pdf bytes, page count)``.
 
-    The PDF is built in memory, so the caller writes it atomically and a full disk or an
-    interruption never leaves a truncated file. ``progress`` is called once per page. Raises
-    ``ValueError`` when an SVG cannot be parsed.
-
-    ``pages`` may be an iterator (pages are rendered as they come). A job of at least
-    :data:`PARALLEL_PDF_PAGES` pages (``expected_pages``, or ``len(pages)``, tells early;
-    otherwise the count seen so far) on two or more cores renders part of the sheets in a
-    helper process, see :mod:`exporters.pdf_helper`; the parts are merged in page order.
+    ``pages`` may be an iterator: pages are rendered as they come (a sheet printed N times
+    comes N times in a row and is parsed once). The PDF is built in memory, so the caller
+    writes it atomically and a full disk or an interruption never leaves a truncated file.
+    ``progress`` is called once per page. Raises ``ValueError`` naming the page whose SVG Qt
+    cannot parse.
     """
-    ensure_app()
-    if expected_pages is None and hasattr(pages, "__len__"):
-        expected_pages = len(pages)
-    parallel = _cores() >= 2
     document = PdfDocument(title)
-    helper = None
-    order: list[tuple[bool, int]] = []     # per sheet: (rendered by the helper, copies)
-    sheets = []                            # per sheet: (page, copies, its first page number)
     count = 0
     try:
         for page, copies in _sheets(pages):
-            sheets.append((page, copies, count + 1))
-            if helper is None and parallel and max(count + copies, expected_pages or 0) >= PARALLEL_PDF_PAGES:
-                parallel = False  # one try
-                helper = _start_helper(title)
-            if helper is not None:
-                helper.poll(progress)
-                if helper.alive and helper.queued < HELPER_QUEUE:
-                    helper.send(page, copies, count + 1)
-                    order.append((True, copies))
-                    count += copies
-                    continue
             try:
                 document.add(page.svg.encode("utf-8"), page.width_mm, page.height_mm, copies)
             except ValueError:
                 raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt") from None
-            order.append((False, copies))
             count += copies
             if progress:
                 for _ in range(copies):
                     progress()
-        if helper is None or not any(by_helper for by_helper, _ in order):
-            return document.finish(), count
-        part = helper.finish(progress)
-        if part is None:  # the helper died: render its sheets here
-            part = _render_here(helper.jobs, title)
-            if progress:
-                for _ in range(helper.pages_not_reported()):
-                    progress()
-        merged = _merge_pdfs(document.finish(), part, order)
-        if merged is None:  # cannot happen with the Qt we test with; the slow, sure way
-            merged = _render_here(sheets, title)
-        return merged, count
-    finally:
-        document.abort()
-        if helper is not None:
-            helper.close()
-
-
-def _start_helper(title: str):
-    from exporters.pdf_helper import Helper
-
-    return Helper.start(title)
-
-
-def _render_here(jobs, title: str) -> bytes:
-    """``jobs`` as one PDF: ``(svg bytes, width_mm, height_mm, copies, first page number)``, or
-    ``(page, copies, first page number)``."""
-    document = PdfDocument(title)
-    try:
-        for job in jobs:
-            if len(job) == 3:
-                page, copies, first = job
-                svg, width_mm, height_mm = page.svg.encode("utf-8"), page.width_mm, page.height_mm
-            else:
-                svg, width_mm, height_mm, copies, first = job
-            try:
-                document.add(svg, width_mm, height_mm, copies)
-            except ValueError:
-                raise ValueError(f"the SVG of page {first} could not be parsed by Qt") from None
-        return document.finish()
+        return document.finish(), count
     finally:
         document.abort()
 
 
-def _merge_pdfs(own: bytes, helper: bytes, order) -> bytes | None:
-    """One PDF of the pages of ``own`` and ``helper`` in ``order`` (``(from helper, copies)``
-    per sheet), with the document information of ``own``; ``None`` if Qt wrote something the
-    merger does not know (:mod:`exporters.pdf_merge`)."""
-    from exporters.pdf_merge import UnexpectedPdf, merge_qt_pdfs
-
-    if all(by_helper for by_helper, _ in order):
-        return helper
-    try:
-        return merge_qt_pdfs([own, helper], [(int(by_helper), copies) for by_helper, copies in order])
-    except UnexpectedPdf:
-        return None
-
-
-def write_pdf(pages, path, title: str = "", progress=None, expected_pages: int | None = None) -> int:
+def write_pdf(pages, path, title: str = "", progress=None) -> int:
     """Render pages into a PDF (see :func:`pdf_bytes`) and write it to ``path`` atomically.
     Returns the number of pages; raises ``OSError`` when the file cannot be written."""
     from pathlib import Path
 
     from inkcrawl.jsonio import write_bytes_atomic
 
-    data, count = pdf_bytes(pages, title, progress, expected_pages)
+    data, count = pdf_bytes(pages, title, progress)
     write_bytes_atomic(Path(path), data)
     return count
 
@@ -333,7 +256,7 @@ def contact_sheet_png(pages, dpi: float = 50, columns: int | None = None) -> byt
     import math
 
     ensure_app()
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt
+    from PySide6.QtCore import QByteArray, QRectF, Qt
     from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
     from PySide6.QtSvg import QSvgRenderer
 

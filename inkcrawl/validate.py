@@ -319,19 +319,19 @@ PARALLEL_THRESHOLD = 64
 
 
 def _run_jobs(jobs: list[DungeonJob]) -> list[JobOutcome]:
-    """Check dungeon files, in parallel worker processes when there are many and several cores."""
-    workers = min(os.cpu_count() or 1, 8)
-    if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
-        return [_check_job(job) for job in jobs]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """Check dungeon files, in worker processes (:mod:`inkcrawl.workers`, one per core, forked
+    where the platform can) when there are many and several cores; in this process when workers
+    cannot be had, and in a process that runs Qt (the editor), which is never forked (spawned
+    workers would take longer to start than they save)."""
+    from inkcrawl.workers import WorkerPool, can_fork, default_workers, qt_running
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    workers = default_workers()
+    if len(jobs) < PARALLEL_THRESHOLD or workers < 2 or qt_running():
+        return [_check_job(job) for job in jobs]
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with WorkerPool(workers, start="fork" if can_fork() else "spawn", name="inkcrawl-validate") as pool:
             return list(pool.map(_check_job, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
-    except (OSError, RuntimeError):  # no process support here: check in this process
+    except (OSError, RuntimeError):  # no process support here, or a worker died: check in this process
         return [_check_job(job) for job in jobs]
 
 

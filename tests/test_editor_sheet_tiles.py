@@ -213,12 +213,15 @@ def test_tiles_of_every_open_sheet_share_one_memory_bound(qtbot, monkeypatch):
     assert len(backgrounds[0].tiles) < len(backgrounds[-1].tiles)  # the first tab gave its tiles up first
 
 
-def _kill_worker() -> None:
+def _kill_worker() -> list[int]:
+    """SIGKILL the worker process; returns the process ids killed."""
     import os
     import signal
 
-    for pid in list(shared_worker()._pool._processes):
+    pids = shared_worker().pids()
+    for pid in pids:
         os.kill(pid, signal.SIGKILL)
+    return pids
 
 
 def test_a_killed_worker_mid_render_is_replaced_and_the_sheet_drawn_again(tiled_window, qtbot):
@@ -240,10 +243,12 @@ def test_a_killed_worker_mid_render_is_replaced_and_the_sheet_drawn_again(tiled_
 
 
 def test_a_worker_killed_between_jobs_is_replaced_on_the_next_job(tiled_window):
-    import time
+    from tests.waiting import wait_until
 
-    _kill_worker()
-    time.sleep(1.0)  # the pool notices the death on its own thread and refuses new jobs
+    killed = _kill_worker()
+    assert killed
+    # dead before the next job is sent: really between jobs
+    wait_until(lambda: not set(killed) & set(shared_worker().pids()), "the killed worker to be gone")
     document = tiled_window.current
     future = shared_worker().submit(render_svg, document.dungeon.to_dict(), document.ruleset.data)
     svg, error = future.result(timeout=60)
@@ -300,17 +305,19 @@ def test_the_reason_a_sheet_cannot_print_is_shown_whole(qtbot):
 
 def _die_mid_reply():
     """A worker job that starts its reply and dies before the end of it (as a worker killed
-    while sending megabytes of tiles does)."""
+    while sending megabytes of tiles does): the worker replies over a ``multiprocessing``
+    connection, whose ``send_bytes`` here writes the header of a 1000-byte message and no more."""
     import os
     import signal
     import struct
-    import sys
+    from multiprocessing.connection import Connection
 
-    frame = sys._getframe()
-    while "result_queue" not in frame.f_locals:
-        frame = frame.f_back
-    frame.f_locals["result_queue"]._writer._send(struct.pack("!i", 1000))  # a header, then nothing
-    os.kill(os.getpid(), signal.SIGKILL)
+    def send_the_start_and_die(connection, data):
+        os.write(connection.fileno(), struct.pack("!i", 1000))  # a header, then nothing
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    Connection.send_bytes = send_the_start_and_die
+    return "never arrives"
 
 
 def test_a_worker_killed_while_replying_never_leaves_the_canvas_waiting(tiled_window):

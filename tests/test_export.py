@@ -355,7 +355,7 @@ def test_landscape_card_backs_mirror_rows_for_long_edge_duplex():
     assert fx == pytest.approx(bx) and by > fy  # same column, mirrored row
 
 
-# PDF in two processes: exporters.qt.pdf_bytes hands sheets to exporters.pdf_helper ------------
+# PDF writing: exporters.qt.pdf_bytes ---------------------------------------------------------
 
 def _small_pages(count, copies=1):
     from exporters.pages import Page
@@ -386,82 +386,88 @@ def _check_pdf(data, pages):
     return reader
 
 
-def test_a_large_pdf_is_shared_with_a_helper_process_and_keeps_page_order(monkeypatch):
-    from exporters import pdf_helper, qt
+def test_a_large_pdf_keeps_page_order_sizes_fonts_and_title():
+    from exporters import qt
 
     pages = _small_pages(14, copies=2)
-    original, sent = pdf_helper.Helper.send, []
-
-    def counted(self, *args):
-        sent.append(args)
-        original(self, *args)
-
-    monkeypatch.setattr(pdf_helper.Helper, "send", counted)
     ticks = []
-    data, count = qt.pdf_bytes(iter(pages), "Shared", progress=lambda: ticks.append(1), expected_pages=len(pages))
+    data, count = qt.pdf_bytes(iter(pages), "Shared", progress=lambda: ticks.append(1))
     assert count == len(pages) == len(ticks) == 28
-    assert sent and len(sent) < 14  # both processes drew sheets
     assert _check_pdf(data, pages).metadata["/Title"] == "Shared"
 
 
-def test_without_a_helper_process_the_pdf_is_the_same(monkeypatch):
-    from exporters import pdf_helper, qt
-
-    pages = _small_pages(10)
-    monkeypatch.setattr(pdf_helper.Helper, "start", classmethod(lambda cls, title: None))
-    data, count = qt.pdf_bytes(pages)
-    assert count == 10
-    _check_pdf(data, pages)
-
-
-def test_a_helper_that_dies_is_replaced_by_this_process(monkeypatch):
-    from exporters import pdf_helper, qt
-
-    pages = _small_pages(12)
-    original = pdf_helper.Helper.send
-
-    def send_then_die(self, *args):
-        original(self, *args)
-        self.process.kill()
-
-    monkeypatch.setattr(pdf_helper.Helper, "send", send_then_die)
-    data, count = qt.pdf_bytes(pages)
-    assert count == 12
-    _check_pdf(data, pages)
-
-
-def test_a_bad_svg_in_the_helper_names_its_page():
+def test_a_bad_svg_names_its_page():
     from exporters import qt
     from exporters.pages import Page
 
     pages = _small_pages(12)
-    pages[1] = Page("<svg this is not xml", 100, 60, "broken")  # the helper gets the first sheets
+    pages[1] = Page("<svg this is not xml", 100, 60, "broken")
     with pytest.raises(ValueError, match="page 2 could not be parsed"):
         qt.pdf_bytes(pages)
 
 
-def test_an_unexpected_pdf_layout_falls_back_to_one_process(monkeypatch):
-    from exporters import pdf_merge, qt
+# The formats API: exporters.formats, the one export path of the CLI and the editor ------------
 
-    def refuse(*args):
-        raise pdf_merge.UnexpectedPdf("as if Qt wrote object streams")
+def test_the_formats_api_starts_no_qt_until_a_format_needs_it():
+    import subprocess
+    import sys
 
-    monkeypatch.setattr(pdf_merge, "merge_qt_pdfs", refuse)
-    pages = _small_pages(9)
-    data, count = qt.pdf_bytes(pages)
-    assert count == 9
-    _check_pdf(data, pages)
+    from conftest import REPO
+
+    code = ("import sys, exporters.formats as f; assert f.format_for('sheet', 'x.SVG') is f.SHEET_SVG; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'editor')]; print(bad); "
+            "sys.exit(1 if bad else 0)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_merging_qt_pdfs_copies_pages_in_the_order_asked():
-    from exporters import qt
-    from exporters.pdf_merge import UnexpectedPdf, merge_qt_pdfs
+def test_formats_are_found_by_group_and_suffix():
+    from exporters import formats
 
-    pages = _small_pages(6)
-    parts = [qt.pdf_bytes(pages[i::3])[0] for i in range(3)]  # sheets 1 4 | 2 5 | 3 6
-    merged = merge_qt_pdfs(parts, [(0, 1), (1, 1), (2, 1), (0, 1), (1, 1), (2, 1)])
-    _check_pdf(merged, pages)
-    with pytest.raises(UnexpectedPdf):
-        merge_qt_pdfs(parts, [(0, 2), (1, 2)])  # pages left over
-    with pytest.raises(UnexpectedPdf):
-        merge_qt_pdfs([parts[0], b"%PDF-1.7 not from Qt"], [(0, 2)])
+    assert [f.name for f in formats.formats_in("sheet")] == ["sheet-pdf", "sheet-svg", "sheet-png"]
+    assert formats.format_for("tiled", "map.TMX") is formats.TILED_TMX
+    assert formats.format_for("tiled", "map.json") is formats.TILED_JSON
+    assert formats.format_for("game", "x.pdf") is None
+    assert formats.format_named("cards-pdf") is formats.CARDS_PDF
+    assert formats.suffixes_of("tiled") == [".tmj", ".json", ".tmx"]
+    assert all(f.description and f.suffixes and f.group for f in formats.FORMATS)
+
+
+def test_formats_say_what_went_wrong_in_neutral_words(tmp_path):
+    from exporters.formats import SHEET_PDF, TILED_JSON, ExportError, WriteOptions
+    from exporters.pages import PageOptions
+    from inkcrawl.loading import open_dungeons
+
+    dungeons = open_dungeons([str(LINE_PACK)]).dungeons
+    out = tmp_path / "small.pdf"
+    with pytest.raises(ExportError) as caught:
+        SHEET_PDF.write(dungeons, out, WriteOptions(page=PageOptions(paper=PAPER_SIZES["a5"])))
+    error = caught.value
+    assert error.code == "does-not-fit" and error.needs_fit and error.dungeon_index == 0
+    assert "--" not in error.message and "Fit to paper" not in error.message and "printable area" in error.message
+    assert not out.exists()
+    with pytest.raises(ExportError) as caught:
+        TILED_JSON.write(dungeons, tmp_path / "map.tmj")
+    assert caught.value.code == "one-dungeon" and caught.value.count == len(dungeons)
+    with pytest.raises(ExportError) as caught:
+        SHEET_PDF.write(dungeons, tmp_path / "missing" / "x.pdf")
+    assert caught.value.code == "no-folder"
+    with pytest.raises(ExportError) as caught:
+        SHEET_PDF.write(dungeons, tmp_path / "x.pdf", WriteOptions(copies=0))
+    assert caught.value.code == "options"
+
+
+def test_formats_report_progress_and_what_they_wrote(tmp_path):
+    from exporters.formats import SHEET_PDF, SHEET_SVG, WriteOptions
+    from inkcrawl.loading import open_dungeons
+
+    dungeons = open_dungeons([str(GRID_PACK)]).dungeons
+    seen = []
+    result = SHEET_SVG.write(dungeons, tmp_path / "sheets.svg", progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(n, len(dungeons)) for n in range(1, len(dungeons) + 1)]
+    assert set(result.files) == set(tmp_path.glob("sheets-*.svg")) and len(result.files) == len(dungeons)
+    seen.clear()
+    result = SHEET_PDF.write(dungeons[:1], tmp_path / "one.pdf", WriteOptions(copies=3),
+                             progress=lambda done, total: seen.append((done, total)))
+    assert result.pages == 3 and seen == [(1, 3), (2, 3), (3, 3)] and len(result.sheets) == 1
+    assert len(pypdf.PdfReader(tmp_path / "one.pdf").pages) == 3

@@ -1,0 +1,511 @@
+"""Output formats: every file inkcrawl exports, behind one API without Qt.
+
+A format is an object (in the spirit of Tiled's ``MapFormat``) with a :attr:`~Format.name`,
+file :attr:`~Format.suffixes`, a :attr:`~Format.description` and
+``write(dungeons, path, options, progress) -> ExportResult``:
+
+==============  =========  ===============  ===================================================
+name            group      suffixes         writes
+==============  =========  ===============  ===================================================
+``sheet-pdf``   ``sheet``  ``.pdf``         every sheet, ``copies`` pages each, one PDF
+``sheet-svg``   ``sheet``  ``.svg``         one SVG per dungeon (``OUT-<id>.svg`` for several)
+``sheet-png``   ``sheet``  ``.png``         one sheet's image, or a contact sheet of several
+``cards-pdf``   ``cards``  ``.pdf``         print-and-play cards of a grid deck
+``game-json``   ``game``   ``.json``        playable game data (``schemas/game.schema.json``)
+``tiled-json``  ``tiled``  ``.tmj .json``   one dungeon as a Tiled map (JSON)
+``tiled-tmx``   ``tiled``  ``.tmx``         one dungeon as a Tiled map (XML)
+==============  =========  ===============  ===================================================
+
+``dungeons`` are opened dungeons: objects with ``dungeon`` (:class:`inkcrawl.model.Dungeon`),
+``ruleset`` (:class:`inkcrawl.rulesets.Ruleset`) and ``file`` (where it came from), such as
+:class:`inkcrawl.loading.OpenedDungeon`; validating them first is the caller's choice. Lengths
+are millimetres (paper, margins, bleed, Tiled tiles), images are in dots per inch. Every file
+is written atomically: a failed export leaves no partial file and never replaces a good one.
+
+The callers are adapters: ``inkcrawl export`` (:mod:`exporters.commands`) and the editor's
+File > Export (:mod:`editor.export_menu`). Formats say what happened in neutral words and
+facts: an :class:`ExportError` has a :attr:`~ExportError.code` and fields such as
+``needs_fit``, and :class:`ExportNote` tells what the user should know about a file written;
+each adapter phrases advice its own way (``--fit`` on the command line, "Fit to paper" in the
+editor). This module imports no Qt: the formats that need it (PDF, PNG, the font check of the
+notes) import :mod:`exporters.qt` when they write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from exporters.pages import Page, PageOptions
+from inkcrawl.tiled_export import DEFAULT_PX_PER_MM, DEFAULT_TILE_MM
+
+#: ``progress(done, total)``: called after each unit of work (a page or a sheet, see
+#: :attr:`Format.unit`), ``total`` units in all.
+Progress = Callable[[int, int], None]
+
+#: The most dots per inch of a contact sheet of several dungeons.
+CONTACT_SHEET_MAX_DPI = 60.0
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """How a format writes. Each format reads the members it needs.
+
+    - ``page``: paper and page layout of sheets and cards (:class:`exporters.pages.PageOptions`:
+      ``paper`` ``(width, height)`` mm or ``None`` for the sheet's own (A4 for cards),
+      ``orientation``, ``margin_mm``, ``fit``, ``bleed_mm`` 0 to 20, ``crop_marks``,
+      ``grayscale``);
+    - ``copies``: pages per sheet in a sheet PDF, 1 to 100;
+    - ``dpi``: resolution of a sheet PNG, 10 to 1200 (a contact sheet of several dungeons uses
+      at most :data:`CONTACT_SHEET_MAX_DPI`);
+    - ``deck_source``: the pack (folder or ``pack.json``, or a dungeon file of none) whose
+      decks card sheets print, ``None`` for the ruleset's deck; ``deck``: which deck of that
+      pack by id (``None``: its first, else the ruleset's); ``backs``: a backs page after each
+      fronts page, mirrored for duplex printing;
+    - ``px_per_mm`` (Tiled pixels per sheet mm, 0.1 to 100) and ``tile_mm`` (side of a map
+      tile in mm, 0.5 to 200; ``tile_mm * px_per_mm`` must be whole pixels).
+    """
+
+    page: PageOptions = field(default_factory=PageOptions)
+    copies: int = 1
+    dpi: float = 150.0
+    deck_source: str | Path | None = None
+    deck: str | None = None
+    backs: bool = False
+    px_per_mm: float = DEFAULT_PX_PER_MM
+    tile_mm: float = DEFAULT_TILE_MM
+
+
+@dataclass(frozen=True)
+class ExportNote:
+    """Something the user should know about a file that was written.
+
+    ``code`` ``"sheet"``: a note of the drawing itself in ``message`` (a title shortened, lines
+    scaled below what a printer draws...); ``"missing-characters"``: the shipped font cannot
+    draw ``characters``, which print as empty boxes. ``sheet`` is the title of the sheet."""
+
+    code: str
+    sheet: str
+    message: str = ""
+    characters: tuple[str, ...] = ()
+
+
+@dataclass
+class ExportResult:
+    """What a format wrote: ``files`` (in order), the number of ``dungeons`` exported, the
+    ``pages`` of a PDF, the ``sheets`` drawn (:class:`exporters.pages.Page`, one per dungeon;
+    empty for game data and Tiled maps), ``notes`` for the user, and per format:
+    ``contact_sheet`` and ``dpi`` (PNG), ``deck_name`` and ``cards`` (card sheets),
+    ``px_per_mm`` (Tiled)."""
+
+    format: str
+    files: list[Path]
+    dungeons: int
+    pages: int = 0
+    sheets: list[Page] = field(default_factory=list)
+    notes: list[ExportNote] = field(default_factory=list)
+    contact_sheet: bool = False
+    dpi: float | None = None
+    deck_name: str | None = None
+    cards: int = 0
+    px_per_mm: float | None = None
+
+
+class ExportError(Exception):
+    """An export that cannot be done. ``message`` (also ``str(error)``) says why in neutral
+    words, ``code`` what kind of failure it is, and the other fields give facts an adapter
+    phrases advice from:
+
+    - ``"options"``: a value out of range (``message`` gives the range);
+    - ``"no-dungeons"``: nothing to export;
+    - ``"no-folder"``: the output's folder does not exist (``path``: the folder);
+    - ``"unwritable"``: the file cannot be written (``path``; ``reason``, the system's words);
+    - ``"paper"``: paper, orientation, margins or bleed that cannot be used;
+    - ``"does-not-fit"``: a sheet is larger than the paper's printable area at its physical
+      scale. ``needs_fit`` is true (scaling to the paper fixes it), larger paper fixes it, and
+      margins of ``margin_that_fits_mm`` (when not ``None``) keep its size;
+    - ``"layout"``: a sheet's parts (title, dungeon, footer...) do not fit its own paper;
+    - ``"image-too-large"``: ``needs_lower_dpi`` is true;
+    - ``"internal"``: inkcrawl made something it should not have (a page Qt cannot parse, game
+      data that does not match its schema): a bug of ours, the message says to report it;
+    - ``"cards"``: an unknown deck, an empty one, or cards larger than the paper;
+    - ``"wrong-family"``: card sheets of a ``family`` other than grid;
+    - ``"one-dungeon"``: a Tiled map holds one dungeon, the input has ``count``;
+    - ``"tiled"``: the map cannot be made (pixel sizes);
+    - ``"game-data"``: the game data cannot be built from the dungeon (fixing its validation
+      errors fixes it).
+
+    ``dungeon_index``: the position, in the ``dungeons`` given, of the one at fault (or ``None``).
+    """
+
+    def __init__(self, code: str, message: str, *, dungeon_index: int | None = None, needs_fit: bool = False,
+                 margin_that_fits_mm: float | None = None, needs_lower_dpi: bool = False, family: str | None = None,
+                 count: int | None = None, path: Path | None = None, reason: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.dungeon_index = dungeon_index
+        self.needs_fit = needs_fit
+        self.margin_that_fits_mm = margin_that_fits_mm
+        self.needs_lower_dpi = needs_lower_dpi
+        self.family = family
+        self.count = count
+        self.path = path
+        self.reason = reason
+
+
+class Format:
+    """One output format. ``group`` is what it exports (``sheet``, ``cards``, ``game``,
+    ``tiled``); ``suffixes`` the file suffixes it writes, lower case, the usual one first;
+    ``many``: whether it takes several dungeons; ``unit``: what :data:`Progress` counts;
+    ``reads``: the members of :class:`WriteOptions` it uses."""
+
+    name: str = ""
+    group: str = ""
+    suffixes: tuple[str, ...] = ()
+    description: str = ""
+    many: bool = True
+    unit: str = "sheet"
+    reads: frozenset[str] = frozenset()
+
+    def accepts(self, path: str | Path) -> bool:
+        """Whether ``path`` ends in one of :attr:`suffixes` (any case)."""
+        return Path(path).suffix.lower() in self.suffixes
+
+    def write(self, dungeons: Sequence, path: str | Path, options: WriteOptions = WriteOptions(),
+              progress: Progress | None = None) -> ExportResult:
+        """Write ``dungeons`` to ``path`` (and, for some formats, files beside it). Raises
+        :class:`ExportError`."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<Format {self.name}>"
+
+
+# --------------------------------------------------------------------------------------------
+# Shared steps
+# --------------------------------------------------------------------------------------------
+
+def check_output(path: str | Path) -> Path:
+    """``path`` as a ``Path``; raises :class:`ExportError` ``"no-folder"`` when its folder does
+    not exist (adapters call it before the work starts, formats before writing)."""
+    path = Path(path)
+    if not path.parent.exists():
+        raise ExportError("no-folder", f"the folder {str(path.parent)!r} does not exist", path=path.parent)
+    return path
+
+
+def check_options(options: WriteOptions, reads: Iterable[str] = ("page", "copies", "dpi")) -> None:
+    """Raise :class:`ExportError` ``"options"`` for a member of ``options`` out of range, among
+    those named in ``reads`` (a format checks those it reads, :attr:`Format.reads`)."""
+    if "copies" in reads and not 1 <= options.copies <= 100:
+        raise ExportError("options", "use 1 to 100 copies")
+    if "dpi" in reads and not 10 <= options.dpi <= 1200:
+        raise ExportError("options", "use a resolution from 10 to 1200 dpi")
+    if "page" in reads and not 0 <= options.page.bleed_mm <= 20:
+        raise ExportError("options", f"bleed {options.page.bleed_mm:g} mm: use 0 to 20 mm (3 mm is usual)")
+
+
+def paper_error(exc: Exception, dungeon_index: int | None = None) -> ExportError:
+    """An :class:`exporters.paper.PaperError` as an :class:`ExportError` (``"paper"``,
+    ``"does-not-fit"`` or ``"layout"``)."""
+    from exporters.paper import SheetDoesNotFit, SheetLayoutError
+
+    if isinstance(exc, SheetDoesNotFit):
+        return ExportError("does-not-fit", str(exc), dungeon_index=dungeon_index, needs_fit=True,
+                           margin_that_fits_mm=exc.margin_that_fits_mm)
+    return ExportError("layout" if isinstance(exc, SheetLayoutError) else "paper", str(exc),
+                       dungeon_index=dungeon_index)
+
+
+def iter_sheets(dungeons: Sequence, page: PageOptions = PageOptions(),
+                progress: Progress | None = None) -> Iterator[Page]:
+    """The printed page of each dungeon, in order, as they are drawn. Big jobs start drawing
+    in worker processes at once, before the caller starts Qt (see
+    :func:`exporters.pages.build_pages`). Iterating raises :class:`ExportError` (``paper``,
+    ``does-not-fit``, ``layout``) at the first sheet that cannot be laid out."""
+    from exporters.pages import build_pages
+
+    return _numbered_sheets(build_pages(dungeons, page), len(dungeons), progress)
+
+
+def _numbered_sheets(pages: Iterator[Page], total: int, progress: Progress | None) -> Iterator[Page]:
+    from exporters.paper import PaperError
+
+    index = 0
+    while True:
+        try:
+            sheet = next(pages)
+        except StopIteration:
+            return
+        except PaperError as exc:
+            raise paper_error(exc, index) from None
+        index += 1
+        if progress:
+            progress(index, total)
+        yield sheet
+
+
+def draw_sheets(dungeons: Sequence, page: PageOptions = PageOptions(), progress: Progress | None = None) -> list[Page]:
+    """The printed page of each dungeon (see :func:`iter_sheets`), as a list: what a print
+    preview shows."""
+    return list(iter_sheets(dungeons, page, progress))
+
+
+def notes_of(sheets: Iterable[Page]) -> list[ExportNote]:
+    """What the user should know about ``sheets``: each one's own notes, and the characters
+    the shipped font cannot draw (this asks Qt's font database, so it starts Qt)."""
+    from exporters.qt import unsupported_characters
+
+    notes = []
+    for sheet in sheets:
+        notes += [ExportNote("sheet", sheet.title, message) for message in sheet.warnings]
+        missing = unsupported_characters(sheet.texts)
+        if missing:
+            notes.append(ExportNote("missing-characters", sheet.title, characters=tuple(missing)))
+    return notes
+
+
+def _start(format_: Format, dungeons: Sequence, path, options: WriteOptions) -> tuple[list, Path]:
+    dungeons = list(dungeons)
+    path = check_output(path)
+    check_options(options, format_.reads)
+    if not dungeons:
+        raise ExportError("no-dungeons", "there is no dungeon to export")
+    if not format_.many and len(dungeons) != 1:
+        raise ExportError("one-dungeon", f"{format_.description} holds one dungeon; the input has {len(dungeons)}",
+                          count=len(dungeons))
+    return dungeons, path
+
+
+def _unwritable(exc: OSError, path: Path) -> ExportError:
+    reason = exc.strerror or str(exc)
+    return ExportError("unwritable", f"{path} cannot be written: {reason}", path=path, reason=reason)
+
+
+def _ticker(progress: Progress | None, total: int) -> Callable[[], None] | None:
+    """A no-argument callback counting up to ``total`` on ``progress``."""
+    if progress is None:
+        return None
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        progress(done, total)
+
+    return tick
+
+
+def _write_pdf(pages, path: Path, title: str, progress) -> int:
+    from exporters import qt
+
+    try:
+        return qt.write_pdf(pages, path, title=title, progress=progress)
+    except OSError as exc:
+        raise _unwritable(exc, path) from None
+    except ValueError as exc:  # Qt cannot parse a page: ours to fix
+        raise ExportError("internal", f"{exc}; please report this") from None
+
+
+def _sheet_title(dungeons: Sequence) -> str:
+    return dungeons[0].dungeon.sheet.title if len(dungeons) == 1 else "inkcrawl play sheets"
+
+
+# --------------------------------------------------------------------------------------------
+# The formats
+# --------------------------------------------------------------------------------------------
+
+class SheetPdf(Format):
+    name, group, suffixes, unit = "sheet-pdf", "sheet", (".pdf",), "page"
+    reads = frozenset({"page", "copies"})
+    description = "play sheets as one vector PDF, each sheet at its printed size, options.copies pages each"
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        dungeons, path = _start(self, dungeons, path, options)
+        drawn, sheets = iter_sheets(dungeons, options.page), []  # drawing starts now, before Qt
+
+        def sequence():
+            for sheet in drawn:
+                sheets.append(sheet)
+                for _ in range(options.copies):
+                    yield sheet
+
+        count = _write_pdf(sequence(), path, _sheet_title(dungeons), _ticker(progress, len(dungeons) * options.copies))
+        return ExportResult(self.name, [path], len(dungeons), pages=count, sheets=sheets, notes=notes_of(sheets))
+
+
+class SheetSvg(Format):
+    name, group, suffixes, reads = "sheet-svg", "sheet", (".svg",), frozenset({"page"})
+    description = ("play sheets as SVG, in mm at their printed size: the file asked for one dungeon, "
+                   "OUT-<dungeon id>.svg beside it for each of several")
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from inkcrawl.jsonio import write_text_atomic
+
+        dungeons, path = _start(self, dungeons, path, options)
+        sheets = draw_sheets(dungeons, options.page, progress)
+        if len(sheets) == 1:
+            targets = [path]
+        else:
+            ids = [opened.dungeon.id for opened in dungeons]
+            targets = [path.with_name(f"{path.stem}-{id_ if ids.count(id_) == 1 else f'{number}-{id_}'}.svg")
+                       for number, id_ in enumerate(ids, 1)]
+        for sheet, target in zip(sheets, targets):
+            try:
+                write_text_atomic(target, sheet.svg)
+            except OSError as exc:
+                raise _unwritable(exc, target) from None
+        return ExportResult(self.name, targets, len(dungeons), sheets=sheets, notes=notes_of(sheets))
+
+
+class SheetPng(Format):
+    name, group, suffixes, reads = "sheet-png", "sheet", (".png",), frozenset({"page", "dpi"})
+    description = ("a play sheet as a PNG image at options.dpi, or a contact sheet of several "
+                   f"(at most {CONTACT_SHEET_MAX_DPI:g} dpi)")
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from exporters.qt import ImageTooLarge, contact_sheet_png, svg_to_png
+        from inkcrawl.jsonio import write_bytes_atomic
+
+        dungeons, path = _start(self, dungeons, path, options)
+        sheets = draw_sheets(dungeons, options.page, progress)
+        contact = len(sheets) > 1
+        dpi = min(options.dpi, CONTACT_SHEET_MAX_DPI) if contact else options.dpi
+        try:
+            if contact:
+                data = contact_sheet_png(sheets, dpi=dpi)
+            else:
+                data = svg_to_png(sheets[0].svg, sheets[0].width_mm, sheets[0].height_mm, dpi)
+        except ImageTooLarge as exc:
+            raise ExportError("image-too-large", str(exc), needs_lower_dpi=True) from None
+        except ValueError as exc:
+            raise ExportError("internal", f"{exc}; please report this") from None
+        try:
+            write_bytes_atomic(path, data)
+        except OSError as exc:
+            raise _unwritable(exc, path) from None
+        return ExportResult(self.name, [path], len(dungeons), sheets=sheets, notes=notes_of(sheets),
+                            contact_sheet=contact, dpi=dpi)
+
+
+class CardsPdf(Format):
+    name, group, suffixes, unit = "cards-pdf", "cards", (".pdf",), "page"
+    reads = frozenset({"page", "deck_source", "deck", "backs"})
+    description = "print-and-play card sheets (63 x 88 mm poker cards) of a grid deck as PDF"
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from exporters.cards import CardError, card_pages, deck_for
+
+        dungeons, path = _start(self, dungeons, path, options)
+        opened = dungeons[0]
+        family = opened.ruleset.family
+        if family != "grid":
+            raise ExportError("wrong-family", f"card sheets are for the grid family's deck; this is a {family}-family "
+                                              f"{'pack' if len(dungeons) > 1 else 'dungeon'}", family=family)
+        try:
+            if options.deck_source is not None:
+                deck_name, cards = deck_for(str(options.deck_source), opened, options.deck)
+            elif options.deck is not None:
+                raise CardError(f"there is no pack to take the deck {options.deck!r} from")
+            else:
+                deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
+                cards = dict(opened.ruleset.deck)
+            pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs)
+        except CardError as exc:
+            raise ExportError("cards", str(exc)) from None
+        count = _write_pdf(pages, path, f"{deck_name} cards", _ticker(progress, len(pages)))
+        return ExportResult(self.name, [path], len(dungeons), pages=count, deck_name=deck_name,
+                            cards=sum(cards.values()))
+
+
+class GameJson(Format):
+    name, group, suffixes = "game-json", "game", (".json",)
+    description = ("self-contained game data: definitions resolved, every rules switch written, connectivity "
+                   "precomputed (docs/game-data.md)")
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from inkcrawl.gamedata import game_document
+        from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+        from inkcrawl.schema import schema_problems
+
+        dungeons, path = _start(self, dungeons, path, options)
+        try:
+            document = game_document(dungeons)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise ExportError("game-data", f"the game data cannot be built from this dungeon ({exc})") from None
+        problems = schema_problems(document, "game", str(path))
+        if problems:  # a bug of ours, never the user's
+            raise ExportError("internal", f"the game data does not match schemas/game.schema.json "
+                                           f"({problems[0].pointer}: {problems[0].message}); please report this")
+        try:
+            write_text_atomic(path, dumps_canonical(document))
+        except OSError as exc:
+            raise _unwritable(exc, path) from None
+        if progress:
+            progress(len(dungeons), len(dungeons))
+        return ExportResult(self.name, [path], len(dungeons))
+
+
+class TiledMap(Format):
+    group, many, reads = "tiled", False, frozenset({"px_per_mm", "tile_mm"})
+
+    def __init__(self, name: str, suffixes: tuple[str, ...], description: str):
+        self.name, self.suffixes, self.description = name, suffixes, description
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from inkcrawl.jsonio import write_text_atomic
+        from inkcrawl.tiled_export import TiledExportError, export_tiled
+
+        dungeons, path = _start(self, dungeons, path, options)
+        try:
+            text = export_tiled(dungeons[0].dungeon, self.suffixes[0], options.px_per_mm, options.tile_mm)
+        except TiledExportError as exc:
+            raise ExportError("tiled", str(exc)) from None
+        try:
+            write_text_atomic(path, text)
+        except OSError as exc:
+            raise _unwritable(exc, path) from None
+        if progress:
+            progress(1, 1)
+        return ExportResult(self.name, [path], 1, px_per_mm=options.px_per_mm)
+
+
+# --------------------------------------------------------------------------------------------
+# The registry
+# --------------------------------------------------------------------------------------------
+
+SHEET_PDF = SheetPdf()
+SHEET_SVG = SheetSvg()
+SHEET_PNG = SheetPng()
+CARDS_PDF = CardsPdf()
+GAME_JSON = GameJson()
+TILED_JSON = TiledMap("tiled-json", (".tmj", ".json"), "a Tiled map (JSON)")
+TILED_TMX = TiledMap("tiled-tmx", (".tmx",), "a Tiled map (TMX)")
+
+#: Every format, in the order they are listed to users.
+FORMATS: tuple[Format, ...] = (SHEET_PDF, SHEET_SVG, SHEET_PNG, CARDS_PDF, GAME_JSON, TILED_JSON, TILED_TMX)
+
+
+def format_named(name: str) -> Format:
+    """The format called ``name`` (``sheet-pdf``...); raises ``KeyError`` for an unknown one."""
+    for format_ in FORMATS:
+        if format_.name == name:
+            return format_
+    raise KeyError(name)
+
+
+def formats_in(group: str) -> list[Format]:
+    """The formats that export ``group`` (``sheet``, ``cards``, ``game``, ``tiled``)."""
+    return [format_ for format_ in FORMATS if format_.group == group]
+
+
+def format_for(group: str, path: str | Path) -> Format | None:
+    """The format of ``group`` that writes files such as ``path`` (by suffix), or ``None``."""
+    return next((format_ for format_ in formats_in(group) if format_.accepts(path)), None)
+
+
+def suffixes_of(group: str) -> list[str]:
+    """Every suffix the formats of ``group`` write, in order."""
+    return [suffix for format_ in formats_in(group) for suffix in format_.suffixes]
