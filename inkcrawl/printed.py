@@ -36,11 +36,13 @@ import numpy as np
 import shapely
 import shapely.ops
 from shapely.geometry import LineString, Point as ShapelyPoint, Polygon
+from shapely.geometry.base import BaseGeometry
 
 from inkcrawl import segments
-from inkcrawl.geometry import Connection, LineGeometry, build_geometry, door_areas, polygon_defects
+from inkcrawl.geometry import (Connection, LineGeometry, as_point, build_geometry, door_areas, linestring_array,
+                               polygon_defects)
 from inkcrawl.ink import NO_GLYPH_KINDS, glyph_silhouette
-from inkcrawl.model import Element, LineDungeon
+from inkcrawl.model import Element, LineDungeon, Sheet
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.shapes import INNER_WALL_MM, OUTLINE_WALL_MM
 
@@ -107,7 +109,7 @@ class Opening:
     def at(self) -> Point:
         """The middle of :attr:`piece`, sheet mm."""
         middle = LineString(self.piece).interpolate(0.5, normalized=True) if len(self.piece) > 1 else None
-        return (float(middle.x), float(middle.y)) if middle is not None else tuple(map(float, self.piece[0]))
+        return (float(middle.x), float(middle.y)) if middle is not None else as_point(self.piece[0])
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ class PrintedSheet:
             return None
         return glyph_silhouette(glyph, element.at, element.size_mm, element.rotation_deg or 0,
                                 variant=element.variant,
-                                key_shape=self.key_shapes.get(element.colour) if glyph == "key" else None)
+                                key_shape=self.key_shapes.get(element.colour)
+                                if glyph == "key" and element.colour is not None else None)
 
     @property
     def lines(self) -> list[InkLine]:
@@ -205,13 +208,13 @@ class PrintedSheet:
         """The stretches areas share minus doors and minus explicit walls (within the snap
         tolerance, flat ends): printed as a faint dashed guide where a line may pass."""
         wa, wb, _, _ = _segments([np.asarray(w.coords, dtype=float) for w in self.geometry.walls])
-        out = []
+        out: list[LineString] = []
         for (i, _j), passable in self._stretches.items():
             ring = self._rings[i]
             guide = passable
             if len(wa):
                 ring_a, ring_b = ring[:-1], ring[1:]
-                geoms = shapely.linestrings(np.stack([ring_a, ring_b], axis=1))
+                geoms = linestring_array(np.stack([ring_a, ring_b], axis=1))
                 t, _, lo, hi = _near(shapely.STRtree(geoms), _segment_geoms(wa, wb),
                                      ring_a, ring_b, wa, wb, self.geometry.snap_mm, False)
                 cuts: dict[int, list] = {}
@@ -287,7 +290,7 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     rings = [np.asarray(p.exterior.coords, dtype=float) for p in geometry.polygons]
     ra, rb, r_area, r_index = _segments(rings)
     count = len(ra)
-    ring_geoms = shapely.linestrings(np.stack([ra, rb], axis=1)) if count else np.array([], dtype=object)
+    ring_geoms = linestring_array(np.stack([ra, rb], axis=1)) if count else np.array([], dtype=object)
     ring_tree = shapely.STRtree(ring_geoms) if count else None
 
     # what cuts the outlines, in one query: other areas' outline segments (round ends, the
@@ -297,12 +300,13 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     cut_r = [np.full(count, snap)]
     cut_round = [np.ones(count, dtype=bool)]
     cut_owner = [r_area]                                  # area index; -1 door, -2 Start
-    if doors:
-        cut_a.append(np.array([d.segment[0] for d, _, _ in doors], dtype=float))
-        cut_b.append(np.array([d.segment[1] for d, _, _ in doors], dtype=float))
-        cut_r.append(np.full(len(doors), snap))
-        cut_round.append(np.zeros(len(doors), dtype=bool))
-        cut_owner.append(np.full(len(doors), -1))
+    door_segments = [d.segment for d, _, _ in doors if d.segment is not None]  # (placed doors have one)
+    if door_segments:
+        cut_a.append(np.array([s[0] for s in door_segments], dtype=float))
+        cut_b.append(np.array([s[1] for s in door_segments], dtype=float))
+        cut_r.append(np.full(len(door_segments), snap))
+        cut_round.append(np.zeros(len(door_segments), dtype=bool))
+        cut_owner.append(np.full(len(door_segments), -1))
     if starts:
         centres = np.array([s.at for s in starts], dtype=float)
         cut_a.append(centres)
@@ -387,9 +391,9 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
             closed_parts = segments.chain(rings[i], passable)
         for number, part in enumerate(closed_parts, 1):
             closures.append(InkLine(f"closure:{a}:{b}:{number}", "closure", LineString(part), 0.0))
-    for door, a, b in doors:
+    for door, index_a, index_b in doors:
         if door.id not in blocked:
-            connections.append(Connection(areas[a].id, areas[b].id, "door", door.id))
+            connections.append(Connection(areas[index_a].id, areas[index_b].id, "door", door.id))
 
     outline_pieces = (ia[:len(ink_seg)], ib[:len(ink_seg)], r_area[ink_seg_arr]) if ink_seg else None
     near_joints, bridges = _near_joints(geometry, required_mm, outline_pieces)
@@ -488,7 +492,9 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
                                                                                        geometry.walls)]
     if not explicit:
         return [], []
-    targets = [(line.geom, line.id, None, line.width_mm) for line in explicit]
+    # (centre line, wall id or None, area id or None, ink width)
+    targets: list[tuple[BaseGeometry, str | None, str | None, float]] = [
+        (line.geom, line.id, None, line.width_mm) for line in explicit]
     if outline_pieces is not None:
         a, b, owner = outline_pieces
         targets += [(geom, None, geometry.areas[int(i)].id, OUTLINE_WALL_MM)
@@ -516,8 +522,8 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
                     joined = True
                     break
                 nearest = geom.interpolate(geom.project(point))
-                if line.geom.distance(nearest) <= JOINED_MM:
-                    continue  # the nearest ink is where that wall meets this one (a T): no gap
+                if line.geom.distance(nearest) < distance - JOINED_MM:
+                    continue  # that ink is nearer another part of this wall (it meets it there, a T): no gap here
                 if distance - line.width_mm / 2 - width / 2 < required_mm and (best is None or distance < best[0]):
                     best = (distance, k)
             if joined or best is None:
@@ -539,7 +545,7 @@ def area_connections(geometry: LineGeometry, doors: list[tuple[Element, int, int
                      required_mm: float) -> list[Connection]:
     """The open gaps and doors between areas of ``geometry`` (no Starts): the connections of
     :func:`printed_sheet`, for importers that probe a layout before it is a dungeon."""
-    return printed_sheet(LineDungeon("probe", "", None), geometry, doors, required_mm, starts=[]).connections
+    return printed_sheet(LineDungeon("probe", "", Sheet("probe")), geometry, doors, required_mm, starts=[]).connections
 
 
 def repaired_polygon(points) -> Polygon | None:
@@ -569,8 +575,8 @@ def sheet_of(dungeon: LineDungeon, ruleset: Ruleset, repair: bool = False) -> Pr
     limits = ruleset_data.get("print") or {}
     snap = float(limits.get("snap_tolerance_mm", 0.5))
     if repair:
-        pairs = [(a, repaired_polygon(a.polygon)) for a in dungeon.areas]
-        pairs = [(a, p) for a, p in pairs if p is not None]
+        repaired = [(a, repaired_polygon(a.polygon)) for a in dungeon.areas]
+        pairs = [(a, p) for a, p in repaired if p is not None]
         geometry = build_geometry(dungeon, [a for a, _ in pairs], snap, [p for _, p in pairs])
     else:
         valid = [a for a in dungeon.areas if polygon_defects(a.polygon) is None]

@@ -369,6 +369,9 @@ def _wall_ends(walls: list[WallPath], area_rings: list) -> list[WallEnd]:
                     other = substring(other, near_part, length) if end == 0 else substring(other, 0, length - near_part)
                 distance = other.distance(point)
                 touching |= distance <= 0.01
+                if j != k and distance > 0.01 and \
+                        lines[k].distance(other.interpolate(other.project(point))) < distance - 0.001:
+                    continue  # its ink nearest this end is nearer another part of this wall (a T): not this end's gap
                 gaps.append(distance - half - walls[j].width / 2)
             gap = min(gaps, default=math.inf)
             if touching:

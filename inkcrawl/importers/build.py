@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from inkcrawl.kinds import DEFAULT_SIZE_MM
+from inkcrawl.model import dungeon_from_dict
+from inkcrawl.printed import sheet_of
 from inkcrawl.rulesets import bundled_rulesets
 from inkcrawl.importers import (MAX_AREAS, MAX_ELEMENTS, MAX_OUTLINE_POINTS, MAX_STARTS, MAX_WALLS, ImportFailed,
                                 ImportNote, printable_texts, too_many)
@@ -209,7 +211,7 @@ class LineDungeonBuilder:
         if "exit" in kinds:
             triggers.append({"kind": "exit_reached"})
         orb_colours = sorted({e["colour"] for e in elements if e["kind"] == "orb"})
-        return printable_texts({
+        return self._note_narrow_openings(printable_texts({
             "type": "dungeon", "format_version": 2, "id": safe_id(self.dungeon_id, "dungeon"), "family": "line",
             "ruleset": self.ruleset,
             "sheet": {"title": (self.title or self.dungeon_id)[:120], "paper": {"width_mm": 210, "height_mm": 297,
@@ -217,4 +219,22 @@ class LineDungeonBuilder:
                       "reminders": [r[:300] for r in self.reminders[:20] if r], "components": components,
                       "end_triggers": triggers, "orb_tokens": {c: [4, 3, 2, 1] for c in orb_colours}},
             "areas": areas, "walls": walls, "elements": elements,
-        }, self.note)
+        }, self.note))
+
+    def _note_narrow_openings(self, dungeon: dict) -> dict:
+        """Note each opening the printed sheet closes because the gap in its wall ink is narrower
+        than the ruleset requires (validation warns about it as L032), so the note explains the
+        warning. Returns ``dungeon``."""
+        ruleset = bundled_rulesets().get(self.ruleset) or bundled_rulesets().get("line-classic")
+        if ruleset is None or ruleset.family != "line" or len(dungeon["areas"]) < 2:
+            return dungeon
+        try:
+            sheet = sheet_of(dungeon_from_dict(dungeon), ruleset)
+        except (KeyError, TypeError, ValueError):
+            return dungeon   # validation reports what is wrong with it
+        for opening in sheet.openings:
+            if 0 < opening.width_mm < sheet.required_mm:
+                self.note(f"the opening between '{opening.a}' and '{opening.b}'",
+                          f"{opening.width_mm:.2g} mm wide between the wall ink at the printed scale, narrower than "
+                          f"the {sheet.required_mm:g} mm a line needs: closed (L032); a larger --cell-mm opens it")
+        return dungeon
