@@ -2,6 +2,12 @@
 
 ``--screenshot OUT.png`` opens the window offscreen, lets it paint, saves a picture of the
 whole window and exits (for the docs and smoke tests; no display needed).
+
+Once its window is open, the editor prints :data:`READY_LINE` (with its process id) on standard
+output, so scripts and tests can wait for it instead of guessing how long start-up takes.
+SIGTERM, or Ctrl+C in the terminal, stops it cleanly at any moment from then on and during its
+start-up too: unsaved dungeons are written as recovery files, the exit status is 143 (130 for
+Ctrl+C).
 """
 
 from __future__ import annotations
@@ -23,7 +29,16 @@ examples:
 keys: V select, then one key per tool (see the Tools menu); Ctrl+Z / Ctrl+Shift+Z undo and redo;
 Ctrl+C, Ctrl+V, Ctrl+D copy, paste, duplicate; Del deletes; Ctrl+S saves; wheel zooms; middle
 button or Space+drag pans; Ctrl+0 fits the sheet, Ctrl+1 shows it at true size.
+
+for scripts: once the window is open, the editor prints the line
+  inkcrawl edit: ready (process PID)
+on standard output (wait for it rather than sleeping). SIGTERM or Ctrl+C stops the editor at any
+moment, start-up included: unsaved dungeons are kept as recovery files (offered at the next
+start) and the exit status is 143 (130 for Ctrl+C).
 """
+
+#: The start of the line printed on standard output once the window is open.
+READY_LINE = "inkcrawl edit: ready"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,69 +95,190 @@ def make_application(offscreen: bool = False):
 
 def run(args: argparse.Namespace) -> int:
     """Open the editor for parsed arguments; returns the exit code."""
+    # first of all: from here on, a signal at any moment of the start-up stops the editor cleanly
+    stopper = None if args.screenshot else _SignalStop()
+    size = _checked_size(args)
+    if size is None:
+        if stopper is not None:
+            stopper.uninstall()
+        return EXIT_USAGE
+    if stopper is None:
+        return _run_screenshot(args, size)
+    return _run_window(args, size, stopper)
+
+
+def _checked_size(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The window size, or ``None`` after saying what is wrong with the arguments."""
     size = _window_size(args.size)
     if size is None:
         print(f"inkcrawl edit: --size must be WIDTHxHEIGHT in pixels (200-8000), not '{args.size}'", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     if args.screenshot and not args.screenshot.lower().endswith(".png"):
         print("inkcrawl edit: --screenshot writes a PNG: give a file name ending in .png", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     if args.path and not Path(args.path).exists():
         print(f"inkcrawl edit: {args.path} does not exist", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     reason = None if args.screenshot else no_display_reason()
     if reason:
         print(f"inkcrawl edit: {reason}", file=sys.stderr)
-        return EXIT_USAGE
-    app = make_application(offscreen=bool(args.screenshot))
+        return None
+    return size
+
+
+def _run_window(args: argparse.Namespace, size: tuple[int, int], stopper: _SignalStop) -> int:
+    """Start the editor's window and run it until it closes or a signal stops it."""
+    app = None
+    try:
+        app = make_application()
+        stopper.watch(app)
+        stopper.checkpoint()
+        from editor.mainwindow import MainWindow
+
+        window = MainWindow()
+        stopper.window = window
+        window.resize(*size)
+        stopper.checkpoint()
+        if args.path:
+            window.open_path(args.path)  # a file that cannot open says why; the window opens anyway
+            stopper.checkpoint()
+        window.show()
+        stopper.checkpoint()
+        stopper.when_running(_announce_ready)
+        return app.exec()
+    except _Stopped:
+        return stopper.exit_code
+    finally:
+        if app is not None:
+            release_clipboard(app)
+
+
+def _run_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    app = make_application(offscreen=True)
     from editor.mainwindow import MainWindow
 
-    if args.screenshot:
-        folder = Path(args.screenshot).resolve().parent
-        if not folder.is_dir():
-            print(f"inkcrawl edit: cannot write {args.screenshot}: the folder {folder} does not exist",
-                  file=sys.stderr)
-            return EXIT_USAGE
+    folder = Path(args.screenshot).resolve().parent
+    if not folder.is_dir():
+        print(f"inkcrawl edit: cannot write {args.screenshot}: the folder {folder} does not exist",
+              file=sys.stderr)
+        return EXIT_USAGE
     window = MainWindow()
-    window.headless = bool(args.screenshot)  # messages to stderr: nobody is there to click
+    window.headless = True  # messages to stderr: nobody is there to click
     window.resize(*size)
-    if args.path and not window.open_path(args.path) and args.screenshot:
+    if args.path and not window.open_path(args.path):
         release_clipboard(app)
         return EXIT_PROBLEMS
-    if args.screenshot:
-        return _screenshot(app, window, Path(args.screenshot))
-    window.show()
-    _quit_on_signals(app, window)
+    return _screenshot(app, window, Path(args.screenshot))
+
+
+def _announce_ready() -> None:
+    """Tell whoever started the editor that its window is open (see :data:`READY_LINE`)."""
     try:
-        return app.exec()
-    finally:
-        release_clipboard(app)
+        print(f"{READY_LINE} (process {os.getpid()})", flush=True)
+    except (OSError, ValueError):  # no one reads standard output any more (a closed pipe)
+        pass
 
 
-def _quit_on_signals(app, window) -> None:
-    """On SIGTERM or Ctrl+C in the terminal: write the recovery files of modified dungeons, then
-    leave the event loop (they are offered again at the next start; nothing is lost)."""
-    import signal
+class _Stopped(Exception):
+    """Raised at a start-up checkpoint after SIGTERM or SIGINT: leave ``run`` at once."""
 
-    from PySide6.QtCore import QTimer
 
-    def stop(signum, _frame) -> None:
-        files = getattr(window, "files", None)
+class _SignalStop:
+    """SIGTERM, or Ctrl+C in the terminal (SIGINT), stops the editor cleanly at any moment:
+    the recovery files of modified dungeons are written (offered again at the next start;
+    nothing is lost), one line says so on stderr, and the exit status is 143 (130 for Ctrl+C).
+
+    Installed first thing in :func:`run`, before Qt loads, and it replaces the command line's
+    own handler (which would end start-up with an ``interrupted`` exception, status 130). The
+    handler itself only notes the signal and, when an event loop runs (the main one, or a
+    dialog's during start-up), asks that loop to stop; the work happens in the loop or at the
+    next start-up :meth:`checkpoint`, never in the middle of whatever the signal interrupted.
+    """
+
+    def __init__(self) -> None:
+        import signal
+
+        self.signum: int | None = None
+        self.app = None
+        self.window = None
+        self._stopping = False
+        self._ticker = None
+        self._previous: dict[int, object] = {}
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                self._previous[signum] = signal.signal(signum, self._received)
+            except (ValueError, OSError):  # not the main thread (an embedding program)
+                pass
+
+    def uninstall(self) -> None:
+        """Put back the handlers found (the editor did not start after all)."""
+        import signal
+
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous = {}
+
+    @property
+    def exit_code(self) -> int:
+        import signal
+
+        return 130 if self.signum == signal.SIGINT else 143
+
+    def watch(self, app) -> None:
+        """From now on a signal also ends Qt's event loops. Python runs signal handlers only
+        between bytecodes, so a timer wakes the interpreter while Qt waits for events."""
+        from PySide6.QtCore import QTimer
+
+        self.app = app
+        self._ticker = QTimer(app)
+        self._ticker.timeout.connect(lambda: None)
+        self._ticker.start(200)
+
+    def checkpoint(self) -> None:
+        """Between start-up steps: stop now if a signal came (raises :class:`_Stopped`)."""
+        if self.signum is not None:
+            self._stop()
+            raise _Stopped
+
+    def when_running(self, ready) -> None:
+        """Once the main event loop runs: stop if a signal came since the last checkpoint,
+        otherwise call ``ready()``."""
+        from PySide6.QtCore import QTimer
+
+        def started() -> None:
+            if self.signum is not None:
+                self._stop()
+            else:
+                ready()
+
+        QTimer.singleShot(0, started)
+
+    def _received(self, signum, _frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+        if self.app is None or self._stopping:
+            return
+        from PySide6.QtCore import QThread, QTimer
+
+        if QThread.currentThread().loopLevel() > 0:  # the main loop, or a dialog's during start-up
+            QTimer.singleShot(0, self._stop)
+
+    def _stop(self) -> None:
+        import signal
+
+        if self._stopping:
+            return
+        self._stopping = True
+        files = getattr(self.window, "files", None)
         if files is not None:
             try:
                 files.autosave_now()
             except Exception as exc:  # noqa: BLE001 - quitting must not fail
                 print(f"inkcrawl edit: could not write recovery files: {exc}", file=sys.stderr)
-        print(f"inkcrawl edit: stopped by {signal.Signals(signum).name}; unsaved dungeons are kept as recovery "
-              f"files", file=sys.stderr)
-        app.exit(130 if signum == signal.SIGINT else 143)
-
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, stop)
-    # Python runs signal handlers only between bytecodes: wake the interpreter now and then
-    ticker = QTimer(window)
-    ticker.timeout.connect(lambda: None)
-    ticker.start(250)
+        print(f"inkcrawl edit: stopped by {signal.Signals(self.signum).name}; unsaved dungeons are kept as "
+              f"recovery files", file=sys.stderr, flush=True)
+        if self.app is not None:
+            self.app.exit(self.exit_code)  # every running loop returns, a start-up dialog's included
 
 
 def release_clipboard(app) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,20 +35,34 @@ def _merge_id(key: str | None) -> int:
 
 class EditCommand(QUndoCommand):
     """The undo command of one :class:`editor.edits.Edit` on a document. Edits with the same
-    merge key merge (a drag, a run of typing), as Qt's ``mergeWith`` protocol asks."""
+    merge key merge (a drag, a run of typing), as Qt's ``mergeWith`` protocol asks.
+
+    The command refers to its document weakly: the document owns the undo stack, which owns
+    the command, so a strong reference back would make a cycle that only Python's garbage
+    collector frees, tearing the Python side apart in any order while Qt still holds the
+    commands (a segmentation fault in ``QUndoStack::clear``)."""
 
     def __init__(self, document: DungeonDocument, edit: Edit):
         super().__init__(edit.text)
-        self.document = document
+        self._document = weakref.ref(document)
         self.edit = edit
 
+    @property
+    def document(self) -> DungeonDocument | None:
+        """The document the command edits (``None`` once it is gone)."""
+        return self._document()
+
     def redo(self) -> None:
-        self.edit.redo(self.document.dungeon)
-        self.document.model_changed(self.edit.refs)
+        document = self.document
+        if document is not None:
+            self.edit.redo(document.dungeon)
+            document.model_changed(self.edit.refs)
 
     def undo(self) -> None:
-        self.edit.undo(self.document.dungeon)
-        self.document.model_changed(self.edit.refs)
+        document = self.document
+        if document is not None:
+            self.edit.undo(document.dungeon)
+            document.model_changed(self.edit.refs)
 
     def id(self) -> int:  # noqa: A003 - Qt's name
         return _merge_id(self.edit.merge_key)

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 _SHEET_EPILOG = """\
 examples:
@@ -214,7 +218,7 @@ class _Progress:
 
     def __init__(self, unit: str):
         self.unit = unit
-        self.bar = None
+        self.bar: tqdm | None = None
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:

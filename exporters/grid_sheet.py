@@ -93,7 +93,7 @@ def scoring_terms(ruleset: Ruleset) -> list[ScoringTerm]:
         monster = elements["monster"]
         matched = {"same_network": "Monsters with their weapon (same network)",
                    "earlier_round": "Monsters with their weapon (entered earlier)"}.get(
-            switches.get("weapon_order"), "Monsters with their weapon")
+            str(switches.get("weapon_order")), "Monsters with their weapon")
         terms.append(ScoringTerm("monster_matched", matched, "Monster + its weapon",
                                  f"{vp_text(monster.get('vp', 0))} each", "matched"))
         terms.append(ScoringTerm("monster_unmatched", "Monsters without their weapon", "Monster, no weapon",

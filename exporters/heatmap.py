@@ -34,7 +34,8 @@ def tint(t: float) -> tuple[int, int, int]:
     for (t0, c0), (t1, c1) in zip(STOPS, STOPS[1:]):
         if t <= t1:
             f = (t - t0) / (t1 - t0) if t1 > t0 else 0.0
-            return tuple(round(a + (b - a) * f) for a, b in zip(c0, c1))
+            red, green, blue = (round(a + (b - a) * f) for a, b in zip(c0, c1))
+            return red, green, blue
     return STOPS[-1][1]
 
 
@@ -79,7 +80,8 @@ def _sheet_image(entry: dict, source: str | None, dpi: float):
     paper = opened.dungeon.sheet.paper
     layout = layout_page((paper.width_mm, paper.height_mm), paper.margin_mm, options.paper, options.orientation,
                          options.margin_mm, options.fit, options.bleed_mm, options.crop_marks)
-    image = QImage.fromData(svg_to_png(page.svg, page.width_mm, page.height_mm, dpi), "PNG")
+    # PySide6 takes the format as a str (bytes are refused); its stubs say bytes
+    image = QImage.fromData(svg_to_png(page.svg, page.width_mm, page.height_mm, dpi), "PNG")  # type: ignore[arg-type]
     return image, (page.width_mm, page.height_mm), layout.offset, layout.scale
 
 
@@ -210,11 +212,13 @@ def heatmap_png(entry: dict, usage: Sequence[float], source: str | None = None, 
     """The heatmap as PNG bytes."""
     from PySide6.QtCore import QBuffer, QIODevice
 
+    from exporters.qt import byte_string
+
     image = heatmap_image(entry, usage, source, dpi, caption)
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     image.save(buffer, "PNG")
-    return bytes(buffer.data())
+    return byte_string(buffer.data())
 
 
 def write_heatmap_png(path, entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150,

@@ -118,8 +118,11 @@ class _LineSheet:
         self.printed = sheet_of(dungeon, ruleset, repair=True)
         self.areas: list[tuple[Area, Polygon]] = list(zip(self.printed.geometry.areas, self.printed.geometry.polygons))
         self.union = unary_union([p for _, p in self.areas]) if self.areas else Polygon()
-        self.doors = [e for e in dungeon.elements if e.kind == "door" and e.segment and e.segment[0] != e.segment[1]]
-        self.starts = [e for e in dungeon.elements if e.kind == "start" and e.at is not None]
+        self.doors: list[tuple[Element, tuple[Point, Point]]] = [
+            (e, e.segment) for e in dungeon.elements if e.kind == "door" and e.segment and e.segment[0] != e.segment[1]]
+        start_kinds = {k for k, spec in ruleset.kinds.items() if spec.on_wall} if ruleset.family == "line" else set()
+        self.starts: list[tuple[Element, Point]] = [
+            (e, e.at) for e in dungeon.elements if e.kind in (start_kinds or {"start"}) and e.at is not None]
         # obstacles for placing names and badges: element discs, doors, labels
         obstacles = []
         for wall in dungeon.walls:
@@ -192,16 +195,16 @@ class _LineSheet:
                 bottoms.append(self._label_box(element)[3])
             elif element.at is not None and element.size_mm:
                 bottoms.append(element.at[1] + element.radius_mm)
-        for start in self.starts:
-            if self._inward(start.at)[1] < -0.5:  # a Start on a bottom wall: its arrow and word hang below
-                bottoms.append(start.at[1] + START_ARROW_MM + 5)
+        for _, at in self.starts:
+            if self._inward(at)[1] < -0.5:  # a Start on a bottom wall: its arrow and word hang below
+                bottoms.append(at[1] + START_ARROW_MM + 5)
         return max(bottoms)
 
     # areas and walls -----------------------------------------------------------------------
     def draw_areas(self) -> None:
         for area, polygon in self.areas:
             fill = self.pal.room_fill if area.kind == "room" else self.pal.corridor_fill
-            coords = list(polygon.exterior.coords)[:-1]
+            coords = [(x, y) for x, y in polygon.exterior.coords][:-1]
             self.canvas.polyline(coords, closed=True, fill=fill, stroke=None, kind=area.kind,
                                  css_class="area").attribs["data-id"] = area.id
 
@@ -209,8 +212,8 @@ class _LineSheet:
         """The walls of the printed sheet model (:mod:`inkcrawl.printed`): the faint dashed
         guide along openings, the outline walls, then the explicit walls."""
         g = self.canvas.group("walls")
-        for line in self.printed.guide_lines():
-            self.canvas.path(_line_path(line), stroke=self.pal.grid_line, width=style.FINE_MM, dash=(0.8, 1.0),
+        for guide in self.printed.guide_lines():
+            self.canvas.path(_line_path(guide), stroke=self.pal.grid_line, width=style.FINE_MM, dash=(0.8, 1.0),
                              parent=g, kind="opening", linecap="butt")
         for line in self.printed.printed_lines:
             if line.kind == "outline":
@@ -230,11 +233,11 @@ class _LineSheet:
             spec = kinds.get(element.kind)
             drawn_elsewhere = (spec.footprint != "disc" or spec.on_wall) if spec is not None else \
                 element.kind in ("door", "start", "label")
-            if drawn_elsewhere or element.at is None or not element.size_mm:
+            if drawn_elsewhere or element.at is None or not element.size_mm or element.size_mm <= 0:
                 continue
             glyph = spec.glyph if spec is not None else element.kind
             g = self.canvas.group(element.kind, layer, css_class="element", element_id=element.id)
-            extra = {"glyph_style": self.gstyle}
+            extra: dict[str, object] = {"glyph_style": self.gstyle}
             if element.variant is not None:
                 extra["variant"] = element.variant
             if element.colour is not None:
@@ -253,8 +256,8 @@ class _LineSheet:
 
     def draw_doors(self) -> None:
         layer = self.canvas.group("doors")
-        for door in self.doors:
-            (ax, ay), (bx, by) = door.segment
+        for door, segment in self.doors:
+            (ax, ay), (bx, by) = segment
             length = math.hypot(bx - ax, by - ay)
             ux, uy = (bx - ax) / length, (by - ay) / length
             nx, ny = -uy, ux
@@ -310,10 +313,10 @@ class _LineSheet:
         size = style.BODY_MM
         keep_out = [self.union] + ([box(*self.title_box)] if self.title_box else [])
         page = box(x0, y0, x1, y1)
-        for start in self.starts:
+        for start, start_at in self.starts:
             g = self.canvas.group("start", css_class="element", element_id=start.id)
-            ax, ay = start.at
-            nx, ny = self._inward(start.at)
+            ax, ay = start_at
+            nx, ny = self._inward(start_at)
             # the longest arrow (up to START_ARROW_MM) whose tail stays on the page, clear of the title
             length = 4.0
             for half_mm in range(int(START_ARROW_MM * 2), 7, -1):
@@ -321,19 +324,19 @@ class _LineSheet:
                 if page.buffer(-0.5).contains(tail) and not any(k.intersects(tail.buffer(0.8)) for k in keep_out[1:]):
                     length = half_mm / 2
                     break
-            tail = (ax - nx * length, ay - ny * length)
+            tail_at = (ax - nx * length, ay - ny * length)
             tip = (ax + nx * 2.0, ay + ny * 2.0)
-            self.canvas.arrow(tail, tip, head_mm=2.6, stroke=colour, width=0.8, parent=g, kind="start-arrow")
-            mid = ((tail[0] + ax) / 2, (tail[1] + ay) / 2)
-            others = [o for o in self.obstacles if not o.contains(ShapelyPoint(start.at))]
+            self.canvas.arrow(tail_at, tip, head_mm=2.6, stroke=colour, width=0.8, parent=g, kind="start-arrow")
+            mid = ((tail_at[0] + ax) / 2, (tail_at[1] + ay) / 2)
+            others = [o for o in self.obstacles if not o.contains(ShapelyPoint(start_at))]
             up, down = CAP * size + 0.2, DESCENT * size
             candidates = []
             if abs(ny) >= abs(nx):  # top or bottom edge
-                beyond_y = tail[1] - 1.2 - down if ny > 0 else tail[1] + 1.2 + up
-                candidates += [((tail[0], beyond_y), "middle"),
+                beyond_y = tail_at[1] - 1.2 - down if ny > 0 else tail_at[1] + 1.2 + up
+                candidates += [((tail_at[0], beyond_y), "middle"),
                                ((mid[0] + 2.0, mid[1] + up / 2), "start"), ((mid[0] - 2.0, mid[1] + up / 2), "end")]
             else:  # left or right edge
-                beyond_x = tail[0] - 1.2 if nx > 0 else tail[0] + 1.2
+                beyond_x = tail_at[0] - 1.2 if nx > 0 else tail_at[0] + 1.2
                 beyond_anchor = "end" if nx > 0 else "start"
                 near_anchor = "end" if nx > 0 else "start"
                 near_x = ax - 1.6 if nx > 0 else ax + 1.6
@@ -360,8 +363,10 @@ class _LineSheet:
         return max(2.0, (label.text_height_mm or style.LABEL_MM * CAP) / CAP)
 
     def _label_box(self, label: Element) -> tuple[float, float, float, float]:
+        if label.at is None:
+            raise ValueError(f"label '{label.id}' has no position")
         size = self._label_size(label)
-        width = text_width_mm(label.text, size)
+        width = text_width_mm(label.text or "", size)
         angle = math.radians(label.rotation_deg or 0)
         cos, sin = math.cos(angle), math.sin(angle)
         x, y = label.at
@@ -379,7 +384,7 @@ class _LineSheet:
                              rotate_deg=label.rotation_deg or 0, fill=self.pal.ink, kind="label-text")
 
     def draw_area_names(self) -> None:
-        placed = []
+        placed: list[Polygon] = []
         for area, polygon in self.areas:
             if not area.name:
                 continue
@@ -500,7 +505,7 @@ class _LineSheet:
                 text = f"{colour.capitalize()} orb tokens: " + (
                     ", ".join(f"{v}" for v in values) + " VP (1st to last)" if values else "see tokens")
                 rows.append(_Row("orb", wrap_text(text, width, size), "component", {"colour": colour}))
-        if "keys" in components or kinds & {"key", "skeleton_key"} or any(d.locks for d in self.doors):
+        if "keys" in components or kinds & {"key", "skeleton_key"} or any(d.locks for d, _ in self.doors):
             key_icons = [("key", {"colour": c}) for c in self.gstyle.keys]
             supply = _players_text(self.ruleset.data.get("keys", {}).get("supply", {}))
             rows.append(_Row(None, wrap_text(f"Key {supply}" if supply else "Keys", width, size), "component",

@@ -12,9 +12,13 @@ import os
 import sys
 import tempfile
 from functools import cache
+from typing import TYPE_CHECKING
 
 from exporters import style
 from inkcrawl.textchars import printable_text
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QByteArray
 
 #: Largest PNG inkcrawl renders, in pixels (A3 at 600 dpi is about 70 million).
 MAX_PNG_PIXELS = 120_000_000
@@ -132,7 +136,13 @@ def _png_bytes(image) -> bytes:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buffer, "PNG") or buffer.data().size() == 0:
         raise OSError("Qt could not encode the PNG image")
-    return bytes(buffer.data())
+    return byte_string(buffer.data())
+
+
+def byte_string(array: QByteArray) -> bytes:
+    """The bytes of a ``QByteArray``, copied once."""
+    # QByteArray has the buffer protocol; PySide6's stubs do not declare it (no __buffer__)
+    return bytes(array)  # type: ignore[call-overload]
 
 
 PDF_RESOLUTION = 1200
@@ -156,7 +166,7 @@ class PdfDocument:
             self.writer.setTitle(printable_text(title))
         self.painter = QPainter()
         self.count = 0
-        self._size = None
+        self._size: tuple[float, float] | None = None
 
     def add(self, svg: bytes, width_mm: float, height_mm: float, copies: int = 1) -> None:
         """Render ``svg`` (UTF-8 bytes) on ``copies`` new pages of ``width_mm`` x ``height_mm``.
@@ -190,7 +200,7 @@ class PdfDocument:
     def finish(self) -> bytes:
         if self.painter.isActive():
             self.painter.end()
-        return bytes(self.buffer.data())
+        return byte_string(self.buffer.data())
 
     def abort(self) -> None:
         if self.painter.isActive():

@@ -80,7 +80,7 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
 
 
 def _describe_route(steps) -> str:
-    parts = []
+    parts: list[tuple[str, str]] = []  # (area, how it was entered)
     for step in steps:
         via = step["via"].removeprefix("open, ").removeprefix("start, ")
         if parts and parts[-1][0] == step["area"] and via.startswith("skeleton"):

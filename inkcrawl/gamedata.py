@@ -10,6 +10,7 @@ only this data, so any program can play a dungeon from it. Schema: ``schemas/gam
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import shapely
@@ -17,7 +18,7 @@ import shapely
 from inkcrawl import __version__, shapes
 from inkcrawl.geometry import Connection
 from inkcrawl.printed import DEFAULT_OPENING_MIN_WIDTH, PrintedSheet, sheet_of
-from inkcrawl.model import OPPOSITE_SIDE, SIDE_OFFSETS, GridDungeon, LineDungeon
+from inkcrawl.model import OPPOSITE_SIDE, SIDE_OFFSETS, Element, GridDungeon, LineDungeon
 from inkcrawl.rulesets import Ruleset
 
 #: Format version of game documents.
@@ -198,15 +199,15 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
     opening_width = {frozenset((o.a, o.b)): o.width_mm for o in sheet.openings}
     graph = []
     for connection in sheet.connections:
-        item = {"a": connection.a, "b": connection.b, "kind": connection.kind}
-        if connection.kind == "door":
+        item: dict[str, Any] = {"a": connection.a, "b": connection.b, "kind": connection.kind}
+        if connection.kind == "door" and connection.door_id is not None:
             door = door_by_id[connection.door_id]
             item.update({"door": door.id, "locks": list(door.locks or []),
-                         "segment": _round([list(p) for p in door.segment])})
+                         "segment": _round([list(p) for p in door.segment or ()])})
         else:
             item["width_mm"] = opening_width[frozenset((connection.a, connection.b))]
         graph.append(item)
-    exits = defaultdict(list)
+    exits: defaultdict[str | None, list[Element]] = defaultdict(list)
     for portal_exit in dungeon.elements_of("portal_exit"):
         exits[portal_exit.channel].append(portal_exit)
     for entry in dungeon.elements_of("portal_entry"):
@@ -215,9 +216,12 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
             if a and b:
                 graph.append({"a": a, "b": b, "kind": "portal", "channel": entry.channel,
                               "entry": entry.id, "exit": portal_exit.id})
-    starts = []
+    starts: list[dict[str, Any]] = []
     outline = geometry.outline if geometry.polygons else None
-    for start in dungeon.elements_of("start"):
+    start_kinds = {k for k, spec in ruleset.kinds.items() if spec.on_wall} or {"start"}
+    for start in dungeon.elements_of(*start_kinds):
+        if start.at is None:
+            continue  # (the schema gives every Start its ``at``)
         nearest = None
         if outline is not None:
             point = shapely.points(start.at)
@@ -256,7 +260,7 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
         "walls": _walls(sheet),
         "connections": graph,
         "elements": [_element_entry(e, area_of.get(e.id), ruleset, sheet.element_ink(e)) for e in dungeon.elements
-                     if e.kind not in ("start",)],
+                     if e.kind not in start_kinds],
         "starts": starts,
         "end_triggers": [t.to_dict() for t in dungeon.sheet.end_triggers or []],
         "orb_tokens": {k: list(v) for k, v in (dungeon.sheet.orb_tokens or {}).items()},
@@ -288,7 +292,7 @@ def connections_from_data(data: dict) -> list[Connection]:
 def game_entry_problems(entry: dict) -> list[str]:
     """What a schema cannot say about a (schema-valid) dungeon entry of game data: ids unique,
     and every area a Start, element or connection names exists. Empty when consistent."""
-    problems = []
+    problems: list[str] = []
     if entry.get("family") != "line":
         return problems
     areas = [a["id"] for a in entry["areas"]]

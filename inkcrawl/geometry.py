@@ -17,6 +17,7 @@ import numpy as np
 import shapely
 from shapely import STRtree
 from shapely.geometry import LineString, Polygon
+from shapely.geometry.base import BaseGeometry
 
 from inkcrawl.model import Area, Element, LineDungeon
 
@@ -92,10 +93,10 @@ class LineGeometry:
     wall_ids: list[str]
     index_by_id: dict[str, int] = field(default_factory=dict)
     snap_mm: float = 0.5
-    _outline: object = None
+    _outline: BaseGeometry | None = None
 
     @property
-    def outline(self):
+    def outline(self) -> BaseGeometry:
         """The outer boundary of the union of all areas (where Starts go): the exterior rings
         only, so the edge of a courtyard (a hole in the union) is not outside."""
         if self._outline is None:
@@ -140,6 +141,8 @@ def build_geometry(dungeon: LineDungeon, valid_areas: list[Area] | None = None,
 def door_areas(geometry: LineGeometry, door: Element, snap_mm: float) -> list[int]:
     """Indexes of the areas whose boundary holds the door segment: both ends and the middle
     within ``snap_mm`` of the boundary."""
+    if door.segment is None:
+        return []
     (x1, y1), (x2, y2) = door.segment
     if (x1, y1) == (x2, y2):
         return []

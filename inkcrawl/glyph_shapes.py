@@ -20,7 +20,7 @@ import math
 from itertools import pairwise
 from typing import NamedTuple
 
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPolygon, Polygon
 from shapely.ops import unary_union
 
 # FINE_MM is re-exported: the glyphs' fine lines are part of their geometry
@@ -56,9 +56,11 @@ def ellipse(cx: float, cy: float, rx: float, ry: float, n: int = 40) -> Polygon:
 def union_outline(*geoms) -> list[Point]:
     """The outline of the union of polygons (its largest part if they fall apart), each vertex once."""
     merged = unary_union(list(geoms))
-    if merged.geom_type != "Polygon":
+    if isinstance(merged, MultiPolygon):
         merged = max(merged.geoms, key=lambda g: g.area)
-    return [tuple(p) for p in merged.exterior.coords[:-1]]
+    if not isinstance(merged, Polygon):
+        raise TypeError(f"the union of the shapes is a {merged.geom_type}, not a polygon")
+    return [(x, y) for x, y in merged.exterior.coords[:-1]]
 
 
 def leaf(base: Point, tip: Point, width: float, n: int = 8) -> list[Point]:

@@ -29,7 +29,9 @@ Pure and Qt-free.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Literal
 
 import shapely
 from shapely.affinity import affine_transform
@@ -147,7 +149,8 @@ class _Ink:
         polygon = Polygon(points_mm)
         self.parts.append(polygon if polygon.is_valid else shapely.make_valid(polygon))
 
-    def stroke(self, points_mm, width_mm: float, closed: bool = False, cap: str = "round") -> None:
+    def stroke(self, points_mm, width_mm: float, closed: bool = False,
+               cap: Literal["round", "square", "flat"] = "round") -> None:
         """A polyline (sheet mm, centred) stroked ``width_mm`` wide with round joins."""
         points = list(points_mm)
         if closed:
@@ -207,7 +210,7 @@ class _Ink:
             return polygons[0]
         # a part lying in another's (now filled) hole merges into it
         merged = shapely.union_all(polygons)
-        return merged if merged.geom_type in ("Polygon", "MultiPolygon") else MultiPolygon(polygons)
+        return merged if isinstance(merged, (Polygon, MultiPolygon)) else MultiPolygon(polygons)
 
 
 def _monster(ink: _Ink, **_) -> None:
@@ -352,7 +355,7 @@ def _timer(ink: _Ink, rotation_deg: float, **_) -> None:
     ink.line(gs.TIMER_HAND, gs.TIMER_HAND_LINE)
 
 
-_BUILDERS = {
+_BUILDERS: dict[str, Callable[..., None]] = {
     "monster": _monster, "boss": _boss, "spell": _spell, "treasure": _treasure, "artifact_stone": _artifact_stone,
     "plant": _plant, "prisoner": _prisoner, "orb": _orb, "key": _key, "skeleton_key": _skeleton_key,
     "portal_entry": _portal_entry, "portal_exit": _portal_exit, "escape_portal": _escape_portal, "exit": _exit,

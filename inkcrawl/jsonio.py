@@ -134,7 +134,8 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
         return None, [_number_problem(text, literal, f"an integer has more than {MAX_INT_DIGITS} digits ({exc})"[:200],
                                       file)]
     if isinstance(value, (dict, list)):
-        defect = _scan(value, check_strings=bool(_SURROGATE_ESCAPE.search(text)))
+        escape = _SURROGATE_ESCAPE.search(text)
+        defect = _scan(value, check_strings=escape is not None)
         if defect:
             code, detail = defect
             if code == "F006":
@@ -142,7 +143,8 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
             if code == "F005":
                 return None, [_number_problem(text, detail, f"the integer {detail[:20]}... has more than "
                                                             f"{MAX_INT_DIGITS} digits", file)]
-            index = _SURROGATE_ESCAPE.search(text).start()
+            # the only other defect is a lone surrogate, looked for only when ``escape`` matched
+            index = escape.start() if escape is not None else 0
             line, column = _line_column(text, index)
             return None, [problem("F002", f"invalid JSON: a string holds an unpaired UTF-16 surrogate escape "
                                           f"(line {line}, column {column})", file, line=line, column=column)]

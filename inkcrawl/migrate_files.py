@@ -85,7 +85,7 @@ def migrate_paths(paths: list[str], check: bool = False) -> int:
             continue
         for file in _files_of(path):
             document = load_document(file)
-            if document.data is None:
+            if document.data is None or document.file_type is None:  # (a type comes with the data)
                 for p in document.problems:
                     print(f"{p.file}:{p.pointer or '/'}: error {p.code} {p.message}", file=sys.stderr)
                 status = max(status, 1)

@@ -37,6 +37,10 @@ def _point(value: Any) -> Point:
     return (value[0], value[1])
 
 
+def _cell(value: Any) -> Cell:
+    return (value[0], value[1])
+
+
 def _points(values: Any) -> list[Point]:
     return [_point(v) for v in values]
 
@@ -200,7 +204,7 @@ class Passage:
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Passage:
         """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
-        return cls(_point(data["cell"]), data["side"], pointer)
+        return cls(_cell(data["cell"]), data["side"], pointer)
 
     def to_dict(self) -> dict:
         """The canonical JSON object (members in file order, defaults written)."""
@@ -219,7 +223,7 @@ class Entryway:
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Entryway:
         """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
-        return cls(data["id"], _point(data["cell"]), data["side"], pointer)
+        return cls(data["id"], _cell(data["cell"]), data["side"], pointer)
 
     def to_dict(self) -> dict:
         """The canonical JSON object (members in file order, defaults written)."""
@@ -241,7 +245,7 @@ class Feature:
     @classmethod
     def from_dict(cls, data: dict, pointer: str = "") -> Feature:
         """Build from schema-valid JSON data; ``pointer`` is where it sits in its file."""
-        return cls(data["id"], data["kind"], _point(data["cell"]), data.get("name"), data.get("letter"), pointer)
+        return cls(data["id"], data["kind"], _cell(data["cell"]), data.get("name"), data.get("letter"), pointer)
 
     def to_dict(self) -> dict:
         """The canonical JSON object (members in file order, defaults written)."""

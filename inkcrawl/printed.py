@@ -39,8 +39,8 @@ from shapely.geometry import LineString, Point as ShapelyPoint, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from inkcrawl import segments
-from inkcrawl.geometry import (Connection, LineGeometry, as_point, build_geometry, door_areas, linestring_array,
-                               polygon_defects)
+from inkcrawl.geoarrays import as_point, linestring_array
+from inkcrawl.geometry import Connection, LineGeometry, build_geometry, door_areas, polygon_defects
 from inkcrawl.ink import NO_GLYPH_KINDS, glyph_silhouette
 from inkcrawl.model import Element, LineDungeon, Sheet
 from inkcrawl.rulesets import Ruleset
@@ -116,7 +116,8 @@ class Opening:
 class NearJoint:
     """A wall end (``wall`` id, ``end`` 0 or -1) that nearly meets another wall line
     (``other``: a wall id, or ``None`` with ``area`` for an area's outline), ``distance_mm``
-    apart (centre lines), closer than the required width but not joined."""
+    apart (centre lines), ``ink_gap_mm`` of paper between their ink (0 or less: the ink
+    touches), less than the required width, but not joined."""
 
     wall: str
     end: int
@@ -124,6 +125,7 @@ class NearJoint:
     area: str | None
     distance_mm: float
     at: Point
+    ink_gap_mm: float = 0.0   # the paper between the two walls' ink (0 or less: their ink touches)
 
 
 @dataclass
@@ -162,6 +164,8 @@ class PrintedSheet:
         ``size_mm``. Touch and cover are judged on it (RULES.md 2, Gaps and defaults)."""
         spec = self.kinds.get(element.kind)
         glyph = spec.glyph if spec is not None else element.kind
+        if spec is not None and spec.footprint == "disc" and not spec.on_wall and glyph in NO_GLYPH_KINDS:
+            glyph = "generic"   # a disc kind naming a glyph that is drawn otherwise prints the generic one
         if (spec is not None and (spec.footprint != "disc" or spec.on_wall)) or glyph in NO_GLYPH_KINDS \
                 or element.at is None or not element.size_mm or element.size_mm <= 0:
             return None
@@ -235,6 +239,13 @@ def _segments(polylines: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.n
     owner = np.concatenate([np.full(len(p) - 1, i) for i, p in enumerate(polylines)])
     index = np.concatenate([np.arange(len(p) - 1) for p in polylines])
     return a, b, owner, index
+
+
+def _touch_only(ring: np.ndarray, stretch: dict[int, list], snap: float) -> bool:
+    """Whether a shared stretch is only the neighbourhood of a point the two areas touch at:
+    no piece of it longer than twice the snap tolerance."""
+    pieces = segments.chain(ring, stretch)
+    return all(float(np.hypot(*np.diff(p, axis=0).T).sum()) <= 2 * snap + 1e-6 for p in pieces)
 
 
 def _segment_geoms(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -365,6 +376,8 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     stretches: dict[tuple[int, int], dict[int, list]] = {}
     for (i, j), by_seg in sorted(shared.items()):
         base = int(offsets[i])
+        if _touch_only(rings[i], {seg - base: segments.merge(v) for seg, v in by_seg.items()}, snap):
+            continue  # the areas only touch at a corner (within the snap tolerance): no stretch to share
         passable, free = {}, {}
         for seg, intervals in by_seg.items():
             stretch = segments.merge(intervals)
@@ -402,21 +415,29 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
 
 
 def _blocked_doors(geometry: LineGeometry, doors: list[tuple[Element, int, int]]) -> dict[str, str]:
-    """Doors an explicit wall is drawn across: the wall's ink meets the door's segment away
-    from its ends (more than the wall's half width from each end). Door id -> wall id."""
+    """Doors an explicit wall is drawn across: its centre line crosses the door's segment from
+    one side to the other, or runs along it (a wall only touching the door from one side
+    leaves it open). Door id -> wall id."""
     if not doors or not geometry.walls:
         return {}
     tree = shapely.STRtree(geometry.walls)
     out = {}
-    reach = INNER_WALL_MM / 2
     for door, _, _ in doors:
+        if door.segment is None:
+            continue  # (placed doors have one)
         segment = LineString(door.segment)
-        if segment.length <= 2 * reach:
-            continue
-        inner = shapely.ops.substring(segment, reach, segment.length - reach)
-        hits = tree.query(inner, predicate="dwithin", distance=reach - 1e-6).tolist()
-        if hits:
-            out[door.id] = geometry.wall_ids[min(hits)]
+        for k in sorted(tree.query(segment, predicate="intersects").tolist()):
+            wall = geometry.walls[k]
+            meeting = wall.intersection(segment)
+            if meeting.length > JOINED_MM:
+                out[door.id] = geometry.wall_ids[k]   # along the door
+                break
+            (ax, ay), (bx, by) = door.segment
+            sides = [(bx - ax) * (y - ay) - (by - ay) * (x - ax) for x, y in shapely.get_coordinates(wall)]
+            reach = max(abs(v) for v in sides) or 1.0
+            if any(v > 1e-9 * reach for v in sides) and any(v < -1e-9 * reach for v in sides):
+                out[door.id] = geometry.wall_ids[k]   # across it
+                break
     return out
 
 
@@ -509,7 +530,8 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
     for own, line in enumerate(explicit):
         for end in (0, -1):
             point = ShapelyPoint(line.points[end])
-            on_ring = ring_tree is not None and len(ring_tree.query(point, predicate="dwithin", distance=JOINED_MM))
+            if ring_tree is not None and len(ring_tree.query(point, predicate="dwithin", distance=JOINED_MM)):
+                continue  # on an area's outline: joined to it, or closing part of an opening (measured there)
             reach = required_mm + line.width_mm / 2 + OUTLINE_WALL_MM / 2 + snap
             best = None
             joined = False
@@ -518,7 +540,7 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
                     continue
                 geom, other_id, _, width = targets[k]
                 distance = float(geom.distance(point))
-                if distance <= JOINED_MM or (other_id is None and on_ring and distance <= snap + JOINED_MM):
+                if distance <= JOINED_MM:
                     joined = True
                     break
                 nearest = geom.interpolate(geom.project(point))
@@ -537,7 +559,8 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
             if pair in reported:
                 continue
             reported.add(pair)
-            found.append(NearJoint(line.id, end, other_id, area_id, round(distance, 3), line.points[end]))
+            found.append(NearJoint(line.id, end, other_id, area_id, round(distance, 3), line.points[end],
+                                   round(distance - line.width_mm / 2 - targets[k][3] / 2, 3)))
     return found, bridges
 
 

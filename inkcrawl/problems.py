@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 
 class Severity(str, Enum):
@@ -142,7 +143,7 @@ class Problem:
 
     def as_dict(self) -> dict:
         """The problem as the JSON object documented in docs/formats.md (``--format json``)."""
-        data = {
+        data: dict[str, Any] = {
             "file": self.file,
             "pointer": self.pointer,
             "severity": self.severity.value,

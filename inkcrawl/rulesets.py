@@ -102,6 +102,8 @@ def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
         if isinstance(count, dict) and count.get("min", 0) > count.get("max", 0):
             problems.append(problem("C006", f"element kind '{kind}': count min {count['min']} is above max "
                                             f"{count['max']}", file, f"/elements/{kind}/count"))
+    if data.get("family") == "line":
+        problems += _line_kind_problems(data, file)
     players = data.get("players", {})
     if players.get("min", 1) > players.get("max", 1):
         problems.append(problem("C006", "players: min is above max", file, "/players"))
@@ -113,6 +115,28 @@ def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
                 problems.append(problem("C006", f"deck card '{card}' is not a segment shape of this ruleset "
                                                 f"({', '.join(sorted(shapes))}) nor trap or draw_two",
                                         file, f"/deck/{card}"))
+    return problems
+
+
+#: The kinds the dungeon schema gives a segment (doors) or text (labels) instead of a disc.
+_SHAPED_KINDS = {"segment": "door", "text": "label"}
+
+
+def _line_kind_problems(data: dict, file: str) -> list[Problem]:
+    """A line kind may only take the footprint and placement the dungeon schema gives it: a
+    segment between areas is a door's, text anywhere a label's; every other kind is a disc."""
+    problems = []
+    for kind, definition in data.get("elements", {}).items():
+        footprint = definition.get("footprint")
+        owner = _SHAPED_KINDS.get(footprint or "")
+        if owner is not None and owner != kind:
+            problems.append(problem("C006", f"element kind '{kind}': footprint '{footprint}' is the {owner}'s; a "
+                                            f"dungeon gives every other kind a disc (at, size_mm)", file,
+                                    f"/elements/{kind}/footprint"))
+        if definition.get("placement") == "between_areas" and kind != "door":
+            problems.append(problem("C006", f"element kind '{kind}': only doors are placed between areas (a door's "
+                                            f"segment); place it inside_area, on the outer_boundary or anywhere",
+                                    file, f"/elements/{kind}/placement"))
     return problems
 
 

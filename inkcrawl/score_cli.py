@@ -59,9 +59,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from inkcrawl.play import format_problems, load_play
 
     play, problems = load_play(args.play)
-    if problems:
+    if problems or play is None:  # (no play comes without problems)
         sys.stderr.write(format_problems(problems))
-        return EXIT_USAGE if problems[0].code == "F001" else EXIT_PROBLEMS
+        return EXIT_USAGE if problems and problems[0].code == "F001" else EXIT_PROBLEMS
     entries, status = load_games([args.dungeon])
     if status is not None:
         return status

@@ -97,7 +97,7 @@ def game_seeds(seed: int, games: int) -> list[int]:
 
 
 def simulate(entry: dict, games: int, players: int, policies: Sequence[str] | str, seed: int,
-             progress: Callable[[int], None] | None = None) -> dict:
+             progress: Callable[[int], object] | None = None) -> dict:
     """Play ``games`` games of the grid dungeon ``entry`` (game data) and return the statistics
     (the JSON document described in the module docstring). ``policies``: one name for every
     seat, or one per seat. ``progress(n)`` is called with the number of games just finished.
@@ -158,7 +158,8 @@ def simulate(entry: dict, games: int, players: int, policies: Sequence[str] | st
     ordered = sorted(scores)
     rooms = []
     for i in range(n):
-        room = {"label": rules.labels[i], "cell": list(rules.cells[i]), "feature": rules.feature_kind[i]}
+        room: dict[str, object] = {"label": rules.labels[i], "cell": list(rules.cells[i]),
+                                   "feature": rules.feature_kind[i]}
         if rules.feature_letter[i] is not None:
             room["letter"] = rules.feature_letter[i]
         room["entered"] = _r(entered[i] / samples)

@@ -117,8 +117,9 @@ class _MapWriter:
         px = [self.pt(p) for p in points]
         x0, y0 = px[0]
         relative = [{"x": _num(x - x0), "y": _num(y - y0)} for x, y in px]
-        return self.obj(objects, cls, name, x0, y0, properties=properties,
-                        **{"polygon" if closed else "polyline": relative})
+        if closed:
+            return self.obj(objects, cls, name, x0, y0, properties=properties, polygon=relative)
+        return self.obj(objects, cls, name, x0, y0, properties=properties, polyline=relative)
 
     def disc(self, objects, cls, name, centre, diameter_mm: float, rotation: float, properties=None) -> dict:
         """An ellipse of ``diameter_mm`` whose centre stays at ``centre`` after Tiled's rotation
@@ -221,8 +222,10 @@ def dungeon_to_map(dungeon: Dungeon, px_per_mm: float = DEFAULT_PX_PER_MM,
     writer = _MapWriter(px_per_mm, tile_mm)
     if isinstance(dungeon, GridDungeon):
         family_props = _grid_layers(writer, dungeon)
-    else:
+    elif isinstance(dungeon, LineDungeon):
         family_props = _line_layers(writer, dungeon)
+    else:
+        raise TiledExportError(f"a {dungeon.family} dungeon has no Tiled map")
     sheet = dungeon.sheet
     properties = [
         _typed(MARKER, 2, "int"), _typed("family", dungeon.family), _typed("id", dungeon.id),

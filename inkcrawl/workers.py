@@ -42,7 +42,10 @@ import traceback
 import weakref
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_for
+from multiprocessing.process import BaseProcess
+from typing import Literal
 
 #: Seconds between two looks at an idle worker's health (a death between jobs is noticed
 #: then, and the worker replaced).
@@ -174,8 +177,8 @@ class _Worker:
     def __init__(self, pool: WorkerPool, number: int):
         self.pool = pool
         self.number = number
-        self.process = None
-        self.connection = None
+        self.process: BaseProcess | None = None
+        self.connection: Connection | None = None
         self.ready = threading.Event()
         self.inflight: collections.deque = collections.deque()  # [job, pickled job, taken by the worker]
         self.fruitless = 0  # deaths in a row before the worker took a job
@@ -198,15 +201,21 @@ class _Worker:
         self.ready.clear()
         self.process, self.connection = process, ours
 
+    def _started(self) -> tuple[Connection, BaseProcess]:
+        """The pipe end and the process of the worker, once :meth:`start` made them."""
+        if self.connection is None or self.process is None:
+            raise RuntimeError(f"{self.pool.name}-{self.number}: the worker process was never started")
+        return self.connection, self.process
+
     @property
     def alive(self) -> bool:
         return self.process is not None and self.process.is_alive()
 
     def stop(self, kill: bool = False) -> None:
         """End the process: asked to stop (its pipe closed), killed after :data:`STOP_GRACE` s."""
-        process, connection = self.process, self.connection
-        if process is None:
+        if self.process is None:
             return
+        connection, process = self._started()
         if not kill:
             try:
                 connection.send_bytes(pickle.dumps(None))
@@ -221,7 +230,7 @@ class _Worker:
 
     def _await_ready(self) -> bool:
         """Wait for the new process to say it is ready; ``False`` when it died or failed first."""
-        connection, process = self.connection, self.process
+        connection, process = self._started()
         wait_for([connection, process.sentinel])
         if not connection.poll():
             return False  # the process ended without a word
@@ -252,8 +261,9 @@ class _Worker:
             else:
                 if self._await_ready():
                     return True
-                self.process.join(STOP_GRACE)
-                killed = self.process.exitcode is not None and self.process.exitcode < 0
+                _, process = self._started()
+                process.join(STOP_GRACE)
+                killed = process.exitcode is not None and process.exitcode < 0
                 failures += 0 if killed and pool._start_failure is None else 1  # killed while starting: again
             if failures >= 2:
                 break
@@ -324,15 +334,16 @@ class _Worker:
         return False
 
     def _send(self, data: bytes) -> None:
+        connection, _ = self._started()
         try:
-            self.connection.send_bytes(data)
+            connection.send_bytes(data)
         except (OSError, ValueError):
             pass  # the worker is gone: waiting for its reply says so
 
     def _next_message(self) -> bool:
         """Wait for the worker's next word (it took a job, or a job's outcome) or for a new
         job in the pool's queue; ``False`` when the worker died (even halfway through a reply)."""
-        connection, process = self.connection, self.process
+        connection, process = self._started()
         ready = wait_for([connection, process.sentinel, self.pool._wakeup[0]])
         if connection not in ready and process.sentinel not in ready:
             self.pool._drain_wakeup()
@@ -376,8 +387,9 @@ class _Worker:
         if self.inflight and (self.inflight[0][2] or self.fruitless >= 2):  # a job that kills before it starts
             job = self.inflight.popleft()[0]
             name = getattr(job.function, "__name__", "a job")
+            exitcode = self.process.exitcode if self.process is not None else None
             _fail(job.future, WorkerDied(f"{pool.name}: the worker process stopped while running {name} "
-                                         f"(exit code {self.process.exitcode})"))
+                                         f"(exit code {exitcode})"))
             self.fruitless = 0
         return self._replace()
 
@@ -401,7 +413,7 @@ class WorkerPool(Executor):
     died (else the pool breaks). ``name`` names the processes and threads.
     """
 
-    def __init__(self, workers: int = 1, start: str | None = None, initializer=None, initargs: tuple = (),
+    def __init__(self, workers: int = 1, start: Literal["fork", "spawn", "forkserver"] | None = None, initializer=None, initargs: tuple = (),
                  restart: bool = True, name: str = "inkcrawl-worker"):
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
@@ -417,7 +429,7 @@ class WorkerPool(Executor):
         self._closing = False
         self._killing = False
         self._broken: BrokenProcessPool | None = None
-        self._start_failure = None
+        self._start_failure: tuple[BaseException, str] | None = None
         self._deaths = 0
         self._wakeup = os.pipe()  # a byte per job submitted wakes the threads waiting on a worker
         for fd in self._wakeup:
@@ -505,7 +517,8 @@ class WorkerPool(Executor):
 
     def pids(self) -> list[int]:
         """The process ids of the workers that run now."""
-        return [worker.process.pid for worker in self._workers if worker.alive]
+        return [worker.process.pid for worker in self._workers
+                if worker.alive and worker.process is not None and worker.process.pid is not None]
 
     @property
     def broken(self) -> bool:

@@ -59,3 +59,35 @@ def _fresh_editor_settings():
         from PySide6.QtCore import QSettings
 
         QSettings("inkcrawl", "inkcrawl-editor").clear()
+
+
+class _ModulesThatGatherStayTogether:
+    """Parallel runs (pytest-xdist, the README's ``pytest -n auto``) share the tests out one by
+    one between processes, except a module with a ``test_zz_*`` test: that test runs after the
+    module's other tests and reads what they gathered in their process (the sheet oracle's
+    statistics), so such a module runs whole in one process, in file order. (xdist's own
+    ``xdist_group`` marks are not used: pytest 9.2 ignores the node ids xdist 3.8 renames for them.)"""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config, log):
+        if config.getvalue("dist") not in ("load", "loadgroup"):
+            return None  # an explicit choice (loadfile, loadscope, each, worksteal) stands
+        from xdist.scheduler import LoadScopeScheduling
+
+        class Scheduling(LoadScopeScheduling):
+            together: set[str] | None = None
+
+            def _split_scope(self, nodeid: str) -> str:
+                if self.together is None:
+                    collection = next(iter(self.registered_collections.values()))
+                    self.together = {n.split("::", 1)[0] for n in collection
+                                     if n.split("::")[-1].startswith("test_zz_")}
+                module = nodeid.split("::", 1)[0]
+                return module if module in self.together else nodeid
+
+        return Scheduling(config, log)
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_ModulesThatGatherStayTogether(), "inkcrawl-modules-that-gather")

@@ -282,6 +282,32 @@ def test_random_edit_sequences_undo_byte_for_byte(qapp, data, which):
         assert saved.read_bytes() == (LINE_DUNGEON if which == "line" else GRID_DUNGEON).read_bytes()
 
 
+def test_a_dropped_document_goes_at_once_with_its_undo_history(qapp):
+    """The document owns its undo stack and the stack its commands: a command holding its
+    document strongly made a reference cycle that only Python's garbage collector freed, and
+    the collector took shiboken's wrappers apart in any order while the QUndoStack still held
+    the commands (a segmentation fault in QUndoStack::clear, in about one run of ten of this
+    file). A document must go as soon as its last reference does, merged steps and all."""
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        document = _fresh_document("line")
+        monster = next(e for e in document.dungeon.elements if e.kind == "monster")
+        for _ in range(3):  # merged into one step: Qt deletes the pushed commands
+            document.push(MoveObjects(document.dungeon, [monster.id], 1.0, 0.5, merge_key="drag-free"))
+        document.push(ChangeSheet(document.dungeon, "title", "Freed"))
+        document.undo_stack.undo()
+        document.undo_stack.redo()
+        assert document.undo_stack.count() == 2
+        gone = weakref.ref(document)
+        del document
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
 def test_document_save_is_atomic_and_clean(qapp, tmp_path):
     document = open_document(LINE_DUNGEON)
     assert not document.modified

@@ -61,7 +61,7 @@ def test_lists_the_dungeons_of_a_pack_with_thumbnails(qtbot, tmp_path):
     before = browser.thumbnail(document)[0]
     window.scene.select_refs([document.dungeon.elements[0].id])
     window.action("delete").trigger()
-    qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision != before, timeout=5000)
+    qtbot.waitUntil(lambda: browser.thumbnail(document)[0] == document.revision != before, timeout=60_000)
 
 
 def test_add_duplicate_remove_reorder_and_save_pack(qtbot, tmp_path):

@@ -11,7 +11,7 @@ import shutil
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -392,7 +392,7 @@ def test_opening_another_pack_never_drops_a_removed_dungeons_unsaved_edits(qtbot
     window.confirm_discard = lambda d: asked.append(d) or False  # Cancel
     assert window.open_path(other)
     assert asked == [document]
-    qtbot.wait(50)  # deleteLater would have run
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # a deleteLater runs now
     assert shiboken6.isValid(document) and document in window.documents
     assert document.modified and document.canonical_text() == edited
     assert browser.manifest_path == other / "pack.json" and not browser.removed

@@ -70,7 +70,7 @@ def activate(qtbot, window):
     behave as for a user (offscreen windows are not active by themselves); docks are hidden
     to give the canvas the room of the small offscreen screen (after the window's start-up,
     which restores the saved layout)."""
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: not window.files.startup_timer.isActive(), timeout=10_000)
     for dock in window.findChildren(QDockWidget):
         dock.hide()
     window.resize(800, 800)

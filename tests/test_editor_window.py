@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -171,23 +172,99 @@ def test_screenshot_of_a_file_that_cannot_open_says_why_and_exits(tmp_path):
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
-def test_sigterm_stops_the_editor_cleanly(tmp_path):
+def _editor_env(tmp_path) -> dict:
+    """The environment of an editor started by a test: offscreen, with settings and recovery
+    files in ``tmp_path`` (never shared with the tests or other editors)."""
     import os
-    import signal
-    import time
 
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    process = subprocess.Popen([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
+                XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
+
+
+def test_sigterm_stops_the_editor_cleanly(tmp_path):
+    import signal
+
+    from editor.app import READY_LINE
+    from tests.waiting import wait_for_line
+
+    with (tmp_path / "stderr.txt").open("w") as stderr:  # a file: a pipe nobody reads could fill up
+        process = subprocess.Popen([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)],
+                                   env=_editor_env(tmp_path), stdout=subprocess.PIPE, stderr=stderr, text=True)
     try:
-        time.sleep(3)
+        ready = wait_for_line(process.stdout, READY_LINE, "the editor's window to open")
+        assert f"(process {process.pid})" in ready
         process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=30)
+        process.wait(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 143
+            process.wait()
+        process.stdout.close()
+    err = (tmp_path / "stderr.txt").read_text()
+    assert process.returncode == 143, err
     assert "stopped by SIGTERM" in err and "Traceback" not in err
+
+
+# Starts the editor as `inkcrawl edit` does (through the command line, whose own handler turns
+# SIGTERM into an "interrupted" exit 130) and sends SIGTERM to itself at one moment of start-up.
+_SIGNAL_DURING_START_UP = """
+import os, signal, sys
+moment, path = sys.argv[1], sys.argv[2]
+import editor.app, editor.files, editor.mainwindow
+from PySide6.QtWidgets import QApplication
+
+def terminate():
+    os.kill(os.getpid(), signal.SIGTERM)
+
+def before(owner, name):
+    real = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        terminate()
+        return real(*args, **kwargs)
+    setattr(owner, name, wrapper)
+
+if moment == "loading Qt":
+    before(editor.app, "make_application")
+elif moment == "building the window":
+    before(editor.files, "install")  # one of the window's feature modules
+elif moment == "opening the file":
+    before(editor.mainwindow.MainWindow, "open_path")
+elif moment == "showing the window":
+    before(editor.mainwindow.MainWindow, "show")
+elif moment == "entering the event loop":
+    real_exec = QApplication.exec  # a static method: called on the instance, without it
+    def exec_(*_args):
+        terminate()
+        return real_exec()
+    QApplication.exec = exec_
+elif moment == "a message box at start-up":  # path cannot open: a dialog waits for a click
+    from PySide6.QtCore import QTimer
+    real_tell = editor.mainwindow.MainWindow.tell
+    def tell(self, *args):
+        QTimer.singleShot(0, terminate)  # while the dialog's own event loop runs
+        return real_tell(self, *args)
+    editor.mainwindow.MainWindow.tell = tell
+from inkcrawl.cli import main
+sys.exit(main(["edit", path]))
+"""
+
+
+@pytest.mark.parametrize("moment", ["loading Qt", "building the window", "opening the file", "showing the window",
+                                    "entering the event loop", "a message box at start-up"])
+def test_sigterm_during_start_up_stops_the_editor_cleanly(tmp_path, moment):
+    """Before the window is up, SIGTERM ended the editor through the command line's handler:
+    "inkcrawl: interrupted", exit 130. At every moment of start-up it stops the editor the
+    same way as later: exit 143 and the same message, also from a dialog waiting for a click."""
+    path = LINE_DUNGEON
+    if moment == "a message box at start-up":
+        path = tmp_path / "broken.json"
+        path.write_text('{"type": "dungeon",}')
+    result = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_START_UP, moment, str(path)], cwd=REPO,
+                            env=_editor_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 143, result.stderr
+    assert "stopped by SIGTERM" in result.stderr and "unsaved dungeons are kept as recovery files" in result.stderr
+    assert "interrupted" not in result.stderr and "Traceback" not in result.stderr
+    assert "ready" not in result.stdout
 
 
 def test_grid_snap_and_step_rotation_have_letter_shortcuts_every_layout_can_type(qtbot):

@@ -124,3 +124,39 @@ def test_a_new_kind_is_placed_in_the_editor(relic_pack, qtbot):
     click(window.view, 60, 60)
     added = window.current.dungeon.elements[before:]
     assert [(e.kind, e.size_mm, e.id.startswith("relic")) for e in added] == [("relic", 6, True)]
+
+
+def test_a_new_outer_boundary_kind_is_a_start_everywhere(relic_pack, capsys):
+    ruleset_path = relic_pack / "rulesets" / "line-relics.json"
+    ruleset = json.loads(ruleset_path.read_text())
+    ruleset["elements"]["gate"] = {"name": "Gate", "description": "Where the line begins.", "interaction": "none",
+                                   "vp": 0, "penalty": False, "placement": "outer_boundary", "size_mm": 8}
+    ruleset_path.write_text(json.dumps(ruleset))
+    dungeon_path = relic_pack / "dungeons" / "relic.json"
+    dungeon = json.loads(dungeon_path.read_text())
+    dungeon["elements"] = [e for e in dungeon["elements"] if e["kind"] != "start"]
+    dungeon["elements"].append({"id": "g1", "kind": "gate", "at": [50, 20], "size_mm": 6, "rotation_deg": 0})
+    dungeon_path.write_text(json.dumps(dungeon))
+    assert main(["validate", str(relic_pack)]) == 0, capsys.readouterr().out
+    entry = game_document(open_dungeons([str(relic_pack)]).dungeons)["dungeons"][0]
+    assert [s["id"] for s in entry["starts"]] == ["g1"] and "g1" not in [e["id"] for e in entry["elements"]]
+
+
+def test_a_kind_may_not_take_a_door_or_label_footprint():
+    from inkcrawl.rulesets import ruleset_consistency_problems
+
+    data = copy.deepcopy(LINE.data)
+    data["elements"]["gate"] = {"name": "Gate", "description": "x", "interaction": "none", "vp": 0, "penalty": False,
+                                "placement": "between_areas", "footprint": "segment"}
+    problems = ruleset_consistency_problems(data, "r.json")
+    assert sorted(p.pointer for p in problems if p.code == "C006") == ["/elements/gate/footprint",
+                                                                       "/elements/gate/placement"]
+
+
+def test_a_disc_kind_naming_a_glyph_drawn_otherwise_prints_and_plays_the_generic_one(relic_pack):
+    ruleset_path = relic_pack / "rulesets" / "line-relics.json"
+    ruleset = json.loads(ruleset_path.read_text())
+    ruleset["elements"]["relic"]["glyph"] = "start"
+    ruleset_path.write_text(json.dumps(ruleset))
+    entry = game_document(open_dungeons([str(relic_pack)]).dungeons)["dungeons"][0]
+    assert next(e for e in entry["elements"] if e["id"] == "rl1")["ink"]

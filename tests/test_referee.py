@@ -838,3 +838,31 @@ def test_any_path_from_the_start_is_scored(points, character, switches):
     assert all(s["subtotal"] == sum(line["vp"] for line in s["lines"]) for s in result["sections"])
     json.dumps(result)
     format_breakdown(result)
+
+
+# -- game data that is schema-valid but says less than a dungeon would ---------------------------------
+# (found by type checking: each crashed with a TypeError)
+
+def test_a_pass_through_element_without_a_position_or_footprint_is_never_passed_through():
+    entry = copy.deepcopy(_KEEP)
+    plant = next(e for e in entry["elements"] if e["id"] == "p1")
+    for member in ("at", "footprint", "ink"):
+        del plant[member]
+    result = score(START + [(50, 40), (58, 40), (72, 40), (72, 46)] + LEAVE_R1, entry=entry)
+    assert [line["kind"] for line in lines(result, "p1")] == ["missed"]
+
+
+def test_a_key_without_a_colour_opens_no_door():
+    entry = copy.deepcopy(_KEEP)
+    del next(e for e in entry["elements"] if e["id"] == "k1")["colour"]
+    result = score(TO_R4 + TAKE_KEY + DOOR_TO_R3, entry=entry)
+    assert "without a colour" in lines(result, "k1")[0]["text"]
+    assert "locked door d1" in result["ignored"]["reason"]
+    assert result["total"] == BASE_TO_R4 - 3
+
+
+def test_an_end_trigger_of_any_kind_is_named_when_the_play_ends_on_an_unlisted_one():
+    entry = copy.deepcopy(_KEEP)
+    entry["end_triggers"] = [{"kind": 3}, {"kind": "timer", "seconds": 600}]
+    with pytest.raises(PlayError, match=r"it lists: 3, timer"):
+        score(TO_R4, entry=entry, end={"trigger": "exit_reached", "at": {"length_mm": 10}})

@@ -13,6 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 import pytest
 
 from inkcrawl.workers import RemoteTraceback, WorkerDied, WorkerPool, can_fork
+from tests.waiting import wait_until
 
 START = "fork" if can_fork() else "spawn"
 
@@ -150,7 +151,7 @@ def test_terminate_stops_running_jobs_and_cancels_waiting_ones():
     running = pool.submit(time.sleep, 30)
     waiting = pool.submit(_square, 2)
     assert pool.ready(30)
-    time.sleep(0.2)
+    wait_until(running.running, "the worker to take the first job")  # running, not waiting: terminate stops it
     started = time.perf_counter()
     pool.terminate()
     assert time.perf_counter() - started < 10

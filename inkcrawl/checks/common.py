@@ -26,7 +26,8 @@ def common_problems(dungeon: Dungeon, ruleset: Ruleset, file: str) -> list[Probl
         else:
             seen[obj.id] = obj.pointer
     kinds = ruleset.elements
-    items = dungeon.features if isinstance(dungeon, GridDungeon) else dungeon.elements  # type: ignore[union-attr]
+    items = dungeon.features if isinstance(dungeon, GridDungeon) else \
+        dungeon.elements if isinstance(dungeon, LineDungeon) else []
     for item in items:
         if item.kind not in kinds:
             problems.append(problem("C003", f"{describe(item.kind, item.id, item.name)}: ruleset '{ruleset.id}' has "

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import shapely
 
+from inkcrawl.geoarrays import point_array
 from inkcrawl.geometry import Connection, LineGeometry, build_geometry, door_areas, polygon_defects
 from inkcrawl.model import SKELETON_LOCK, Element, LineDungeon
 from inkcrawl.printed import PrintedSheet, printed_sheet, required_gap_mm, stacked_doors
@@ -68,7 +69,7 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
     elif geometry.polygons:
         # vectorised over Starts (an import can bring thousands): distances to the outline, and
         # each Start's nearest area through one STRtree query
-        points = shapely.points([start.at for start in starts])
+        points = shapely.points([start.at for start in starts if start.at is not None])  # all placed
         gaps = shapely.distance(geometry.outline, points)
         tree = shapely.STRtree(geometry.polygons)
         nearest_area: dict[int, int] = {}
@@ -88,7 +89,9 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
 
     doors = []
     placed_doors = []
-    for door in (e for e in dungeon.elements if e.segment is not None and placements.get(e.kind) == "between_areas"):
+    for door in dungeon.elements:
+        if door.segment is None or placements.get(door.kind) != "between_areas":
+            continue
         if tuple(door.segment[0]) == tuple(door.segment[1]):
             problems.append(problem("L033", f"{_name(door)}: both ends of its segment are the same point "
                                             f"({door.segment[0][0]:g}, {door.segment[0][1]:g}); a door spans a "
@@ -126,7 +129,7 @@ def line_problems(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Pro
 
 
 def _overlapping_areas(geometry: LineGeometry, tolerance: float, file: str) -> list[Problem]:
-    problems = []
+    problems: list[Problem] = []
     polygons = geometry.polygons
     if len(polygons) < 2:
         return problems
@@ -156,7 +159,7 @@ def _place_elements(geometry: LineGeometry, elements: list[Element], snap: float
         return area_of, problems
     centres = np.array([e.at for e in elements], dtype=float)
     radii = np.array([e.radius_mm for e in elements], dtype=float)
-    points = shapely.points(centres)
+    points = point_array(centres)
     containing = geometry.areas_at(centres)
     holders = np.array([found[0] if len(found) == 1 else -1 for found in containing])
     placed = np.flatnonzero(holders >= 0)
@@ -175,8 +178,8 @@ def _place_elements(geometry: LineGeometry, elements: list[Element], snap: float
     for index, element in enumerate(elements):
         found = containing[index]
         if not found:
-            if any(shapely.intersects_xy(area, *element.at) for area in broken_areas):
-                continue
+            if element.at is None or any(shapely.intersects_xy(area, *element.at) for area in broken_areas):
+                continue  # (every element here has its centre)
             problems.append(problem("L005", f"{_name(element)} at ({element.at[0]:g}, {element.at[1]:g}) lies in no "
                                             f"area", file, element.pointer + "/at"))
             continue
@@ -244,17 +247,24 @@ def _sheet_ink(dungeon: LineDungeon, geometry: LineGeometry, printed: PrintedShe
     required = printed.required_mm
     for joint in printed.near_joints:
         wall = walls[joint.wall]
-        end = "first" if joint.end == 0 else "last"
         if joint.other is not None:
             other = f"wall '{joint.other}'"
-        else:
+        elif joint.area is not None:
             area = areas[joint.area]
             other = f"the outline of {describe(area.kind, area.id, area.name)}"
-        problems.append(problem("L029", f"wall '{wall.id}' ends {joint.distance_mm:g} mm from {other} at "
-                                        f"({joint.at[0]:g}, {joint.at[1]:g}): the gap is narrower than the "
-                                        f"{required:g} mm a line needs, so it is closed; join them (move the end onto "
-                                        f"the other wall) or leave at least {required:g} mm of paper between their ink",
-                                file, wall.pointer + f"/points/{0 if joint.end == 0 else len(wall.points) - 1}"))
+        else:  # (a near joint names a wall or an area)
+            other = "another wall"
+        if joint.ink_gap_mm <= 0:
+            text = (f"wall '{wall.id}' ends {joint.distance_mm:g} mm from {other} at ({joint.at[0]:g}, "
+                    f"{joint.at[1]:g}): their ink touches, so it prints as one wall, but the walls are not joined; "
+                    f"move the end onto the other wall")
+        else:
+            text = (f"wall '{wall.id}' ends {joint.distance_mm:g} mm from {other} at ({joint.at[0]:g}, "
+                    f"{joint.at[1]:g}), leaving {joint.ink_gap_mm:.2g} mm of paper between their ink, less than the "
+                    f"{required:g} mm a line needs: the gap is closed; join them (move the end onto the other wall) "
+                    f"or leave at least {required:g} mm of paper")
+        index = 0 if joint.end == 0 else len(wall.points) - 1
+        problems.append(problem("L029", text, file, f"{wall.pointer}/points/{index}"))
     doors = {e.id: e for e in dungeon.elements}
     for door_id, wall_id in printed.blocked.items():
         door = doors[door_id]
@@ -307,10 +317,12 @@ def _artifacts(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Proble
     if not stones:
         return []
     group = ruleset.switches.get("artifact_group_size", 3)
-    numbers = Counter(s.number for s in stones)
-    problems = []
+    numbers = Counter(s.number for s in stones if s.number is not None)
+    problems: list[Problem] = []
+    if not numbers:
+        return problems  # (the schema requires a number)
     for stone in stones:
-        if numbers[stone.number] > 1:
+        if stone.number is not None and numbers[stone.number] > 1:
             first = next(s for s in stones if s.number == stone.number)
             if first is not stone:
                 problems.append(problem("L014", f"{_name(stone)} repeats number {stone.number} of stone '{first.id}'",
@@ -359,7 +371,7 @@ def _sheet(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
                 and not any(o.colour == trigger.colour for o in dungeon.elements_of("orb"))):
             problems.append(problem("L015", f"end trigger orb_taken names {trigger.colour} orbs, and the dungeon has "
                                             f"none", file, trigger.pointer + "/colour"))
-    orb_colours = {o.colour for o in dungeon.elements_of("orb")}
+    orb_colours = {o.colour for o in dungeon.elements_of("orb") if o.colour is not None}
     tokens = sheet.orb_tokens or {}
     for colour in sorted(orb_colours - set(tokens)):
         orb = next(o for o in dungeon.elements_of("orb") if o.colour == colour)
@@ -387,7 +399,7 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
     keys_in_area: dict[str, set[str]] = defaultdict(set)
     skeletons: dict[str, list[str]] = defaultdict(list)
     for key in dungeon.elements_of("key"):
-        if key.id in area_of:
+        if key.id in area_of and key.colour is not None:
             keys_in_area[area_of[key.id]].add(key.colour)
     for key in dungeon.elements_of("skeleton_key"):
         if key.id in area_of:
@@ -396,9 +408,9 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
     reach = explore(start_areas, connections, keys_in_area, skeletons, door_locks, usable)
     problems = []
     for element in dungeon.elements:
-        area = area_of.get(element.id)
-        if area is not None and area not in reach.areas:
-            problems.append(problem("L018", f"{_name(element)} in area '{area}' cannot be reached from any Start "
+        area_id = area_of.get(element.id)
+        if area_id is not None and area_id not in reach.areas:
+            problems.append(problem("L018", f"{_name(element)} in area '{area_id}' cannot be reached from any Start "
                                             f"(walls, locked doors and one-way portals block every way)",
                                     file, element.pointer))
     placed_doors = {c.door_id for c in connections if c.kind == "door"}
@@ -411,8 +423,8 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
         # unknown colours (C004) and repeated colours (L026) are reported already
         already_reported = any(lock not in known_locks for lock in locks) or lock_needs(locks) is None
         if door.id in placed_doors and door.id not in reach.doors_opened and not already_reported:
-            locks = ", ".join(door.locks or [])
-            problems.append(problem("L019", f"{_name(door)} (locks: {locks}) can never be opened: no route from a Start "
+            listed = ", ".join(locks)
+            problems.append(problem("L019", f"{_name(door)} (locks: {listed}) can never be opened: no route from a Start "
                                             f"collects its keys before reaching it", file, door.pointer + "/locks"))
     for area in geometry.areas:
         if area.id not in reach.areas:
@@ -424,14 +436,18 @@ def _reachability(dungeon: LineDungeon, ruleset: Ruleset, geometry: LineGeometry
 def label_bounds(label: Element) -> tuple[float, float, float, float]:
     """Bounding box ``(x0, y0, x1, y1)`` in mm of a label's text: ``at`` is the middle of the
     baseline, ``text_height_mm`` the cap height, widths from the shipped font's metrics
-    (:mod:`inkcrawl.textmetrics`), turned by ``rotation_deg`` about ``at``."""
-    em = label.text_height_mm / CAP_HEIGHT_EM
-    half_width = text_width_mm(label.text, em) / 2
+    (:mod:`inkcrawl.textmetrics`), turned by ``rotation_deg`` about ``at``. A label without
+    text or height has an empty box at ``at``; one without ``at`` raises ``ValueError``."""
+    if label.at is None:
+        raise ValueError(f"{_name(label)} has no position")
+    height = label.text_height_mm or 0.0
+    em = height / CAP_HEIGHT_EM
+    half_width = text_width_mm(label.text or "", em) / 2
     angle = math.radians(label.rotation_deg or 0)
     cos, sin = math.cos(angle), math.sin(angle)
     x, y = label.at
     corners = [(x + dx * cos - dy * sin, y + dx * sin + dy * cos)
-               for dx in (-half_width, half_width) for dy in (-label.text_height_mm, DESCENT_EM * em)]
+               for dx in (-half_width, half_width) for dy in (-height, DESCENT_EM * em)]
     xs, ys = [c[0] for c in corners], [c[1] for c in corners]
     return min(xs), min(ys), max(xs), max(ys)
 
@@ -458,14 +474,16 @@ def _printability(dungeon: LineDungeon, geometry: LineGeometry, limits: dict, fi
     for element in dungeon.elements:
         if element.kind == "label":
             height = element.text_height_mm
-            if height < limits["min_text_mm"]:
+            if height is not None and height < limits["min_text_mm"]:
                 problems.append(problem("L021", f"{_name(element)}: text {height:g} mm high is below the printable "
                                                 f"minimum of {limits['min_text_mm']:g} mm", file,
                                         element.pointer + "/text_height_mm"))
-            if outside(*label_bounds(element)):
-                problems.append(problem("L022", f"{_name(element)} (\"{element.text[:30]}\") runs outside the printable "
+            if element.at is not None and outside(*label_bounds(element)):
+                problems.append(problem("L022", f"{_name(element)} (\"{(element.text or '')[:30]}\") runs outside the printable "
                                                 f"area", file, element.pointer + "/at"))
         elif element.kind == "door":
+            if element.segment is None:
+                continue
             (ax, ay), (bx, by) = element.segment
             if outside(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)):
                 problems.append(problem("L022", f"{_name(element)} lies outside the printable area", file,

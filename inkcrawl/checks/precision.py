@@ -56,7 +56,7 @@ def precision_problems(dungeon: LineDungeon, file: str) -> list[Problem]:
     for wall in dungeon.walls:
         if not _changed_by_saving(wall.points):
             continue
-        points = [tuple(p) for p in wall.points]
+        points = [(p[0], p[1]) for p in wall.points]
         saved = [saved_point(p) for p in points]
         for index in range(len(points) - 1):
             a, b = points[index], points[index + 1]
@@ -68,7 +68,7 @@ def precision_problems(dungeon: LineDungeon, file: str) -> list[Problem]:
     for door in dungeon.elements:
         if door.segment is None:
             continue
-        a, b = (tuple(p) for p in door.segment)
+        a, b = ((p[0], p[1]) for p in door.segment)
         if a != b and saved_point(a) == saved_point(b):
             problems.append(problem(
                 "L028", f"{describe(door.kind, door.id, door.name)}: segment ends 0 and 1 are {_mm(math.dist(a, b))} mm "

@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
+from shapely import STRtree
 from shapely.geometry import LineString, MultiLineString
+from shapely.geometry.base import BaseGeometry
+
+from inkcrawl.geoarrays import point_array
 
 _KEY_DIGITS = 6
 
@@ -31,7 +35,7 @@ def _key(point) -> tuple[float, float]:
 
 
 #: Closures and bridges print nothing; as a barrier they are this wide (mm).
-UNPRINTED_WIDTH_MM = 0.01
+UNPRINTED_WIDTH_MM = 0.05
 
 
 @dataclass
@@ -47,9 +51,9 @@ class WallNetwork:
 
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
-    barrier: object = None
+    barrier: BaseGeometry = field(default_factory=shapely.Polygon)  # empty: no walls
     nodes: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)
-    node_tree: object = None
+    node_tree: STRtree | None = None
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
 
@@ -106,7 +110,7 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         last = len(part) - 1
         for m in range(0 if closed else 1, last):
             nodes.append((part[m], [part[m - 1] if m > 0 else part[last - 1], part[m + 1]]))
-    node_tree = shapely.STRtree(shapely.points(np.array([n[0] for n in nodes]))) if nodes else None
+    node_tree = shapely.STRtree(point_array(np.array([n[0] for n in nodes]))) if nodes else None
     return WallNetwork(parts, junctions, barrier, nodes, node_tree, free_ends)
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from inkcrawl.kinds import DEFAULT_SIZE_MM
-from inkcrawl.model import dungeon_from_dict
+from inkcrawl.model import LineDungeon, dungeon_from_dict
 from inkcrawl.printed import sheet_of
 from inkcrawl.rulesets import bundled_rulesets
 from inkcrawl.importers import (MAX_AREAS, MAX_ELEMENTS, MAX_OUTLINE_POINTS, MAX_STARTS, MAX_WALLS, ImportFailed,
@@ -85,7 +85,7 @@ class LineDungeonBuilder:
         """Add an explicit wall polyline; returns its id (of the first piece: a polyline longer
         than :data:`MAX_OUTLINE_POINTS` points becomes several walls joined end to end). Raises
         :class:`ImportFailed` past :data:`MAX_WALLS` walls."""
-        points = [tuple(p) for p in points]
+        points = [(p[0], p[1]) for p in points]
         step = MAX_OUTLINE_POINTS - 1
         pieces = [points[i:i + step + 1] for i in range(0, max(len(points) - 1, 1), step)]
         if len(self.walls) + len(pieces) > MAX_WALLS:
@@ -139,8 +139,10 @@ class LineDungeonBuilder:
     def add_label(self, text: str, at: tuple[float, float], wanted_id: str | None = None,
                   text_height_mm: float = 3.0) -> str:
         """Add a free text label whose baseline middle is at ``at`` (source units)."""
-        return self.add_element("label", at, wanted_id, text=text[:500] or "?", text_height_mm=text_height_mm,
-                                rotation_deg=0)
+        label_id = self.add_element("label", at, wanted_id, text=text[:500] or "?", text_height_mm=text_height_mm,
+                                    rotation_deg=0)
+        assert label_id is not None  # (only a Start is ever left out)
+        return label_id
 
     def note(self, source: str, message: str) -> None:
         """Record something that could not be mapped or had to be repaired."""
@@ -229,7 +231,10 @@ class LineDungeonBuilder:
         if ruleset is None or ruleset.family != "line" or len(dungeon["areas"]) < 2:
             return dungeon
         try:
-            sheet = sheet_of(dungeon_from_dict(dungeon), ruleset)
+            built = dungeon_from_dict(dungeon)
+            if not isinstance(built, LineDungeon):
+                return dungeon
+            sheet = sheet_of(built, ruleset)
         except (KeyError, TypeError, ValueError):
             return dungeon   # validation reports what is wrong with it
         for opening in sheet.openings:

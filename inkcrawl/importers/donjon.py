@@ -63,7 +63,9 @@ from pathlib import Path
 
 import numpy as np
 import shapely
+from shapely.geometry import Polygon
 
+from inkcrawl.geoarrays import point_array
 from inkcrawl.importers import MAX_STARTS, ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder, default_size_mm, safe_id
 from inkcrawl.jsonio import MAX_FILE_BYTES, read_json_file
@@ -180,7 +182,7 @@ class _Conversion:
         self.builder = LineDungeonBuilder(dungeon_id=safe_id(path.stem, "donjon"), title=title or path.stem,
                                           ruleset=options.ruleset or "line-classic")
         self.note = self.builder.note
-        self.cell_notes: dict[str, int] = {}
+        self.cell_notes: dict[str, tuple[int, str]] = {}  # sort -> (count, unit)
 
     def cell_note(self, sort: str, source: str, message: str, unit: str = "cells") -> None:
         """A note about one cell (or one of some other ``unit``), at most :data:`MAX_CELL_NOTES`
@@ -345,7 +347,7 @@ class _Conversion:
         self.area_cells: dict[str, list] = {}
         self.area_kind: dict[str, str] = {}
         self.room_areas: dict[int, list[str]] = {}
-        self.polygons: dict[str, object] = {}
+        self.polygons: dict[str, Polygon] = {}
         for room_id in sorted(self.room_cells):
             components = _components(self.room_cells[room_id])
             if len(components) > 1:
@@ -371,7 +373,7 @@ class _Conversion:
         runs = _row_runs(cells)  # whole runs of a row, far fewer boxes than cells
         polygon = shapely.union_all(shapely.box(runs[:, 1], runs[:, 0], runs[:, 2], runs[:, 0] + 1))
         polygon = shapely.simplify(polygon, 0)
-        if polygon.geom_type != "Polygon" or len(polygon.interiors):  # cannot happen: pieces are simple
+        if not isinstance(polygon, Polygon) or len(polygon.interiors):  # cannot happen: pieces are simple
             raise ImportFailed(f"internal error: the cells of {wanted} do not form a simple polygon")
         points = [(float(x), float(y)) for x, y in polygon.exterior.coords[:-1]]
         area_id = self.builder.add_area(kind, points, None, wanted)
@@ -451,7 +453,7 @@ class _Conversion:
     def stairs(self) -> dict[str, list]:
         """Stair cells by direction (``up``/``down``): the cell bits, plus ``stairs`` entries
         whose cell lacks the bit."""
-        found = {"up": [], "down": []}
+        found: dict[str, list[tuple[int, int]]] = {"up": [], "down": []}
         for (r, c) in sorted(self.area_of):
             value = self.grid.values[r][c]
             if self.flag(value, "stair_up"):
@@ -491,7 +493,8 @@ class _Conversion:
         self.start_areas: list[str] = []
         size = max(MIN_ELEMENT_MM, min(default_size_mm("start"), 1.2 * self.scale))
         self.stair_cells = self.stairs()
-        starts = []
+        # (cell, what it comes from, why it is placed there, the side to use)
+        starts: list[tuple[tuple[int, int], str, str | None, str | None]] = []
         for cell in self.stair_cells["up"]:
             starts.append((cell, f"{self.grid.name(*cell)} stairs up", None, None))
         starts += self.egress_starts()
@@ -796,7 +799,7 @@ class _Conversion:
         spots = spots[inside]
         if not len(spots):
             return None
-        clearance = shapely.distance(polygon.exterior, shapely.points(spots))
+        clearance = shapely.distance(polygon.exterior, point_array(spots))
         others = self._obstacle_array
         if len(others):  # only those near the area matter
             x0, y0, x1, y1 = polygon.bounds
@@ -900,7 +903,7 @@ def _edge(r: int, c: int, side: str) -> tuple[tuple[float, float], tuple[float, 
 
 def _row_runs(cells) -> np.ndarray:
     """The runs of consecutive cells in each row, as rows ``(row, first column, last column + 1)``."""
-    runs = []
+    runs: list[list[int]] = []
     for r, c in sorted(cells):
         if runs and runs[-1][0] == r and runs[-1][2] == c:
             runs[-1][2] = c + 1

@@ -327,7 +327,8 @@ def read_properties(holder: dict, skipped: list[str] | None = None) -> dict[str,
     elif raw is not None and not isinstance(raw, dict):
         skipped.append(f"'properties' ({json_kind(raw)}, not a list or an object)")
     elif isinstance(raw, dict):
-        types = holder.get("propertytypes") if isinstance(holder.get("propertytypes"), dict) else {}
+        declared = holder.get("propertytypes")
+        types = declared if isinstance(declared, dict) else {}
         for name, value in raw.items():
             if value is None:
                 skipped.append(f"property {str(name)[:60]!r} (no value)")
@@ -360,8 +361,9 @@ def version_number(value: Any) -> float:
     and as a string since (``"1.10"`` is 1.10, compared part by part)."""
     text = str(value).strip() if value is not None else ""
     major, _, minor = text.partition(".")
+    digits = re.match(r"\d*", minor)  # (always matches, maybe nothing)
     try:
-        return int(major) + int(re.match(r"\d*", minor).group(0) or 0) / 1000
+        return int(major) + int((digits.group(0) if digits else "") or 0) / 1000
     except ValueError:
         return 0.0
 
@@ -633,7 +635,8 @@ class _Reader:
         if not cls and raw.get("gid") is not None:
             cls = self.tile_class(raw.get("gid"))
         skipped: list[str] = []
-        obj = MapObject(id=raw.get("id") if isinstance(raw.get("id"), int) and not isinstance(raw.get("id"), bool)
+        raw_id = raw.get("id")
+        obj = MapObject(id=raw_id if isinstance(raw_id, int) and not isinstance(raw_id, bool)
                         else -1, name=str(raw.get("name") or ""), cls=cls, layer=layer, shape="rect", x=x, y=y,
                         width=width, height=height, rotation=rotation, properties=read_properties(raw, skipped))
         obj.name = self.clean_text(obj.name, 200, obj, "name")
@@ -781,7 +784,7 @@ def _tile_classes(tileset: dict) -> dict[int, str]:
         tile_id = tile.get("id", key)
         cls = tile.get("class") or tile.get("type")
         try:
-            if cls:
+            if cls and tile_id is not None:
                 out[int(tile_id)] = str(cls)
         except (TypeError, ValueError):
             continue
@@ -1160,8 +1163,8 @@ def _build_grid(reader: _Reader) -> dict:
 
         def cell_units(point):
             return point[0] / reader.tile_w, point[1] / reader.tile_h
-    labels = tuple(label if label in ("letters", "numbers") else default
-                   for label, default in zip(labels, ("letters", "numbers")))
+    column_labels, row_labels = (label if label in ("letters", "numbers") else default
+                                 for label, default in zip(labels, ("letters", "numbers")))
     ids: set[str] = set()
 
     def unique(wanted: str) -> str:
@@ -1255,7 +1258,8 @@ def _build_grid(reader: _Reader) -> dict:
         if ignored:
             reader.note(source, "properties " + ", ".join(repr(n[:40]) for n in ignored[:20])
                         + f" have no meaning for a {kind}; ignored")
-    title = props.get("title") if isinstance(props.get("title"), str) and props.get("title") else reader.path.stem
+    given_title = props.get("title")
+    title = given_title if isinstance(given_title, str) and given_title else reader.path.stem
     if props.get("title") == title:
         used.add("title")
     data = {
@@ -1264,7 +1268,7 @@ def _build_grid(reader: _Reader) -> dict:
         "sheet": {"title": title[:120], "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
                   "reminders": []},
         "grid": {"columns": columns, "rows": rows, "cell_mm": cell_mm, "origin_mm": list(origin),
-                 "column_labels": labels[0], "row_labels": labels[1]},
+                 "column_labels": column_labels, "row_labels": row_labels},
         "passages": passages, "entryways": entryways, "features": features,
     }
     if reader.exact:

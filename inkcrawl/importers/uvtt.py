@@ -46,7 +46,9 @@ from pathlib import Path
 import numpy as np
 import shapely
 from shapely.geometry import LineString, MultiLineString, Point, Polygon, box
+from shapely.geometry.base import BaseGeometry
 
+from inkcrawl.geoarrays import as_point, point_array
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
 from inkcrawl.shapes import OUTLINE_WALL_MM
@@ -323,7 +325,7 @@ def simplify_points(points: list[tuple[float, float]]) -> tuple[list[tuple[float
     if len(kept) < 3:
         return kept, duplicates, 0
     simplified = shapely.simplify(LineString(kept), COLLINEAR_CELLS, preserve_topology=False)
-    result = [tuple(map(float, c)) for c in shapely.get_coordinates(simplified)]
+    result = [as_point(c) for c in shapely.get_coordinates(simplified)]
     if len(result) < 2 or (kept[0] == kept[-1] and len(result) < 4):
         result = kept  # too small a ring or line to simplify
     return result, duplicates, len(kept) - len(result)
@@ -381,9 +383,9 @@ def _snap_ends(lines: list[_Line], builder: LineDungeonBuilder) -> list[_Line]:
             vertices = shapely.get_coordinates(target)
             near = np.hypot(*(vertices - line.points[end]).T)
             if near.min() <= SNAP_CELLS:
-                new = tuple(map(float, vertices[int(near.argmin())]))
+                new = as_point(vertices[int(near.argmin())])
             else:
-                new = tuple(map(float, shapely.get_coordinates(target.interpolate(target.project(point)))[0]))
+                new = as_point(shapely.get_coordinates(target.interpolate(target.project(point)))[0])
             points = list(line.points)
             points[end] = new
             line.points = points
@@ -423,10 +425,10 @@ def _snap_portals(portals: list[_Portal], lines: list[_Line], builder: LineDunge
                 continue
             distances = np.hypot(*(ends - point).T)
             if distances.min() <= PORTAL_SNAP_CELLS:
-                target = tuple(map(float, ends[int(distances.argmin())]))
+                target = as_point(ends[int(distances.argmin())])
             elif min(gaps) <= SNAP_CELLS:
                 wall = geoms[near.tolist()[int(np.argmin(gaps))]]
-                target = tuple(map(float, shapely.get_coordinates(wall.interpolate(wall.project(Point(point))))[0]))
+                target = as_point(shapely.get_coordinates(wall.interpolate(wall.project(Point(point))))[0])
             else:
                 continue
             if target != (portal.b if end == "a" else portal.a):
@@ -451,7 +453,7 @@ class _Faces:
     faces: list
     face_segments: list
     sides: dict
-    walls: object  # the noded walls alone
+    walls: BaseGeometry  # the noded walls alone
 
 
 def _faces(lines: list[_Line], portals: list[_Portal], size: tuple[float, float] | None) -> _Faces:
@@ -470,10 +472,10 @@ def _faces(lines: list[_Line], portals: list[_Portal], size: tuple[float, float]
     walls = shapely.union_all(wall_geoms, grid_size=GRID_CELLS) if wall_geoms else MultiLineString()
     noded = shapely.union_all([*wall_geoms, *portal_geoms, frame], grid_size=GRID_CELLS)
     segments = _segments(noded)
-    mids = shapely.points(np.array([((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in segments]).reshape(-1, 2))
+    mids = point_array(np.array([((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in segments]).reshape(-1, 2))
     is_wall = _near(shapely.STRtree(list(shapely.get_parts(walls))) if not walls.is_empty else None, mids)
     is_portal = _near(shapely.STRtree(portal_geoms) if portal_geoms else None, mids)
-    is_frame = shapely.dwithin(frame, mids, _TOLERANCE)
+    is_frame = np.asarray(shapely.dwithin(frame, mids, _TOLERANCE))
     index_of = {seg: i for i, seg in enumerate(segments)}
     faces = [f for f in shapely.get_parts(shapely.polygonize(shapely.get_parts(noded))) if f.area > 0]
     face_segments = [[index_of.get(_key(a, b)) for ring in _rings(face) for a, b in zip(ring[:-1], ring[1:])]
@@ -533,7 +535,7 @@ def _rooms(graph: _Faces, kinds: list[str], where, builder: LineDungeonBuilder) 
     (``None``: no room). Holes are filled (obstacles, solid faces) or cut open (other rooms)."""
     faces = graph.faces
     owner = [f if kinds[f] == "room" else None for f in range(len(faces))]
-    point_tree = shapely.STRtree([face.representative_point() for face in faces]) if faces else None
+    point_tree = shapely.STRtree([face.representative_point() for face in faces])
     areas = []
     for f, face in enumerate(faces):
         if kinds[f] != "room":
@@ -622,6 +624,7 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
     entrances, cuts = [], []
     for portal in portals:
         left, right = _sides(portal, area_tree)
+        room = left if left is not None else right  # a room on one side at least (None: neither)
         length = math.dist(portal.a, portal.b)
         if left is not None and right is not None and left != right:
             if portal.closed:
@@ -632,14 +635,14 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
                 builder.note(portal.source, f"gap of {length * scale:.1f} mm at the printed scale widened to "
                                             f"{needed * scale:.1f} mm, wide enough to pass under the ruleset")
                 cuts.append(_widened(portal, needed))
-        elif left is None and right is None:
+        elif room is None:
             builder.note(portal.source, "lies outside every room: left out")
         elif left == right:
-            builder.note(portal.source, f"lies inside {names[left]}, not between two rooms: left out (the way is open)")
+            builder.note(portal.source, f"lies inside {names[room]}, not between two rooms: left out (the way is open)")
         else:
             middle = Point((portal.a[0] + portal.b[0]) / 2, (portal.a[1] + portal.b[1]) / 2)
             if outer.contains(middle):
-                entrances.append((portal, middle, names[left if left is not None else right]))
+                entrances.append((portal, middle, names[room]))
             else:
                 builder.note(portal.source, "leads out of the rooms into a closed space (a courtyard, rock): the "
                                             "room's outline is a wall there")
@@ -649,14 +652,14 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
         for piece in shapely.get_parts(shapely.line_merge(explicit_walls)):
             if piece.length * scale >= 0.05:
                 simplified = shapely.simplify(piece, GRID_CELLS / 4, preserve_topology=False)
-                builder.add_wall([tuple(map(float, c)) for c in shapely.get_coordinates(simplified)])
+                builder.add_wall([as_point(c) for c in shapely.get_coordinates(simplified)])
     _place_start(entrances, areas, outer, names, origin, builder)
 
 
 def _segments(noded) -> list[tuple[tuple[float, float], tuple[float, float]]]:
-    seen = {}
+    seen: dict[tuple[tuple[float, float], tuple[float, float]], None] = {}
     for part in shapely.get_parts(noded):
-        coords = [tuple(map(float, c)) for c in shapely.get_coordinates(part)]
+        coords = [as_point(c) for c in shapely.get_coordinates(part)]
         for a, b in zip(coords[:-1], coords[1:]):
             if a != b:
                 seen.setdefault(_key(a, b), None)
@@ -715,7 +718,7 @@ def _add_areas(areas, builder: LineDungeonBuilder) -> list[str]:
         width = _width(polygon)
         corridor = width <= CORRIDOR_MAX_WIDTH and polygon.area / max(width, 1e-9) >= CORRIDOR_MIN_ASPECT * width
         kind = "corridor" if corridor else "room"
-        area_id = builder.add_area(kind, [tuple(map(float, c)) for c in polygon.exterior.coords[:-1]])
+        area_id = builder.add_area(kind, [as_point(c) for c in polygon.exterior.coords[:-1]])
         names.append(f"{kind} {area_id}")
     return names
 
@@ -750,9 +753,11 @@ def _tidy(dungeon: dict, builder: LineDungeonBuilder) -> None:
     # the Start checked against the outline as the rule checks compute it (in mm, after rounding):
     # a pinch between rooms can be outside in cells and a hole in mm
     from inkcrawl.geometry import build_geometry
-    from inkcrawl.model import dungeon_from_dict
+    from inkcrawl.model import LineDungeon, dungeon_from_dict
 
-    outline = build_geometry(dungeon_from_dict(dungeon)).outline
+    built = dungeon_from_dict(dungeon)
+    assert isinstance(built, LineDungeon)  # the builder makes line dungeons
+    outline = build_geometry(built).outline
     for element in dungeon["elements"]:
         if element["kind"] == "start" and not outline.is_empty:
             start = Point(element["at"])
@@ -822,7 +827,7 @@ def _place_start(entrances, areas, band, names, origin, builder: LineDungeonBuil
         return
     order = sorted(range(len(areas)), key=lambda i: -areas[i][1].area)
     for index in order:
-        ring = [tuple(map(float, c)) for c in areas[index][1].exterior.coords]
+        ring = [as_point(c) for c in areas[index][1].exterior.coords]
         # the longest straight stretch of this room's outline that is on the dungeon's outline
         edges = [(math.dist(a, b), a, b) for a, b in zip(ring[:-1], ring[1:])
                  if band.contains(LineString([a, b]))]
@@ -838,7 +843,7 @@ def _place_start(entrances, areas, band, names, origin, builder: LineDungeonBuil
     # no straight outer wall (a degenerate outline): the first outline vertex of the largest room
     polygon = areas[order[0]][1]
     inside = [c for c in polygon.exterior.coords if band.contains(Point(c))]
-    at = tuple(map(float, (inside or list(polygon.exterior.coords))[0]))
+    at = as_point((inside or list(polygon.exterior.coords))[0])
     builder.add_element("start", at, wanted_id="start")
     builder.note(f"Start at {_at((at[0] + origin[0], at[1] + origin[1]))}",
                  f"Universal VTT has no entrance: placed on a corner of the outline of {names[order[0]]}; move it "

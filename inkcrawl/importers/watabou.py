@@ -70,8 +70,10 @@ from pathlib import Path
 import numpy as np
 import shapely
 from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points, polylabel, split
 
+from inkcrawl.geoarrays import as_point
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
@@ -154,7 +156,7 @@ class _Door:
 
     @property
     def label(self) -> str:
-        return DOOR_TYPES.get(self.type, "unknown type")
+        return DOOR_TYPES.get(self.type, "unknown type") if self.type is not None else "unknown type"
 
     @property
     def cell(self) -> Polygon:
@@ -454,10 +456,11 @@ def _build_areas(source: _Source, note) -> tuple[list[_Area], dict[int, _Area]]:
         found = tree.query(shape, predicate="intersects").tolist() if geometries else []
         return shape.difference(shapely.union_all([geometries[i] for i in found])) if found else shape
 
-    rooms, corridors = [], []
+    rooms: list[_Rect] = []
+    corridors: list[_Rect] = []
     for rect in source.rects:
-        door = doors_by_cell.get((rect.x, rect.y))
-        if rect.w == 1 and rect.h == 1 and door is not None and door.index in cells:
+        door_here = doors_by_cell.get((rect.x, rect.y))
+        if rect.w == 1 and rect.h == 1 and door_here is not None and door_here.index in cells:
             continue  # the door's own cell: a doorway
         (corridors if min(rect.w, rect.h) <= 1 else rooms).append(rect)
         if rect.rotunda:
@@ -588,7 +591,7 @@ def _free_spot(polygon: Polygon, radius: float, clearance: float, obstacles: _Ob
     """A point of ``polygon`` where a disc of ``radius`` (plus ``clearance``) fits, clear of
     ``obstacles`` (grown by ``radius + clearance``); ``None`` if nowhere. The point is the
     centre of the largest free room (or the one nearest ``prefer``)."""
-    region = polygon.buffer(-(radius + clearance), join_style="mitre")
+    region: BaseGeometry = polygon.buffer(-(radius + clearance), join_style="mitre")
     if region.is_empty:
         return None
     near = obstacles.near(polygon, radius + clearance)
@@ -711,7 +714,7 @@ class _Conversion:
         self._columns_and_water()
 
         for area in self.areas:
-            builder.add_area(area.kind, [tuple(p) for p in area.polygon.exterior.coords[:-1]], wanted_id=area.id)
+            builder.add_area(area.kind, [as_point(p) for p in area.polygon.exterior.coords[:-1]], wanted_id=area.id)
         for element in self.elements:
             kind = element.pop("kind")
             if kind == "door":
@@ -890,7 +893,7 @@ class _Conversion:
         size = max(self.min_element_mm, min(8.0, 0.75 * self.scale))
         for place in [area] + ([neighbour] if neighbour else []):
             spot = _free_spot(place.polygon, self.mm(size / 2), self.mm(ELEMENT_GAP_MM), self.obstacles,
-                              prefer=tuple(door.cell.centroid.coords[0]) if place is area else None)
+                              prefer=as_point(door.cell.centroid.coords[0]) if place is area else None)
             if spot is not None:
                 self.elements.append({"kind": "exit", "id": f"exit-{door.index}", "at": spot, "size_mm": size,
                                       "name": f"the {door.label}", "area": place.id,
@@ -947,7 +950,7 @@ class _Conversion:
                     obstacles: _Obstacles):
         """The lines of the note's label and their ``(text, at, box)`` in ``area`` around ``point``,
         clear of ``obstacles``; ``None`` when not even its ref fits."""
-        inner = area.polygon.buffer(-self.mm(WALL_CLEARANCE_MM), join_style="mitre")
+        inner: BaseGeometry = area.polygon.buffer(-self.mm(WALL_CLEARANCE_MM), join_style="mitre")
         near = obstacles.near(area.polygon, self.mm(ELEMENT_GAP_MM))
         if near:
             inner = inner.difference(shapely.union_all(near).buffer(self.mm(ELEMENT_GAP_MM)))
@@ -1008,15 +1011,16 @@ class _Conversion:
         """The open gaps and door connections the validator will see (its own geometry code on
         the areas and locked doors scaled onto the sheet)."""
         from inkcrawl.geometry import build_geometry, door_areas
-        from inkcrawl.model import dungeon_from_dict
+        from inkcrawl.model import LineDungeon, dungeon_from_dict
         from inkcrawl.printed import area_connections
 
         probe = LineDungeonBuilder(dungeon_id="probe", title="probe")
         for area in self.areas:
-            probe.add_area(area.kind, [tuple(p) for p in area.polygon.exterior.coords[:-1]], wanted_id=area.id)
+            probe.add_area(area.kind, [as_point(p) for p in area.polygon.exterior.coords[:-1]], wanted_id=area.id)
         for locked in self.locked:
             probe.add_door(tuple(locked["segment"].coords), [locked["lock"]], wanted_id=f"door-{locked['door'].index}")
         dungeon = dungeon_from_dict(probe.build(cell_mm=self.scale))
+        assert isinstance(dungeon, LineDungeon)  # the builder makes line dungeons
         geometry = build_geometry(dungeon, snap_mm=self.snap_mm)
         doors = []
         for element in dungeon.elements_of("door"):
@@ -1113,7 +1117,7 @@ class _Conversion:
         self.final_reach = self._reach(starts, connections, opened)
 
     def _key_spot(self, steps: dict[str, int], kind: str):
-        mentions = set()
+        mentions: set[str] = set()
         for note in self.source.notes:
             if re.search(r"\bkeys?\b", note.text, re.IGNORECASE):
                 mentions.update(a.id for a in self.space.containing((note.x, note.y)))

@@ -193,14 +193,14 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
         raise PolicyError(f"policy {policy.name!r} ordered {order} for the cards {cards}")
     for card in order:
         if card == TRAP:
-            options = pm.empty
-            if not options:
+            trap_rooms = pm.empty
+            if not trap_rooms:
                 if rules.no_trap_room_tally:
                     pm.tallies += 1
                     pm.trap_tallies += 1
                 pm.history.append((round_number, TRAP, None, 0))
                 continue
-            room = policy.choose(pm, TRAP, list(options), rng)
+            room = policy.choose(pm, TRAP, list(trap_rooms), rng)
             if room is None or not (0 <= room < rules.size) or not pm.is_empty[room]:
                 raise PolicyError(f"policy {policy.name!r} chose {room!r} for a trap")
             pm.place_trap(room, round_number)

@@ -53,11 +53,11 @@ def rotate_mask(mask: int, quarters: int) -> int:
     return ((mask << quarters) | (mask >> (4 - quarters))) & 15
 
 
-def mask_of(sides: Sequence[str]) -> int:
-    """The bit mask of side names."""
+def mask_of(sides: Sequence[object]) -> int:
+    """The bit mask of side names (anything else is a :class:`GameDataError`)."""
     mask = 0
     for side in sides:
-        if side not in SIDE_BIT:
+        if not isinstance(side, str) or side not in SIDE_BIT:
             raise GameDataError(f"unknown side {side!r} (use north, east, south, west)")
         mask |= SIDE_BIT[side]
     return mask

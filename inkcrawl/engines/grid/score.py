@@ -38,7 +38,7 @@ def matched_monsters(rules: GridRules, pm: PlayerMap) -> tuple[list[int], list[i
             if rules.weapon_order == "game_end":
                 ok = True
             elif rules.weapon_order == "same_network":
-                ok = net[w] == net[i]
+                ok = net is not None and net[w] == net[i]
             else:  # earlier_round
                 ok = round_of[w] < round_of[i]
             if ok:

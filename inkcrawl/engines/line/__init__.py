@@ -166,14 +166,14 @@ def referee(rules: LineRules | dict, play: dict) -> dict:
     entry is not playable."""
     from inkcrawl.play import play_data_problems
 
-    problems = play_data_problems(play, "play")
-    if problems:
-        raise PlayError([(p.pointer, p.message) for p in problems])
+    schema_problems = play_data_problems(play, "play")
+    if schema_problems:
+        raise PlayError([(p.pointer, p.message) for p in schema_problems])
     if not isinstance(rules, LineRules):
         rules = LineRules(rules)
     player, problems = read_play(rules, play)
     path, path_problems = build_path(rules, rules.for_pen(player.w), play.get("path") or [], player.w)
-    if problems or path_problems:
+    if problems or path_problems or path is None:  # (the path is None only with problems)
         raise PlayError(problems + path_problems)
     pieces = refine(rules, rules.for_pen(player.w), path)
     events = find_events(rules, path, pieces, player, play)

@@ -29,6 +29,7 @@ from inkcrawl.engines.line.rules import (
     Samples,
     describe,
 )
+from inkcrawl.geoarrays import linestring_array
 
 #: How the breakdown names a Scrawl End another player caused (the play's ``end``).
 OTHER_END = {
@@ -107,7 +108,7 @@ class PathReach:
         self.path = path
         self.built = False
         self.seg_idx = np.zeros(0, dtype=int)
-        self.tree = None
+        self.tree: STRtree | None = None
 
     def _build(self) -> None:
         P, drawn = self.path.P, self.path.drawn
@@ -213,6 +214,8 @@ def _pass_through(e: Element, pieces: Pieces) -> float:
     """When the path first leaves the footprint at least PASS_THROUGH_MIN_ANGLE around the
     centre from where it entered."""
     M, T, V, drawn = pieces.M, pieces.T, pieces.V, pieces.drawn
+    if e.at is None:
+        return INF  # neither ``at`` nor a footprint in the game data: nothing to pass through
     cx, cy = e.at
     for k0, k1 in pieces.foot_runs.get(e.index) or []:
         if k0 == 0 or not drawn[k0 - 1] or k1 + 1 >= M or not drawn[k1 + 1]:
@@ -253,7 +256,7 @@ def _circle(e: Element, pieces: Pieces, w: float) -> float:
         ts = pieces.T[k0:k1 + 2]
         if len(pts) - 1 < 3:
             continue
-        segs = shapely.linestrings(np.stack([pts[:-1], pts[1:]], axis=1))
+        segs = linestring_array(np.stack([pts[:-1], pts[1:]], axis=1))
         ii, jj = STRtree(segs).query(segs, predicate="intersects")
         sel = jj > ii + 1
         ii, jj = ii[sel], jj[sel]
@@ -294,8 +297,8 @@ def element_times(rules: LineRules, path: Path, pieces: Pieces, player: Player) 
         if e.interaction == "touch":
             done[e.index] = touch[e.index]
         elif e.interaction == "enter":
-            element_runs = pieces.foot_runs.get(e.index)
-            done[e.index] = T[element_runs[0][0]] if element_runs else INF
+            foot_runs = pieces.foot_runs.get(e.index)
+            done[e.index] = T[foot_runs[0][0]] if foot_runs else INF
         elif e.interaction == "pass_through":
             done[e.index] = _pass_through(e, pieces)
     for use in path.portal_uses:
@@ -353,7 +356,7 @@ def orb_takes(rules: LineRules, play: dict, times: ElementTimes) -> tuple[list[O
     covered = sorted((float(times.done[e.index]), e.index) for e in rules.elements
                      if e.kind == "orb" and times.done[e.index] < INF)
     takes = []
-    counters: dict[str, int] = {}
+    counters: dict[str | None, int] = {}  # by token colour (game data may give an orb none)
     for t, index in covered:
         e = rules.elements[index]
         colour = e.colour
@@ -396,7 +399,7 @@ def _end_position(end: dict, path: Path, raw: list) -> float:
 
 def _trigger_ends(rules: LineRules, times: ElementTimes, takes: list[OrbTake]) -> list[tuple[float, str, int | None]]:
     """The end triggers the sheet lists, where the path sets them off."""
-    ends = []
+    ends: list[tuple[float, str, int | None]] = []
     for e in rules.elements:
         t = float(times.complete[e.index]) if e.kind != "boss" else float(times.done[e.index])
         if t == INF:

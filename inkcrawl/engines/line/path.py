@@ -17,6 +17,7 @@ import shapely
 from shapely import STRtree
 
 from inkcrawl.engines.line.rules import INF, T_EPS, Element, LineRules, PenGeometry
+from inkcrawl.geoarrays import linestring_array
 
 
 @dataclass
@@ -112,7 +113,7 @@ def first_touch(points: np.ndarray, zones: list, tree) -> tuple[int, float, int]
     if len(points) == 1:
         hits = tree.query(shapely.points(points[0]), predicate="intersects")
         return (0, 0.0, int(hits.min())) if len(hits) else None
-    segs = shapely.linestrings(np.stack([points[:-1], points[1:]], axis=1))
+    segs = linestring_array(np.stack([points[:-1], points[1:]], axis=1))
     seg_i, zone_i = tree.query(segs, predicate="intersects")
     if not len(seg_i):
         return None
@@ -172,7 +173,8 @@ class _PortalReader:
         point = shapely.points(points[0])
         landing = next((e for e in candidates if shapely.intersects(self.zone_of[e.index], point)), None)
         if landing is None:
-            where = "; ".join(f"{e.id} at ({e.at[0]:g}, {e.at[1]:g})" for e in candidates) or "none"
+            where = "; ".join(f"{e.id} at ({e.at[0]:g}, {e.at[1]:g})" if e.at is not None else e.id
+                              for e in candidates) or "none"
             problems.append((f"/path/{i}/0", f"polyline {i} starts at ({points[0][0]:g}, {points[0][1]:g}), not at "
                                              f"a portal exit of channel {channel!r} (polyline {i - 1} touched portal "
                                              f"entry {self.previous.id}); exits of that channel: {where}"))

@@ -29,6 +29,7 @@ from inkcrawl.engines.line.rules import (
     PenGeometry,
 )
 from inkcrawl.engines.wall_network import crosses, separates
+from inkcrawl.geoarrays import linestring_array
 
 #: How far past the edge of the walls' ink the paper point of a passage is taken, mm.
 LEAVE_MM = 0.02
@@ -75,7 +76,7 @@ def _crossings(path: Path, pen: PenGeometry) -> tuple[np.ndarray, np.ndarray]:
     live = np.flatnonzero(drawn & (len2 > 0))
     if not len(live):
         return np.zeros(0), np.zeros(0, dtype=int)
-    geoms = shapely.linestrings(np.stack([a[live], b[live]], axis=1))
+    geoms = linestring_array(np.stack([a[live], b[live]], axis=1))
     gi, li = pen.line_tree.query(geoms, predicate="intersects")
     if not len(gi):
         return np.zeros(0), np.zeros(0, dtype=int)

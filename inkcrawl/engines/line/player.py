@@ -81,7 +81,8 @@ def read_play(rules: LineRules, play: dict) -> tuple[Player, list[tuple[str, str
     if end is not None:
         trigger = end.get("trigger")
         if not rules.lists_trigger(trigger):
-            listed = ", ".join(sorted({t.get("kind") for t in rules.end_triggers if isinstance(t, dict)})) or "none"
+            # (the game schema leaves a trigger's kind untyped: name whatever it is)
+            listed = ", ".join(sorted({str(t.get("kind")) for t in rules.end_triggers if isinstance(t, dict)})) or "none"
             problems.append(("/end/trigger", f"the sheet does not list the end trigger {trigger!r} "
                                              f"(it lists: {listed})"))
     player = Player(ability, ability_vp, character_name, w, players, rules.key_supply.get(str(players), 0))

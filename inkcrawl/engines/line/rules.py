@@ -21,6 +21,7 @@ from shapely import STRtree
 from inkcrawl.engines.line.check import DEFAULT_SWITCHES, check_entry
 from inkcrawl.engines.line.errors import GameDataError
 from inkcrawl.engines.wall_network import WallNetwork, wall_network
+from inkcrawl.geoarrays import linestring_array, point_array
 
 INF = math.inf
 
@@ -193,7 +194,7 @@ def compile_walls(walls: list[dict]) -> tuple[WallNetwork, WallSegments]:
                 seg_index.append(i)
     a = np.array(seg_a).reshape(-1, 2)
     b = np.array(seg_b).reshape(-1, 2)
-    geoms = shapely.linestrings(np.stack([a, b], axis=1)) if len(seg_a) else np.array([], dtype=object)
+    geoms = linestring_array(np.stack([a, b], axis=1)) if len(seg_a) else np.array([], dtype=object)
     return network, WallSegments(a, b, np.array(seg_wall, dtype=int), np.array(seg_index, dtype=int), geoms)
 
 
@@ -217,7 +218,7 @@ def _polygon(points, what: str):
     return polygon if polygon.is_valid else shapely.make_valid(polygon)
 
 
-def _ink(element: Element, rings: list) -> Any:
+def _ink(element: Element, rings: list | None) -> Any:
     """The element's printed ink (the union of its rings), else its footprint."""
     if rings:
         parts = [_polygon(ring, f"element {element.id!r} ink") for ring in rings]
@@ -332,7 +333,7 @@ def _stack(elements: list[Element], pieces: list[np.ndarray]) -> Samples:
         start += len(piece)
     points = np.concatenate(pieces) if pieces else np.zeros((0, 2))
     # shapely points of every sample, made once (the queries against each play's path reuse them)
-    return Samples(elements, points, slices, shapely.points(points))
+    return Samples(elements, points, slices, point_array(points))
 
 
 def cover_samples(elements: list[Element]) -> Samples:
@@ -353,19 +354,23 @@ def trace_samples(elements: list[Element]) -> Samples:
     return _stack(trace, [np.concatenate([_densify(s) for s in e.traces]) for e in trace])
 
 
+def _stone_number(stone: Element) -> int:
+    return stone.number if stone.number is not None else 0  # (only numbered stones are grouped)
+
+
 def artifact_groups(elements: list[Element], size: int) -> list[ArtifactGroup]:
     """The stones split into groups of ``size`` consecutive numbers, each with its home area."""
     stones = sorted((e for e in elements if e.interaction == "connect_in_order" and e.number is not None),
-                    key=lambda e: e.number)
+                    key=_stone_number)
     groups: dict[int, list[Element]] = {}
     for stone in stones:
-        groups.setdefault((stone.number - 1) // size, []).append(stone)
+        groups.setdefault((_stone_number(stone) - 1) // size, []).append(stone)
     out = []
     for g, members in sorted(groups.items()):
         counts: dict[int, int] = {}
         for stone in members:
             counts[stone.area] = counts.get(stone.area, 0) + 1
-        home = max(counts, key=lambda a: (counts[a], -min(s.number for s in members if s.area == a)))
+        home = max(counts, key=lambda a: (counts[a], -min(_stone_number(s) for s in members if s.area == a)))
         out.append(ArtifactGroup(g, members, home, f"artifact stones {members[0].number}-{members[-1].number}"))
     return out
 

@@ -42,7 +42,14 @@ class Item:
         """The element id, or the ids of the group's stones."""
         if self.group is not None:
             return ",".join(s.id for s in self.group.stones)
-        return self.element.id
+        return self.single.id
+
+    @property
+    def single(self) -> Element:
+        """The element of an item that is not an artifact group."""
+        if self.element is None:
+            raise ValueError(f"{self.label}: an item is an element or an artifact group")
+        return self.element
 
 
 @dataclass
@@ -137,8 +144,8 @@ class _Settler:
         """The boss line; ``True`` when nothing else is settled (covered after the illegal crossing)."""
         t_score, walk = self.walk.t_score, self.walk
         if done:
-            ends = " (ends the scrawl)" if self.events.end.element == item.element.index else ""
-            covered = fraction(self.events.times.cover_times.get(item.element.index), t_score)
+            ends = " (ends the scrawl)" if self.events.end.element == item.single.index else ""
+            covered = fraction(self.events.times.cover_times.get(item.single.index), t_score)
             self.boss_lines.append({"kind": "completed", "vp": item.vp, "element": item.ident,
                                     "text": f"{item.label}: covered ({covered:.0%}){ends}"})
         elif walk.illegal and item.done <= self.events.end.t:
@@ -200,7 +207,7 @@ class _Settler:
         if item.group is not None:
             how = "any order (Cleric)" if self.player.ability == "artifacts_any_order" else "in order"
             return f"connected {how}"
-        return self._completion_detail(item.element, item.done)
+        return self._completion_detail(item.single, item.done)
 
     def _completion_detail(self, e: Element, t: float) -> str:
         times, ability = self.events.times, self.player.ability
@@ -220,7 +227,7 @@ class _Settler:
         if item.group is not None:
             touched = sum(times.touch[s.index] <= t for s in item.group.stones)
             return f"partly connected ({touched} of {len(item.group.stones)} stones touched)"
-        e = item.element
+        e = item.single
         if e.interaction == "cover":
             return f"only {fraction(times.cover_times.get(e.index), t):.0%} covered (needs {e.min_coverage:.0%})"
         if e.interaction == "trace":

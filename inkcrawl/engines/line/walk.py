@@ -148,7 +148,9 @@ class _Keys:
         if e.id in self.gone or self.supply <= 0:
             line["text"] = f"touched {describe(e)}: no token left"
         elif e.kind == "key":
-            if e.colour in self.held:
+            if e.colour is None:  # game data may leave a key's colour out: such a key opens nothing
+                line["text"] = f"touched {describe(e)}: a key without a colour, nothing to take"
+            elif e.colour in self.held:
                 line["text"] = f"touched {describe(e)}: already holds a {e.colour} key"
             else:
                 self.held.append(e.colour)
@@ -203,7 +205,7 @@ class _Walker:
         self.cur = VOID
         self.outside = False
         self.excursion_walls = 0
-        self.excursion_at = None
+        self.excursion_at: np.ndarray | None = None  # where the current excursion left the area
 
     def new_section(self, area: int, t: float, via: str) -> None:
         self.sections.append(Section(area, t, via))
