@@ -34,11 +34,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from inkcrawl.engines.grid import GridRules, play_game  # noqa: E402
-from inkcrawl.engines.grid_policies import make_policy  # noqa: E402
-from inkcrawl.gamedata import game_document  # noqa: E402
-from inkcrawl.loading import open_dungeons  # noqa: E402
-from inkcrawl.simulate import game_seeds, simulate  # noqa: E402
+from inkcrawl.engines.grid import GridRules, play_game
+from inkcrawl.engines.grid_policies import make_policy
+from inkcrawl.gamedata import game_document
+from inkcrawl.loading import open_dungeons
+from inkcrawl.simulate import game_seeds, simulate
 
 AIM_RANDOM = 1000.0
 

@@ -33,9 +33,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from inkcrawl.engines.line import LineRules, format_breakdown, referee  # noqa: E402
-from inkcrawl.gamedata import game_document  # noqa: E402
-from inkcrawl.loading import open_dungeons  # noqa: E402
+from inkcrawl.engines.line import LineRules, format_breakdown, referee
+from inkcrawl.gamedata import game_document
+from inkcrawl.loading import open_dungeons
 
 DUNGEON = REPO / "content" / "packs" / "lantern-depths" / "dungeons" / "04-lantern-kings-descent.json"
 ROUTE_1 = ["r1", "c1", "r2", "c2", "r3"]

@@ -843,7 +843,7 @@ def main(argv: list[str] | None = None) -> int:
         for item in report.problems[:10]:
             print(f"  e.g. {Path(item.file).name}:{item.pointer}: {item.code} {item.message}")
 
-        print("\ntiming (best of {}; median in brackets)".format(max(1, args.repeat)))
+        print(f"\ntiming (best of {max(1, args.repeat)}; median in brackets)")
         if not args.no_cold:
             cold, startup, code = time_cold(paths, max(1, args.repeat))
             best = min(cold)

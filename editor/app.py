@@ -273,7 +273,7 @@ class _SignalStop:
         if files is not None:
             try:
                 files.autosave_now()
-            except Exception as exc:  # noqa: BLE001 - quitting must not fail
+            except Exception as exc:
                 print(f"inkcrawl edit: could not write recovery files: {exc}", file=sys.stderr)
         print(f"inkcrawl edit: stopped by {signal.Signals(self.signum).name}; unsaved dungeons are kept as "
               f"recovery files", file=sys.stderr, flush=True)

@@ -64,10 +64,10 @@ class EditCommand(QUndoCommand):
             self.edit.undo(document.dungeon)
             document.model_changed(self.edit.refs)
 
-    def id(self) -> int:  # noqa: A003 - Qt's name
+    def id(self) -> int:
         return _merge_id(self.edit.merge_key)
 
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+    def mergeWith(self, other: QUndoCommand) -> bool:
         return isinstance(other, EditCommand) and self.edit.merge(other.edit)
 
 

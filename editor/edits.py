@@ -16,11 +16,22 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from inkcrawl.model import (
-    Area, Dungeon, Element, Entryway, Feature, GridDungeon, GridSpec, LineDungeon, Passage, Point, Wall,
+    Area,
+    Dungeon,
+    Element,
+    Entryway,
+    Feature,
+    GridDungeon,
+    GridSpec,
+    LineDungeon,
+    Passage,
+    Point,
+    Wall,
     edge_key,
 )
 

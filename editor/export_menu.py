@@ -29,7 +29,14 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QMenu, QMessageBox,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QMenu,
+    QMessageBox,
     QSpinBox,
 )
 
@@ -382,7 +389,7 @@ class ExportMenu(QObject):
                 text = f"{path.name} was not written: {phrase(exc, documents)}"
             window.show_export_message("error", "Not exported", text)
             return None
-        except Exception as exc:  # noqa: BLE001 - never a traceback in the user's face
+        except Exception as exc:
             window.show_export_message("error", "Not exported",
                                        f"{path.name} was not written: the exporter failed ({type(exc).__name__}: "
                                        f"{exc}). Please report this with the dungeon file.")

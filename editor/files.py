@@ -34,8 +34,19 @@ import shiboken6
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QMenu, QMessageBox, QPushButton, QVBoxLayout,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
 )
 
 from editor.document import DungeonDocument, new_document
@@ -183,10 +194,9 @@ def orphaned_recovery_entries(folder: Path | None = None) -> list[RecoveryEntry]
 def document_from_recovery(entry: RecoveryEntry, parent: QObject | None = None) -> DungeonDocument:
     """A modified document holding exactly the autosaved dungeon, belonging to its original
     file (so Save writes there). Raises ``ValueError`` when the recovery data is damaged."""
-    from inkcrawl.validate import RulesetRegistry, enclosing_pack
-
     from editor.document import unshowable_schema_errors
     from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import RulesetRegistry, enclosing_pack
 
     record = entry.record
     try:

@@ -22,11 +22,17 @@ import copy
 from dataclasses import dataclass, field
 
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFormLayout, QLabel, QListWidget, QSpinBox, QVBoxLayout,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QListWidget,
+    QSpinBox,
+    QVBoxLayout,
 )
 
 from editor.edits import Compound, Edit, EditError, MoveObjects, ResizeGrid
-from inkcrawl.model import Entryway, Feature, GridDungeon, Passage, SIDE_OFFSETS, edge_key
+from inkcrawl.model import SIDE_OFFSETS, Entryway, Feature, GridDungeon, Passage, edge_key
 
 #: Largest number of columns or rows the dialog offers (26 letters of column labels).
 MAX_SIDE = 26
@@ -97,7 +103,7 @@ def layout_problem(dungeon: GridDungeon, ruleset, columns: int, rows: int) -> st
         render_sheet(trial, ruleset)
     except SheetLayoutError as exc:
         return str(exc)
-    except Exception:  # noqa: BLE001 - a preview must never break the dialog
+    except Exception:
         return None
     return None
 

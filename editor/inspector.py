@@ -24,16 +24,29 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-    QPushButton, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from editor.edits import ChangeProperties, ChangeSheet, EditError, index_by_ref
-from inkcrawl.model import Area, Element, EndTrigger, Entryway, Feature, Passage, SKELETON_LOCK, Wall
+from inkcrawl.model import SKELETON_LOCK, Area, Element, EndTrigger, Entryway, Feature, Passage, Wall
 from inkcrawl.rulesets import bundled_rulesets
 
 #: The pattern of every id (schemas: ``$defs/id``).

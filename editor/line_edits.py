@@ -7,7 +7,7 @@ shared by two rooms (or a room and a wall) keeps them joined in one undo step.
 from __future__ import annotations
 
 import copy
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from editor.edits import Edit, EditError, EditShape
 from inkcrawl.model import Dungeon, Point

@@ -9,7 +9,8 @@ artifact stone takes. Keeping them Qt-free keeps them testable without a display
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from inkcrawl.model import Area, Element, LineDungeon, Point, Wall
 

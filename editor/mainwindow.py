@@ -15,12 +15,20 @@ import math
 from pathlib import Path
 
 import shiboken6
-
 from PySide6.QtCore import QMimeData, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
-    QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox, QTabBar, QToolBar,
-    QUndoView, QVBoxLayout, QWidget,
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabBar,
+    QToolBar,
+    QUndoView,
+    QVBoxLayout,
+    QWidget,
 )
 
 from editor import actions as action_specs
@@ -271,7 +279,7 @@ class MainWindow(QMainWindow):
             document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._update_title(d))
             document.path_changed.connect(lambda d=document: self._update_title(d))
             document.changed.connect(lambda _refs, d=document: self._update_title(d) if "sheet" in _refs else None)
-            document.destroyed.connect(lambda _obj=None, key=id(document): self._titled.discard(key))
+            document.destroyed.connect(lambda _obj=None, key=id(document): self._titled.discard(key))  # noqa: B008
         self.documents_changed.emit()
         if make_current or self.current is None:
             self.set_current(document)
@@ -437,7 +445,8 @@ class MainWindow(QMainWindow):
         """The dungeons of a pack (its manifest already checked) that the editor can open, in
         the pack's order, and a note for each one it cannot (outside the folder, missing,
         unreadable, values it cannot show) or that holds members saving would drop."""
-        from inkcrawl.validate import load_document as load_json, path_inside_pack
+        from inkcrawl.validate import load_document as load_json
+        from inkcrawl.validate import path_inside_pack
 
         data = load_json(manifest).data
         openable, notes = [], []
@@ -681,7 +690,7 @@ class MainWindow(QMainWindow):
         self.view.viewport().update()
 
     # closing -----------------------------------------------------------------------------
-    def closeEvent(self, event) -> None:  # noqa: N802
+    def closeEvent(self, event) -> None:
         for document in list(self.documents):
             if not self.confirm_discard(document):
                 event.ignore()

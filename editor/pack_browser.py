@@ -39,17 +39,34 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QImage, QKeySequence, QPainter, QPixmap, QUndoStack
 from PySide6.QtWidgets import (
-    QApplication, QFormLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
-    QMessageBox, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget,
+    QApplication,
+    QFormLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from editor.document import DungeonDocument, new_document
 from editor.edits import clone_dungeon, objects
+from editor.pack_edits import (
+    ABSENT,
+    AddDungeon,
+    ChangeManifestField,
+    DuplicateDungeon,
+    MoveDungeon,
+    RemoveDungeon,
+)
 from editor.scene import image_from_worker
 from editor.sheet_worker import render_thumbnail_image, shared_worker
-from editor.pack_edits import (
-    ABSENT, AddDungeon, ChangeManifestField, DuplicateDungeon, MoveDungeon, RemoveDungeon,
-)
 from editor.templates import slug, template_data
 
 #: Size of a thumbnail in pixels (an A4 sheet's proportions).
@@ -107,7 +124,7 @@ class _CloseGuard(QObject):
         super().__init__(browser)
         self.browser = browser
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.Close:
             if self.browser.modified:
                 answer = self.browser.ask_save_pack()
@@ -539,7 +556,7 @@ class PackBrowser(QWidget):
         started = time.perf_counter()
         try:
             icon = QIcon(QPixmap.fromImage(render_thumbnail(document.dungeon, document.ruleset)))
-        except Exception:  # noqa: BLE001 - a sheet the exporters cannot lay out gets a marked placeholder
+        except Exception:
             icon = _placeholder("!")
         self._render_ms = max(self._render_ms * 0.5, (time.perf_counter() - started) * 1000)
         self._thumbs[id(document)] = (document.revision, icon)
@@ -563,7 +580,7 @@ class PackBrowser(QWidget):
                 shared_worker().check()  # a worker that died mid-reply: the job fails instead of never ending
                 try:
                     future.result(timeout=0.5)
-                except Exception:  # noqa: BLE001 - reported below as a marked placeholder
+                except Exception:
                     pass
             shared_worker().check()
             if not future.done():
@@ -571,7 +588,7 @@ class PackBrowser(QWidget):
             del self._thumb_jobs[key]
             try:
                 result = future.result()
-            except Exception:  # noqa: BLE001 - a dead worker: a marked placeholder, drawn again once
+            except Exception:
                 result = {"error": "the worker stopped", "retry": (key, revision) not in self._thumb_retried}
                 self._thumb_retried.add((key, revision))
             if key not in self._watched:

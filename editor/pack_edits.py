@@ -141,10 +141,10 @@ class ChangeManifestField(PackCommand):
     def undo(self) -> None:
         self.browser._set_field(self.field, self.old)
 
-    def id(self) -> int:  # noqa: A003 - Qt's name
+    def id(self) -> int:
         return _FIELD_IDS[self.field]
 
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+    def mergeWith(self, other: QUndoCommand) -> bool:
         if not (isinstance(other, ChangeManifestField) and other.field == self.field
                 and other.session == self.session):
             return False

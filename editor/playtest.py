@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog, QFrame, QLabel, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget,
+    QFileDialog,
+    QFrame,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 #: The shortcut of Start Playtest (and of stopping it).
@@ -68,7 +75,7 @@ def compile_document(document) -> Compiled:
     try:
         problems, _ = check_dungeon_data(dungeon.to_dict(), document.file_label, document.registry, document.deck)
         errors = [f"{p.code} {p.message}" for p in problems if p.severity.value == "error"]
-    except Exception as exc:  # noqa: BLE001 - validation must not stop the reason from showing
+    except Exception as exc:
         errors = [f"validation failed: {type(exc).__name__}: {exc}"]
     family = dungeon.family
 
@@ -94,7 +101,7 @@ def compile_document(document) -> Compiled:
         raise
     except (line_engine.GameDataError, grid_engine.GameDataError) as exc:
         raise refuse(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - a half-drawn dungeon must never show a traceback
+    except Exception as exc:
         raise refuse(f"its game data could not be built ({type(exc).__name__}: {exc})") from None
     return Compiled(family, entry, rules, errors)
 
@@ -102,7 +109,7 @@ def compile_document(document) -> Compiled:
 class _KeyGuard(QObject):
     """Lets the playtest tool have Escape and R before window shortcuts take them."""
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.ShortcutOverride and event.key() in _TOOL_KEYS \
                 and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier):
             event.accept()

@@ -30,13 +30,33 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton, QSpinBox,
-    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from editor.tools import Tool
 from inkcrawl.engines.grid import (
-    SIDES, TRAP, Deck, GridRules, PlayerMap, PolicyError, Score, play_turn, score_map, sides_of,
+    SIDES,
+    TRAP,
+    Deck,
+    GridRules,
+    PlayerMap,
+    PolicyError,
+    Score,
+    play_turn,
+    score_map,
+    sides_of,
 )
 from inkcrawl.engines.grid_policies import make_policy
 
@@ -358,7 +378,7 @@ class GridPlaytestTool(Tool):
 
     cursor = Qt.CursorShape.PointingHandCursor
 
-    def __init__(self, ctx, panel: "GridPanel"):
+    def __init__(self, ctx, panel: GridPanel):
         super().__init__(ctx)
         self.panel = panel
         self.hover: int | None = None
@@ -533,7 +553,7 @@ class _WheelFilter(QObject):
         super().__init__()
         self.tool = tool
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.Wheel and event.modifiers() == Qt.KeyboardModifier.NoModifier:
             view = self.tool.ctx.view
             if view is not None and self.tool.room_at(view.mapToScene(event.position().toPoint())) is not None:
@@ -999,7 +1019,7 @@ def _remembered_other_seats() -> str:
         from editor.mainwindow import settings
 
         value = settings().value(OTHER_SEATS_SETTING, POLICY)
-    except Exception:  # noqa: BLE001 - unreadable settings: the default
+    except Exception:
         return POLICY
     return value if value in OTHER_SEATS else POLICY
 
@@ -1009,5 +1029,5 @@ def _remember_other_seats(mode: str) -> None:
         from editor.mainwindow import settings
 
         settings().setValue(OTHER_SEATS_SETTING, mode)
-    except Exception:  # noqa: BLE001 - settings that cannot be written only lose the preference
+    except Exception:
         pass

@@ -27,7 +27,15 @@ import shapely
 from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -209,7 +217,7 @@ class LinePlaytestTool(Tool):
 
     cursor = Qt.CursorShape.CrossCursor
 
-    def __init__(self, ctx, panel: "LinePanel"):
+    def __init__(self, ctx, panel: LinePanel):
         super().__init__(ctx)
         self.panel = panel
 

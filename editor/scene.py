@@ -17,7 +17,6 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 import shiboken6
-
 from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtSvg import QSvgRenderer
@@ -26,10 +25,17 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsScene, QS
 from editor.document import DungeonDocument
 from editor.edits import objects, ref_of
 from editor.sheet_worker import (
-    TILE_IMAGE_PX, TILE_PAD_PX, TILE_PX, render_raster_sheet, render_svg, render_tiles, shared_worker, tile_level,
+    TILE_IMAGE_PX,
+    TILE_PAD_PX,
+    TILE_PX,
+    render_raster_sheet,
+    render_svg,
+    render_tiles,
+    shared_worker,
+    tile_level,
 )
 from exporters import style
-from inkcrawl.model import Area, Element, Entryway, Feature, GridDungeon, Passage, SIDE_OFFSETS, Wall
+from inkcrawl.model import SIDE_OFFSETS, Area, Element, Entryway, Feature, GridDungeon, Passage, Wall
 
 #: Colour of selection outlines and handles (a screen colour; it never prints).
 SELECTION_COLOUR = QColor("#1e88e5")
@@ -81,7 +87,7 @@ class SheetBackground(QGraphicsObject):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+    def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self.width_mm, self.height_mm)
 
     @property
@@ -266,18 +272,18 @@ class ObjectItem(QGraphicsItem):
         self._path = self.outline(obj)
         self.update()
 
-    def boundingRect(self) -> QRectF:  # noqa: N802
+    def boundingRect(self) -> QRectF:
         return self._path.boundingRect().adjusted(-1.5, -1.5, 1.5, 1.5)
 
     def shape(self) -> QPainterPath:
         return self._path
 
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802
+    def hoverEnterEvent(self, event) -> None:
         self.hovered = True
         self.refresh_contents()
         self.update()
 
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802
+    def hoverLeaveEvent(self, event) -> None:
         self.hovered = False
         self.refresh_contents()
         self.update()
@@ -674,7 +680,7 @@ class DungeonScene(QGraphicsScene):
                 self.render_sheet()
                 return
             result = {"error": "the sheet could not be rendered: the sheet worker process stopped twice"}
-        except Exception as exc:  # noqa: BLE001 - a dead worker must not break the editor
+        except Exception as exc:
             result = {"error": f"the sheet could not be rendered: {exc}"}
         self._retried = False
         self.background.show_raster(paper, key, result, level)
@@ -692,7 +698,7 @@ class DungeonScene(QGraphicsScene):
         self._tile_job = None
         try:
             result = future.result()
-        except Exception:  # noqa: BLE001 - a dead worker: draw the sheet again from scratch
+        except Exception:
             result = {"missing": True}
         if result.get("missing"):
             if key == self.background.raster_key:
@@ -716,7 +722,7 @@ class DungeonScene(QGraphicsScene):
             job = self._pending or self._tile_job
             try:
                 job[0].result(timeout=min(0.5, max(0.0, deadline - time.perf_counter())))
-            except Exception:  # noqa: BLE001 - reported by _collect
+            except Exception:
                 pass
             self._collect()
             if time.perf_counter() > deadline:
@@ -775,7 +781,7 @@ class DungeonScene(QGraphicsScene):
         """Object items under a scene point, topmost first."""
         return [item for item in self.items(pos) if isinstance(item, ObjectItem)]
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         if self.background.error:
             painter.save()
             painter.setPen(QPen(QColor("#b71c1c")))

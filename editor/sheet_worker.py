@@ -25,7 +25,6 @@ from concurrent.futures import Future
 
 from inkcrawl.workers import WorkerPool
 
-
 #: The largest coordinate or length the dungeon format allows, in mm (the schema's ``mm``).
 FORMAT_LIMIT_MM = 10000
 #: The longest text the dungeon format allows (a label's text).
@@ -70,7 +69,7 @@ def render_svg(dungeon_data: dict, ruleset_data: dict) -> tuple[str, str]:
                     f"{FORMAT_LIMIT_TEXT} characters); bring it back within them")
     try:
         page = render_sheet(dungeon_from_dict(dungeon_data), Ruleset(ruleset_data))
-    except Exception as exc:  # noqa: BLE001 - any renderer failure is reported, not raised
+    except Exception as exc:
         return "", f"the sheet cannot be printed as it is: {exc}"
     return page.svg, ""
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import importlib
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
@@ -85,7 +85,7 @@ class ToolSpec:
     key: str
     family: str
     tooltip: str
-    factory: Callable[[CanvasContext], "Tool"]
+    factory: Callable[[CanvasContext], Tool]
 
 
 class Tool:

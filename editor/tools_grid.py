@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
@@ -642,7 +642,7 @@ def _ruleset_kinds() -> list[str]:
             if ruleset.family == "grid":
                 kinds += [k for k in ruleset.elements if k not in kinds]
         return kinds
-    except Exception:  # noqa: BLE001 - a broken bundled ruleset must not stop the editor starting
+    except Exception:
         return []
 
 

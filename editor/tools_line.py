@@ -32,21 +32,41 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QInputDialog, QLabel, QSpinBox, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QSpinBox,
+    QWidget,
 )
 
 from editor.edits import AddObjects, EditError, EditShape, find, new_id
-from editor.line_geometry import (
-    Outline, SAME_POINT_MM, distinct_points, grid_point_on_segment, nearest_edge, nearest_on_segment, nearest_vertex,
-    next_stone_number, outlines_of, polygon_refusal, polyline_refusal, project_on_line, rounded, tidy_number,
-)
 from editor.line_edits import EditShapes, coincident_vertices
+from editor.line_geometry import (
+    SAME_POINT_MM,
+    Outline,
+    distinct_points,
+    grid_point_on_segment,
+    nearest_edge,
+    nearest_on_segment,
+    nearest_vertex,
+    next_stone_number,
+    outlines_of,
+    polygon_refusal,
+    polyline_refusal,
+    project_on_line,
+    rounded,
+    tidy_number,
+)
 from editor.snapping import snap_point
 from editor.tools import DRAG_START_PX, SNAP_PX, CanvasContext, Tool, ToolSpec
 from exporters import style
@@ -97,11 +117,11 @@ class _KeyClaim(QObject):
     """Event filter on the canvas view that keeps keys the active tool needs (Backspace,
     Delete, Enter) from triggering the window's shortcuts while a gesture is in progress."""
 
-    def __init__(self, tool: "LineTool", parent: QObject):
+    def __init__(self, tool: LineTool, parent: QObject):
         super().__init__(parent)
         self.tool = tool
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched, event) -> bool:
         if event.type() == QEvent.Type.ShortcutOverride and self.tool.claims_key(event):
             event.accept()
             return True

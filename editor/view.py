@@ -87,7 +87,7 @@ class CanvasView(QGraphicsView):
             self.centerOn(rect.center())
         self.zoom_changed.emit(self.zoom())
 
-    def wheelEvent(self, event) -> None:  # noqa: N802
+    def wheelEvent(self, event) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             bar = self.horizontalScrollBar()  # Shift+wheel scrolls sideways
             bar.setValue(bar.value() - int(event.angleDelta().y() or event.angleDelta().x()))
@@ -99,7 +99,7 @@ class CanvasView(QGraphicsView):
         event.accept()
 
     # mouse and keys ------------------------------------------------------------------------
-    def mousePressEvent(self, event) -> None:  # noqa: N802
+    def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.MiddleButton or (
                 self._space and event.button() == Qt.MouseButton.LeftButton):
             self._panning = event.position()
@@ -111,7 +111,7 @@ class CanvasView(QGraphicsView):
             return
         super().mousePressEvent(event)
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event) -> None:
         scene_pos = self.mapToScene(event.position().toPoint())
         self.cursor_moved.emit(scene_pos)
         if self._panning is not None:
@@ -126,7 +126,7 @@ class CanvasView(QGraphicsView):
             return
         super().mouseMoveEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+    def mouseReleaseEvent(self, event) -> None:
         if self._panning is not None:
             self._panning = None
             self.viewport().unsetCursor()
@@ -137,14 +137,14 @@ class CanvasView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
 
-    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802
+    def mouseDoubleClickEvent(self, event) -> None:
         if self.tool is not None and self.tool.mouse_double_click(self, event,
                                                                  self.mapToScene(event.position().toPoint())):
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
         if self.tool is not None and self.tool.key_press(self, event):
@@ -152,7 +152,7 @@ class CanvasView(QGraphicsView):
             return
         super().keyPressEvent(event)
 
-    def keyReleaseEvent(self, event) -> None:  # noqa: N802
+    def keyReleaseEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = False
         super().keyReleaseEvent(event)
@@ -171,7 +171,7 @@ class CanvasView(QGraphicsView):
             y = y0 + row * grid.cell_mm
             painter.drawLine(QPointF(x0, y), QPointF(x0 + width, y))
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         super().drawForeground(painter, rect)
         dungeon = getattr(getattr(self.scene(), "document", None), "dungeon", None)
         if self.show_grid and getattr(dungeon, "family", "") == "grid":

@@ -219,7 +219,7 @@ def paper_error(exc: Exception, dungeon_index: int | None = None) -> ExportError
                        dungeon_index=dungeon_index)
 
 
-def iter_sheets(dungeons: Sequence, page: PageOptions = PageOptions(),
+def iter_sheets(dungeons: Sequence, page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
                 progress: Progress | None = None) -> Iterator[Page]:
     """The printed page of each dungeon, in order, as they are drawn. Big jobs start drawing
     in worker processes at once, before the caller starts Qt (see
@@ -247,7 +247,8 @@ def _numbered_sheets(pages: Iterator[Page], total: int, progress: Progress | Non
         yield sheet
 
 
-def draw_sheets(dungeons: Sequence, page: PageOptions = PageOptions(), progress: Progress | None = None) -> list[Page]:
+def draw_sheets(dungeons: Sequence, page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
+                progress: Progress | None = None) -> list[Page]:
     """The printed page of each dungeon (see :func:`iter_sheets`), as a list: what a print
     preview shows."""
     return list(iter_sheets(dungeons, page, progress))

@@ -45,23 +45,23 @@ class Pen:
             out.append(f"{fmt(px)} {fmt(py)}")
         return " ".join(out)
 
-    def M(self, x, y):  # noqa: N802 - SVG command names
+    def M(self, x, y):
         self._parts.append("M" + self._xy(x, y))
         return self
 
-    def L(self, *coords):  # noqa: N802
+    def L(self, *coords):
         self._parts.append("L" + self._xy(*coords))
         return self
 
-    def Q(self, *coords):  # noqa: N802
+    def Q(self, *coords):
         self._parts.append("Q" + self._xy(*coords))
         return self
 
-    def C(self, *coords):  # noqa: N802
+    def C(self, *coords):
         self._parts.append("C" + self._xy(*coords))
         return self
 
-    def Z(self):  # noqa: N802
+    def Z(self):
         self._parts.append("Z")
         return self
 

@@ -17,8 +17,8 @@ core finds it there and never imports exporters):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from exporters import style
 

@@ -105,7 +105,7 @@ def monster(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: flo
     """A horned creature: a translucent body and a solid head (the :func:`inkcrawl.shapes.monster_head`
     region the Barbarian covers), white eyes and fangs."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     canvas.polyline(P(gs.MONSTER_BODY), closed=True, fill=pal.monster, fill_opacity=0.45, stroke=pal.ink,
                     width=gs.MONSTER_LINE.mm(size_mm), parent=g, kind="monster-body")
     canvas.polyline(P(gs.MONSTER_BELLY), closed=True, fill=pal.paper, fill_opacity=0.45, stroke=None, parent=g)
@@ -121,7 +121,7 @@ def monster(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: flo
 def boss(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A crowned, winged fiend, larger than a monster (its VP badge is placed by the sheet)."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     width = gs.BOSS_LINE.mm(size_mm)
     root_x, root_y = gs.BOSS_FINGER_ROOT
     for side in (1, -1):
@@ -167,7 +167,7 @@ def treasure(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: fl
              **_):
     """The :func:`inkcrawl.shapes.treasure_outline` in treasure yellow, with fine ink details."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     outline = shapes.treasure_outline(variant, at, size_mm, rotation_deg)
     item = canvas.path(path_data(outline[:-1], closed=True), stroke=pal.treasure,
                        width=gs.TREASURE_LINE.mm(size_mm), fill=pal.treasure, fill_opacity=0.18, parent=g,
@@ -190,7 +190,7 @@ def artifact_stone(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_d
 def plant(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A sprouting plant: a stem and five pointed leaves."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     canvas.line(*P(gs.PLANT_STEM), stroke=pal.plant, width=gs.PLANT_STEM_LINE.mm(size_mm), parent=g)
     for leaf, vein in zip(gs.PLANT_LEAVES, gs.PLANT_VEINS):
         canvas.polyline(P(leaf), closed=True, fill=pal.plant, fill_opacity=0.45, stroke=pal.plant,
@@ -201,7 +201,7 @@ def plant(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float
 def prisoner(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A small figure behind the bars of a domed cage."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     radius = size_mm / 2
     canvas.polyline(P(gs.CAGE), closed=True, fill=pal.prisoner, fill_opacity=0.12, stroke=None, parent=g)
     canvas.circle(P([gs.PRISONER_HEAD.centre])[0], radius * gs.PRISONER_HEAD.radius, fill=pal.prisoner, parent=g)
@@ -256,7 +256,7 @@ def key(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float =
     """A key whose bow is its colour's shape (circle, triangle, square, star), filled in that colour."""
     pal = canvas.palette
     rgb, shape = (glyph_style or GlyphStyle()).key(colour)
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     _key_blade(canvas, g, P, size_mm)
     bow = P([gs.KEY_BOW])[0]
     _key_shape(canvas, g, bow, size_mm / 2 * gs.KEY_BOW_RADIUS, shape, pal.key_colour(rgb), pal.ink,
@@ -280,7 +280,7 @@ def _skull(canvas: SheetCanvas, g, P, size_mm: float, skull: gs.Skull):
 
 def skeleton_key(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A key whose bow is a skull: it opens any lock."""
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     _key_blade(canvas, g, P, size_mm)
     _skull(canvas, g, P, size_mm, gs.SKELETON_SKULL)
 
@@ -316,7 +316,7 @@ def portal_exit(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg:
 def escape_portal(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """An arched doorway with rays of daylight and an arrow leaving through it."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     for ray in gs.ESCAPE_RAYS:
         canvas.line(*P(ray), stroke=pal.escape, width=gs.ESCAPE_RAY_LINE.mm(size_mm), parent=g)
     canvas.polyline(P(gs.ESCAPE_ARCH), closed=True, fill=pal.escape, fill_opacity=0.30, stroke=pal.ink,
@@ -332,7 +332,7 @@ def escape_portal(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_de
 def exit_(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A framed staircase climbing out, with an arrow: where the scrawl can end."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     canvas.polyline(P(gs.EXIT_FRAME), closed=True, fill=pal.escape, fill_opacity=0.12, stroke=pal.ink,
                     width=gs.EXIT_FRAME_LINE.mm(size_mm), parent=g, kind="exit-frame")
     canvas.polyline(P(gs.EXIT_STEPS), closed=True, fill=pal.escape, fill_opacity=0.55, stroke=pal.ink,
@@ -354,7 +354,7 @@ def generic(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: flo
 def timer(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
     """A stopwatch (footer icon for the timer)."""
     pal = canvas.palette
-    P = lambda pts: place(pts, at, size_mm, rotation_deg)  # noqa: E731
+    P = lambda pts: place(pts, at, size_mm, rotation_deg)
     radius = size_mm / 2
     canvas.rect(*P([gs.TIMER_CROWN])[0], gs.TIMER_CROWN_SIZE[0] * radius, gs.TIMER_CROWN_SIZE[1] * radius,
                 fill=pal.ink, parent=g)

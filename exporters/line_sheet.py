@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import shapely
-from shapely.geometry import LineString, Point as ShapelyPoint, Polygon, box
+from shapely.geometry import LineString, Polygon, box
+from shapely.geometry import Point as ShapelyPoint
 from shapely.ops import unary_union
 
 from exporters import line_glyphs as glyphs
@@ -29,10 +29,10 @@ from exporters import style
 from exporters.canvas import SheetCanvas, path_data, wrap_text
 from exporters.paper import SheetLayoutError
 from inkcrawl import shapes
-from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 from inkcrawl.model import Area, Element, LineDungeon
 from inkcrawl.printed import sheet_of
 from inkcrawl.rulesets import Ruleset
+from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 
 Point = tuple[float, float]
 

@@ -8,8 +8,8 @@ import svgwrite
 
 from exporters import style
 from exporters.canvas import SheetCanvas, fmt, svg_text
-from exporters.paper import PageLayout, PaperError, layout_page
 from exporters.families import draw_sheet_into
+from exporters.paper import PageLayout, PaperError, layout_page
 from inkcrawl.model import Dungeon
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.textchars import printable_text

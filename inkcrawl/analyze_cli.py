@@ -30,12 +30,13 @@ def register(subparsers) -> None:
 def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     """Game data entries for ``paths`` (game.json files are read as they are; dungeons and packs
     are validated and converted). Returns ``(entries, exit code or None)``; errors go to stderr."""
+    from pathlib import Path
+
     from inkcrawl.gamedata import game_document, game_entry_problems
     from inkcrawl.jsonio import read_json_file
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
     from inkcrawl.schema import schema_problems
-    from pathlib import Path
 
     entries, others = [], []
     status = None

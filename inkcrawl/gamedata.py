@@ -17,8 +17,8 @@ import shapely
 
 from inkcrawl import __version__, shapes
 from inkcrawl.geometry import Connection
-from inkcrawl.printed import DEFAULT_OPENING_MIN_WIDTH, PrintedSheet, sheet_of
 from inkcrawl.model import OPPOSITE_SIDE, SIDE_OFFSETS, Element, GridDungeon, LineDungeon
+from inkcrawl.printed import DEFAULT_OPENING_MIN_WIDTH, PrintedSheet, sheet_of
 from inkcrawl.rulesets import Ruleset
 
 #: Format version of game documents.

@@ -129,7 +129,7 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
     except RecursionError:
         return None, [problem("F006", f"the JSON is nested deeper than {MAX_DEPTH} levels", file)]
     except ValueError as exc:  # an integer literal beyond Python's digit limit
-        match = re.search(r"-?\d{%d,}" % (MAX_INT_DIGITS + 1), text)
+        match = re.search(rf"-?\d{{{MAX_INT_DIGITS + 1},}}", text)
         literal = match.group(0) if match else ""
         return None, [_number_problem(text, literal, f"an integer has more than {MAX_INT_DIGITS} digits ({exc})"[:200],
                                       file)]

@@ -10,10 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inkcrawl.model import Dungeon, dungeon_from_dict
-from inkcrawl.rulesets import Ruleset
-from inkcrawl.validate import (MANIFEST_NAME, Report, RulesetRegistry, enclosing_pack, path_inside_pack, load_document,
-                               validate_paths)
-from inkcrawl.rulesets import load_ruleset_file
+from inkcrawl.rulesets import Ruleset, load_ruleset_file
+from inkcrawl.validate import (
+    MANIFEST_NAME,
+    Report,
+    RulesetRegistry,
+    enclosing_pack,
+    load_document,
+    path_inside_pack,
+    validate_paths,
+)
 
 
 @dataclass

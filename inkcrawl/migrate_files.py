@@ -17,8 +17,14 @@ from inkcrawl.model import dungeon_from_dict
 from inkcrawl.problems import Problem, Severity
 from inkcrawl.rulesets import ruleset_consistency_problems
 from inkcrawl.schema import schema_problems
-from inkcrawl.validate import (MANIFEST_NAME, RulesetRegistry, check_dungeon_data, enclosing_pack, path_inside_pack,
-                               load_document)
+from inkcrawl.validate import (
+    MANIFEST_NAME,
+    RulesetRegistry,
+    check_dungeon_data,
+    enclosing_pack,
+    load_document,
+    path_inside_pack,
+)
 
 
 def canonical_text(data: dict, file_type: str) -> str:

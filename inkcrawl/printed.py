@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import shapely
 import shapely.ops
-from shapely.geometry import LineString, Point as ShapelyPoint, Polygon
+from shapely.geometry import LineString, Polygon
+from shapely.geometry import Point as ShapelyPoint
 from shapely.geometry.base import BaseGeometry
 
 from inkcrawl import segments
@@ -222,8 +223,8 @@ class PrintedSheet:
                 t, _, lo, hi = _near(shapely.STRtree(geoms), _segment_geoms(wa, wb),
                                      ring_a, ring_b, wa, wb, self.geometry.snap_mm, False)
                 cuts: dict[int, list] = {}
-                for seg, l, h in zip(t.tolist(), lo.tolist(), hi.tolist()):
-                    cuts.setdefault(seg, []).append((l, h))
+                for seg, a_, b_ in zip(t.tolist(), lo.tolist(), hi.tolist()):
+                    cuts.setdefault(seg, []).append((a_, b_))
                 guide = {k: segments.subtract(v, cuts.get(k, [])) for k, v in passable.items()}
             out.extend(LineString(p) for p in segments.chain(ring, guide))
         return out
@@ -334,12 +335,12 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         t, c, lo, hi = _near(ring_tree, _segment_geoms(ca, cb), ra, rb, ca, cb,
                              np.concatenate(cut_r), np.concatenate(cut_round),
                              skip=lambda target, cutter: owner[cutter] == r_area[target])
-        for seg, i, j, l, h in zip(t.tolist(), r_area[t].tolist(), owner[c].tolist(), lo.tolist(), hi.tolist()):
-            removed.setdefault(seg, []).append((l, h))
+        for seg, i, j, a_, b_ in zip(t.tolist(), r_area[t].tolist(), owner[c].tolist(), lo.tolist(), hi.tolist()):
+            removed.setdefault(seg, []).append((a_, b_))
             if j == -1:
-                door_cuts.setdefault(seg, []).append((l, h))
+                door_cuts.setdefault(seg, []).append((a_, b_))
             elif i < j:
-                shared.setdefault((i, j), {}).setdefault(seg, []).append((l, h))
+                shared.setdefault((i, j), {}).setdefault(seg, []).append((a_, b_))
 
     # outline walls: what is left of each ring; their ink and the explicit walls' ink
     outline: list[dict[int, list]] = [{} for _ in rings]
@@ -349,10 +350,10 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         kept = segments.subtract([(0.0, 1.0)], cuts) if cuts else [(0.0, 1.0)]
         if kept:
             outline[int(r_area[seg])][int(r_index[seg])] = kept
-            for l, h in kept:
+            for a_, b_ in kept:
                 ink_seg.append(seg)
-                ink_lo.append(l)
-                ink_hi.append(h)
+                ink_lo.append(a_)
+                ink_hi.append(b_)
     ink_seg_arr = np.array(ink_seg, dtype=int)
     pa, pb = ra[ink_seg_arr], rb[ink_seg_arr]
     direction = pb - pa
@@ -367,8 +368,8 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     if len(targets) and len(ia):
         t, _, lo, hi = _near(shapely.STRtree(ring_geoms[targets]), _segment_geoms(ia, ib),
                              ra[targets], rb[targets], ia, ib, ir, True)
-        for seg, l, h in zip(targets[t].tolist(), lo.tolist(), hi.tolist()):
-            ink_cuts.setdefault(seg, []).append((l, h))
+        for seg, a_, b_ in zip(targets[t].tolist(), lo.tolist(), hi.tolist()):
+            ink_cuts.setdefault(seg, []).append((a_, b_))
     offsets = np.concatenate([[0], np.cumsum([len(r) - 1 for r in rings])]).astype(int)
     openings: list[Opening] = []
     connections: list[Connection] = []

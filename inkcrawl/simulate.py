@@ -55,8 +55,8 @@ import json
 import math
 import random
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 

@@ -27,7 +27,7 @@ import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from inkcrawl.model import Dungeon, GridDungeon, LineDungeon, SIDE_OFFSETS
+from inkcrawl.model import SIDE_OFFSETS, Dungeon, GridDungeon, LineDungeon
 
 #: Tiled pixels per sheet millimetre.
 DEFAULT_PX_PER_MM = 4.0

@@ -114,7 +114,7 @@ def _serve(connection, initializer, initargs) -> None:
     try:
         if initializer is not None:
             initializer(*initargs)
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which breaks the pool
+    except BaseException as exc:
         _reply(connection, ("failed", _portable(exc)))
         return
     _reply(connection, ("ready", os.getpid()))
@@ -129,7 +129,7 @@ def _serve(connection, initializer, initargs) -> None:
         function, args, kwargs = message
         try:
             reply = ("done", function(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller
+        except BaseException as exc:
             reply = ("raised", _portable(exc))
         _reply(connection, reply)
 
@@ -139,7 +139,7 @@ def _portable(exc: BaseException) -> tuple[BaseException, str]:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     try:
         pickle.loads(pickle.dumps(exc))
-    except Exception:  # noqa: BLE001 - an exception that does not travel: its text does
+    except Exception:
         exc = RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc, text
 
@@ -147,7 +147,7 @@ def _portable(exc: BaseException) -> tuple[BaseException, str]:
 def _reply(connection, reply) -> None:
     try:
         data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as exc:  # noqa: BLE001 - a result that does not pickle is the job's failure
+    except Exception as exc:
         data = pickle.dumps(("raised", _portable(exc)), protocol=pickle.HIGHEST_PROTOCOL)
     try:
         connection.send_bytes(data)
@@ -326,7 +326,7 @@ class _Worker:
                 continue
             try:
                 data = pickle.dumps((job.function, job.args, job.kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception as exc:  # noqa: BLE001 - what does not pickle is the caller's error
+            except Exception as exc:
                 _fail(job.future, exc)
                 continue
             self.inflight.append([job, data, False])

@@ -6,10 +6,24 @@ import copy
 import json
 
 import pytest
+from dungeon_builders import (
+    FILE,
+    add,
+    add_door,
+    add_key,
+    assert_codes,
+    check,
+    classic_grid_dungeon,
+    codes,
+    describe_problems,
+    disc,
+    find,
+    grid_dungeon,
+    grid_registry,
+    grid_ruleset_data,
+    line_dungeon,
+)
 
-from dungeon_builders import (FILE, add, add_door, add_key, assert_codes, check, classic_grid_dungeon, codes,
-                              describe_problems, disc, find, grid_dungeon, grid_registry, grid_ruleset_data,
-                              line_dungeon)
 from inkcrawl.rulesets import bundled_rulesets, ruleset_consistency_problems
 from inkcrawl.validate import RulesetRegistry, validate_paths
 
@@ -379,9 +393,9 @@ def test_c007_in_a_ruleset():
 
 
 def test_c007_in_a_pack_manifest_and_its_ruleset(tmp_path):
-    from conftest import PACKS
-
     import shutil
+
+    from conftest import PACKS
 
     pack = tmp_path / "pack"
     shutil.copytree(PACKS / "lantern-depths", pack)

@@ -9,9 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from dungeon_builders import (
+    FILE,
+    add,
+    assert_codes,
+    check,
+    classic_grid_dungeon,
+    find,
+    grid_dungeon,
+    grid_registry,
+    grid_ruleset_data,
+    pack_deck,
+)
 
-from dungeon_builders import (FILE, add, assert_codes, check, classic_grid_dungeon, find, grid_dungeon,
-                              grid_registry, grid_ruleset_data, pack_deck)
 from inkcrawl.checks.grid import deck_problems
 from inkcrawl.problems import Severity
 from inkcrawl.rulesets import Ruleset, bundled_rulesets

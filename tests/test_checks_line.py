@@ -8,9 +8,22 @@ label lb1, wall w1 inside r2. Elements 0-5 are st1, m1, p1, t1, ex1, lb1.
 from __future__ import annotations
 
 import pytest
+from dungeon_builders import (
+    ISLAND_POLYGON,
+    add,
+    add_door,
+    add_key,
+    assert_codes,
+    check,
+    codes,
+    describe_problems,
+    disc,
+    find,
+    grid_registry,
+    line_dungeon,
+    line_ruleset_variant,
+)
 
-from dungeon_builders import (ISLAND_POLYGON, add, add_door, add_key, assert_codes, check, codes, describe_problems, disc,
-                              find, grid_registry, line_dungeon, line_ruleset_variant)
 from inkcrawl.problems import Severity
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.validate import RulesetRegistry

@@ -10,9 +10,9 @@ from conftest import PACKS
 from dungeon_builders import add, add_door, assert_codes, check, classic_grid_dungeon, disc, line_dungeon
 
 from inkcrawl.cli import main
+from inkcrawl.geometry import Connection
 from inkcrawl.schema import schema_problems
 from inkcrawl.solvability import explore
-from inkcrawl.geometry import Connection
 
 
 def _validate(capsys, *paths):

@@ -13,8 +13,20 @@ from hypothesis import strategies as st
 
 from editor import edits
 from editor.edits import (
-    AddObjects, ChangeProperties, ChangeSheet, DeleteObjects, EditError, EditShape, MoveObjects, ResizeGrid,
-    TogglePassage, objects_outside, passage_ref, paste_copies, ref_of, renumber_stones,
+    AddObjects,
+    ChangeProperties,
+    ChangeSheet,
+    DeleteObjects,
+    EditError,
+    EditShape,
+    MoveObjects,
+    ResizeGrid,
+    TogglePassage,
+    objects_outside,
+    passage_ref,
+    paste_copies,
+    ref_of,
+    renumber_stones,
 )
 from inkcrawl.jsonio import dumps_canonical
 from inkcrawl.model import Element, Feature, dungeon_from_dict

@@ -16,7 +16,6 @@ from tests.editor_support import click_pack_row as _click_row
 from tests.editor_support import copy_pack as _pack_copy
 
 
-
 def _window(qtbot, pack):
     window = make_window(qtbot, pack)
     browser = window.pack_browser

@@ -336,11 +336,11 @@ def test_a_long_title_is_shortened_with_a_warning(tmp_path, capsys):
 
 
 def test_landscape_card_backs_mirror_rows_for_long_edge_duplex():
+    import xml.etree.ElementTree as ET
+
     from exporters.cards import card_pages
     from exporters.pages import PageOptions
     from inkcrawl.rulesets import bundled_rulesets
-
-    import xml.etree.ElementTree as ET
 
     ruleset = bundled_rulesets()["grid-classic"]
     front, back = card_pages({"corner": 1}, ruleset, PageOptions(orientation="landscape"), backs=True)

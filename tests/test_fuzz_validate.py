@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import traceback
 from pathlib import Path
 from typing import Any
 

@@ -23,8 +23,20 @@ from conftest import PACKS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inkcrawl.engines.grid import (DEFAULT_SWITCHES, Deck, GameDataError, GridRules, PlayerMap, PolicyError,
-                                   mask_of, play_game, play_turn, rotate_mask, score_map, shape_rotations)
+from inkcrawl.engines.grid import (
+    DEFAULT_SWITCHES,
+    Deck,
+    GameDataError,
+    GridRules,
+    PlayerMap,
+    PolicyError,
+    mask_of,
+    play_game,
+    play_turn,
+    rotate_mask,
+    score_map,
+    shape_rotations,
+)
 from inkcrawl.engines.grid_policies import POLICIES, GreedyPolicy, Policy, RandomPolicy, make_policy
 
 SIDES = ("north", "east", "south", "west")
@@ -636,7 +648,7 @@ def test_games_only_place_legal_segments(entry, seed, players, policy):
     for pm in result.maps:
         placed: dict[str, frozenset] = {}
         traps: set[str] = set()
-        for round_number, card, room, mask in pm.history:
+        for _round_number, card, room, mask in pm.history:
             if card == "trap":
                 empties = {r["label"] for r in entry["rooms"] if r["feature"] is None} - set(placed) - traps
                 if room is None:

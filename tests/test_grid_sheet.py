@@ -318,7 +318,6 @@ def test_scoring_area_shrinks_or_moves_and_never_overlaps_the_grid(changes):
     root = _tree(svg)
     sx0, sy0, sx1, sy1 = _scoring_box(root)
     board = [b[1:] for b in _bounds(root) if b[0].get("data-kind") in ("room", "wall", "arrow", "diamond")]
-    bx0, by0 = min(b[0] for b in board), min(b[1] for b in board)
     bx1, by1 = max(b[2] for b in board), max(b[3] for b in board)
     assert sy0 >= by1 or sx0 >= bx1, "the scoring area overlaps the grid"
     texts = _texts(root)

@@ -14,8 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from inkcrawl.importers import (BUILT_IN_NAMES, MAX_AREAS, MAX_OUTLINE_POINTS, MAX_SAME_NOTES, MAX_STARTS,
-                                ImportFailed, ImportNote, ImportOptions, check_limits, condense_notes, importers)
+from inkcrawl.importers import (
+    BUILT_IN_NAMES,
+    MAX_AREAS,
+    MAX_OUTLINE_POINTS,
+    MAX_SAME_NOTES,
+    MAX_STARTS,
+    ImportFailed,
+    ImportNote,
+    ImportOptions,
+    check_limits,
+    condense_notes,
+    importers,
+)
 from inkcrawl.importers.build import LineDungeonBuilder
 from inkcrawl.importers.donjon import DEFAULT_BITS
 from inkcrawl.schema import schema_problems

@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, Polygon
 
 from inkcrawl.geometry import build_geometry, door_areas
-from inkcrawl.printed import area_connections
 from inkcrawl.importers import ImportFailed, ImportOptions, detect_format
 from inkcrawl.importers.uvtt import COLLINEAR_CELLS, DUPLICATE_CELLS, IMPORTER, MAX_POINTS
 from inkcrawl.jsonio import dumps_canonical
 from inkcrawl.model import dungeon_from_dict
+from inkcrawl.printed import area_connections
 from inkcrawl.problems import Severity
 from inkcrawl.validate import RulesetRegistry, check_dungeon_data
 

@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dungeon_builders import line_dungeon  # noqa: E402
-from inkcrawl.cli import main  # noqa: E402
-from inkcrawl.engines.line import referee  # noqa: E402
-from inkcrawl.kinds import VALUE_MEMBERS, resolve_kind  # noqa: E402
-from inkcrawl.loading import open_dungeons  # noqa: E402
-from inkcrawl.gamedata import game_document  # noqa: E402
-from inkcrawl.rulesets import Ruleset, bundled_rulesets  # noqa: E402
-from inkcrawl.schema import schema_problems  # noqa: E402
+from dungeon_builders import line_dungeon
+
+from inkcrawl.cli import main
+from inkcrawl.engines.line import referee
+from inkcrawl.gamedata import game_document
+from inkcrawl.kinds import VALUE_MEMBERS, resolve_kind
+from inkcrawl.loading import open_dungeons
+from inkcrawl.rulesets import Ruleset, bundled_rulesets
+from inkcrawl.schema import schema_problems
 
 LINE = bundled_rulesets()["line-classic"]
 VALUES = {"vp": 3, "variant": "x1", "number": 1, "colour": "red", "channel": "A"}

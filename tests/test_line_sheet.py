@@ -7,10 +7,10 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from shapely.geometry import LineString, Point, Polygon
-
 from conftest import PACKS
 from dungeon_builders import line_dungeon
+from shapely.geometry import LineString, Point, Polygon
+
 from exporters.sheet import render_sheet
 from inkcrawl import shapes
 from inkcrawl.loading import open_dungeons

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from conftest import PACKS, REPO
+
 from inkcrawl import score_cli
 from inkcrawl.engines.line import PlayError, referee
 from inkcrawl.gamedata import game_document

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from dungeon_builders import add, add_door, add_key, check, codes, describe_problems, disc, line_dungeon
+
 from inkcrawl.cli import main
 from inkcrawl.engines.line import LineRules, referee
 from inkcrawl.gamedata import line_game_data

@@ -6,7 +6,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 #: How long a test waits for a process or a worker before it fails. Generous: on a loaded CI
 #: machine start-up takes many times longer than at rest, and waiting ends as soon as the

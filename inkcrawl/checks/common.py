@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from inkcrawl.model import Dungeon, GridDungeon, LineDungeon, SKELETON_LOCK
+from inkcrawl.model import SKELETON_LOCK, Dungeon, GridDungeon, LineDungeon
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.textchars import owner_name, text_problem
+
 
 def common_problems(dungeon: Dungeon, ruleset: Ruleset, file: str) -> list[Problem]:
     """C001 duplicate ids, C003 unknown element kinds, C004 unknown named values, C005 family."""

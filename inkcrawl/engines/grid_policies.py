@@ -42,7 +42,7 @@ Bundled policies
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from inkcrawl.engines.grid import TRAP, GridRules, PlayerMap
 

@@ -12,12 +12,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from inkcrawl.importers import (
+    MAX_AREAS,
+    MAX_ELEMENTS,
+    MAX_OUTLINE_POINTS,
+    MAX_STARTS,
+    MAX_WALLS,
+    ImportFailed,
+    ImportNote,
+    printable_texts,
+    too_many,
+)
 from inkcrawl.kinds import DEFAULT_SIZE_MM
 from inkcrawl.model import LineDungeon, dungeon_from_dict
 from inkcrawl.printed import sheet_of
 from inkcrawl.rulesets import bundled_rulesets
-from inkcrawl.importers import (MAX_AREAS, MAX_ELEMENTS, MAX_OUTLINE_POINTS, MAX_STARTS, MAX_WALLS, ImportFailed,
-                                ImportNote, printable_texts, too_many)
 
 #: The part of an A4 portrait sheet a dungeon may use: x0, y0, x1, y1 in mm (the title band is
 #: above, the footer below; the same band as the bundled line dungeons).

@@ -500,7 +500,7 @@ class _Reader:
         tilesets = self.data.get("tilesets") or []
         if not isinstance(tilesets, list):
             return
-        for number, tileset in enumerate(tilesets, 1):
+        for _number, tileset in enumerate(tilesets, 1):
             if not isinstance(tileset, dict):
                 continue
             firstgid = int(_number_or(tileset.get("firstgid"), 1))

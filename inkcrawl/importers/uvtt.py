@@ -276,7 +276,7 @@ def _portals(data: dict, origin: tuple[float, float], builder: LineDungeonBuilde
             builder.note(source, f"'closed' is {json_kind(closed)}, not true/false; taken as closed")
             closed = True
         freestanding = portal.get("freestanding", False) is True
-        shift = lambda p: (p[0] - origin[0], p[1] - origin[1])  # noqa: E731
+        shift = lambda p: (p[0] - origin[0], p[1] - origin[1])
         portals.append(_Portal(source, shift(a), shift(b), closed, freestanding))
     return portals
 

@@ -582,7 +582,7 @@ class _Obstacles:
         found = self._tree.query(geometry, predicate="dwithin", distance=distance)
         return [self.items[i] for i in sorted(found.tolist())]
 
-    def __add__(self, other: "_Obstacles") -> "_Obstacles":
+    def __add__(self, other: _Obstacles) -> _Obstacles:
         return _Obstacles(self.items + other.items)
 
 
