@@ -691,9 +691,10 @@ def crossing_oracle(printed: Printed, a, b) -> CrossingView:
     verdict, reason, runs = _crossing_pixels(printed, a, b, box, wall)
     if verdict is None:
         return CrossingView(None, reason, runs)
-    if any(not run.connected and not run.centre_lines and math.dist(run.before, run.after) >= 4.0 for run in runs):
-        return CrossingView(None, "known: the stroke passes through the merged ink of two walls without crossing "
-                                  "either centre line "
+    if any(math.dist(run.before, run.after) >= 4.0 for run in runs):
+        return CrossingView(None, "known: the stroke travels 4 mm or more inside the walls' ink (along a wall, or a "
+                                  "band of parallel walls whose ink merges), where channels of paper narrower than "
+                                  "the required gap decide "
                                   "(test_a_stroke_through_the_merged_ink_of_two_parallel_walls_crosses)", runs)
     for side in (-1, 1):
         shifted, _, _ = _crossing_pixels(printed, a + side * GRAZE * normal, b + side * GRAZE * normal, box, wall)

@@ -52,6 +52,8 @@ class WallNetwork:
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
     barrier: BaseGeometry = field(default_factory=shapely.Polygon)  # empty: no walls
+    ink: BaseGeometry | None = None           # the printed walls' ink alone
+    unprinted: list[LineString] = field(default_factory=list)  # closures and bridges
     nodes: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)
     node_tree: STRtree | None = None
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
@@ -71,6 +73,11 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
     if not lines:
         return WallNetwork([])
     geoms = [LineString(line) for line in lines]
+    printed = [g for g, w in zip(geoms, widths) if w > 0]
+    ink = shapely.union_all(shapely.buffer(np.array(printed, dtype=object),
+                                           np.array([w / 2 for w in widths if w > 0]), quad_segs=8)) \
+        if printed else shapely.Polygon()
+    unprinted = [g for g, w in zip(geoms, widths) if w <= 0]
     barrier = shapely.union_all(shapely.buffer(np.array(geoms, dtype=object),
                                                np.array([max(w / 2, UNPRINTED_WIDTH_MM / 2) for w in widths]),
                                                quad_segs=8))
@@ -111,7 +118,8 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         for m in range(0 if closed else 1, last):
             nodes.append((part[m], [part[m - 1] if m > 0 else part[last - 1], part[m + 1]]))
     node_tree = shapely.STRtree(point_array(np.array([n[0] for n in nodes]))) if nodes else None
-    return WallNetwork(parts, junctions, barrier, nodes, node_tree, free_ends)
+    return WallNetwork(parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, nodes=nodes,
+                       node_tree=node_tree, free_ends=free_ends)
 
 
 def crosses(network: WallNetwork, line: int, segment: int, point, before, after) -> bool | None:
@@ -190,15 +198,26 @@ def separates(network: WallNetwork, before, after) -> bool | None:
     centre = (before + after) / 2
     radius = max(WINDOW_MM, float(np.hypot(*(after - before))) / 2 + 1.0)
     window = shapely.Point(centre).buffer(radius, quad_segs=16)
-    blocked = [network.barrier.intersection(window)]
+    # the faces the window is cut into by the printed ink's edges, the unprinted walls (closures,
+    # bridges) and the continuation of each free end: lines only, no thin polygons (robust overlay)
+    edges: list[BaseGeometry] = [window.exterior]
+    ink = network.ink if network.ink is not None else network.barrier
+    local = ink.intersection(window)
+    if not local.is_empty:
+        edges += [ring for part in shapely.get_parts(local) if part.geom_type == "Polygon"
+                  for ring in shapely.get_rings(part)]
+    # lines are not clipped to the window: where they leave it, the noding of the union puts an
+    # exact node on the window's edge (a clipped end a hair off the edge would dangle, cutting nothing)
+    edges += [line for line in network.unprinted if line.intersects(window)]
     for tip, direction in network.free_ends:
         if np.hypot(*(tip - centre)) <= radius:
-            blocked.append(LineString([tip, tip + direction * 2 * radius]).buffer(UNPRINTED_WIDTH_MM / 2))
-    paper = window.difference(shapely.union_all(blocked))
-    parts = list(shapely.get_parts(paper))
+            # from inside the wall's own ink (a polygon a hair inside its round cap), so it is noded
+            edges.append(LineString([tip - direction * 1.0, tip + direction * 2 * radius]))
+    faces = [face for face in shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.union_all(edges))))
+             if not local.contains(face.representative_point())]
     where = []
     for point in (before, after):
-        found = [i for i, part in enumerate(parts) if shapely.contains_xy(part, point[0], point[1])]
+        found = [i for i, face in enumerate(faces) if shapely.intersects_xy(face, point[0], point[1])]
         if not found:
             return None
         where.append(found[0])
