@@ -21,11 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
-from shapely import STRtree
 from shapely.geometry import LineString, MultiLineString
 from shapely.geometry.base import BaseGeometry
-
-from inkcrawl.geoarrays import point_array
 
 _KEY_DIGITS = 6
 
@@ -44,9 +41,8 @@ class WallNetwork:
     two nodes (a free end or a junction) or closed on itself; ``junctions``: for each node
     where two or more polylines end, the points next to it along each of them; ``barrier``: the
     walls' ink (each wall buffered by half its printed width, round caps; closures and bridges
-    :data:`UNPRINTED_WIDTH_MM` wide), a shapely (multi)polygon; ``nodes``: every point where the
-    network bends or branches (inner vertices and junctions) with the points next to it along
-    each wall, and ``node_tree`` indexing them; ``free_ends``: the printed walls' free ends (a
+    :data:`UNPRINTED_WIDTH_MM` wide), a shapely (multi)polygon; ``ink``: the printed walls' ink alone;
+    ``unprinted``: the closures and bridges as lines; ``free_ends``: the printed walls' free ends (a
     capped wall's at the tip of its ink) with the unit direction the wall points there."""
 
     lines: list[np.ndarray]
@@ -54,8 +50,6 @@ class WallNetwork:
     barrier: BaseGeometry = field(default_factory=shapely.Polygon)  # empty: no walls
     ink: BaseGeometry | None = None           # the printed walls' ink alone
     unprinted: list[LineString] = field(default_factory=list)  # closures and bridges
-    nodes: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)
-    node_tree: STRtree | None = None
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
 
@@ -111,15 +105,7 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         ends.setdefault(_key(part[0]), []).append(part[1])
         ends.setdefault(_key(part[-1]), []).append(part[-2])
     junctions = {key: neighbours for key, neighbours in ends.items() if len(neighbours) >= 2}
-    nodes = [(np.array(key), neighbours) for key, neighbours in junctions.items()]
-    for part in parts:
-        closed = len(part) > 2 and np.allclose(part[0], part[-1])
-        last = len(part) - 1
-        for m in range(0 if closed else 1, last):
-            nodes.append((part[m], [part[m - 1] if m > 0 else part[last - 1], part[m + 1]]))
-    node_tree = shapely.STRtree(point_array(np.array([n[0] for n in nodes]))) if nodes else None
-    return WallNetwork(parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, nodes=nodes,
-                       node_tree=node_tree, free_ends=free_ends)
+    return WallNetwork(parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends)
 
 
 def crosses(network: WallNetwork, line: int, segment: int, point, before, after) -> bool | None:
