@@ -81,7 +81,7 @@ def _raise_grids(grid_dir: Path) -> int:
         origin = data["grid"]["origin_mm"]
         if origin[1] > GRID_ORIGIN_MAX_Y_MM:
             origin[1] = GRID_ORIGIN_MAX_Y_MM
-            file.write_text(validate_pack._dumps(data), encoding="utf-8")
+            file.write_text(validate_pack.dumps(data), encoding="utf-8")
             moved += 1
     return moved
 
@@ -91,7 +91,7 @@ def prepare_packs(out: Path, count: int, seed: int, reuse: bool) -> tuple[Path, 
     if reuse and (grid_dir / "pack.json").is_file() and (line_dir / "pack.json").is_file():
         print(f"reusing the packs in {out}")
     else:
-        validate_pack._prepare_out(out)
+        validate_pack.prepare_out(out)
         begin = time.perf_counter()
         grid_dir, line_dir, info = validate_pack.generate(out, count, seed)
         print(f"generated {info['grid']} grid + {info['line']} line dungeons (seed {seed}) with "
@@ -369,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         cli_times = None
         if not args.no_cli:
             cli_pdf = out / "cli.pdf"
-            env = validate_pack._subprocess_env()
+            env = validate_pack.subprocess_env()
             command = [sys.executable, "-m", "inkcrawl", "export", "sheet", *paths, "-o", str(cli_pdf)]
             cli_times = []
             for _ in range(max(1, args.repeat)):

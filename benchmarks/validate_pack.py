@@ -630,7 +630,8 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
 # Packs
 # --------------------------------------------------------------------------------------------
 
-def _dumps(value) -> str:
+def dumps(value) -> str:
+    """``value`` as the text of a pack file, in the canonical layout inkcrawl writes."""
     try:  # the layout the editor writes
         from inkcrawl.jsonio import dumps_canonical
     except ImportError:  # pragma: no cover
@@ -643,14 +644,14 @@ def write_pack(folder: Path, pack_id: str, name: str, ruleset: str, dungeons: li
     paths = []
     for dungeon in dungeons:
         relative = f"dungeons/{dungeon['id']}-{_slug(dungeon['sheet']['title'])}.json"
-        (folder / relative).write_text(_dumps(dungeon), encoding="utf-8")
+        (folder / relative).write_text(dumps(dungeon), encoding="utf-8")
         paths.append(relative)
     manifest = {"type": "pack", "format_version": 1, "id": pack_id, "name": name, "version": "1.0.0",
                 "description": f"{len(dungeons)} generated {ruleset} dungeons for benchmarks/validate_pack.py.",
                 "ruleset": ruleset, "dungeons": paths}
     if decks:
         manifest["decks"] = decks
-    (folder / "pack.json").write_text(_dumps(manifest), encoding="utf-8")
+    (folder / "pack.json").write_text(dumps(manifest), encoding="utf-8")
 
 
 def generate(out: Path, count: int, seed: int) -> tuple[Path, Path, dict]:
@@ -677,7 +678,7 @@ def generate(out: Path, count: int, seed: int) -> tuple[Path, Path, dict]:
     return grid_dir, line_dir, stats
 
 
-def _prepare_out(out: Path) -> None:
+def prepare_out(out: Path) -> None:
     """Remove earlier benchmark packs from ``out`` (only folders holding our own pack.json)."""
     for pack_id in (GRID_PACK_ID, LINE_PACK_ID):
         folder = out / pack_id
@@ -697,7 +698,9 @@ def _prepare_out(out: Path) -> None:
 # Timing
 # --------------------------------------------------------------------------------------------
 
-def _subprocess_env() -> dict:
+def subprocess_env() -> dict:
+    """The environment of a benchmark's child process: this one's, with the repository first on
+    ``PYTHONPATH`` so the child imports the inkcrawl being measured."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
     return env
@@ -705,7 +708,7 @@ def _subprocess_env() -> dict:
 
 def time_cold(paths: list[Path], repeat: int) -> tuple[list[float], list[float], int]:
     """Wall times of a fresh ``python -m inkcrawl validate`` and of bare start-up plus imports."""
-    env = _subprocess_env()
+    env = subprocess_env()
     command = [sys.executable, "-m", "inkcrawl", "validate", *map(str, paths)]
     imports = [sys.executable, "-c", "import inkcrawl.cli, inkcrawl.validate, inkcrawl.report"]
     runs, starts, code = [], [], 0
@@ -805,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.reuse and (grid_dir / "pack.json").is_file() and (line_dir / "pack.json").is_file():
             print(f"reusing the packs in {out}")
         else:
-            _prepare_out(out)
+            prepare_out(out)
             begin = time.perf_counter()
             grid_dir, line_dir, info = generate(out, args.count, args.seed)
             print(f"generated {info['grid']} grid + {info['line']} line dungeons (seed {args.seed}) in "

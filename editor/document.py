@@ -235,10 +235,10 @@ def unshowable_schema_errors(data) -> list[str]:
     """The schema errors of dungeon data (a file, migrated) the editor cannot show (see
     :data:`UNSHOWABLE_SCHEMA_ERRORS`), one line each, ``pointer: message``. A missing
     collection (``areas``, ``passages``...) is fine: the model starts it empty."""
-    from inkcrawl.schema import _validator, json_pointer
+    from inkcrawl.schema import json_pointer, schema_validator
 
     refusals = []
-    for error in _validator("dungeon").iter_errors(data):
+    for error in schema_validator("dungeon").iter_errors(data):
         kind = type(error.kind).__name__
         path = list(error.instance_path)
         # a side, family or area kind outside the format's list (the kinds of elements and

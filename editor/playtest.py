@@ -303,7 +303,7 @@ class PlaytestController(QObject):
             tool.deactivate()
             if window.view.tool is tool:
                 window.view.tool = None
-                if getattr(window, "_tool_specs", None) and "select" in window._tool_specs:
+                if "select" in getattr(window, "tool_actions", {}):  # the window's tools (one action each)
                     window.set_tool("select")
             self.stack.removeWidget(panel)
             panel.deleteLater()

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from editor.tools import Tool
-from inkcrawl.engines.line import LineRules, PlayError, _first_touch, format_breakdown, referee
+from inkcrawl.engines.line import LineRules, PlayError, first_touch, format_breakdown, referee
 
 #: A new point is added to the path only this far (mm) from the last one (fewer points, same line).
 MIN_STEP_MM = 0.25
@@ -162,7 +162,7 @@ class LineSession:
         if self._entry_tree is None or not self.polylines:
             return
         points = np.asarray(self.polylines[-1], dtype=float)
-        hit = _first_touch(points, self._entry_zones, self._entry_tree)
+        hit = first_touch(points, self._entry_zones, self._entry_tree)
         if hit is None:
             return
         segment, fraction, which = hit

@@ -25,7 +25,7 @@ from exporters import style
 from exporters.canvas import SheetCanvas, text_width_mm, wrap_text
 from exporters.grid_glyphs import block_arrow, diamond_points, draw_feature, draw_icon
 from exporters.paper import SheetLayoutError
-from inkcrawl.model import SIDE_OFFSETS, Cell, GridDungeon, _axis_label, edge_key
+from inkcrawl.model import SIDE_OFFSETS, Cell, GridDungeon, axis_label, edge_key
 from inkcrawl.rulesets import Ruleset
 
 #: Feature kinds with their own scoring rows (other ruleset kinds get a generic row).
@@ -314,7 +314,7 @@ class _GridSheet:
         self._plan_scoring()
 
     def _row_label(self, row: int) -> str:
-        return _axis(row, self.grid.row_labels)
+        return axis_label(row, self.grid.row_labels)
 
     def _plan_header(self) -> None:
         labels_top = self.gy - self.north_offset - self.label_size * 0.75
@@ -525,12 +525,12 @@ class _GridSheet:
         grid, c = self.grid, self.c
         for col in range(grid.columns):
             x = self.gx + (col + 0.5) * c
-            self.canvas.text(_axis(col, grid.column_labels), (x, self.gy - self.north_offset), size, anchor="middle",
-                             bold=True, parent=group)
+            self.canvas.text(axis_label(col, grid.column_labels), (x, self.gy - self.north_offset), size,
+                             anchor="middle", bold=True, parent=group)
         size = self.row_label_size
         for row in range(grid.rows):
             y = self.gy + (row + 0.5) * c + size * 0.365
-            self.canvas.text(_axis(row, grid.row_labels), (self.gx - self.west_offset, y), size, anchor="end",
+            self.canvas.text(axis_label(row, grid.row_labels), (self.gx - self.west_offset, y), size, anchor="end",
                              bold=True, parent=group)
 
     # scoring ----------------------------------------------------------------------------------
@@ -663,8 +663,3 @@ class _GridSheet:
         canvas.text("Total", (x, y + d["small"] * 1.05), d["small"], bold=True, parent=group)
         canvas.rect(x, y + d["caption_h"], w, h - d["caption_h"], stroke=pal.ink, width=_TOTAL_OUTLINE_MM,
                     fill=pal.paper, radius=1.0, parent=group, kind="total-box")
-
-
-def _axis(index: int, label_style: str) -> str:
-    """One axis coordinate (``A``.. or ``1``..), as :meth:`GridSpec.cell_label` prints it."""
-    return _axis_label(index, label_style)

@@ -171,10 +171,13 @@ class GridSpec:
 
     def cell_label(self, cell: Cell) -> str:
         """The coordinate printed for a room, e.g. ``C4`` for cell (2, 3) with letter columns."""
-        return _axis_label(cell[0], self.column_labels) + _axis_label(cell[1], self.row_labels)
+        return axis_label(cell[0], self.column_labels) + axis_label(cell[1], self.row_labels)
 
 
-def _axis_label(index: int, style: str) -> str:
+def axis_label(index: int, style: str) -> str:
+    """The printed coordinate of column or row ``index`` (0-based) on one axis of a grid: with
+    ``style`` ``"numbers"`` ``1``, ``2``...; otherwise letters ``A``..``Z``, ``AA``, ``AB``...
+    (:meth:`GridSpec.cell_label` joins a column's and a row's)."""
     if style == "numbers":
         return str(index + 1)
     label = ""

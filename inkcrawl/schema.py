@@ -29,7 +29,11 @@ def load_schema(file_type: str) -> dict:
 
 
 @cache
-def _validator(file_type: str, definition: str | None = None):
+def schema_validator(file_type: str, definition: str | None = None):
+    """The compiled jsonschema-rs validator of ``file_type``'s schema (one per process), or with
+    ``definition`` of its sub-schema ``#/$defs/<definition>``. For callers that read the raw
+    errors (``iter_errors``: kind, instance path) rather than the problems of
+    :func:`schema_problems`; raises ``KeyError`` for a definition the schema lacks."""
     schema = load_schema(file_type)
     if definition is not None:
         if definition not in schema.get("$defs", {}):
@@ -72,7 +76,7 @@ def schema_problems(data: Any, file_type: str, file: str, definition: str | None
     Raises ``ValueError`` when ``data`` holds values JSON cannot (a set, a numpy number).
     """
     problems = []
-    for error in _validator(file_type, definition).iter_errors(data):
+    for error in schema_validator(file_type, definition).iter_errors(data):
         pointer = json_pointer(error.instance_path)
         problems.append(problem("S001", _friendly(error), file, pointer))
     problems.sort(key=_pointer_order)

@@ -271,3 +271,40 @@ def test_export_of_a_pack_with_a_manifest_member_of_the_wrong_type_never_crashes
                              str(tmp_path / "out.pdf"), "--force"], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode in (0, 1, 2)
+
+
+# Sends SIGTERM to itself at one moment of the command line's start-up, then runs `inkcrawl rules`.
+_SIGTERM_DURING_START_UP = """
+import argparse, os, signal, sys
+import inkcrawl.cli
+
+moment = sys.argv[1]
+
+def terminate_before(owner, name):
+    real = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(*args, **kwargs)
+    setattr(owner, name, wrapper)
+
+if moment == "building the parser":
+    terminate_before(inkcrawl.cli, "build_parser")
+elif moment == "reading the arguments":
+    terminate_before(argparse.ArgumentParser, "parse_args")
+sys.exit(inkcrawl.cli.main(["rules"]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGKILL"), reason="needs POSIX signals")
+@pytest.mark.parametrize("moment", ["building the parser", "reading the arguments"])
+def test_sigterm_during_start_up_is_an_interruption(moment):
+    """The SIGTERM handler is the first thing `main` installs: a SIGTERM while the parser is
+    built (plugins load) or the arguments are read ends like one during a command, exit 130
+    and "interrupted", never the default action (killed by the signal, no message)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", _SIGTERM_DURING_START_UP, moment], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 130, (result.returncode, result.stderr)
+    assert result.stderr == "inkcrawl: interrupted\n" and result.stdout == ""

@@ -42,7 +42,7 @@ def test_wheel_carries_data_and_runs_outside_the_checkout(tmp_path):
                        "inkcrawl/_data/content/rulesets/grid-classic.json",
                        "inkcrawl/_data/content/rulesets/line-classic.json",
                        "inkcrawl/_data/content/packs/lantern-depths/pack.json",
-                       "inkcrawl/_data/content/packs/ember-halls/pack.json", "inkcrawl/cli.py",
+                       "inkcrawl/_data/content/packs/ember-halls/pack.json", "inkcrawl/cli/__init__.py",
                        "exporters/commands.py", "exporters/fonts/DejaVuSans.ttf", "exporters/fonts/DejaVuSans-Bold.ttf",
                        "exporters/fonts/LICENSE-DejaVu.txt"):
             assert needed in names, needed

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 from conftest import PACKS, REPO
 
-from inkcrawl import score_cli
+from inkcrawl.cli import score as score_command
 from inkcrawl.engines.line import PlayError, referee
 from inkcrawl.gamedata import game_document
 from inkcrawl.loading import open_dungeons
@@ -36,9 +36,9 @@ def codes(data) -> list[tuple[str, str]]:
 
 
 def run_score(argv: list[str], capsys) -> tuple[int, str, str]:
-    """Run ``inkcrawl score ARGV`` in-process (the subcommand as registered by score_cli)."""
+    """Run ``inkcrawl score ARGV`` in-process (the subcommand as :mod:`inkcrawl.cli.score` registers it)."""
     parser = argparse.ArgumentParser(prog="inkcrawl")
-    score_cli.register(parser.add_subparsers(dest="command"))
+    score_command.register(parser.add_subparsers(dest="command"))
     try:
         args = parser.parse_args(["score", *argv])
         status = args.func(args)
@@ -225,8 +225,8 @@ HOSTILE = [
 @pytest.mark.parametrize("text", HOSTILE)
 def test_never_a_traceback(tmp_path, text):
     play = write(tmp_path / "play.json", text)
-    code = ("import sys; from inkcrawl import score_cli; import argparse; p = argparse.ArgumentParser(); "
-            "score_cli.register(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
+    code = ("import sys; from inkcrawl.cli import score; import argparse; p = argparse.ArgumentParser(); "
+            "score.register(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
     done = subprocess.run([sys.executable, "-c", code, "score", str(LANTERN), play], capture_output=True, text=True,
                           cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120)
     assert "Traceback" not in done.stderr

@@ -766,7 +766,7 @@ def test_score_reports_unplayable_game_data_with_exit_1(tmp_path, capsys):
     member, never a traceback (the game schema may refuse it first, also naming the member)."""
     import argparse
 
-    from inkcrawl import score_cli
+    from inkcrawl.cli import score as score_command
     play = tmp_path / "play.json"
     play.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "test-keep",
                                 "path": [[list(p) for p in START]]}))
@@ -779,7 +779,7 @@ def test_score_reports_unplayable_game_data_with_exit_1(tmp_path, capsys):
         game.write_text(json.dumps({"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test",
                                     "dungeons": [entry]}))
         parser = argparse.ArgumentParser(prog="inkcrawl")
-        score_cli.register(parser.add_subparsers(dest="command"))
+        score_command.register(parser.add_subparsers(dest="command"))
         args = parser.parse_args(["score", str(game), str(play)])
         status = args.func(args)
         out, err = capsys.readouterr()

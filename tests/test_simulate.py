@@ -11,6 +11,7 @@ from dungeon_builders import classic_grid_dungeon
 from test_grid_engine import grid_entry
 
 from inkcrawl import simulate as sim
+from inkcrawl.cli import simulate as simulate_command
 from inkcrawl.gamedata import GAME_FORMAT_VERSION, game_document
 from inkcrawl.loading import open_dungeons
 
@@ -20,7 +21,7 @@ EMBER = str(PACKS / "ember-halls")
 def run(argv: list[str]) -> int:
     """Run the ``simulate`` command as the inkcrawl CLI would."""
     parser = argparse.ArgumentParser(prog="inkcrawl")
-    sim.register(parser.add_subparsers())
+    simulate_command.register(parser.add_subparsers())
     args = parser.parse_args(argv)
     return args.func(args)
 
@@ -157,17 +158,18 @@ def test_unplayable_game_data_exits_1(tmp_path, capsys):
 
 
 def test_heatmap_is_found_through_the_renderer_registry(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sim, "find_renderer", lambda name: None)
+    monkeypatch.setattr(simulate_command, "find_renderer", lambda name: None)
     assert run(["simulate", EMBER, "--games", "2", "--heatmap", str(tmp_path / "h.png")]) == 2
     assert "no heatmap renderer" in capsys.readouterr().err
     monkeypatch.undo()
-    assert sim.find_renderer("no-such-renderer") is None
+    assert simulate_command.find_renderer("no-such-renderer") is None
 
 
 def test_heatmap_over_the_sheet(tmp_path, monkeypatch, capsys):
     from exporters.heatmap import write_heatmap_png
 
-    monkeypatch.setattr(sim, "find_renderer", lambda name: write_heatmap_png if name == "heatmap" else None)
+    monkeypatch.setattr(simulate_command, "find_renderer",
+                        lambda name: write_heatmap_png if name == "heatmap" else None)
     out = tmp_path / "heat.png"
     assert run(["simulate", EMBER, "--games", "40", "--heatmap", str(out), "--dpi", "40"]) == 0
     data = out.read_bytes()

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games
 
 _EPILOG = """\
 examples:
@@ -54,7 +54,6 @@ def _error(message: str, code: int) -> int:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from inkcrawl.analyze_cli import load_games
     from inkcrawl.engines.line import GameDataError, LineRules, PlayError, format_breakdown, referee
     from inkcrawl.play import format_problems, load_play
 

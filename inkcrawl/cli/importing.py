@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 
 _EPILOG = """\
 examples:

@@ -1,0 +1,90 @@
+"""The ``inkcrawl`` command line.
+
+The core's commands, one module each (``register(subparsers)`` adds the parser and sets
+``func`` on it): :mod:`~inkcrawl.cli.validate` (``validate`` and ``rules``),
+:mod:`~inkcrawl.cli.migrate`, :mod:`~inkcrawl.cli.analyze`, :mod:`~inkcrawl.cli.simulate`,
+:mod:`~inkcrawl.cli.score` and :mod:`~inkcrawl.cli.importing` (``import``). What they share,
+the exit codes and reading dungeons as game data, is in :mod:`~inkcrawl.cli.common`.
+
+Other parts of inkcrawl (exporters, the editor) add subcommands through the ``inkcrawl.commands``
+entry-point group: each entry point names a function ``register(subparsers)`` that adds its parser
+and sets ``func`` on it, the way Tiled registers format plugins. The core never imports them.
+
+Exit codes: 0 success (no errors), 1 errors found, 2 usage error or unreadable input; 130 when
+interrupted (Ctrl+C, or SIGTERM at any moment from the start of :func:`main`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+from importlib.metadata import entry_points
+
+from inkcrawl import __version__
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "build_parser", "main"]
+
+#: The core's command modules, in the order of ``inkcrawl --help``; each has ``register(subparsers)``.
+_CORE_COMMANDS = ("inkcrawl.cli.validate", "inkcrawl.cli.migrate", "inkcrawl.cli.analyze", "inkcrawl.cli.simulate",
+                 "inkcrawl.cli.score", "inkcrawl.cli.importing")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with the core subcommands and every registered plugin command."""
+    parser = argparse.ArgumentParser(
+        prog="inkcrawl",
+        description="Level editor and content toolkit for paper draw-your-path dungeon games: validate "
+                    "dungeons and content packs, print them, play them with the rules engines, and import "
+                    "dungeons made by other tools.",
+        epilog="examples:\n  inkcrawl validate content/packs/*\n  inkcrawl export sheet content/packs/* -o sheets.pdf\n"
+               "  inkcrawl simulate content/packs/ember-halls --games 1000 --policy greedy\n\n"
+               "Run 'inkcrawl COMMAND --help' for a command's options and examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"inkcrawl {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _CORE_COMMANDS:
+        import_module(module).register(commands)
+    for entry in entry_points(group="inkcrawl.commands"):
+        try:
+            entry.load()(commands)
+        except Exception as exc:  # a broken plugin must not break the core commands
+            print(f"inkcrawl: warning: command plugin {entry.name!r} failed to load: {exc}", file=sys.stderr)
+    return parser
+
+
+def _stop_cleanly_on_sigterm() -> None:
+    """Turn SIGTERM into ``KeyboardInterrupt`` so writes in progress clean up after themselves.
+    (A command may install its own handler instead: the editor does.)"""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        try:
+            signal.signal(signal.SIGTERM, interrupt)
+        except (ValueError, OSError):
+            pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    # first of all: a SIGTERM while the parser is built (plugins load) or the arguments are
+    # read ends as "interrupted" too, not with the default action
+    _stop_cleanly_on_sigterm()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_USAGE
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("inkcrawl: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK

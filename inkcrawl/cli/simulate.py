@@ -1,0 +1,161 @@
+"""``inkcrawl simulate``: play many seeded games of a grid dungeon and report how it plays.
+
+The games and their statistics are :func:`inkcrawl.simulate.simulate` (the docstring of
+:mod:`inkcrawl.simulate` describes the JSON output); this module reads the dungeon, checks
+the options and prints.
+With ``--heatmap OUT.png`` the ``entered`` shares are also drawn over the dungeon's sheet by
+the renderer registered as ``heatmap`` in the ``inkcrawl.renderers`` entry-point group
+(``exporters.heatmap``); the core never imports it.
+
+Exit codes: 0 done, 1 validation errors in the dungeon (or unplayable game data), 2 usage
+error, unreadable input or an output that cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games
+from inkcrawl.simulate import format_text, simulate
+
+_EPILOG = """\
+examples:
+  inkcrawl simulate content/packs/ember-halls --games 10000 --players 2 --policy greedy --seed 1
+  inkcrawl simulate content/packs/ember-halls --dungeon cinder-vault --policy greedy,random --format json
+  inkcrawl simulate ember.game.json --dungeon cinder-vault --games 5000 --heatmap cinder-vault-heat.png
+
+Statistics are over every player of every game. The same seed gives the same output.
+policies: random (uniformly random legal placements), greedy (best immediate score, then open ends)
+exit codes: 0 done, 1 validation errors in the dungeon, 2 usage error or unreadable input
+"""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("use at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def register(subparsers) -> None:
+    """Add ``simulate`` to the ``inkcrawl`` command line."""
+    parser = subparsers.add_parser(
+        "simulate", help="play many seeded games of a grid dungeon and report scores, rooms and tallies",
+        description="Play N seeded games of a grid dungeon with simulated players and report the final score "
+                    "(mean, spread, percentiles), the average of each scoring term, how often each room is used "
+                    "and how often segments could not be placed.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("path", metavar="PATH", help="a grid dungeon file, a pack folder or pack.json, or a game.json")
+    parser.add_argument("--dungeon", metavar="ID", help="which dungeon of a pack or game.json (default: the first)")
+    parser.add_argument("--games", type=_positive, default=1000, metavar="N", help="games to play (default 1000)")
+    parser.add_argument("--players", type=_positive, default=2, metavar="P", help="players per game, 1-4 (default 2)")
+    parser.add_argument("--policy", default="random", metavar="NAME",
+                        help="how the players play: random or greedy (default random); NAME,NAME,... gives each "
+                             "seat its own")
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text for people (default) or json for programs")
+    parser.add_argument("--heatmap", metavar="OUT.png", help="also draw how often each room is entered over the sheet")
+    parser.add_argument("--dpi", type=float, default=150, help="heatmap resolution (default 150)")
+    parser.set_defaults(func=_cmd_simulate)
+
+
+def _usage(message: str) -> int:
+    print(f"inkcrawl simulate: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def find_renderer(name: str):
+    """The renderer registered as ``name`` in the ``inkcrawl.renderers`` entry-point group, or ``None``."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="inkcrawl.renderers", name=name):
+        return entry.load()
+    return None
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from inkcrawl.engines.grid import GameDataError
+    from inkcrawl.engines.grid_policies import policy_names
+
+    names = [name.strip() for name in args.policy.split(",")]
+    known = policy_names()
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        return _usage(f"unknown policy {unknown[0]!r} (known: {', '.join(known)})")
+    if not 1 <= args.players <= 4:
+        return _usage("use 1 to 4 players")
+    if len(names) not in (1, args.players):
+        return _usage(f"{len(names)} policies for {args.players} players: give one, or one per player")
+    if not 10 <= args.dpi <= 1200:
+        return _usage("use a heatmap resolution from 10 to 1200 dpi")
+    if args.heatmap and not args.heatmap.lower().endswith(".png"):
+        return _usage("the heatmap is a PNG: its file name must end in .png")
+    if args.heatmap and not (Path(args.heatmap).parent if str(Path(args.heatmap).parent) else Path(".")).is_dir():
+        return _usage(f"the folder of {args.heatmap!r} does not exist")
+    entries, status = load_games([args.path])
+    if status is not None:
+        return status
+    if args.dungeon is not None:
+        chosen = [e for e in entries if e.get("id") == args.dungeon]
+        if not chosen:
+            return _usage(f"no dungeon {args.dungeon!r} in {args.path} (there are: "
+                          f"{', '.join(str(e.get('id')) for e in entries)})")
+        entry = chosen[0]
+    elif entries:
+        entry = entries[0]
+    else:
+        return _usage(f"no dungeon found in {args.path}")
+    if entry.get("family") != "grid":
+        return _usage(f"dungeon {entry.get('id')!r} is a {entry.get('family')} dungeon; simulate plays grid dungeons")
+    players = entry.get("players") or {}
+    if not players.get("min", 1) <= args.players <= players.get("max", 4):
+        return _usage(f"dungeon {entry.get('id')!r} is for {players.get('min', 1)} to {players.get('max', 4)} players")
+    renderer = None
+    if args.heatmap:
+        try:
+            renderer = find_renderer("heatmap")
+        except Exception as exc:  # a broken plugin: say so, do not crash
+            return _usage(f"the heatmap renderer failed to load: {exc}")
+        if renderer is None:
+            return _usage("no heatmap renderer is installed (entry point 'heatmap' in group 'inkcrawl.renderers')")
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=args.games, unit="game", file=sys.stderr, disable=not sys.stderr.isatty() or args.games < 1000,
+               leave=False, dynamic_ncols=True)
+    try:
+        stats = simulate(entry, args.games, args.players, names, args.seed, progress=bar.update)
+    except GameDataError as exc:
+        print(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    finally:
+        bar.close()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(stats, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_text(stats, int(entry["board"]["columns"])))
+    if renderer is not None:
+        usage = [room["entered"] for room in stats["rooms"]]
+        try:
+            caption = (f"{args.games} games, {args.players} players, policy {args.policy}, seed {args.seed}")
+            renderer(args.heatmap, entry, usage, source=args.path, dpi=args.dpi, caption=caption)
+        except OSError as exc:
+            return _usage(f"cannot write {args.heatmap}: {exc.strerror or exc}")
+        except ValueError as exc:
+            return _usage(f"cannot draw the heatmap: {exc}")
+        print(f"wrote {args.heatmap}", file=sys.stderr)
+    return EXIT_OK
