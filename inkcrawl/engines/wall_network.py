@@ -8,15 +8,19 @@ where it crosses the wall's ink (RULES.md 2, Drawing rules), so:
 * a free wall end is extended by half the wall's printed width (its round cap is ink);
 * walls that meet are one network: where two walls join, or one ends on another, the joint is
   a node, and a line passing exactly through it goes from one side of the network to the
-  other (it crossed a wall), instead of slipping between two wall ends.
+  other (it crossed a wall), instead of slipping between two wall ends;
+* a channel of paper narrower than the required gap (between two walls, or a wall and an
+  outline) is ink: no line of that width passes through it (:func:`close_channels`).
 
-:func:`wall_network` builds the network once per dungeon; :func:`crosses` says whether a path
-going from ``before`` through ``point`` to ``after`` crosses it there.
+:func:`wall_network` builds the network once per dungeon and :func:`close_channels` its solid
+ink; :func:`separates` says whether a passage through that ink goes from the paper on one side
+to the paper on the other, and :func:`crosses` judges a single point on the centre lines.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,7 +47,10 @@ class WallNetwork:
     walls' ink (each wall buffered by half its printed width, round caps; closures and bridges
     :data:`UNPRINTED_WIDTH_MM` wide), a shapely (multi)polygon; ``ink``: the printed walls' ink alone;
     ``unprinted``: the closures and bridges as lines; ``free_ends``: the printed walls' free ends (a
-    capped wall's at the tip of its ink) with the unit direction the wall points there."""
+    capped wall's at the tip of its ink) with the unit direction the wall points there;
+    ``closed``: the printed ink with every channel of paper narrower than the required gap
+    filled, and ``solid``: that and the barrier, where a path is inside a wall
+    (:func:`close_channels`; until it runs, the ink and the barrier)."""
 
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
@@ -51,6 +58,8 @@ class WallNetwork:
     ink: BaseGeometry | None = None           # the printed walls' ink alone
     unprinted: list[LineString] = field(default_factory=list)  # closures and bridges
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    closed: BaseGeometry | None = None        # the ink with channels narrower than required filled
+    solid: BaseGeometry | None = None         # closed and the barrier
 
 
 def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool] | None = None) -> WallNetwork:
@@ -65,7 +74,7 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
     widths = [float(widths[i]) for i in keep]
     capped = [True] * len(lines) if capped is None else [bool(capped[i]) for i in keep]
     if not lines:
-        return WallNetwork([])
+        return WallNetwork([], closed=shapely.Polygon(), solid=shapely.Polygon())
     geoms = [LineString(line) for line in lines]
     printed = [g for g, w in zip(geoms, widths) if w > 0]
     ink = shapely.union_all(shapely.buffer(np.array(printed, dtype=object),
@@ -105,7 +114,8 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         ends.setdefault(_key(part[0]), []).append(part[1])
         ends.setdefault(_key(part[-1]), []).append(part[-2])
     junctions = {key: neighbours for key, neighbours in ends.items() if len(neighbours) >= 2}
-    return WallNetwork(parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends)
+    return WallNetwork(parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends,
+                       closed=ink, solid=barrier)
 
 
 def crosses(network: WallNetwork, line: int, segment: int, point, before, after) -> bool | None:
@@ -166,6 +176,32 @@ def _sector(centre, neighbours: list, q) -> int:
     return 0  # past the last ray: the sector that wraps around to the first
 
 
+def close_channels(network: WallNetwork, required_gap_mm: float, keep_open: Sequence[LineString] = ()) -> None:
+    """Fill every channel of paper narrower than ``required_gap_mm`` (mm) between the printed
+    walls of ``network``: its :attr:`~WallNetwork.closed` becomes the morphological closing of
+    the walls' ink by a disc of that diameter (grown by half the gap, shrunk back), so a strip
+    of paper between two parallel walls, or between a wall and an outline, that no line of the
+    required width passes through is no way through (RULES.md 2, Drawing rules; the same width
+    that closes narrow openings, ``inkcrawl.printed``); :attr:`~WallNetwork.solid` becomes that
+    and the barrier (closures and bridges). Paper within half the gap of each line in
+    ``keep_open`` (the doors' segments: a door is a way through for whoever holds its key; the
+    walk judges it) is left as it was."""
+    ink = network.ink if network.ink is not None else network.barrier
+    radius = required_gap_mm / 2
+    if ink.is_empty or radius <= 0:
+        closed = ink
+    else:
+        closed = shapely.union(ink.buffer(radius, quad_segs=8).buffer(-radius, quad_segs=8), ink)
+        if keep_open:
+            slots = shapely.union_all([shapely.buffer(line, radius, cap_style="flat") for line in keep_open])
+            closed = shapely.union(shapely.difference(closed, slots), shapely.intersection(ink, slots))
+    shapely.prepare(closed)
+    network.closed = closed
+    solid = shapely.union(closed, network.barrier)
+    shapely.prepare(solid)
+    network.solid = solid
+
+
 #: Half the side of the neighbourhood in which :func:`separates` compares two points, mm.
 WINDOW_MM = 3.0
 
@@ -187,7 +223,7 @@ def separates(network: WallNetwork, before, after) -> bool | None:
     # the faces the window is cut into by the printed ink's edges, the unprinted walls (closures,
     # bridges) and the continuation of each free end: lines only, no thin polygons (robust overlay)
     edges: list[BaseGeometry] = [window.exterior]
-    ink = network.ink if network.ink is not None else network.barrier
+    ink = network.closed if network.closed is not None else network.barrier
     local = ink.intersection(window)
     if not local.is_empty:
         edges += [ring for part in shapely.get_parts(local) if part.geom_type == "Polygon"

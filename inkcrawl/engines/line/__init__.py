@@ -41,9 +41,10 @@ Areas, walls and doors
     wall lines (printed walls, closures of gaps narrower than ``required_gap_mm`` and bridges
     between wall ends that nearly meet) made into one network (:mod:`inkcrawl.engines.wall_network`):
     free ends reach half the wall's printed width further (the round cap is ink) and a joint of
-    walls is a node. Crossing a wall is a point where the path goes from one side of the
-    network to the other (touching or running along a wall is free; through a joint is a
-    crossing); a wall crossed within ``WALL_SNAP_MM`` (along the path) of a change of area
+    walls is a node; a channel of paper narrower than ``required_gap_mm`` between walls is ink.
+    Crossing a wall is a passage of the path through the ink from the paper on one side to the
+    paper on the other (touching or running along a wall is free; through a joint, or through
+    two walls with too narrow a strip between them, is one crossing); a wall crossed within ``WALL_SNAP_MM`` (along the path) of a change of area
     belongs to that change, so a wall drawn a little off a shared boundary still closes it.
     Going from the current area into another area is legal through an opening (no wall crossed
     on the way) or through a door whose locks the held keys open (the crossing lies within

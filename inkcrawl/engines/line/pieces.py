@@ -129,76 +129,80 @@ def _classify(rules: LineRules, pen: PenGeometry, mids: np.ndarray, drawn: np.nd
     return region, zone_runs, foot_runs
 
 
-def _leave(V: np.ndarray, k: int, step: int, barrier, drawn: np.ndarray) -> np.ndarray | None:
-    """The first point of the path on the paper going from refined vertex ``k`` (in the walls'
-    ink) backwards (``step`` -1) or forwards (+1): just past where it leaves the ink, or
-    ``None`` when the drawn path ends (or jumps) first."""
-    j = k
-    while True:
-        nxt = j + step
-        piece = nxt if step < 0 else j
-        if nxt < 0 or nxt >= len(V) or piece < 0 or piece >= len(drawn) or not drawn[piece]:
-            return None
-        segment = shapely.LineString([V[j], V[nxt]])
-        if segment.length > 0 and not shapely.covers(barrier, segment):
-            outside = [p for p in shapely.get_parts(shapely.difference(segment, barrier)) if p.length > 0]
-            if outside:
-                start = min(min(segment.project(shapely.Point(c)) for c in p.coords) for p in outside)
-                point = segment.interpolate(min(start + LEAVE_MM, segment.length))
-                return np.array([point.x, point.y])
-        j = nxt
+def _paper_beside(V: np.ndarray, vertex: int, piece: int, drawn: np.ndarray) -> np.ndarray | None:
+    """The point :data:`LEAVE_MM` from refined vertex ``vertex`` along piece ``piece`` (one of
+    the pieces either side of it, on the paper), or ``None`` when that piece does not exist or
+    is not drawn (the path begins, ends or jumps in the ink)."""
+    if piece < 0 or piece >= len(drawn) or not drawn[piece]:
+        return None
+    other = V[piece] if piece < vertex else V[piece + 1]
+    step = other - V[vertex]
+    length = float(np.hypot(*step))
+    return V[vertex] + step * min(1.0, LEAVE_MM / length) if length > 0 else V[vertex].copy()
 
 
 def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn) -> dict[int, int]:
-    """The refined vertices where the path goes from one side of the wall network to the other.
+    """The refined vertices where the path goes from one side of the walls to the other.
 
-    The path meets the walls' centre lines at candidate vertices; consecutive candidates between
-    which the path stays in the walls' ink are one passage through the ink, judged as a whole:
-    it crosses when the paper where the path enters the ink and the paper where it leaves it are
-    separated by the ink (:func:`inkcrawl.engines.wall_network.separates`), so clipping the
-    corner where two walls meet is no crossing and running along a wall before leaving through
-    another is one. Where that cannot be told, each candidate is judged on the centre lines."""
+    The path is split where it enters and leaves the walls' solid ink (the printed ink with
+    channels of paper narrower than the required gap filled, and the closures and bridges:
+    :attr:`inkcrawl.engines.wall_network.WallNetwork.solid`); each run of pieces inside it is
+    one passage through the ink, judged as a whole: it crosses when the paper where the path
+    enters the ink and the paper where it leaves it are separated by the ink
+    (:func:`inkcrawl.engines.wall_network.separates`), so clipping the corner where two walls
+    meet is no crossing, running along a wall before leaving through another is one, and so is
+    going through the ink of two walls whose paper between them is too narrow for a line.
+    Where that cannot be told (the path begins or ends in the ink), each place where it meets a
+    wall's centre line is judged on the centre lines."""
     M = len(T) - 1
     out: dict[int, int] = {}
-    wall_hits = pen.line_roles[hit_line] == ROLE_WALL if len(hit_line) else np.zeros(0, dtype=bool)
-    if not wall_hits.any():
-        return out
-    t_w = hit_t[wall_hits]
-    seg_w = pen.line_refs[hit_line[wall_hits]]
-    k = np.searchsorted(T, t_w - T_EPS * 2)
-    k = np.clip(k, 0, M)
-    near = np.abs(T[np.minimum(k + 1, M)] - t_w) < np.abs(T[k] - t_w)
-    k = np.where(near, np.minimum(k + 1, M), k)
-    segments = rules.wall_segments
-    candidates: dict[int, list[tuple[int, int]]] = {}
-    for vertex, s in zip(k.tolist(), seg_w.tolist()):
-        if 0 < vertex < M and drawn[vertex - 1] and drawn[vertex]:
-            candidates.setdefault(vertex, []).append((int(segments.wall[s]), int(segments.index[s])))
-    if not candidates:
-        return out
     network = rules.network
-    barrier = network.barrier
-    passages: list[list[int]] = []
-    for vertex in sorted(candidates):
-        last = passages[-1][-1] if passages else None
-        if last is not None and drawn[last:vertex].all() and \
-                shapely.covers(barrier, shapely.LineString(V[last:vertex + 1])):
-            passages[-1].append(vertex)
-        else:
-            passages.append([vertex])
-    for passage in passages:
-        before = _leave(V, passage[0], -1, barrier, drawn)
-        after = _leave(V, passage[-1], +1, barrier, drawn)
+    solid = network.solid
+    if M <= 0 or solid is None or solid.is_empty:
+        return out
+    inside = drawn & shapely.contains_xy(solid, mids[:, 0], mids[:, 1])
+    # where the path meets a wall's centre line: refined vertex -> [(network line, segment)]
+    candidates: dict[int, list[tuple[int, int]]] = {}
+    wall_hits = pen.line_roles[hit_line] == ROLE_WALL if len(hit_line) else np.zeros(0, dtype=bool)
+    if wall_hits.any():
+        t_w = hit_t[wall_hits]
+        seg_w = pen.line_refs[hit_line[wall_hits]]
+        k = np.clip(np.searchsorted(T, t_w - T_EPS * 2), 0, M)
+        near = np.abs(T[np.minimum(k + 1, M)] - t_w) < np.abs(T[k] - t_w)
+        k = np.where(near, np.minimum(k + 1, M), k)
+        segments = rules.wall_segments
+        for vertex, s in zip(k.tolist(), seg_w.tolist()):
+            if 0 < vertex < M and drawn[vertex - 1] and drawn[vertex]:
+                candidates.setdefault(vertex, []).append((int(segments.wall[s]), int(segments.index[s])))
+    judged: set[int] = set()
+    for first, last in runs(np.flatnonzero(inside)):
+        within = [v for v in range(first + 1, last + 1) if v in candidates]
+        judged.update(within)
+        before = _paper_beside(V, first, first - 1, drawn)
+        after = _paper_beside(V, last + 1, last + 1, drawn)
         verdict = separates(network, before, after) if before is not None and after is not None else None
-        if verdict is not None:
-            if verdict:
-                out[passage[0]] = candidates[passage[0]][0][0]
-            continue
-        for vertex in passage:   # the path begins or ends in the ink: the centre lines decide
-            if any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
-                   for wall, index in candidates[vertex]):
-                out[vertex] = candidates[vertex][0][0]
+        if verdict is None:   # the path begins or ends in the ink: the centre lines decide
+            for vertex in within:
+                if any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
+                       for wall, index in candidates[vertex]):
+                    out[vertex] = candidates[vertex][0][0]
+        elif verdict:
+            vertex = within[0] if within else first
+            out[vertex] = candidates[vertex][0][0] if within else _nearest_wall(rules, (V[first] + V[last + 1]) / 2)
+    for vertex, hits in candidates.items():   # a centre line met outside the solid ink (a hair's breadth)
+        if vertex not in judged and any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
+                                        for wall, index in hits):
+            out[vertex] = hits[0][0]
     return out
+
+
+def _nearest_wall(rules: LineRules, point: np.ndarray) -> int:
+    """The wall network line nearest ``point``."""
+    segments = rules.wall_segments
+    if not len(segments.geoms):
+        return -1
+    distances = shapely.distance(segments.geoms, shapely.points(point))
+    return int(segments.wall[int(np.argmin(distances))])
 
 
 def _centre_line_crossing(network, wall: int, index: int, vertex: int, V, mids, drawn) -> bool:

@@ -20,7 +20,7 @@ from shapely import STRtree
 
 from inkcrawl.engines.line.check import DEFAULT_SWITCHES, check_entry
 from inkcrawl.engines.line.errors import GameDataError
-from inkcrawl.engines.wall_network import WallNetwork, wall_network
+from inkcrawl.engines.wall_network import WallNetwork, close_channels, wall_network
 from inkcrawl.geoarrays import linestring_array, point_array
 
 INF = math.inf
@@ -45,7 +45,7 @@ T_EPS = 1e-7
 
 #: What each polygon and line of :class:`PenGeometry` is: an area outline, the footprint of an
 #: element whose runs matter, an element's touch zone, a wall segment.
-ROLE_AREA, ROLE_FOOT, ROLE_ZONE, ROLE_WALL = 0, 1, 2, 3
+ROLE_AREA, ROLE_FOOT, ROLE_ZONE, ROLE_WALL, ROLE_INK = 0, 1, 2, 3, 4
 #: The region of a piece of path outside every area, and of an undrawn portal jump.
 VOID, JUMP = -1, -2
 
@@ -123,7 +123,8 @@ class ArtifactGroup:
 class PenGeometry:
     """What depends on the pen width: each footprint element's touch ``zones`` (its ink grown by
     ``w/2``), the ``polygons`` pieces of path are classified against (areas, run footprints,
-    zones) and the ``lines`` the path is split at (their boundaries, wall segments), with each
+    zones) and the ``lines`` the path is split at (their boundaries, wall segments, the edges of
+    the walls' solid ink, :attr:`WallNetwork.solid`), with each
     one's role (``ROLE_*``) and index within its kind (``refs``), and their trees."""
 
     zones: list
@@ -172,6 +173,19 @@ def compile_areas(areas: list[dict]) -> list:
                                 f"or encloses no area)")
         polygons.append(polygon)
     return polygons
+
+
+def ink_edges(network: WallNetwork) -> np.ndarray:
+    """The edges of the walls' solid ink (:attr:`WallNetwork.solid`) as 2-point shapely lines, so
+    the path is split where it enters and leaves a wall's ink."""
+    if network.solid is None or network.solid.is_empty:
+        return np.array([], dtype=object)
+    rings = shapely.get_rings(shapely.get_parts(network.solid))
+    coords, index = shapely.get_coordinates(rings, return_index=True)
+    same = index[1:] == index[:-1]
+    a, b = coords[:-1][same], coords[1:][same]
+    keep = np.any(a != b, axis=1)
+    return linestring_array(np.stack([a[keep], b[keep]], axis=1)) if keep.any() else np.array([], dtype=object)
 
 
 def compile_walls(walls: list[dict]) -> tuple[WallNetwork, WallSegments]:
@@ -386,8 +400,10 @@ def pen_geometry(rules: LineRules, w: float) -> PenGeometry:
     polygons_arr = np.array(polygons, dtype=object)
     wall_geoms = rules.wall_segments.geoms
     lines = np.array([*shapely.boundary(polygons_arr).tolist(), *wall_geoms.tolist()], dtype=object)
-    line_roles = np.concatenate([roles, np.full(len(wall_geoms), ROLE_WALL)]).astype(int)
-    line_refs = np.concatenate([refs, np.arange(len(wall_geoms))]).astype(int)
+    edges = rules.ink_edges
+    lines = np.concatenate([lines, edges]) if len(edges) else lines
+    line_roles = np.concatenate([roles, np.full(len(wall_geoms), ROLE_WALL), np.full(len(edges), ROLE_INK)]).astype(int)
+    line_refs = np.concatenate([refs, np.arange(len(wall_geoms)), np.arange(len(edges))]).astype(int)
     return PenGeometry(zones=zones, zone_tree=STRtree(zones) if zones else None, polygons=polygons_arr,
                        roles=roles, refs=refs, poly_tree=STRtree(polygons_arr), lines=lines,
                        line_roles=line_roles, line_refs=line_refs, line_tree=STRtree(lines))
@@ -426,6 +442,9 @@ class LineRules:
             self.area_polygons = compile_areas(self.areas)
             self.network, self.wall_segments = compile_walls(entry.get("walls") or [])
             self.open_pairs, self.doors = compile_connections(entry.get("connections") or [])
+            close_channels(self.network, float(entry.get("required_gap_mm") or 0.0),
+                           [door.geom for door in self.doors])
+            self.ink_edges = ink_edges(self.network)
             self.elements = [compile_element(i, data, self.area_index) for i, data in enumerate(entry["elements"])]
             self.element_by_id = {e.id: e for e in self.elements}
             self.starts = compile_starts(entry.get("starts") or [], self.element_by_id, self.area_index,
