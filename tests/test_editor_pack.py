@@ -213,10 +213,10 @@ def test_grid_pack_add_and_save(qtbot, tmp_path):
 def test_big_dungeons_get_their_thumbnails_from_the_worker_process(qtbot, tmp_path, monkeypatch):
     """Thumbnails of dungeons with many objects are drawn in the sheet worker (the window does
     not freeze for them) and show the same picture as one drawn in the editor."""
-    import editor.pack_browser as pack_browser
-    from editor.pack_browser import render_thumbnail
+    import editor.pack_thumbnails as pack_thumbnails
+    from editor.pack_thumbnails import render_thumbnail
 
-    monkeypatch.setattr(pack_browser, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
+    monkeypatch.setattr(pack_thumbnails, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
     pack = _pack_copy(tmp_path)
     window, browser = _window(qtbot, pack)
     browser.flush_thumbnails()
@@ -249,11 +249,11 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
     (a marked placeholder), and the next edit's thumbnail is drawn by a new worker."""
     import time
 
-    import editor.pack_browser as pack_browser
+    import editor.pack_thumbnails as pack_thumbnails
     from editor.sheet_worker import shared_worker
     from tests.test_editor_sheet_tiles import _die_mid_reply
 
-    monkeypatch.setattr(pack_browser, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
+    monkeypatch.setattr(pack_thumbnails, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
     pack = _pack_copy(tmp_path)
     window, browser = _window(qtbot, pack)
     browser.flush_thumbnails()
@@ -263,7 +263,7 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
     window.action("delete").trigger()
     started = time.perf_counter()
     browser.flush_thumbnails()
-    assert time.perf_counter() - started < 20 and not browser._thumb_jobs
+    assert time.perf_counter() - started < 20 and not browser.thumbnails.in_worker()
 
     def drawn() -> bool:  # the sheet itself, not the "!" placeholder
         shown = browser.thumbnail(document)
@@ -281,16 +281,16 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
 def test_big_thumbnails_wait_while_the_canvas_waits_for_the_worker(qtbot, tmp_path, monkeypatch):
     """Thumbnails and the canvas share one worker: while the canvas's sheet or tiles are being
     drawn, thumbnail jobs are not queued in front of the next ones."""
-    import editor.pack_browser as pack_browser
+    import editor.pack_thumbnails as pack_thumbnails
 
-    monkeypatch.setattr(pack_browser, "THUMB_WORKER_OBJECTS", -1)
+    monkeypatch.setattr(pack_thumbnails, "THUMB_WORKER_OBJECTS", -1)
     pack = _pack_copy(tmp_path)
     window, browser = _window(qtbot, pack)
     browser.flush_thumbnails()
     document = window.documents[2]
     monkeypatch.setattr(window.scene, "worker_busy", lambda: True)
-    browser._queue_thumbnail(document, delay=False)
-    browser._render_next()
-    assert not browser._thumb_jobs and document in browser._pending  # waits its turn
+    browser.thumbnails.queue(document, delay=False)
+    browser.thumbnails.render_next()
+    assert not browser.thumbnails.in_worker() and document in browser.thumbnails.waiting()  # waits its turn
     monkeypatch.setattr(window.scene, "worker_busy", lambda: False)
-    qtbot.waitUntil(lambda: not browser._pending and not browser._thumb_jobs, timeout=30_000)
+    qtbot.waitUntil(lambda: not browser.thumbnails.waiting() and not browser.thumbnails.in_worker(), timeout=30_000)

@@ -111,7 +111,7 @@ def test_each_pack_edit_undone_and_redone_restores_list_and_manifest(qtbot, tmp_
         assert after != before, text
         assert browser.undo_stack.count() == count + 1, text  # one step, even for a run of typing
         assert text in browser.undo_stack.undoText()
-        assert isinstance(browser.undo_stack.command(browser.undo_stack.index() - 1), kind)
+        assert isinstance(browser.undo_stack.command(browser.undo_stack.index() - 1).edit, kind)
         assert browser.modified and browser.parentWidget().windowTitle() == "Pack *"
         assert text in browser.undo_button.toolTip() and "Ctrl+Z" in browser.undo_button.toolTip()
         _click(browser.undo_button)
@@ -149,7 +149,7 @@ def test_description_typing_is_one_step_per_stretch_and_back_to_old_is_none(qtbo
     QTest.keyClick(browser.list, Qt.Key.Key_Z, CTRL)
     assert edit.toPlainText() == original and browser.manifest["description"] == original
     assert not browser.modified
-    assert ChangeManifestField(browser, "description", ABSENT, ABSENT, 0).text() == "Change pack description"
+    assert ChangeManifestField(browser.pack, "description", ABSENT, 0).text == "Change pack description"
 
 
 def test_remove_then_undo_brings_back_the_document_with_its_unsaved_edit(qtbot, tmp_path):
@@ -326,8 +326,10 @@ def test_random_pack_edits_undone_leave_pack_json_byte_for_byte(qtbot, tmp_path)
                 button = browser.undo_button if kind == "undo" else browser.redo_button
                 if button.isEnabled():
                     _click(button)
+            # the model's modified state is the stack's clean state, step by step
+            assert browser.modified == (not browser.undo_stack.isClean()), (kind, value)
         for index in range(browser.undo_stack.index()):
-            kinds.add(type(browser.undo_stack.command(index)).__name__)
+            kinds.add(type(browser.undo_stack.command(index).edit).__name__)
         while browser.undo_button.isEnabled():
             _click(browser.undo_button)
         assert not browser.modified
@@ -364,8 +366,7 @@ def test_a_removed_dungeon_with_unsaved_edits_keeps_its_recovery_file(qtbot, tmp
     window.scene.select_refs([])
     files.autosave_now()
     assert json.loads(recovery.read_text(encoding="utf-8"))["dungeon_text"] == edited
-    browser.undo_stack.clear()  # the history lets the dungeon go
-    browser.removed = []
+    browser.forget_history()  # the history lets the dungeon go
     files.autosave_now()
     assert not recovery.exists()
 
