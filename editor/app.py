@@ -269,7 +269,7 @@ class _SignalStop:
         if self._stopping:
             return
         self._stopping = True
-        files = getattr(self.window, "files", None)
+        files = self.window.files if self.window is not None else None   # None: still starting up
         if files is not None:
             try:
                 files.autosave_now()

@@ -549,14 +549,9 @@ def _tooltip(tooltip: str, key: str) -> str:
 
 
 def install(window) -> ExportMenu:
-    """Add File > Export (PDF, SVG, PNG, game data, card sheets) and File > Print Preview."""
+    """Add File > Export (PDF, SVG, PNG, game data, card sheets) and File > Print Preview; the
+    window keeps the menu as ``window.exporter`` and routes its export seams to it."""
     menu = ExportMenu(window)
-    window.exporter = menu
-    window.ask_export_options = menu.ask_export_options
-    window.ask_export_path = menu.ask_export_path
-    window.confirm_export_with_errors = menu.confirm_export_with_errors
-    window.show_export_message = menu.show_export_message
-    window.show_print_preview = menu.show_print_preview
 
     file_menu = window.menu("File")
     submenu = QMenu("&Export", window)

@@ -311,7 +311,7 @@ class FileManager(QObject):
         found: dict[str, Ruleset] = dict(bundled_rulesets())
         for document in self.window.documents:
             found[document.ruleset.id] = document.ruleset
-        manifest_path = getattr(self.window, "pack_path", None)
+        manifest_path = self.window.pack_path
         if manifest_path is not None and Path(manifest_path).is_file():
             manifest, problems = read_json_file(Path(manifest_path))
             if not problems and isinstance(manifest, dict):
@@ -510,7 +510,7 @@ class FileManager(QObject):
         removed from the pack whose documents the pack's undo history holds (their unsaved
         edits must survive a crash too)."""
         documents = list(self.window.documents)
-        browser = getattr(self.window, "pack_browser", None)
+        browser = self.window.pack_browser
         for entry in getattr(browser, "removed", ()) if browser is not None else ():
             document = entry.document
             if document is not None and shiboken6.isValid(document) and document not in documents:
@@ -699,25 +699,10 @@ class RecoveryDialog(QDialog):
 # installation --------------------------------------------------------------------------------
 def install(window) -> FileManager:
     """Connect File > New, Open, Save and Save As, add Open Pack Folder and Open Recent, start
-    autosave, restore the window layout and, once the window runs, offer crash recovery."""
+    autosave, restore the window layout and, once the window runs, offer crash recovery. The
+    window keeps the manager as ``window.files`` and routes its file seams (``ask_save_path``,
+    ``save_document``...) and its close hook to it."""
     manager = FileManager(window)
-    window.files = manager
-    window.ask_new_dungeon = manager.ask_new_dungeon
-    window.ask_open_path = manager.ask_open_path
-    window.ask_open_folder = manager.ask_open_folder
-    window.ask_save_path = manager.ask_save_path
-    window.ask_recover = manager.ask_recover
-    window.show_file_message = manager.show_file_message
-    # the close prompt's Save, the pack browser and others call window.save_document
-    window.save_document = manager.save_document
-    original_about_to_close = window.about_to_close
-
-    def about_to_close():
-        original_about_to_close()
-        manager.closed_cleanly()
-
-    window.about_to_close = about_to_close
-
     a = window.action
     a("new").triggered.connect(lambda: manager.new_dungeon())
     a("open").triggered.connect(lambda: manager.open_dialog())

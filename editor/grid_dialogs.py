@@ -11,7 +11,7 @@ sheet. When the grid grows, the entryways on its east (south) edge move out with
 the same row (column) of the new last column (row), instead of being left on what became an
 inner edge; the dialog says so.
 
-Seam for tests and scripts: :func:`install` sets ``window.ask_grid_size(dungeon, ruleset)``,
+Seam for tests and scripts: the window's ``ask_grid_size(dungeon, ruleset)`` (it shows :func:`ask_grid_size`),
 which returns ``(columns, rows)`` or ``None`` when cancelled; replace it to answer without a
 dialog.
 """
@@ -241,9 +241,7 @@ def resize_grid(window) -> bool:
 
 
 def install(window) -> None:
-    """Connect Dungeon > Resize Grid... of ``window`` and give it the ``ask_grid_size`` seam."""
-    if not hasattr(window, "ask_grid_size"):
-        window.ask_grid_size = lambda dungeon, ruleset: ask_grid_size(window, dungeon, ruleset)
+    """Connect Dungeon > Resize Grid... of ``window`` (which asks through its ``ask_grid_size`` seam)."""
     window.action("resize_grid").triggered.connect(lambda _checked=False: resize_grid(window))
 
 

@@ -2,24 +2,28 @@
 
 The window holds the open :class:`editor.document.DungeonDocument` objects (one content pack,
 or single dungeon files) and shows the current one on the canvas. Features live in their own
-modules, each with an ``install(window)`` function (see :data:`FEATURE_MODULES`): they add docks
-and connect handlers to the actions declared in :mod:`editor.actions`. The window itself only
-wires documents, canvas, tools and the edit commands every editor has.
+modules, each with an ``install(window)`` function that adds its docks, connects handlers to
+the actions declared in :mod:`editor.actions` and returns the feature's service object; the
+window builds them in :meth:`MainWindow._install_features` and keeps each as a declared member
+(``problems_panel``, ``inspector``, ``pack_browser``, ``files``, ``exporter``, ``playtest``).
+What a feature asks the user goes through the window's *seams* (``ask_save_path``,
+``ask_export_options``, ``ask_grid_size``, ``clipboard_text``...): methods that route to the
+feature owning the dialog, which tests and scripts replace on the instance. The window itself
+only wires documents, canvas, tools and the edit commands every editor has.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QMimeData, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QInputDialog,
     QLabel,
     QMainWindow,
@@ -39,9 +43,13 @@ from editor.tools import CanvasContext, tool_specs
 from editor.view import CanvasView
 from inkcrawl.model import Area, Element, Entryway, Feature, Passage, Wall
 
-#: Feature modules installed into every window, in order. Each exports ``install(window)``.
-FEATURE_MODULES = ("editor.problems_panel", "editor.inspector", "editor.pack_browser", "editor.files",
-                   "editor.export_menu", "editor.grid_dialogs", "editor.playtest")
+if TYPE_CHECKING:
+    from editor.export_menu import ExportMenu
+    from editor.files import FileManager
+    from editor.inspector import Inspector
+    from editor.pack_browser import PackBrowser
+    from editor.playtest import PlaytestController
+    from editor.problems_panel import ProblemsPanel
 #: Clipboard format of copied objects (canonical JSON of the objects, with their family).
 CLIPBOARD_MIME = "application/x-inkcrawl-objects+json"
 _MENU_ORDER = ("File", "Edit", "View", "Tools", "Dungeon", "Playtest", "Window", "Help")
@@ -132,8 +140,7 @@ class MainWindow(QMainWindow):
         self.undo_view = QUndoView(self.undo_group)
         self.undo_view.setEmptyLabel("<opened>")
         self.add_dock(self.undo_view, "History", Qt.DockWidgetArea.RightDockWidgetArea, "history")
-        for name in FEATURE_MODULES:
-            self._install(name)
+        self._install_features()
         self._default_layout()
         self._update_enabled()
 
@@ -156,14 +163,73 @@ class MainWindow(QMainWindow):
             self.resizeDocks([docks["problems"]], [170], Qt.Orientation.Vertical)
 
     # construction ------------------------------------------------------------------------
-    def _install(self, name: str) -> None:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            return
-        module.install(self)
+    def _install_features(self) -> None:
+        """Build the feature modules, in order (each ``install(window)`` returns its service),
+        and keep each service as a member."""
+        from editor import export_menu, files, grid_dialogs, inspector, pack_browser, playtest, problems_panel
+
+        self.problems_panel: ProblemsPanel = problems_panel.install(self)
+        self.inspector: Inspector = inspector.install(self)
+        self.pack_browser: PackBrowser = pack_browser.install(self)
+        self.files: FileManager = files.install(self)
+        self.exporter: ExportMenu = export_menu.install(self)
+        grid_dialogs.install(self)
+        self.playtest: PlaytestController = playtest.install(self)
+
+    # seams: what the features ask or tell the user (tests and scripts replace them) -------
+    def ask_new_dungeon(self, rulesets: list):
+        """Ask for the ruleset and title of a new dungeon (:meth:`FileManager.ask_new_dungeon`)."""
+        return self.files.ask_new_dungeon(rulesets)
+
+    def ask_open_path(self) -> Path | None:
+        """Ask for a dungeon file or pack manifest to open (:meth:`FileManager.ask_open_path`)."""
+        return self.files.ask_open_path()
+
+    def ask_open_folder(self) -> Path | None:
+        """Ask for a content pack folder to open (:meth:`FileManager.ask_open_folder`)."""
+        return self.files.ask_open_folder()
+
+    def ask_save_path(self, document: DungeonDocument) -> Path | None:
+        """Ask where to save ``document`` (:meth:`FileManager.ask_save_path`)."""
+        return self.files.ask_save_path(document)
+
+    def ask_recover(self, entries: list):
+        """Ask which autosaved dungeons to recover (:meth:`FileManager.ask_recover`)."""
+        return self.files.ask_recover(entries)
+
+    def show_file_message(self, level: str, title: str, text: str) -> None:
+        """Tell the user something about files (:meth:`FileManager.show_file_message`)."""
+        self.files.show_file_message(level, title, text)
+
+    def ask_export_options(self, kind: str, document, defaults):
+        """The export dialog (:meth:`ExportMenu.ask_export_options`): options, or ``None``."""
+        return self.exporter.ask_export_options(kind, document, defaults)
+
+    def ask_export_path(self, kind: str, document, suggested: Path) -> Path | None:
+        """Ask where to write an export (:meth:`ExportMenu.ask_export_path`)."""
+        return self.exporter.ask_export_path(kind, document, suggested)
+
+    def confirm_export_with_errors(self, errors: list[str]) -> bool:
+        """Ask whether to export a dungeon with validation errors (:meth:`ExportMenu.confirm_export_with_errors`)."""
+        return self.exporter.confirm_export_with_errors(errors)
+
+    def show_export_message(self, level: str, title: str, text: str) -> None:
+        """Tell the user how an export went (:meth:`ExportMenu.show_export_message`)."""
+        self.exporter.show_export_message(level, title, text)
+
+    def show_print_preview(self, printer, paint) -> None:
+        """Show the print preview (:meth:`ExportMenu.show_print_preview`)."""
+        self.exporter.show_print_preview(printer, paint)
+
+    def ask_grid_size(self, dungeon, ruleset) -> tuple[int, int] | None:
+        """Ask for a grid dungeon's size (:func:`editor.grid_dialogs.ask_grid_size`): ``(columns, rows)`` or ``None``."""
+        from editor.grid_dialogs import ask_grid_size
+
+        return ask_grid_size(self, dungeon, ruleset)
+
+    def clipboard_text(self, text: str) -> None:
+        """Put ``text`` on the system clipboard."""
+        QGuiApplication.clipboard().setText(text)
 
     def menu(self, name: str):
         """The menu ``name`` of the menu bar (made, in the standard order, on first use)."""
@@ -366,22 +432,10 @@ class MainWindow(QMainWindow):
         return True
 
     def save_document(self, document: DungeonDocument, ask_path: bool = False) -> bool:
-        """Save a dungeon (asking for a file when it has none); ``False`` if not saved."""
-        path = document.path
-        if path is None or ask_path:
-            start = str(path or Path.cwd() / f"{document.dungeon.id}.json")
-            chosen, _ = QFileDialog.getSaveFileName(self, "Save dungeon", start, "Dungeon files (*.json)")
-            if not chosen:
-                return False
-            path = Path(chosen)
-        try:
-            document.save(path)
-        except OSError as exc:
-            self.tell("error", "Not saved", f"{path} could not be written: {exc.strerror or exc}.\n"
-                                            "The file on disk is unchanged.")
-            return False
-        self.show_status(f"Saved {path}")
-        return True
+        """Save a dungeon, asking for a file when it has none (:meth:`FileManager.save_document`:
+        atomic, refusals explained); ``False`` if not saved. The close prompt's Save and the
+        pack's Save Pack come here."""
+        return self.files.save_document(document, ask_path)
 
     #: Without a user to answer (``--screenshot``, scripts), messages go to stderr instead of
     #: dialogs, so nothing waits for a click that never comes.
@@ -699,9 +753,10 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def about_to_close(self) -> None:
-        """Hook run once the user agreed to close (feature modules extend it by connecting to
-        ``destroyed`` or overriding): keeps the window layout in the settings."""
+        """Run once the user agreed to close: keeps the window layout in the settings and tells
+        the file manager the window closed cleanly (its autosaves are no longer needed)."""
         stored = settings()
         stored.setValue("window/geometry", self.saveGeometry())
         stored.setValue("window/state", self.saveState())
+        self.files.closed_cleanly()
 

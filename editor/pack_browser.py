@@ -262,7 +262,7 @@ class PackBrowser(QWidget):
         closed (a closed dungeon stays in the pack, shown as closed)."""
         if self.window_tabs.syncing:
             return
-        pack_path = getattr(self.window, "pack_path", None)
+        pack_path = self.window.pack_path
         pack_path = Path(pack_path) if pack_path is not None else None
         if pack_path != self.pack.manifest_path:
             if self.modified and self.ask_save_pack() == "save":
@@ -563,7 +563,6 @@ def install(window) -> PackBrowser:
     """Add the Pack dock and File > Save Pack to ``window`` (the browser is ``window.pack_browser``)."""
     browser = PackBrowser(window)
     browser.setObjectName("pack_browser")
-    window.pack_browser = browser
     window.add_dock(browser, "Pack", Qt.DockWidgetArea.LeftDockWidgetArea, "pack")
     action = window.make_action("save_pack", "Save &Pack", "Ctrl+Alt+S",
                                 "Save the pack's new and modified dungeons and its manifest", browser.save_pack)

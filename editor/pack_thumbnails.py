@@ -130,7 +130,7 @@ class PackThumbnails(QObject):
 
     def _render(self, document, defer: bool = False) -> None:
         if sum(1 for _ in objects(document.dungeon)) > THUMB_WORKER_OBJECTS:
-            scene = getattr(self.window, "scene", None)
+            scene = self.window.scene
             if defer and scene is not None and scene.worker_busy():
                 self.queue(document)  # the canvas's sheet and tiles come first
                 return

@@ -101,7 +101,7 @@ class PackUndoFocus(QObject):
             return
         if group.activeStack() is not stack:
             return
-        history = getattr(window, "undo_view", None)
+        history = window.undo_view
         history_dock = history.parentWidget() if history is not None else None
         if isinstance(new, QMenu) or new.window() is not window or (
                 history_dock is not None and (new is history_dock or history_dock.isAncestorOf(new))):
@@ -121,7 +121,7 @@ class PackUndoFocus(QObject):
         for button, verb, can, text, action_id, default in (
                 (browser.undo_button, "Undo", stack.canUndo(), stack.undoText(), "undo", "Ctrl+Z"),
                 (browser.redo_button, "Redo", stack.canRedo(), stack.redoText(), "redo", "Ctrl+Shift+Z")):
-            action = getattr(browser.window, "actions_by_id", {}).get(action_id)
+            action = browser.window.actions_by_id.get(action_id)
             key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText) if action is not None else ""
             keys = f" ({key or default} while the Pack dock has the focus)"
             button.setToolTip(f"{verb} in the pack: {text}{keys}" if can

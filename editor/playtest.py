@@ -303,7 +303,7 @@ class PlaytestController(QObject):
             tool.deactivate()
             if window.view.tool is tool:
                 window.view.tool = None
-                if "select" in getattr(window, "tool_actions", {}):  # the window's tools (one action each)
+                if "select" in window.tool_actions:  # the window's tools (one action each)
                     window.set_tool("select")
             self.stack.removeWidget(panel)
             panel.deleteLater()
@@ -356,6 +356,4 @@ def _escape(text: str) -> str:
 def install(window) -> PlaytestController:
     """Add the Playtest menu, its F5 action and the Playtest dock to ``window``; the controller
     is ``window.playtest``."""
-    controller = PlaytestController(window)
-    window.playtest = controller
-    return controller
+    return PlaytestController(window)

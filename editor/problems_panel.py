@@ -25,6 +25,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDockWidget,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -157,6 +158,7 @@ class ProblemsPanel(QWidget):
         super().__init__()
         self.window = window
         self.document: DungeonDocument | None = None
+        self.dock: QDockWidget | None = None   # the dock it is shown in (install)
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(self.COLUMNS))
         self.tree.setHeaderLabels(self.COLUMNS)
@@ -242,7 +244,8 @@ class ProblemsPanel(QWidget):
                                  "No problems (checked in under 1 ms)")
         else:
             self.summary.setText(f"{errors} error(s), {warnings} warning(s)")
-        self.window.problems_dock.setWindowTitle(f"Problems ({errors + warnings})" if problems else "Problems")
+        if self.dock is not None:
+            self.dock.setWindowTitle(f"Problems ({errors + warnings})" if problems else "Problems")
 
     def located(self, item: QTreeWidgetItem | None) -> LocatedProblem | None:
         """The problem a row shows."""
@@ -296,13 +299,10 @@ class ProblemsPanel(QWidget):
         menu.exec(self.tree.viewport().mapToGlobal(pos))
 
 
-def install(window) -> None:
-    """Add the Problems dock (bottom) and keep it on the current dungeon."""
+def install(window) -> ProblemsPanel:
+    """Add the Problems dock (bottom) and keep it on the current dungeon; the window keeps the
+    panel as ``window.problems_panel``."""
     panel = ProblemsPanel(window)
-    window.problems_panel = panel
-    window.problems_dock = window.add_dock(panel, "Problems", Qt.DockWidgetArea.BottomDockWidgetArea, "problems")
+    panel.dock = window.add_dock(panel, "Problems", Qt.DockWidgetArea.BottomDockWidgetArea, "problems")
     window.current_changed.connect(panel.set_document)
-    if not hasattr(window, "clipboard_text"):
-        from PySide6.QtGui import QGuiApplication
-
-        window.clipboard_text = lambda text: QGuiApplication.clipboard().setText(text)
+    return panel
