@@ -6,7 +6,8 @@ opens and validates the input, picks the format by the output's suffix, and phra
 format's results, notes and errors in the command line's words (advice names our options).
 Exit codes as ``inkcrawl validate``: 0 written, 1 the input has validation errors (the report
 is printed; ``--force`` exports anyway), 2 usage error, unreadable input or output that cannot
-be written.
+be written (a read-only output is refused unless ``--force``; a device, pipe or socket and the
+input files themselves always; a symlink is written through to its target). 130 Ctrl+C, 143 SIGTERM.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from inkcrawl.cli.common import terminal_safe
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -30,6 +32,7 @@ examples:
 OUT decides the format: .pdf (every sheet, one page per copy), .svg (one file per dungeon:
 OUT itself for one dungeon, OUT-<dungeon id>.svg for several), .png (the sheet of one dungeon,
 or a contact sheet of a whole pack). A dungeon with validation errors is refused unless --force.
+OUT is written atomically; a read-only OUT is refused unless --force, a device or an input always.
 exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
 """
 
@@ -50,7 +53,8 @@ examples:
 
 OUT decides the format: .tmj or .json (Tiled JSON), .tmx (Tiled XML). One Tiled pixel is
 1/PX mm of the sheet; the map is as many TILE-MM tiles as cover the paper. A dungeon with
-validation errors is refused unless --force.
+validation errors is refused unless --force. OUT is written atomically; a read-only OUT is
+refused unless --force, a device or the input always.
 exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
 """
 
@@ -123,7 +127,8 @@ def _add_page_options(parser: argparse.ArgumentParser, cards: bool = False) -> N
                               "draw crop marks at the corners of the paper (the page grows 10 mm on each side "
                               "to hold them)"))
     parser.add_argument("--grayscale", action="store_true", help="print in greys only, for black-and-white printers")
-    parser.add_argument("--force", action="store_true", help="export even when validation finds errors")
+    parser.add_argument("--force", action="store_true",
+                        help="export even when validation finds errors, and replace OUT even when it is read-only")
 
 
 def register(subparsers) -> None:
@@ -163,7 +168,8 @@ def register(subparsers) -> None:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     game.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
     game.add_argument("-o", "--output", required=True, metavar="OUT", help="the JSON file to write")
-    game.add_argument("--force", action="store_true", help="export even when validation finds errors")
+    game.add_argument("--force", action="store_true",
+                      help="export even when validation finds errors, and replace OUT even when it is read-only")
     game.set_defaults(func=_cmd_game)
 
     tiled = kinds.add_parser("tiled", help="a dungeon as a Tiled map (TMJ or TMX)",
@@ -177,12 +183,13 @@ def register(subparsers) -> None:
                        help="Tiled pixels per sheet millimetre (default 4)")
     tiled.add_argument("--tile-mm", type=_mm_between(0.5, 200), default=5.0, metavar="MM",
                        help="side of a map tile in mm (default 5; tile-mm x px-per-mm must be whole pixels)")
-    tiled.add_argument("--force", action="store_true", help="export even when validation finds errors")
+    tiled.add_argument("--force", action="store_true",
+                       help="export even when validation finds errors, and replace OUT even when it is read-only")
     tiled.set_defaults(func=_cmd_tiled)
 
 
 def _error(message: str) -> int:
-    print(f"inkcrawl export: error: {message}", file=sys.stderr)
+    print(terminal_safe(f"inkcrawl export: error: {message}"), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -247,7 +254,9 @@ def _phrase(error, args) -> str:
     elif error.code == "one-dungeon":
         message = f"a Tiled map holds one dungeon; {args.paths[0]} has {error.count} (export a dungeon file)"
     elif error.code == "unwritable":
-        message = f"cannot write {args.output}: {error.reason}"
+        message = f"cannot write {error.path or args.output}: {error.reason}"
+        if getattr(error, "refused", None) == "read-only":
+            message += "; use --force to replace it"
     return message
 
 
@@ -260,12 +269,12 @@ def _warn(notes) -> None:
                 titles.append(note.sheet)
     for message, titles in by_message.items():  # the same warning for many sheets is said once
         where = f"sheet \"{titles[0]}\"" if len(titles) == 1 else f"{len(titles)} sheets"
-        print(f"inkcrawl export: warning: {where}: {message}", file=sys.stderr)
+        print(terminal_safe(f"inkcrawl export: warning: {where}: {message}"), file=sys.stderr)
     for note in notes:
         if note.code == "missing-characters":
             shown = " ".join(note.characters[:20]) + (" ..." if len(note.characters) > 20 else "")
-            print(f"inkcrawl export: warning: sheet \"{note.sheet}\" has characters the shipped font (DejaVu Sans) "
-                  f"cannot draw, printed as empty boxes: {shown}", file=sys.stderr)
+            print(terminal_safe(f"inkcrawl export: warning: sheet \"{note.sheet}\" has characters the shipped font "
+                                f"(DejaVu Sans) cannot draw, printed as empty boxes: {shown}"), file=sys.stderr)
 
 
 def _summary(result) -> str:
@@ -289,7 +298,11 @@ def _summary(result) -> str:
 def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=None, check=None) -> int:
     """One export through :mod:`exporters.formats`: the format by the output's suffix, the
     input validated and opened, the file written, the result told."""
+    from dataclasses import replace
+
     from exporters.formats import ExportError, WriteOptions, check_output, format_for
+    from inkcrawl.cli.common import check_output_file
+    from inkcrawl.loading import input_files
 
     format_ = format_for(group, args.output)
     if format_ is None:
@@ -298,6 +311,10 @@ def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=Non
         output = check_output(args.output)
     except ExportError as exc:
         return _error(exc.message)
+    refused = check_output_file(output, args.force, input_files(args.paths))
+    if refused:
+        return _error(refused)
+    options = replace(options or WriteOptions(), replace_read_only=args.force)
     if check is not None:
         problem = check(format_)
         if problem:
@@ -307,13 +324,13 @@ def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=Non
         return status
     progress = _Progress(format_.unit)
     try:
-        result = format_.write(dungeons, output, options or WriteOptions(), progress)
+        result = format_.write(dungeons, output, options, progress)
     except ExportError as exc:
         return _error(_phrase(exc, args))
     finally:
         progress.close()
     _warn(result.notes)
-    print(_summary(result))
+    print(terminal_safe(_summary(result)))
     return EXIT_OK
 
 

@@ -20,7 +20,10 @@ name            group      suffixes         writes
 ``ruleset`` (:class:`inkcrawl.rulesets.Ruleset`) and ``file`` (where it came from), such as
 :class:`inkcrawl.loading.OpenedDungeon`; validating them first is the caller's choice. Lengths
 are millimetres (paper, margins, bleed, Tiled tiles), images are in dots per inch. Every file
-is written atomically: a failed export leaves no partial file and never replaces a good one.
+is written atomically (:func:`inkcrawl.jsonio.atomic_target`): a failed export leaves no partial
+file and never replaces a good one; a read-only file is refused unless
+``WriteOptions.replace_read_only``, a device, pipe or socket and the dungeon files exported always;
+a symlink is written through to the file it points to.
 
 The callers are adapters: ``inkcrawl export`` (:mod:`exporters.commands`) and the editor's
 File > Export (:mod:`editor.export_menu`). Formats say what happened in neutral words and
@@ -64,7 +67,9 @@ class WriteOptions:
       pack by id (``None``: its first, else the ruleset's); ``backs``: a backs page after each
       fronts page, mirrored for duplex printing;
     - ``px_per_mm`` (Tiled pixels per sheet mm, 0.1 to 100) and ``tile_mm`` (side of a map
-      tile in mm, 0.5 to 200; ``tile_mm * px_per_mm`` must be whole pixels).
+      tile in mm, 0.5 to 200; ``tile_mm * px_per_mm`` must be whole pixels);
+    - ``replace_read_only``: replace an output file that is read-only (otherwise refused, an
+      ``"unwritable"`` error with ``refused`` ``"read-only"``). Every format, whatever it reads.
     """
 
     page: PageOptions = field(default_factory=PageOptions)
@@ -75,6 +80,7 @@ class WriteOptions:
     backs: bool = False
     px_per_mm: float = DEFAULT_PX_PER_MM
     tile_mm: float = DEFAULT_TILE_MM
+    replace_read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,11 @@ class ExportError(Exception):
     - ``"options"``: a value out of range (``message`` gives the range);
     - ``"no-dungeons"``: nothing to export;
     - ``"no-folder"``: the output's folder does not exist (``path``: the folder);
-    - ``"unwritable"``: the file cannot be written (``path``; ``reason``, the system's words);
+    - ``"unwritable"``: the file cannot be written (``path``; ``reason``, the system's words or
+      why it was refused; ``refused``: ``None`` for a failure of the system, else why the file
+      was refused before anything was written: ``"read-only"`` (``replace_read_only`` writes it),
+      ``"special"`` (a device, pipe or socket), ``"folder"``, ``"input"`` (one of the dungeon
+      files exported), ``"name"``, see :class:`inkcrawl.jsonio.WriteRefused`);
     - ``"paper"``: paper, orientation, margins or bleed that cannot be used;
     - ``"does-not-fit"``: a sheet is larger than the paper's printable area at its physical
       scale. ``needs_fit`` is true (scaling to the paper fixes it), larger paper fixes it, and
@@ -141,7 +151,8 @@ class ExportError(Exception):
 
     def __init__(self, code: str, message: str, *, dungeon_index: int | None = None, needs_fit: bool = False,
                  margin_that_fits_mm: float | None = None, needs_lower_dpi: bool = False, family: str | None = None,
-                 count: int | None = None, path: Path | None = None, reason: str | None = None):
+                 count: int | None = None, path: Path | None = None, reason: str | None = None,
+                 refused: str | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
@@ -153,6 +164,7 @@ class ExportError(Exception):
         self.count = count
         self.path = path
         self.reason = reason
+        self.refused = refused
 
 
 class Format:
@@ -281,8 +293,16 @@ def _start(format_: Format, dungeons: Sequence, path, options: WriteOptions) -> 
 
 
 def _unwritable(exc: OSError, path: Path) -> ExportError:
+    from inkcrawl.jsonio import WriteRefused
+
     reason = exc.strerror or str(exc)
-    return ExportError("unwritable", f"{path} cannot be written: {reason}", path=path, reason=reason)
+    return ExportError("unwritable", f"{path} cannot be written: {reason}", path=path, reason=reason,
+                       refused=exc.reason if isinstance(exc, WriteRefused) else None)
+
+
+def _inputs(dungeons: Sequence) -> list[str]:
+    """The files the dungeons came from: an export never replaces one of them."""
+    return [str(opened.file) for opened in dungeons if getattr(opened, "file", None)]
 
 
 def _ticker(progress: Progress | None, total: int) -> Callable[[], None] | None:
@@ -299,11 +319,13 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[], None] | None:
     return tick
 
 
-def _write_pdf(pages, path: Path, title: str, progress) -> int:
+def _write_pdf(pages, path: Path, title: str, progress, force: bool = False, inputs: Sequence = ()) -> int:
     from exporters import qt
+    from inkcrawl.jsonio import check_target
 
     try:
-        return qt.write_pdf(pages, path, title=title, progress=progress)
+        check_target(path, force, inputs)  # before the drawing: refused at once
+        return qt.write_pdf(pages, path, title=title, progress=progress, force=force, inputs=inputs)
     except OSError as exc:
         raise _unwritable(exc, path) from None
     except ValueError as exc:  # Qt cannot parse a page: ours to fix
@@ -333,7 +355,8 @@ class SheetPdf(Format):
                 for _ in range(options.copies):
                     yield sheet
 
-        count = _write_pdf(sequence(), path, _sheet_title(dungeons), _ticker(progress, len(dungeons) * options.copies))
+        count = _write_pdf(sequence(), path, _sheet_title(dungeons), _ticker(progress, len(dungeons) * options.copies),
+                           options.replace_read_only, _inputs(dungeons))
         return ExportResult(self.name, [path], len(dungeons), pages=count, sheets=sheets, notes=notes_of(sheets))
 
 
@@ -355,7 +378,7 @@ class SheetSvg(Format):
                        for number, id_ in enumerate(ids, 1)]
         for sheet, target in zip(sheets, targets):
             try:
-                write_text_atomic(target, sheet.svg)
+                write_text_atomic(target, sheet.svg, options.replace_read_only, _inputs(dungeons))
             except OSError as exc:
                 raise _unwritable(exc, target) from None
         return ExportResult(self.name, targets, len(dungeons), sheets=sheets, notes=notes_of(sheets))
@@ -384,7 +407,7 @@ class SheetPng(Format):
         except ValueError as exc:
             raise ExportError("internal", f"{exc}; please report this") from None
         try:
-            write_bytes_atomic(path, data)
+            write_bytes_atomic(path, data, options.replace_read_only, _inputs(dungeons))
         except OSError as exc:
             raise _unwritable(exc, path) from None
         return ExportResult(self.name, [path], len(dungeons), sheets=sheets, notes=notes_of(sheets),
@@ -416,7 +439,8 @@ class CardsPdf(Format):
             pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs)
         except CardError as exc:
             raise ExportError("cards", str(exc)) from None
-        count = _write_pdf(pages, path, f"{deck_name} cards", _ticker(progress, len(pages)))
+        count = _write_pdf(pages, path, f"{deck_name} cards", _ticker(progress, len(pages)), options.replace_read_only,
+                           _inputs(dungeons))
         return ExportResult(self.name, [path], len(dungeons), pages=count, deck_name=deck_name,
                             cards=sum(cards.values()))
 
@@ -441,7 +465,8 @@ class GameJson(Format):
             raise ExportError("internal", f"the game data does not match schemas/game.schema.json "
                                            f"({problems[0].pointer}: {problems[0].message}); please report this")
         try:
-            write_text_atomic(path, dumps_canonical(document))
+            write_text_atomic(path, dumps_canonical(document), options.replace_read_only,
+                              _inputs(dungeons))
         except OSError as exc:
             raise _unwritable(exc, path) from None
         if progress:
@@ -465,7 +490,7 @@ class TiledMap(Format):
         except TiledExportError as exc:
             raise ExportError("tiled", str(exc)) from None
         try:
-            write_text_atomic(path, text)
+            write_text_atomic(path, text, options.replace_read_only, _inputs(dungeons))
         except OSError as exc:
             raise _unwritable(exc, path) from None
         if progress:

@@ -222,9 +222,12 @@ def heatmap_png(entry: dict, usage: Sequence[float], source: str | None = None, 
 
 
 def write_heatmap_png(path, entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150,
-                      caption: str | None = None) -> None:
-    """Write the heatmap PNG to ``path`` (atomically). Raises ``OSError`` when it cannot be
-    written and ``ValueError`` for usage values that do not match the rooms."""
-    from inkcrawl.jsonio import write_bytes_atomic
+                      caption: str | None = None, force: bool = False) -> None:
+    """Write the heatmap PNG to ``path`` (atomically; ``force`` replaces a read-only file, see
+    :func:`inkcrawl.jsonio.atomic_target`). Raises ``OSError`` when it cannot be written
+    (:class:`inkcrawl.jsonio.WriteRefused` when refused) and ``ValueError`` for usage values
+    that do not match the rooms."""
+    from inkcrawl.jsonio import check_target, write_bytes_atomic
 
-    write_bytes_atomic(Path(path), heatmap_png(entry, usage, source, dpi, caption))
+    check_target(path, force)  # before the drawing: refused at once
+    write_bytes_atomic(Path(path), heatmap_png(entry, usage, source, dpi, caption), force)

@@ -249,15 +249,17 @@ def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
         document.abort()
 
 
-def write_pdf(pages, path, title: str = "", progress=None) -> int:
-    """Render pages into a PDF (see :func:`pdf_bytes`) and write it to ``path`` atomically.
-    Returns the number of pages; raises ``OSError`` when the file cannot be written."""
+def write_pdf(pages, path, title: str = "", progress=None, force: bool = False, inputs=()) -> int:
+    """Render pages into a PDF (see :func:`pdf_bytes`) and write it to ``path`` atomically
+    (:func:`inkcrawl.jsonio.write_bytes_atomic`: ``force`` replaces a read-only file, ``inputs``
+    are files it must never replace). Returns the number of pages; raises ``OSError`` when the
+    file cannot be written."""
     from pathlib import Path
 
     from inkcrawl.jsonio import write_bytes_atomic
 
     data, count = pdf_bytes(pages, title, progress)
-    write_bytes_atomic(Path(path), data)
+    write_bytes_atomic(Path(path), data, force, inputs)
     return count
 
 

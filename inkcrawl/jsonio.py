@@ -7,17 +7,29 @@ too large, nesting too deep, file too big).
 Writing is canonical: keys in the order the model gives them, two-space indentation, short
 arrays of numbers on one line, floats rounded to :data:`FLOAT_DECIMALS` decimals (0.001 mm)
 and whole numbers written without a decimal point, so load -> save -> load -> save gives
-identical bytes. Files are written to a temporary file in the same folder, flushed, synced
-and then renamed over the target, so a crash never leaves a half-written file.
+identical bytes.
+
+Every file inkcrawl writes goes through :func:`atomic_target` (directly, or through
+:func:`write_bytes_atomic`, :func:`write_text_atomic` and :func:`write_json_atomic`): a temporary
+file in the target's folder (``.NAME.inkcrawl-<pid>-<random>.tmp``), flushed, synced and renamed
+over the target, so a crash never leaves a half-written file; the temporary file is removed on
+any error, and those a killed earlier run left are removed by the next write of the same target.
+The target is checked first (:func:`check_target`): a folder, a device, pipe or socket, or one of
+the command's own inputs is refused, a read-only file too unless ``force=True``; a symlink is
+written through to the file it points to and stays a link.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import re
+import stat
 import tempfile
+import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -254,18 +266,132 @@ def dumps_canonical(value: Any) -> str:
     return _encode(normalise_numbers(value), 0) + "\n"
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+class WriteRefused(OSError):
+    """A write refused before anything was written, for a reason that retrying will not fix.
+
+    ``reason`` says which: ``"read-only"`` (the file has no write permission; ``force=True``
+    replaces it anyway), ``"special"`` (a device, pipe or socket: never written, even with
+    ``force``), ``"folder"`` (the path is a folder), ``"input"`` (the path is one of the files
+    the command reads) or ``"name"`` (a NUL character in the name). ``strerror`` is a sentence
+    without the file's name (callers name it) and ``filename`` the path asked for."""
+
+    def __init__(self, path: str | os.PathLike, reason: str, message: str):
+        super().__init__(errno.EISDIR if reason == "folder" else errno.EPERM, message, os.fspath(path))
+        self.reason = reason
+
+
+#: The time this process started writing files, as far as it can tell (its import of this module):
+#: a temporary file of a writer that is no longer running and older than this is stale.
+_STARTED = time.time()
+#: The longest part of a target's name kept in its temporary file's name (file names are limited
+#: to 255 bytes, and the temporary name adds about 40).
+_TEMP_NAME_PART = 100
+
+
+def _temp_prefix(name: str) -> str:
+    """The start of the temporary file names for a target called ``name``: the pattern is
+    ``.NAME.inkcrawl-<pid>-<random>.tmp`` (NAME shortened to :data:`_TEMP_NAME_PART` characters)."""
+    return f".{name[:_TEMP_NAME_PART]}.inkcrawl-"
+
+
+def _pid_running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError, OSError):
+        return True  # it exists (another user's), or we cannot tell: keep its file
+    return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files a killed earlier write of ``path`` left beside it; returns them.
+
+    Only files named as :func:`atomic_target` names its own (``.NAME.inkcrawl-<pid>-<random>.tmp``)
+    are candidates, and only those whose writing process is no longer running and that were last
+    changed before this process started. Never raises."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    prefix = _temp_prefix(target.name)
+    pattern = re.compile(re.escape(prefix) + r"(\d+)-[A-Za-z0-9_]+\.tmp")
+    removed: list[Path] = []
+    try:
+        with os.scandir(directory) as entries:
+            candidates = [entry for entry in entries if entry.name.startswith(prefix)]
+    except (OSError, ValueError):
+        return removed
+    for entry in candidates:
+        match = pattern.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or info.st_mtime >= _STARTED or _pid_running(int(match.group(1))):
+                continue
+            os.unlink(entry.path)
+        except (OSError, ValueError):
+            continue
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _same_file(target: Path, target_stat: os.stat_result | None, other: str | os.PathLike) -> bool:
+    try:
+        if target_stat is not None:
+            other_stat = os.stat(other)
+            return (other_stat.st_dev, other_stat.st_ino) == (target_stat.st_dev, target_stat.st_ino)
+        return Path(os.path.realpath(other)) == target
+    except (OSError, ValueError):
+        return False
+
+
+def check_target(path: str | os.PathLike, force: bool = False,
+                 inputs: Iterable[str | os.PathLike] = ()) -> Path:
+    """The file a write of ``path`` replaces, after checking it may be written; raises
+    :class:`WriteRefused` (an ``OSError``) otherwise, and ``OSError`` when it cannot be looked at.
+
+    A symlink is written through: the result is the file it points to (resolved), so the link
+    stays a link and everything else sharing that file sees the new content. Refused: a folder;
+    a device, pipe or socket (even with ``force``); a read-only file (no write permission bits,
+    or not writable by this user) unless ``force``; one of ``inputs`` (the same file, or the
+    same resolved path when it does not exist yet), whatever ``force`` says."""
+    asked = Path(path)
+    if "\x00" in os.fspath(asked):
+        raise WriteRefused(asked, "name", "the file name holds a NUL character")
+    target = Path(os.path.realpath(asked))
+    try:
+        info: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise WriteRefused(asked, "folder", "this is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise WriteRefused(asked, "special", "this is a device, pipe or socket, not a regular file; "
+                                                 "inkcrawl only writes regular files")
+    for other in inputs:
+        if _same_file(target, info, other):
+            raise WriteRefused(asked, "input", "this is one of the files the command reads; "
+                                               "write the output to another file")
+    if info is not None and not force and (not info.st_mode & 0o222 or not os.access(target, os.W_OK)):
+        raise WriteRefused(asked, "read-only", "the file is read-only and was left as it is")
+    return target
+
+
+def write_text_atomic(path: Path, text: str, force: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically; see :func:`write_bytes_atomic`."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+    write_bytes_atomic(path, text.encode("utf-8"), force, inputs)
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes, force: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> None:
     """Write ``data`` to ``path`` atomically: temporary file in the same folder, fsync, rename.
 
     The target is replaced only when everything was written; on any error the temporary file
-    is removed and the exception (``OSError``) propagates, leaving the old file intact.
-    """
-    with atomic_target(Path(path)) as tmp_name:
+    is removed and the exception (``OSError``) propagates, leaving the old file intact. The
+    target is checked first (:func:`check_target`: ``force`` and ``inputs``)."""
+    with atomic_target(Path(path), force, inputs) as tmp_name:
         with open(tmp_name, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -273,27 +399,62 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 
 @contextmanager
-def atomic_target(path: Path):
+def atomic_target(path: Path, force: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> Iterator[str]:
     """Context manager yielding a temporary file name beside ``path``; when the block ends
-    without an exception the temporary file replaces ``path`` (keeping its permissions),
-    otherwise it is removed. For writers that need a file name (such as a PDF writer)."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    without an exception the temporary file replaces ``path`` (keeping its permissions and, where
+    allowed, its owner), otherwise it is removed. For writers that need a file name (such as a
+    PDF writer); every writer of inkcrawl goes through here.
+
+    Before anything is written the target is checked (:func:`check_target`, which raises
+    :class:`WriteRefused`: a folder, a special file, one of ``inputs``, a read-only file unless
+    ``force``); a symlink is written through to the file it points to. Temporary files are named
+    ``.NAME.inkcrawl-<pid>-<random>.tmp`` in the target's folder, and those a killed earlier
+    write left are removed first (:func:`remove_stale_temporaries`)."""
+    target = check_target(path, force, inputs)
+    directory = target.parent
+    remove_stale_temporaries(target)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{_temp_prefix(target.name)}{os.getpid()}-", suffix=".tmp",
+                                    dir=directory)
     os.close(fd)
     try:
         yield tmp_name
-        if path.exists():
-            os.chmod(tmp_name, path.stat().st_mode & 0o777)
+        try:
+            info: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            info = None
+        if info is not None:
+            os.chmod(tmp_name, info.st_mode & 0o777)
+            if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.chown(tmp_name, info.st_uid, info.st_gid)
+                except OSError:
+                    pass  # not allowed: the new file is ours
         else:
             os.chmod(tmp_name, 0o666 & ~_umask())
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, target)
+        _sync_folder(directory)
     except BaseException:
         try:
             os.unlink(tmp_name)
-        except FileNotFoundError:
+        except OSError:
             pass
         raise
+
+
+def _sync_folder(directory: Path) -> None:
+    """Make the rename durable (POSIX); best effort."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:
@@ -302,6 +463,6 @@ def _umask() -> int:
     return mask
 
 
-def write_json_atomic(path: Path, value: Any) -> None:
+def write_json_atomic(path: Path, value: Any, force: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> None:
     """Write a JSON value canonically (see :func:`dumps_canonical`) and atomically."""
-    write_text_atomic(path, dumps_canonical(value))
+    write_text_atomic(path, dumps_canonical(value), force, inputs)

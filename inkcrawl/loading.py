@@ -18,6 +18,7 @@ from inkcrawl.validate import (
     enclosing_pack,
     load_document,
     path_inside_pack,
+    unusable_path,
     validate_paths,
 )
 
@@ -69,6 +70,8 @@ def open_dungeons(paths: list[str]) -> OpenResult:
     opened_files: set[Path] = set()
     for raw in paths:
         path = Path(raw)
+        if unusable_path(path) is not None:
+            continue  # the report says why
         if path.is_dir():
             path = path / MANIFEST_NAME
         if not path.is_file():
@@ -104,3 +107,30 @@ def open_dungeons(paths: list[str]) -> OpenResult:
             if ruleset is not None and ruleset.family == dungeon.family:
                 result.dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck, deck_name))
     return result
+
+
+def input_files(paths: list[str]) -> list[Path]:
+    """Every file a command reads for ``paths``: the files named, and for a pack (its folder or
+    its ``pack.json``) the manifest and every dungeon and ruleset it lists inside its folder
+    (those that exist): what an output must never be (:func:`inkcrawl.jsonio.check_target`).
+    Never raises."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        try:
+            manifest = path / MANIFEST_NAME if path.is_dir() else path
+            if not manifest.is_file():
+                continue
+            files.append(manifest)
+            document = load_document(manifest)
+            if document.file_type != "pack" or not isinstance(document.data, dict):
+                continue
+            for key in ("dungeons", "rulesets"):
+                listed = document.data.get(key)
+                for relative in listed if isinstance(listed, list) else []:
+                    member = path_inside_pack(manifest.parent, relative) if isinstance(relative, str) else None
+                    if member is not None and member.is_file():
+                        files.append(member)
+        except (OSError, ValueError):
+            continue
+    return files

@@ -12,11 +12,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from inkcrawl.jsonio import dumps_canonical, normalise_numbers, parse_json_text, write_text_atomic
+from inkcrawl.jsonio import WriteRefused, dumps_canonical, normalise_numbers, parse_json_text, write_text_atomic
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.problems import Problem, Severity
 from inkcrawl.rulesets import ruleset_consistency_problems
 from inkcrawl.schema import schema_problems
+from inkcrawl.textchars import terminal_safe
 from inkcrawl.validate import (
     MANIFEST_NAME,
     RulesetRegistry,
@@ -24,6 +25,7 @@ from inkcrawl.validate import (
     enclosing_pack,
     load_document,
     path_inside_pack,
+    unusable_path,
 )
 
 
@@ -75,52 +77,76 @@ def _files_of(path: Path) -> list[Path]:
     return files
 
 
-def migrate_paths(paths: list[str], check: bool = False) -> int:
+def migrate_paths(paths: list[str], check: bool = False, force: bool = False) -> int:
     """Rewrite (or with ``check`` only inspect) every file; returns the exit code
-    (0 done or nothing to do, 1 files would change or were refused, 2 unreadable input)."""
+    (0 done or nothing to do, 1 files would change or were refused, 2 a path or file that
+    cannot be read, or a file that cannot be written: read-only without ``force``, a folder
+    that refuses new files, a full disk). Messages name the file; control characters in them
+    are shown escaped."""
     status = 0
+
+    def say(text: str, error: bool = False) -> None:
+        print(terminal_safe(text), file=sys.stderr if error else sys.stdout)
+
     for raw in paths:
         path = Path(raw)
+        unusable = unusable_path(path)
+        if unusable is not None:
+            say(f"{raw}: error: {unusable}", error=True)
+            status = 2
+            continue
         if not path.exists():
-            print(f"{raw}: error: no such file or folder", file=sys.stderr)
+            say(f"{raw}: error: no such file or folder", error=True)
             status = 2
             continue
         if path.is_dir() and not (path / MANIFEST_NAME).is_file():
-            print(f"{raw}: error: this folder has no {MANIFEST_NAME}", file=sys.stderr)
+            say(f"{raw}: error: this folder has no {MANIFEST_NAME}", error=True)
             status = 2
             continue
         for file in _files_of(path):
             document = load_document(file)
             if document.data is None or document.file_type is None:  # (a type comes with the data)
                 for p in document.problems:
-                    print(f"{p.file}:{p.pointer or '/'}: error {p.code} {p.message}", file=sys.stderr)
-                status = max(status, 1)
+                    say(f"{p.file}:{p.pointer or '/'}: error {p.code} {p.message}", error=True)
+                status = max(status, 2 if any(p.code == "F001" for p in document.problems) else 1)
                 continue
             problems = schema_problems(document.data, document.file_type, str(file))
             if problems:
-                print(f"{file}: not rewritten: {len(problems)} schema error(s); run 'inkcrawl validate {file}'",
-                      file=sys.stderr)
+                say(f"{file}: not rewritten: {len(problems)} schema error(s); run 'inkcrawl validate {file}'",
+                    error=True)
                 status = max(status, 1)
                 continue
             text = canonical_text(document.data, document.file_type)
-            current = file.read_text(encoding="utf-8-sig")
+            try:
+                current = file.read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeError) as exc:
+                say(f"{file}: error: cannot read the file: {getattr(exc, 'strerror', None) or exc}", error=True)
+                status = 2
+                continue
             if text == current:
                 continue
             created = errors_rounding_creates(document.data, document.file_type, file, text)
             if created:
-                print(f"{file}: not rewritten: rounding its numbers to 0.001 as saving does would create "
-                      f"{len(created)} new error(s), below; change those values so they survive rounding "
-                      f"('inkcrawl validate {file}' reports points that would merge as L028):",
-                      file=sys.stderr)
+                say(f"{file}: not rewritten: rounding its numbers to 0.001 as saving does would create "
+                    f"{len(created)} new error(s), below; change those values so they survive rounding "
+                    f"('inkcrawl validate {file}' reports points that would merge as L028):", error=True)
                 for p in created:
-                    print(f"  after rounding: {p.pointer or '/'}: error {p.code} {p.message}", file=sys.stderr)
+                    say(f"  after rounding: {p.pointer or '/'}: error {p.code} {p.message}", error=True)
                 status = max(status, 1)
                 continue
             what = f"format_version {document.migrated_from} -> current" if document.migrated_from else "layout"
             if check:
-                print(f"{file}: would be rewritten ({what})")
+                say(f"{file}: would be rewritten ({what})")
                 status = max(status, 1)
-            else:
-                write_text_atomic(file, text)
-                print(f"{file}: rewritten ({what})")
+                continue
+            try:
+                write_text_atomic(file, text, force=force)
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                if isinstance(exc, WriteRefused) and exc.reason == "read-only":
+                    reason += "; use --force to rewrite it"
+                say(f"{file}: error: not rewritten, cannot write the file: {reason}", error=True)
+                status = 2
+                continue
+            say(f"{file}: rewritten ({what})")
     return status

@@ -51,5 +51,9 @@ def load_play(path: str | Path, file: str | None = None) -> tuple[dict | None, l
 
 
 def format_problems(problems: list[Problem]) -> str:
-    """One line per problem: ``FILE:POINTER: error CODE MESSAGE``."""
-    return "".join(f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}\n" for p in problems)
+    """One line per problem: ``FILE:POINTER: error CODE MESSAGE`` (control characters escaped:
+    :func:`~inkcrawl.textchars.terminal_safe`)."""
+    from inkcrawl.textchars import terminal_safe
+
+    return "".join(terminal_safe(f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}") + "\n"
+                   for p in problems)

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from inkcrawl import __version__
 from inkcrawl.problems import RULES, Problem, Severity
+from inkcrawl.textchars import json_terminal_safe, terminal_safe
 from inkcrawl.validate import Report
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -20,8 +21,9 @@ INFORMATION_URI = "https://inkcrawl.org"
 
 
 def format_text(report: Report) -> str:
-    """One line per problem, then a summary line."""
-    lines = [f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}" for p in report.problems]
+    """One line per problem, then a summary line; control characters from the files (in names,
+    ids, file names) shown escaped (:func:`~inkcrawl.textchars.terminal_safe`)."""
+    lines = [terminal_safe(f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}") for p in report.problems]
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
@@ -37,7 +39,7 @@ def summary(report: Report) -> str:
 def format_json(report: Report) -> str:
     """The problems as a JSON array of objects (file, pointer, severity, code, rule, message,
     and line/column when known)."""
-    return json.dumps([p.as_dict() for p in report.problems], indent=2, ensure_ascii=False) + "\n"
+    return json_terminal_safe(json.dumps([p.as_dict() for p in report.problems], indent=2, ensure_ascii=False)) + "\n"
 
 
 def _artifact(file: str) -> dict:
@@ -85,7 +87,7 @@ def format_sarif(report: Report) -> str:
             "results": [_sarif_result(p, rule_index) for p in report.problems],
         }],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_terminal_safe(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
 FORMATTERS = {"text": format_text, "json": format_json, "sarif": format_sarif}

@@ -47,6 +47,40 @@ def printable_text(text: str) -> str:
     return _UNWRITABLE.sub("", text) if _UNWRITABLE.search(text) else text
 
 
+# What text output to a terminal shows escaped: C0 controls except tab and newline (so ESC, which
+# starts every terminal escape sequence, and CR, which returns to the start of the line), DEL,
+# the C1 controls (CSI U+009B and OSC U+009D start sequences on some terminals too) and lone
+# surrogates (which UTF-8 output cannot encode).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    value = ord(match.group())
+    return f"\\x{value:02x}" if value < 0x100 else f"\\u{value:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` safe to print on a terminal: every control character but tab and newline shown
+    escaped as Python writes it (ESC as ``\\x1b``, DEL as ``\\x7f``, CSI as ``\\x9b``), lone
+    surrogates as ``\\udc80``; everything else unchanged. Every command's text output passes the
+    strings it did not write itself (names, titles, ids, file names, messages quoting them)
+    through here, so a dungeon cannot clear the screen, retitle the window or rewrite a line."""
+    return _TERMINAL_UNSAFE.sub(_escaped, text) if _TERMINAL_UNSAFE.search(text) else text
+
+
+_JSON_RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+
+
+def json_terminal_safe(json_text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``, which escapes C0 controls but not DEL
+    nor the C1 controls) with DEL and C1 escaped too (``\\u009b``): the same JSON value, and
+    safe on a terminal. Only strings can hold those characters, so escaping them keeps the JSON
+    valid."""
+    if not _JSON_RAW_CONTROLS.search(json_text):
+        return json_text
+    return _JSON_RAW_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
+
+
 def text_problem(owner: str, field: str, text: Any, file: str, pointer: str) -> Problem | None:
     """C007 for the string ``text`` of ``field`` of ``owner`` (a :func:`describe` text), or ``None``
     when it is clean (or not a string)."""

@@ -196,14 +196,22 @@ def _resolve_in_pack(base: Path, relative: str) -> tuple[Path | None, str]:
     pure = PurePosixPath(relative)
     if pure.is_absolute() or relative.startswith("\\") or (len(relative) > 1 and relative[1] == ":"):
         return None, "is an absolute path; packs may only name files inside their folder"
+    if "\x00" in relative:
+        return None, "holds a NUL character, which no file name can"
     target = base / Path(*pure.parts)
     try:
         resolved = target.resolve()
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):
         return None, "cannot be resolved (a symlink loop?)"
     try:
+        os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # missing: the caller reports it (P002)
+    except OSError as exc:  # a name longer than the system allows, no permission to look...
+        return None, f"cannot be used as a file name here: {exc.strerror or exc}"
+    try:
         resolved.relative_to(base.resolve())
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):
         return None, "leads outside the pack folder; packs may only name files inside their folder"
     return target, ""
 
@@ -406,6 +414,21 @@ def validate_file(path: Path, report: Report, registry: RulesetRegistry) -> None
         report.problems += _ruleset_file_problems(document.data, document.file)
 
 
+def unusable_path(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot even be looked at (a name longer than the system allows, a NUL
+    character, a symlink loop, a folder on the way that cannot be searched), or ``None`` when it
+    can (a missing file can: it is reported as missing). Never raises."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    except ValueError:
+        return "cannot be read: the name holds a NUL character"
+    return None
+
+
 def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str], None] | None = None) -> Report:
     """Validate files and pack folders; see the module docstring. Never raises for bad input.
 
@@ -416,6 +439,11 @@ def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str],
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
+        unusable = unusable_path(path)
+        if unusable is not None:
+            report.problems.append(problem("F001", unusable, str(raw)))
+            report.unreadable_input = True
+            continue
         try:  # the same file or pack named twice (a folder and its pack.json too) is checked once
             key = (path / MANIFEST_NAME if path.is_dir() else path).resolve()
         except (OSError, RuntimeError):

@@ -116,6 +116,8 @@ def test_corpus_bytes_are_what_the_cases_claim():
     assert len((CORPUS / "big-int-400.json").read_text().split('"x": ')[1].strip().rstrip("}")) == 400
     assert "\\ud800" in (CORPUS / "lone-surrogate-id.json").read_text()
     assert '"Tiny\\u0001"' in (CORPUS / "control-character-title.json").read_text()
+    assert '"dungeons/tiny\\u0000.json"' in (CORPUS / "pack-nul-member" / "pack.json").read_text()
+    assert '"id": "tiny\\u001b\\u009b2J"' in (CORPUS / "c1-control-in-id.json").read_text()
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
@@ -133,6 +135,19 @@ def test_whole_corpus_in_one_run_every_format(capsys, fmt):
         assert json.loads(out)["version"] == "2.1.0"
     else:
         assert out.rstrip().splitlines()[-1].startswith("checked ")
+
+
+def test_text_report_of_the_whole_corpus_prints_no_control_character_raw(capsys):
+    """Every corpus entry in one text report: control characters the files hold (in ids the
+    schema quotes, in names) are shown escaped, so the report cannot drive the terminal."""
+    import re
+
+    paths = [str(CORPUS / name) for name, expected in sorted(EXPECTED.items()) if "xfail" not in expected]
+    assert main(["validate", *paths]) == 1
+    out, err = capsys.readouterr()
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", out + err)
+    assert (f'{CORPUS / "c1-control-in-id.json"}:/id: error S001 "tiny\\u001b\\x9b2J" does not match '
+            f'"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,63}}$"\n') in out
 
 
 # -- unreadable input: exit 2 ---------------------------------------------------------------
@@ -220,6 +235,24 @@ def test_symlink_loop_and_dangling_symlink_do_not_crash(capsys, tmp_path):
     by_pointer = {p["pointer"]: p["code"] for p in problems}
     assert by_pointer["/dungeons/0"] in ("P001", "P002", "F001")
     assert by_pointer["/dungeons/1"] == "P002"
+
+
+def long_member_pack(folder: Path) -> Path:
+    """A pack listing a dungeon file whose name (304 characters) is longer than any file system
+    allows. Built here rather than in the corpus: opening it crashes the editor's pack browser
+    (its own slice of issue 17), which the editor's corpus test would trip over."""
+    pack = _pack(folder, ["dungeons/tiny.json", "dungeons/" + "x" * 300 + ".json"])
+    (pack / "dungeons" / "tiny.json").write_bytes(VALID_DUNGEON.read_bytes())
+    return pack
+
+
+def test_a_member_name_longer_than_the_system_allows_is_p001(capsys, tmp_path):
+    """validate, export, analyze, simulate and migrate once crashed on it (ENAMETOOLONG)."""
+    pack = long_member_pack(tmp_path / "pack")
+    check_case(capsys, pack, {"code": "P001", "exit": 1, "pointer": "/dungeons/1", "absent_codes": ["P002"],
+                              "message_contains": [f"'dungeons/{'x' * 300}.json' cannot be used as a file name here: "
+                                                   f"File name too long"]},
+               str(pack / "pack.json"))
 
 
 def test_ruleset_path_outside_the_pack_is_p001(capsys, tmp_path):

@@ -299,12 +299,13 @@ sys.exit(inkcrawl.cli.main(["rules"]))
 @pytest.mark.parametrize("moment", ["building the parser", "reading the arguments"])
 def test_sigterm_during_start_up_is_an_interruption(moment):
     """The SIGTERM handler is the first thing `main` installs: a SIGTERM while the parser is
-    built (plugins load) or the arguments are read ends like one during a command, exit 130
-    and "interrupted", never the default action (killed by the signal, no message)."""
+    built (plugins load) or the arguments are read ends like one during a command, exit 143
+    (128 + SIGTERM's 15) and "stopped by SIGTERM", never the default action (killed by the
+    signal, no message)."""
     import subprocess
     import sys
 
     result = subprocess.run([sys.executable, "-c", _SIGTERM_DURING_START_UP, moment], cwd=REPO,
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 130, (result.returncode, result.stderr)
-    assert result.stderr == "inkcrawl: interrupted\n" and result.stdout == ""
+    assert result.returncode == 143, (result.returncode, result.stderr)
+    assert result.stderr == "inkcrawl: stopped by SIGTERM\n" and result.stdout == ""

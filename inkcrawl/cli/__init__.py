@@ -10,8 +10,9 @@ Other parts of inkcrawl (exporters, the editor) add subcommands through the ``in
 entry-point group: each entry point names a function ``register(subparsers)`` that adds its parser
 and sets ``func`` on it, the way Tiled registers format plugins. The core never imports them.
 
-Exit codes: 0 success (no errors), 1 errors found, 2 usage error or unreadable input; 130 when
-interrupted (Ctrl+C, or SIGTERM at any moment from the start of :func:`main`).
+Exit codes: 0 success (no errors), 1 errors found, 2 usage error, unreadable input or output that
+cannot be written; 130 when interrupted by Ctrl+C (SIGINT) and 143 when stopped by SIGTERM (at any
+moment from the start of :func:`main`), 128 + the signal's number as shells report it.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from importlib import import_module
 from importlib.metadata import entry_points
 
 from inkcrawl import __version__
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from inkcrawl.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_TERMINATED, EXIT_USAGE
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_TERMINATED", "EXIT_USAGE", "Terminated",
+           "build_parser", "main"]
 
 #: The core's command modules, in the order of ``inkcrawl --help``; each has ``register(subparsers)``.
 _CORE_COMMANDS = ("inkcrawl.cli.validate", "inkcrawl.cli.migrate", "inkcrawl.cli.analyze", "inkcrawl.cli.simulate",
@@ -55,18 +57,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, like Ctrl+C's ``KeyboardInterrupt`` (of which it is
+    a kind, so every ``except KeyboardInterrupt`` and ``finally`` that cleans up after Ctrl+C
+    cleans up after it too); :func:`main` tells them apart for the exit status."""
+
+
 def _stop_cleanly_on_sigterm() -> None:
-    """Turn SIGTERM into ``KeyboardInterrupt`` so writes in progress clean up after themselves.
+    """Turn SIGTERM into :class:`Terminated` so writes in progress clean up after themselves.
     (A command may install its own handler instead: the editor does.)"""
     import signal
     import threading
 
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
+    def terminate(signum, frame):
+        raise Terminated
 
     if threading.current_thread() is threading.main_thread():
         try:
-            signal.signal(signal.SIGTERM, interrupt)
+            signal.signal(signal.SIGTERM, terminate)
         except (ValueError, OSError):
             pass
 
@@ -74,7 +82,7 @@ def _stop_cleanly_on_sigterm() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     # first of all: a SIGTERM while the parser is built (plugins load) or the arguments are
-    # read ends as "interrupted" too, not with the default action
+    # read ends as "stopped" too, not with the default action
     _stop_cleanly_on_sigterm()
     try:
         parser = build_parser()
@@ -83,8 +91,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         return args.func(args)
+    except Terminated:
+        print("inkcrawl: stopped by SIGTERM", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("inkcrawl: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK

@@ -7,7 +7,8 @@ import argparse
 import json
 import sys
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games, terminal_safe
+from inkcrawl.textchars import json_terminal_safe
 
 
 def register(subparsers) -> None:
@@ -56,21 +57,22 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     trouble = any(r.unreachable_elements or r.doors_never_open or not r.complete for r in results)
     if args.format == "json":
-        sys.stdout.write(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_terminal_safe(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False))
+                         + "\n")
         return EXIT_PROBLEMS if trouble else EXIT_OK
     for result in results:
-        print(f"{result.dungeon}: {len(result.reached)} of {len(result.areas)} areas reachable")
+        print(terminal_safe(f"{result.dungeon}: {len(result.reached)} of {len(result.areas)} areas reachable"))
         if not result.complete:
             print("  the search stopped at its limit: results are incomplete")
         for element in result.unreachable_elements:
-            print(f"  unreachable: {element['kind']} '{element['id']}' in area '{element['area']}'")
+            print(terminal_safe(f"  unreachable: {element['kind']} '{element['id']}' in area '{element['area']}'"))
         for door in result.doors_never_open:
-            print(f"  never opens: door '{door['id']}' (locks: {', '.join(door['locks'])})")
+            print(terminal_safe(f"  never opens: door '{door['id']}' (locks: {', '.join(door['locks'])})"))
         for target, steps in result.routes.items():
             if steps is None:
-                print(f"  no route to {target}")
+                print(terminal_safe(f"  no route to {target}"))
             else:
-                print(f"  shortest route to {target} ({_moves(steps)} moves): {_describe_route(steps)}")
+                print(terminal_safe(f"  shortest route to {target} ({_moves(steps)} moves): {_describe_route(steps)}"))
     if skipped:
-        print(f"(grid dungeons skipped: {', '.join(skipped)})")
+        print(terminal_safe(f"(grid dungeons skipped: {', '.join(skipped)})"))
     return EXIT_PROBLEMS if trouble else EXIT_OK

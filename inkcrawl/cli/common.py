@@ -1,14 +1,53 @@
-"""What the commands of :mod:`inkcrawl.cli` share: the exit codes and reading the dungeons a
-command plays or analyses as game data."""
+"""What the commands of :mod:`inkcrawl.cli` share: the exit codes, checking and phrasing the
+files they write, and reading the dungeons a command plays or analyses as game data.
+
+Text a command prints that it did not write itself (names, titles, ids, file names, messages
+quoting them) goes through :func:`inkcrawl.textchars.terminal_safe`, re-exported here."""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
+from inkcrawl.textchars import terminal_safe
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_TERMINATED", "EXIT_USAGE", "check_output_file",
+           "load_games", "terminal_safe", "write_failure"]
+
 #: Exit codes of every ``inkcrawl`` command: success (no errors), errors found, usage error or
-#: unreadable input. Plugin commands (``inkcrawl.commands`` entry points) use them too.
+#: unreadable input or output that cannot be written. Plugin commands (``inkcrawl.commands``
+#: entry points) use them too.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+#: Stopped by Ctrl+C (SIGINT) and by SIGTERM: 128 + the signal's number, as shells report it.
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+
+
+def write_failure(path: str | os.PathLike, exc: OSError) -> str:
+    """Why ``path`` could not be written, in the command line's words: ``cannot write PATH:
+    REASON``, with ``; use --force to replace it`` for a read-only file
+    (:class:`inkcrawl.jsonio.WriteRefused`)."""
+    from inkcrawl.jsonio import WriteRefused
+
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, WriteRefused) and exc.reason == "read-only":
+        reason += "; use --force to replace it"
+    return terminal_safe(f"cannot write {os.fspath(path)}: {reason}")
+
+
+def check_output_file(path: str | os.PathLike, force: bool = False,
+                      inputs: Iterable[str | os.PathLike] = ()) -> str | None:
+    """Before a command does its work: ``None`` when ``path`` may be written, else the message
+    of :func:`write_failure` (a folder, a device, one of ``inputs``, read-only without
+    ``force``, a name the system refuses). The write itself checks again."""
+    from inkcrawl.jsonio import check_target
+
+    try:
+        check_target(path, force, inputs)
+    except OSError as exc:
+        return write_failure(path, exc)
+    return None
 
 
 def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
@@ -19,31 +58,36 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
     from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import unusable_path
 
     entries, others = [], []
     status = None
     for raw in paths:
         path = Path(raw)
         data = None
+        unusable = unusable_path(path)
+        if unusable is not None:
+            print(terminal_safe(f"{raw}:: error F001 {unusable}"), file=sys.stderr)
+            return [], EXIT_USAGE
         if path.is_file():
             data, problems = read_json_file(path)
             if problems:
                 for p in problems:
-                    print(f"{p.file}:{p.pointer}: error {p.code} {p.message}", file=sys.stderr)
+                    print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)
                 return [], EXIT_USAGE if problems[0].code == "F001" else EXIT_PROBLEMS
         if isinstance(data, dict) and data.get("type") == "game":
             if data.get("format_version") == 1:
-                print(f"{raw}:/format_version: error F009 game data format 1 was written by an older inkcrawl: its "
-                      f"walls lack the printed widths and closures the referee judges on; write it again with "
-                      f"'inkcrawl export game'", file=sys.stderr)
+                print(terminal_safe(f"{raw}:/format_version: error F009 game data format 1 was written by an older "
+                                    f"inkcrawl: its walls lack the printed widths and closures the referee judges on; "
+                                    f"write it again with 'inkcrawl export game'"), file=sys.stderr)
                 return [], EXIT_PROBLEMS
             problems = schema_problems(data, "game", raw)
             if problems:
-                print(f"{raw}:{problems[0].pointer}: error S001 {problems[0].message}", file=sys.stderr)
+                print(terminal_safe(f"{raw}:{problems[0].pointer}: error S001 {problems[0].message}"), file=sys.stderr)
                 return [], EXIT_PROBLEMS
             for index, entry in enumerate(data["dungeons"]):
                 for message in game_entry_problems(entry):
-                    print(f"{raw}:/dungeons/{index}: error {message}", file=sys.stderr)
+                    print(terminal_safe(f"{raw}:/dungeons/{index}: error {message}"), file=sys.stderr)
                     status = EXIT_PROBLEMS
             entries += data["dungeons"]
         else:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, check_output_file, terminal_safe, write_failure
 
 _EPILOG = """\
 examples:
@@ -17,8 +17,10 @@ examples:
 The format is detected from the content; --format forces one. Everything the importer could not
 map or had to repair is listed as a warning naming the source object; nothing is dropped
 silently. The result is then validated like 'inkcrawl validate' would.
+The output is written atomically; it is never the FILE itself (or --map), a read-only output is
+refused unless --force, a device always; a symlink is written through to its target.
 exit codes: 0 written and valid, 1 written but validation found errors, 2 not written (usage
-error, unreadable or malformed input)
+error, unreadable or malformed input, output that cannot be written); 130 Ctrl+C, 143 SIGTERM
 """
 
 
@@ -40,11 +42,12 @@ def register(subparsers) -> None:
                         help="printed size of one source grid cell in mm (default: the importer's, shrunk to fit A4)")
     parser.add_argument("--ruleset", metavar="ID", help="ruleset of the result (default: the family's classic one)")
     parser.add_argument("--map", metavar="FILE", help="Tiled: a JSON file mapping object classes/types to element kinds")
+    parser.add_argument("--force", action="store_true", help="replace the output even when it is read-only")
     parser.set_defaults(func=_cmd_import)
 
 
 def _fail(message: str) -> int:
-    print(f"inkcrawl import: error: {message}", file=sys.stderr)
+    print(terminal_safe(f"inkcrawl import: error: {message}"), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -54,9 +57,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from inkcrawl.model import dungeon_from_dict
     from inkcrawl.report import format_text
     from inkcrawl.schema import schema_problems
-    from inkcrawl.validate import validate_paths
+    from inkcrawl.validate import unusable_path, validate_paths
 
     source = Path(args.file)
+    unusable = unusable_path(source)
+    if unusable is not None:
+        return _fail(f"{args.file}: {unusable}")
     if not source.is_file():
         return _fail(f"{args.file}: no such file" if not source.exists() else f"{args.file}: not a regular file")
     output = Path(args.output)
@@ -64,6 +70,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return _fail("the output is a dungeon file: its name must end in .json")
     if not (output.parent if str(output.parent) else Path(".")).is_dir():
         return _fail(f"the folder {str(output.parent)!r} does not exist")
+    inputs = [source] + ([Path(args.map)] if args.map else [])
+    refused = check_output_file(output, args.force, inputs)
+    if refused:
+        return _fail(refused)
     if args.cell_mm is not None and not 0.5 <= args.cell_mm <= 100:
         return _fail("--cell-mm must be between 0.5 and 100 mm")
     mapping = None
@@ -89,7 +99,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
         check_limits(result.dungeon)
     except ImportFailed as exc:
         return _fail(f"{args.file}: {exc}")
-    except (OSError, UnicodeError, ValueError, KeyError, TypeError, IndexError, RecursionError) as exc:
+    except (OSError, UnicodeError, ValueError, LookupError, TypeError, RecursionError) as exc:
         return _fail(f"{args.file}: not a readable {name} file ({type(exc).__name__}: {exc})"[:400])
     data = result.dungeon
     if args.ruleset:
@@ -99,15 +109,16 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return _fail(f"the imported dungeon does not match the dungeon schema ({problems[0].pointer}: "
                      f"{_shortened(problems[0].message)}); please report this with the source file")
     try:
-        write_text_atomic(output, dumps_canonical(dungeon_from_dict(data).to_dict()))
+        write_text_atomic(output, dumps_canonical(dungeon_from_dict(data).to_dict()), force=args.force, inputs=inputs)
     except OSError as exc:
-        return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
+        return _fail(write_failure(args.output, exc))
     for note in condense_notes(result.notes):
-        print(f"{args.file}: warning IMPORT {note.source}: {note.message}", file=sys.stderr)
+        print(terminal_safe(f"{args.file}: warning IMPORT {note.source}: {note.message}"), file=sys.stderr)
     report = validate_paths([str(output)])
     if report.problems:
         sys.stderr.write(format_text(report))
-    print(f"wrote {output} from {name} ({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})")
+    print(terminal_safe(f"wrote {output} from {name} "
+                        f"({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})"))
     return EXIT_PROBLEMS if report.errors else EXIT_OK
 
 

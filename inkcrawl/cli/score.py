@@ -10,6 +10,12 @@ what was completed, failed, missed, crossed, and its subtotal), then the orb tok
 how the scrawl ended and the total: ``--format text`` (default) as a player checking a
 neighbour's sheet would say it, ``--format json`` as one object (docs/play-files.md, "Score").
 
+When a play cannot be scored, the errors go to standard error as lines; with ``--format json``
+standard output also gets one object, ``{"type": "score-error", "error": KIND, "problems": [{"file",
+"pointer", "code", "message"}]}`` (``code`` ``null`` when the problem has none), KIND one of ``invalid-play`` (schema, or it cannot be drawn on this
+dungeon), ``unreadable`` (a file cannot be read), ``dungeon`` (the dungeon is missing, has validation
+errors, is not a line dungeon or cannot be played).
+
 Exit codes: 0 scored; 1 the dungeon has validation errors or unplayable game data, or the play
 is invalid (schema, or it cannot be drawn on this dungeon); 2 usage error or unreadable input.
 """
@@ -20,7 +26,8 @@ import argparse
 import json
 import sys
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games, terminal_safe
+from inkcrawl.textchars import json_terminal_safe
 
 _EPILOG = """\
 examples:
@@ -48,8 +55,19 @@ def register(subparsers) -> None:
     parser.set_defaults(func=_cmd_score)
 
 
-def _error(message: str, code: int) -> int:
-    print(f"inkcrawl score: error: {message}", file=sys.stderr)
+def _refusal(args: argparse.Namespace, kind: str, problems: list[tuple[str, str, str | None, str]]) -> None:
+    """With ``--format json``, the object that says why nothing was scored, on standard output
+    (``problems``: ``(file, pointer, code or None, message)``)."""
+    if args.format == "json":
+        document = {"type": "score-error", "error": kind,
+                    "problems": [{"file": file, "pointer": pointer, "code": code, "message": message}
+                                 for file, pointer, code, message in problems]}
+        sys.stdout.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
+
+
+def _error(args: argparse.Namespace, message: str, code: int, kind: str = "dungeon", file: str = "") -> int:
+    print(terminal_safe(f"inkcrawl score: error: {message}"), file=sys.stderr)
+    _refusal(args, kind, [(file or args.dungeon, "", None, message)])
     return code
 
 
@@ -60,34 +78,43 @@ def _cmd_score(args: argparse.Namespace) -> int:
     play, problems = load_play(args.play)
     if problems or play is None:  # (no play comes without problems)
         sys.stderr.write(format_problems(problems))
-        return EXIT_USAGE if problems and problems[0].code == "F001" else EXIT_PROBLEMS
+        unreadable = bool(problems) and problems[0].code == "F001"
+        _refusal(args, "unreadable" if unreadable else "invalid-play",
+                 [(p.file, p.pointer, p.code, p.message) for p in problems])
+        return EXIT_USAGE if unreadable else EXIT_PROBLEMS
     entries, status = load_games([args.dungeon])
     if status is not None:
+        what = "cannot be read" if status == EXIT_USAGE else "has errors"
+        _refusal(args, "unreadable" if status == EXIT_USAGE else "dungeon",
+                 [(args.dungeon, "", None, f"the dungeon {what} (the errors are on standard error)")])
         return status
     wanted = play["dungeon"]
     chosen = [e for e in entries if isinstance(e, dict) and e.get("id") == wanted]
     if not chosen:
         ids = ", ".join(str(e.get("id")) for e in entries if isinstance(e, dict)) or "none"
-        print(f"{args.play}:/dungeon: error the play is of dungeon {wanted!r}, and {args.dungeon} holds no such "
-              f"dungeon (it holds: {ids})", file=sys.stderr)
+        message = f"the play is of dungeon {wanted!r}, and {args.dungeon} holds no such dungeon (it holds: {ids})"
+        print(terminal_safe(f"{args.play}:/dungeon: error {message}"), file=sys.stderr)
+        _refusal(args, "dungeon", [(args.play, "/dungeon", None, message)])
         return EXIT_PROBLEMS
     entry = chosen[0]
     if entry.get("family") != "line":
-        return _error(f"dungeon {wanted!r} is a {entry.get('family')} dungeon; 'score' referees line-family plays "
-                      f"('inkcrawl simulate' plays grid dungeons)", EXIT_PROBLEMS)
+        return _error(args, f"dungeon {wanted!r} is a {entry.get('family')} dungeon; 'score' referees line-family "
+                            f"plays ('inkcrawl simulate' plays grid dungeons)", EXIT_PROBLEMS)
     try:
         rules = LineRules(entry)
         result = referee(rules, play)
     except GameDataError as exc:
-        return _error(f"{args.dungeon}: dungeon {wanted!r} cannot be played: {exc}", EXIT_PROBLEMS)
+        return _error(args, f"{args.dungeon}: dungeon {wanted!r} cannot be played: {exc}", EXIT_PROBLEMS)
     except PlayError as exc:
         for pointer, message in exc.problems:
-            print(f"{args.play}:{pointer}: error {message}", file=sys.stderr)
+            print(terminal_safe(f"{args.play}:{pointer}: error {message}"), file=sys.stderr)
+        _refusal(args, "invalid-play", [(args.play, pointer, None, message) for pointer, message in exc.problems])
         return EXIT_PROBLEMS
     except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:  # never a traceback
-        return _error(f"cannot score {args.play} on {wanted!r}: {type(exc).__name__}: {exc}", EXIT_PROBLEMS)
+        return _error(args, f"cannot score {args.play} on {wanted!r}: {type(exc).__name__}: {exc}", EXIT_PROBLEMS,
+                      "invalid-play", args.play)
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_terminal_safe(json.dumps(result, indent=2, ensure_ascii=False)) + "\n")
     else:
-        sys.stdout.write(format_breakdown(result))
+        sys.stdout.write(terminal_safe(format_breakdown(result)))
     return EXIT_OK

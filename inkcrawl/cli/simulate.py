@@ -5,7 +5,9 @@ The games and their statistics are :func:`inkcrawl.simulate.simulate` (the docst
 the options and prints.
 With ``--heatmap OUT.png`` the ``entered`` shares are also drawn over the dungeon's sheet by
 the renderer registered as ``heatmap`` in the ``inkcrawl.renderers`` entry-point group
-(``exporters.heatmap``); the core never imports it.
+(``exporters.heatmap``); the core never imports it. It is called as
+``renderer(path, entry, usage, source=..., dpi=..., caption=...)``, plus ``force=True`` with
+``--force`` (replace a read-only file).
 
 Exit codes: 0 done, 1 validation errors in the dungeon (or unplayable game data), 2 usage
 error, unreadable input or an output that cannot be written.
@@ -18,7 +20,15 @@ import json
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games
+from inkcrawl.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    check_output_file,
+    load_games,
+    terminal_safe,
+    write_failure,
+)
 from inkcrawl.simulate import format_text, simulate
 
 _EPILOG = """\
@@ -29,7 +39,9 @@ examples:
 
 Statistics are over every player of every game. The same seed gives the same output.
 policies: random (uniformly random legal placements), greedy (best immediate score, then open ends)
-exit codes: 0 done, 1 validation errors in the dungeon, 2 usage error or unreadable input
+The heatmap is written atomically; a read-only file is refused unless --force, a device or PATH itself always.
+exit codes: 0 done, 1 validation errors in the dungeon, 2 usage error, unreadable input or a heatmap that cannot
+be written; 130 Ctrl+C, 143 SIGTERM
 """
 
 
@@ -70,11 +82,12 @@ def register(subparsers) -> None:
                         help="text for people (default) or json for programs")
     parser.add_argument("--heatmap", metavar="OUT.png", help="also draw how often each room is entered over the sheet")
     parser.add_argument("--dpi", type=float, default=150, help="heatmap resolution (default 150)")
+    parser.add_argument("--force", action="store_true", help="replace the heatmap file even when it is read-only")
     parser.set_defaults(func=_cmd_simulate)
 
 
 def _usage(message: str) -> int:
-    print(f"inkcrawl simulate: error: {message}", file=sys.stderr)
+    print(terminal_safe(f"inkcrawl simulate: error: {message}"), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -106,6 +119,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         return _usage("the heatmap is a PNG: its file name must end in .png")
     if args.heatmap and not (Path(args.heatmap).parent if str(Path(args.heatmap).parent) else Path(".")).is_dir():
         return _usage(f"the folder of {args.heatmap!r} does not exist")
+    if args.heatmap:
+        from inkcrawl.loading import input_files
+
+        refused = check_output_file(args.heatmap, args.force, input_files([args.path]))
+        if refused:
+            return _usage(refused)
     entries, status = load_games([args.path])
     if status is not None:
         return status
@@ -140,22 +159,23 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     try:
         stats = simulate(entry, args.games, args.players, names, args.seed, progress=bar.update)
     except GameDataError as exc:
-        print(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}", file=sys.stderr)
+        print(terminal_safe(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr)
         return EXIT_PROBLEMS
     finally:
         bar.close()
     if args.format == "json":
         sys.stdout.write(json.dumps(stats, indent=2) + "\n")
     else:
-        sys.stdout.write(format_text(stats, int(entry["board"]["columns"])))
+        sys.stdout.write(terminal_safe(format_text(stats, int(entry["board"]["columns"]))))
     if renderer is not None:
         usage = [room["entered"] for room in stats["rooms"]]
         try:
             caption = (f"{args.games} games, {args.players} players, policy {args.policy}, seed {args.seed}")
-            renderer(args.heatmap, entry, usage, source=args.path, dpi=args.dpi, caption=caption)
+            extra = {"force": True} if args.force else {}  # (a renderer written before --force takes no such option)
+            renderer(args.heatmap, entry, usage, source=args.path, dpi=args.dpi, caption=caption, **extra)
         except OSError as exc:
-            return _usage(f"cannot write {args.heatmap}: {exc.strerror or exc}")
+            return _usage(write_failure(args.heatmap, exc))
         except ValueError as exc:
             return _usage(f"cannot draw the heatmap: {exc}")
-        print(f"wrote {args.heatmap}", file=sys.stderr)
+        print(terminal_safe(f"wrote {args.heatmap}"), file=sys.stderr)
     return EXIT_OK

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_USAGE
+from inkcrawl.cli.common import EXIT_OK, EXIT_USAGE, check_output_file, write_failure
 from inkcrawl.problems import RULES
 
 _EPILOG_VALIDATE = """\
@@ -22,7 +22,10 @@ examples:
 
 Each problem is one line: FILE:POINTER: SEVERITY CODE MESSAGE, where POINTER is a JSON
 pointer into the file. 'inkcrawl rules' lists every code.
-exit codes: 0 no errors, 1 errors (or warnings with --strict), 2 usage error or unreadable input
+-o FILE is written atomically; a read-only FILE is refused unless --force, a device or one of
+the PATHs always; a symlink is written through to its target.
+exit codes: 0 no errors, 1 errors (or warnings with --strict), 2 usage error, unreadable input or
+FILE cannot be written; 130 Ctrl+C, 143 SIGTERM
 """
 
 
@@ -38,7 +41,9 @@ def register(subparsers) -> None:
     validate.add_argument("--format", choices=("text", "json", "sarif"), default="text",
                           help="text: one line per problem (default); json: a list of problem objects; "
                                "sarif: SARIF 2.1.0 for code scanning")
-    validate.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    validate.add_argument("-o", "--output", metavar="FILE",
+                          help="write the report to FILE instead of standard output (never one of the PATHs)")
+    validate.add_argument("--force", action="store_true", help="replace FILE even when it is read-only")
     validate.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     validate.set_defaults(func=_cmd_validate)
 
@@ -49,25 +54,32 @@ def register(subparsers) -> None:
     rules.set_defaults(func=_cmd_rules)
 
 
-def _write_output(text: str, output: str | None) -> int:
-    if output is None:
+def _write_output(text: str, args: argparse.Namespace, inputs) -> int:
+    if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
     from inkcrawl.jsonio import write_text_atomic
     try:
-        write_text_atomic(Path(output), text)
+        write_text_atomic(Path(args.output), text, force=args.force, inputs=inputs)
     except OSError as exc:
-        print(f"inkcrawl: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"inkcrawl validate: error: {write_failure(args.output, exc)}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from inkcrawl.loading import input_files
     from inkcrawl.report import FORMATTERS, summary
     from inkcrawl.validate import validate_paths
 
+    inputs = input_files(args.paths) if args.output is not None else []
+    if args.output is not None:
+        refused = check_output_file(args.output, args.force, inputs)
+        if refused:
+            print(f"inkcrawl validate: error: {refused}", file=sys.stderr)
+            return EXIT_USAGE
     report = validate_paths(args.paths)
-    status = _write_output(FORMATTERS[args.format](report), args.output)
+    status = _write_output(FORMATTERS[args.format](report), args, inputs)
     if status:
         return status
     if args.format != "text" or args.output:

@@ -113,6 +113,12 @@ def parse_xml(data: bytes):
         raise ImportFailed(f"the XML declares entities or external references, which are refused ({exc})") from None
     except ParseError as exc:
         raise ImportFailed(f"malformed XML: {exc}") from None
+    except LookupError as exc:  # <?xml encoding="..."?> names an encoding Python does not know
+        raise ImportFailed(_unknown_encoding(exc)) from None
+
+
+def _unknown_encoding(exc: LookupError) -> str:
+    return f"the XML declares a text encoding Python cannot read ({str(exc)[:100]}); save it as UTF-8"
 
 
 def _parse_xml_without_dtd(data: bytes):
@@ -132,6 +138,8 @@ def _parse_xml_without_dtd(data: bytes):
         return fromstring(data)
     except (expat.ExpatError, ParseError) as exc:
         raise ImportFailed(f"malformed XML: {exc}") from None
+    except LookupError as exc:
+        raise ImportFailed(_unknown_encoding(exc)) from None
 
 
 def _parse_json(data: bytes, what: str) -> Any:
