@@ -69,9 +69,17 @@ def required_gap_mm(ruleset_data: dict) -> float:
     return float(limits.get("min_gap_mm", 2.0))
 
 
-def start_gap_radius_mm(start: Element) -> float:
-    """Radius (mm) of the entrance gap a Start opens in the outline wall around its ``at``."""
-    return max(2.0, (start.size_mm or 6) * 0.8) / 2
+#: A strip of paper exactly the required width is wide enough: the test disc is this much narrower (mm).
+WIDTH_TOLERANCE_MM = 0.005
+
+
+def start_gap_radius_mm(start: Element, required_mm: float = 0.0) -> float:
+    """Radius (mm) of the entrance gap a Start opens in the outline wall around its ``at``: 0.8
+    of the Start's size (default 6 mm) across, and wide enough that the paper between the
+    outline's round ends is at least ``required_mm`` (:func:`required_gap_mm`), so a line
+    always passes the gap it starts through (docs/play-files.md: crossing a Start's entrance
+    gap is no wall crossing)."""
+    return max(2.0, (start.size_mm or 6) * 0.8, required_mm + OUTLINE_WALL_MM + 2 * WIDTH_TOLERANCE_MM) / 2
 
 
 @dataclass(frozen=True)
@@ -136,7 +144,11 @@ class PrintedSheet:
     ``openings`` lists every pair of areas sharing a stretch, ``connections`` the open gaps
     and the doors that join areas (a door with a wall drawn across it, in ``blocked``, joins
     nothing), ``near_joints`` the wall ends that nearly meet another wall, ``doors`` the doors
-    placed on their boundary as ``(door, area index, area index)``. :attr:`lines` lists every
+    placed on their boundary as ``(door, area index, area index)``, ``narrow`` the areas whose
+    paper no line of the required width fits anywhere (area index -> the widest paper, mm;
+    :func:`narrow_areas`): they join nothing, and ``narrow_doors`` the doors that leave less
+    paper than that between the outline's round ends (door id -> the paper, mm): they join
+    nothing either. :attr:`lines` lists every
     wall line with its printed width, and the closures and bridges the referee treats as
     walls.
     """
@@ -154,9 +166,12 @@ class PrintedSheet:
     _closures: list = field(repr=False)     # InkLine
     _bridges: list = field(repr=False)      # InkLine
     _lines: list | None = field(default=None, repr=False)
+    _printed: list | None = field(default=None, repr=False)
     _ink: object = field(default=None, repr=False)
     key_shapes: dict[str, str] = field(default_factory=dict, repr=False)  # key colour id -> shape
     kinds: dict = field(default_factory=dict, repr=False)  # kind id -> inkcrawl.kinds.ElementKind
+    narrow: dict[int, float] = field(default_factory=dict)   # area index -> widest paper (mm): no line fits
+    narrow_doors: dict[str, float] = field(default_factory=dict)  # door id -> paper between the outline's ends (mm)
 
     def element_ink(self, element: Element):
         """The printed ink of an element's glyph (:func:`inkcrawl.ink.glyph_silhouette`), a
@@ -180,6 +195,15 @@ class PrintedSheet:
         """Every wall line: the outline walls (numbered per area in outline order), the
         explicit walls, then the closures and bridges (computed once)."""
         if self._lines is None:
+            lines = self.printed_lines
+            self._lines = lines + self._closures + self._bridges + _corner_bridges(lines, self.required_mm)
+        return self._lines
+
+    @property
+    def printed_lines(self) -> list[InkLine]:
+        """The lines that are printed: the outline walls (numbered per area in outline order),
+        then the explicit walls (computed once)."""
+        if self._printed is None:
             lines = []
             for i, (area, ring) in enumerate(zip(self.geometry.areas, self._rings)):
                 for number, piece in enumerate(segments.chain(ring, self._outline[i]), 1):
@@ -187,13 +211,8 @@ class PrintedSheet:
                                          OUTLINE_WALL_MM, area.id))
             for wall_id, line in zip(self.geometry.wall_ids, self.geometry.walls):
                 lines.append(InkLine(wall_id, "wall", line, INNER_WALL_MM))
-            self._lines = lines + self._closures + self._bridges + _corner_bridges(lines, self.required_mm)
-        return self._lines
-
-    @property
-    def printed_lines(self) -> list[InkLine]:
-        """The lines that are printed (outline and explicit walls)."""
-        return [line for line in self.lines if line.kind in ("outline", "wall")]
+            self._printed = lines
+        return list(self._printed)
 
     @property
     def wall_ink(self):
@@ -323,7 +342,7 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         centres = np.array([s.at for s in starts], dtype=float)
         cut_a.append(centres)
         cut_b.append(centres)
-        cut_r.append(np.array([start_gap_radius_mm(s) for s in starts]))
+        cut_r.append(np.array([start_gap_radius_mm(s, required_mm) for s in starts]))
         cut_round.append(np.ones(len(starts), dtype=bool))
         cut_owner.append(np.full(len(starts), -2))
     removed: dict[int, list] = {}
@@ -411,8 +430,99 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
 
     outline_pieces = (ia[:len(ink_seg)], ib[:len(ink_seg)], r_area[ink_seg_arr]) if ink_seg else None
     near_joints, bridges = _near_joints(geometry, required_mm, outline_pieces)
-    return PrintedSheet(geometry, required_mm, openings, connections, near_joints, doors, blocked,
-                        rings, outline, stretches, closures, bridges)
+    sheet = PrintedSheet(geometry, required_mm, openings, connections, near_joints, doors, blocked,
+                         rings, outline, stretches, closures, bridges)
+    sheet.narrow = narrow_areas(geometry, required_mm)
+    sheet.narrow_doors = _narrow_doors(sheet)
+    if sheet.narrow or sheet.narrow_doors:
+        shut = {areas[i].id for i in sheet.narrow}
+        sheet.connections = [c for c in connections if c.a not in shut and c.b not in shut
+                             and not (c.kind == "door" and c.door_id in sheet.narrow_doors)]
+    return sheet
+
+
+def _narrow_doors(sheet: PrintedSheet) -> dict[str, float]:
+    """Doors that leave less paper than the required gap between the printed ink either side
+    of them (the round ends of the outline or walls that stop at the door's ends): door id ->
+    that paper (mm, the door's segment less the ink on it)."""
+    out: dict[str, float] = {}
+    if not sheet.doors:
+        return out
+    # only a short door, or one with an explicit wall's ink on it, can be narrow: the outline's round
+    # ends reach OUTLINE_WALL_MM / 2 into it from each end at most
+    walls = np.array(sheet.geometry.walls, dtype=object)
+    wall_tree = shapely.STRtree(walls) if len(walls) else None
+    suspects = []
+    for door, _, _ in sheet.doors:
+        if door.segment is None or door.id in sheet.blocked:
+            continue
+        segment = LineString(door.segment)
+        if segment.length < sheet.required_mm + OUTLINE_WALL_MM or (
+                wall_tree is not None and len(wall_tree.query(segment, predicate="dwithin", distance=INNER_WALL_MM / 2))):
+            suspects.append(door.id)
+    if not suspects:
+        return out
+    printed = sheet.printed_lines
+    geoms = np.array([line.geom for line in printed], dtype=object)
+    tree = shapely.STRtree(geoms) if len(geoms) else None
+    for door, _, _ in sheet.doors:
+        if door.id not in suspects or door.segment is None:
+            continue  # (placed doors have one; a wall across a door is L030)
+        segment = LineString(door.segment)
+        paper = segment.length
+        if tree is not None:
+            near = tree.query(segment, predicate="dwithin", distance=OUTLINE_WALL_MM)
+            if len(near):
+                ink = shapely.union_all(shapely.buffer(geoms[near], [printed[k].width_mm / 2 for k in near],
+                                                       quad_segs=8))
+                paper = segment.difference(ink).length
+        if paper < sheet.required_mm - WIDTH_TOLERANCE_MM:
+            out[door.id] = round(paper, 3)
+    return out
+
+
+
+def narrow_areas(geometry: LineGeometry, required_mm: float) -> dict[int, float]:
+    """The areas of ``geometry`` no line fits in: their paper (the outline less half the outline
+    wall's printed width, less the ink of the explicit walls in them) holds no disc
+    ``required_mm`` across anywhere (less :data:`WIDTH_TOLERANCE_MM`), such as a corridor whose
+    walls leave less paper than a line needs. Returns area index -> the widest paper in it
+    (mm, twice the radius of the largest disc that fits; 0 when there is none). RULES.md 2,
+    Drawing rules: a line there crosses a wall; the referee fills such paper
+    (:func:`inkcrawl.engines.wall_network.close_channels`). A few vectorised buffers per
+    dungeon; an area narrower only in places (a pinch) is not reported."""
+    if not geometry.polygons or required_mm <= 0:
+        return {}
+    polygons = np.array(geometry.polygons, dtype=object)
+    radius = required_mm / 2 - WIDTH_TOLERANCE_MM
+    cores = shapely.buffer(polygons, -(OUTLINE_WALL_MM / 2 + radius), quad_segs=4)
+    if geometry.walls:
+        walls = np.array(geometry.walls, dtype=object)
+        crossing, wall_index = _areas_with_walls(geometry, walls)
+        for area in np.unique(crossing).tolist():
+            if not shapely.is_empty(cores[area]):
+                reach = shapely.union_all(shapely.buffer(walls[wall_index[crossing == area]],
+                                                        INNER_WALL_MM / 2 + radius, quad_segs=4))
+                cores[area] = shapely.difference(cores[area], reach)
+    out: dict[int, float] = {}
+    for area in np.flatnonzero(shapely.is_empty(cores)).tolist():
+        paper = polygons[area].buffer(-OUTLINE_WALL_MM / 2)
+        if geometry.walls:
+            near = [w for w in geometry.walls if w.intersects(polygons[area])]
+            if near:
+                paper = paper.difference(shapely.union_all(shapely.buffer(np.array(near, dtype=object),
+                                                                         INNER_WALL_MM / 2)))
+        width = 0.0
+        if not paper.is_empty and paper.area > 0:
+            width = 2 * shapely.maximum_inscribed_circle(paper, 0.01).length
+        out[area] = round(width, 3)
+    return out
+
+
+def _areas_with_walls(geometry: LineGeometry, walls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (area index, wall index) of explicit walls that meet an area's polygon."""
+    wall_index, area = geometry.tree.query(walls, predicate="intersects")
+    return area, wall_index
 
 
 def _blocked_doors(geometry: LineGeometry, doors: list[tuple[Element, int, int]]) -> dict[str, str]:
@@ -547,7 +657,7 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
                 nearest = geom.interpolate(geom.project(point))
                 if line.geom.distance(nearest) < distance - JOINED_MM:
                     continue  # that ink is nearer another part of this wall (it meets it there, a T): no gap here
-                if distance - line.width_mm / 2 - width / 2 < required_mm and (best is None or distance < best[0]):
+                if distance - line.width_mm / 2 - width / 2 < required_mm - WIDTH_TOLERANCE_MM and (best is None or distance < best[0]):
                     best = (distance, k)
             if joined or best is None:
                 continue

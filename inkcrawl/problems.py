@@ -114,6 +114,8 @@ RULES: tuple[Rule, ...] = (
     Rule("L031", "doors-stacked", _E, "Two doors lie on the same stretch of wall and print on top of each other."),
     Rule("L032", "opening-too-narrow", _W, "The gap in the wall ink between two areas is narrower than the ruleset requires (the pen width or print.min_gap_mm, switch opening_min_width): it is closed for validation, analysis and the referee."),
     Rule("L033", "door-zero-length", _E, "A door's segment has both ends at the same point."),
+    Rule("L034", "area-too-narrow", _E, "No line of the required width fits anywhere in the area's paper (between its outline's ink and the ink of its walls): it is closed for validation, analysis and the referee."),
+    Rule("L035", "door-too-narrow", _E, "A door leaves less paper than the required width clear of the wall ink either side of it (the round ends of the outline or of walls): it is closed for validation, analysis and the referee, even with its keys."),
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

@@ -923,7 +923,8 @@ def test_l028_polygon_that_rounding_flattens():
     data = line_dungeon()
     index = add(data, "areas", {"id": "r9", "kind": "room", "polygon": [[30, 200], [60, 200], [45, 200.0004]]})
     problems = check(data)
-    assert_codes(problems, ["L020", "L028"])
+    # L034: a sliver 0.0004 mm high holds no paper a line fits in either
+    assert_codes(problems, ["L020", "L028", "L034"])
     assert find(problems, "L028", f"/areas/{index}/polygon").message == (
         "room 'r9': saving rounds coordinates to 0.001 mm, and the rounded polygon fails L003: the polygon has no "
         "area (all its points lie on one line); move its vertices further apart")
@@ -953,8 +954,8 @@ def test_l028_door_ends():
     index = add_door(data, ["red"], segment=((120, 50), (120, 50.0004)))
     add_key(data, "red", R1_SPOTS[0])
     problems = check(data)
-    # L009: a door 0.0004 mm long leaves the c1/r2 gap open
-    assert_codes(problems, ["L009", "L028"])
+    # L009: a door 0.0004 mm long leaves the c1/r2 gap open; L035: no line passes such a door
+    assert_codes(problems, ["L009", "L028", "L035"])
     assert find(problems, "L028", f"/elements/{index}/segment/1").message == (
         "door 'd1': segment ends 0 and 1 are 0.0004 mm apart; saving rounds coordinates to 0.001 mm and would shrink the "
         "door to the point (120, 50); make it longer")

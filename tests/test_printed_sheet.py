@@ -98,7 +98,7 @@ def test_wall_ends_that_nearly_meet_are_reported(gap, warned):
         if gap < 1.08:   # the two 1.08 mm inks overlap: printed as one wall, but not joined
             assert "their ink touches" in message and "move the end onto the other wall" in message
         else:            # 2.5 - 1.08 = 1.42 mm of paper between them
-            assert "leaving 1.4 mm of paper" in message and "join them" in message
+            assert "leaving 1.42 mm of paper" in message and "join them" in message
 
 
 def test_a_wall_stub_ending_short_of_the_outline_is_reported_naming_the_room():
@@ -365,3 +365,120 @@ def test_a_wall_that_only_meets_a_door_from_one_side_leaves_it_open():
     problems = check(data)
     assert "L030" not in codes(problems), describe_problems(problems)
     assert [c["door"] for c in game(data)["connections"] if c["kind"] == "door"] == ["d1"]
+
+
+# -- paper narrower than a line, and touching a wall ------------------------------------------------
+
+def corridor_of_width(width: float) -> dict:
+    """line_dungeon() with the corridor c1 ``width`` mm wide, centred on y = 50 (x 80..120)."""
+    data = line_dungeon()
+    data["areas"][1]["polygon"] = [[80, 50 - width / 2], [120, 50 - width / 2], [120, 50 + width / 2],
+                                   [80, 50 + width / 2]]
+    data["elements"] = [e for e in data["elements"] if e["id"] != "p1"]
+    return data
+
+
+def test_a_corridor_too_narrow_for_a_line_is_closed_for_everyone():
+    # 3 mm between the corridor's outline centre lines, less 2 x 0.6 mm of outline ink: 1.8 mm of
+    # paper, under the 2 mm a line needs. Its mouths are wider (3 - 2 x 0.332 = 2.336 mm, see
+    # test_the_pen_switch_opens_a_gap_as_wide_as_the_pen), so only the corridor itself closes it.
+    data = corridor_of_width(3.0)
+    problems = check(data)
+    l034 = [p for p in problems if p.code == "L034"]
+    assert len(l034) == 1 and l034[0].pointer == "/areas/1/polygon", describe_problems(problems)
+    assert "corridor 'c1'" in l034[0].message and "at most 1.8 mm wide" in l034[0].message
+    assert "at least 3.2 mm" in l034[0].message
+    entry = game(data)
+    assert not [c for c in entry["connections"] if "c1" in (c["a"], c["b"])]
+    assert "c1" not in analyze_line_game(entry).reached and "r2" not in analyze_line_game(entry).reached
+    # down the middle of the corridor from r1: the line is in the ink from x = 80 - 0.6 on
+    result = play(entry, (50, 20), (50, 30), (70, 50), (100, 50))
+    assert result["ignored"] and "crossed a wall into corridor c1" in result["ignored"]["reason"]
+
+
+def test_a_corridor_exactly_as_wide_as_a_line_needs_is_open_for_everyone():
+    # 3.2 mm: 2.0 mm of paper, exactly the required gap: open
+    data = corridor_of_width(3.2)
+    assert "L034" not in codes(check(data))
+    entry = game(data)
+    assert {"c1", "r2"} <= set(analyze_line_game(entry).reached)
+    result = play(entry, (50, 20), (50, 30), (70, 50), (130, 50))
+    assert result["ignored"] is None and not line_items(result, "wall_crossing")
+    assert [s["area"] for s in result["sections"]] == ["r1", "c1", "r2"]
+
+
+def test_a_door_too_narrow_for_a_line_is_closed_even_with_its_key():
+    # the door d1 on x = 120 from y 49.25 to 50.75 (1.5 mm); walls close the rest of the c1|r2
+    # stretch and end at the door's ends, their round caps (0.54 mm) reaching into it: 1.5 - 2 x 0.54
+    # = 0.42 mm of paper, under the 2 mm a line needs
+    data = line_dungeon()
+    add_door(data, ["red"], segment=((120, 49.25), (120, 50.75)))
+    add_key(data, "red", (30, 30))
+    add(data, "walls", {"id": "wu", "points": [[120, 40], [120, 49.25]]})
+    add(data, "walls", {"id": "wd", "points": [[120, 50.75], [120, 60]]})
+    problems = check(data)
+    l035 = [p for p in problems if p.code == "L035"]
+    assert len(l035) == 1 and "door 'd1' leaves 0.42 mm of paper clear of the wall ink" in l035[0].message, \
+        describe_problems(problems)
+    entry = game(data)
+    assert not [c for c in entry["connections"] if c["kind"] == "door"]
+    assert "r2" not in analyze_line_game(entry).reached
+    result = play(entry, (50, 20), (30, 30), (60, 50), (110, 50), (130, 50))   # with the red key
+    assert result["ignored"] and "crossed a wall into room r2" in result["ignored"]["reason"]
+
+
+def test_a_small_start_still_opens_a_gap_a_line_passes():
+    # a 3 mm Start opened 0.8 x 3 = 2.4 mm of outline before: 1.2 mm of paper between the
+    # outline's round ends. The gap now leaves at least the required 2 mm (3.2 mm + 0.01): out
+    # through the gap and back in is no wall crossing (docs/play-files.md)
+    data = line_dungeon()
+    start = next(e for e in data["elements"] if e["kind"] == "start")
+    start["size_mm"] = 3
+    entry = game(data)
+    result = play(entry, (50, 20), (50, 15), (50, 25))
+    assert not line_items(result, "wall_crossing") and result["ignored"] is None
+
+
+def test_running_along_a_strip_too_narrow_for_a_line_touches_the_walls_only():
+    # wall wa parallel to r1's left outline (x = 20): 23.04 - 20 - 0.6 - 0.54 = 1.9 mm of paper
+    # between their ink, closed at both ends by bridges (L029). The line runs down that strip
+    # from the room above the wall to the room below it: one passage through ink, both ends on
+    # the same paper: no crossing (touching a wall is free, RULES.md 2)
+    data = line_dungeon()
+    add(data, "walls", {"id": "wa", "points": [[23.04, 35], [23.04, 70]]})
+    entry = game(data)
+    result = play(entry, (50, 20), (30, 28), (21.55, 30), (21.55, 75), (40, 78))
+    assert not line_items(result, "wall_crossing") and result["ignored"] is None
+
+
+def test_poking_into_the_ink_of_a_shared_wall_enters_nothing():
+    # r1 ends at x = 80; above y = 40 its outline (ink 79.4..80.6) faces the outside of the dungeon.
+    # The line pokes to x = 80.3, past the centre line into c1's outline polygon but still in the
+    # ink, and comes back: it touched a wall, it did not enter c1 (RULES.md 2, Drawing rules 2)
+    data = line_dungeon()
+    entry = game(data)
+    result = play(entry, (50, 20), (75, 30), (80.3, 30), (75, 31), (60, 35))
+    assert [s["area"] for s in result["sections"]] == ["r1"]
+    assert not line_items(result, "wall_crossing") and result["ignored"] is None
+
+
+def test_poking_into_the_ink_of_a_wall_between_two_rooms_does_not_enter_the_other_room():
+    # r1 (x 20..80) and r2 (x 80..140) share x = 80; the wall w1 closes it from y 20 to 65 (open
+    # from 65 to 80). The line pokes to x = 80.1 at y = 40: past the shared boundary into r2's
+    # polygon, but inside w1's ink (79.46..80.54), and comes back. It never reached r2's paper:
+    # r2 is not entered, so its monster is not missed (RULES.md 2, Drawing rules 2 and 3)
+    data = line_dungeon()
+    data["areas"] = [data["areas"][0], {"id": "r2", "kind": "room", "name": "East",
+                                        "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]}]
+    data["elements"] = [e for e in data["elements"] if e["id"] in ("st1", "m1")]
+    data["sheet"]["end_triggers"] = []
+    data["walls"] = [{"id": "w1", "points": [[80, 20], [80, 65]]}]
+    add(data, "elements", disc("m2", "monster", (110, 50), 8))
+    assert not [p for p in check(data) if p.severity.value == "error"], describe_problems(check(data))
+    entry = game(data)
+    result = play(entry, (50, 20), (75, 40), (80.1, 40), (75, 41), (60, 30))
+    assert [s["area"] for s in result["sections"]] == ["r1"]
+    assert not line_items(result, "wall_crossing") and result["ignored"] is None
+    # the same line 0.7 mm further, out of the ink onto r2's paper, enters r2 through the wall
+    result = play(entry, (50, 20), (75, 40), (80.7, 40), (75, 41), (60, 30))
+    assert result["ignored"] and "crossed a wall into room r2" in result["ignored"]["reason"]

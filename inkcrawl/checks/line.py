@@ -16,6 +16,7 @@ from inkcrawl.model import SKELETON_LOCK, Element, LineDungeon
 from inkcrawl.printed import PrintedSheet, printed_sheet, required_gap_mm, stacked_doors
 from inkcrawl.problems import Problem, describe, problem
 from inkcrawl.rulesets import Ruleset
+from inkcrawl.shapes import OUTLINE_WALL_MM
 from inkcrawl.solvability import explore, lock_needs
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 
@@ -260,7 +261,8 @@ def _sheet_ink(dungeon: LineDungeon, geometry: LineGeometry, printed: PrintedShe
                     f"move the end onto the other wall")
         else:
             text = (f"wall '{wall.id}' ends {joint.distance_mm:g} mm from {other} at ({joint.at[0]:g}, "
-                    f"{joint.at[1]:g}), leaving {joint.ink_gap_mm:.2g} mm of paper between their ink, less than the "
+                    f"{joint.at[1]:g}), leaving {math.floor(joint.ink_gap_mm * 100) / 100:g} mm of paper between "
+                    f"their ink, less than the "
                     f"{required:g} mm a line needs: the gap is closed; join them (move the end onto the other wall) "
                     f"or leave at least {required:g} mm of paper")
         index = 0 if joint.end == 0 else len(wall.points) - 1
@@ -283,6 +285,21 @@ def _sheet_ink(dungeon: LineDungeon, geometry: LineGeometry, printed: PrintedShe
                                             f"{opening.at[1]:.1f}) is {opening.width_mm:.2g} mm wide between the wall "
                                             f"ink, narrower than the {required:g} mm a line needs: it is closed; widen "
                                             f"it or close it with a wall", file, b.pointer + "/polygon"))
+    for index, width in printed.narrow.items():
+        area = geometry.areas[index]
+        text = (f"{describe(area.kind, area.id, area.name)} is too narrow for a line: "
+                + (f"its paper is at most {width:.2g} mm wide between the wall ink" if width > 0 else
+                   "the wall ink leaves no paper in it")
+                + f", less than the {required:g} mm a line needs, so it is closed; widen it to at least "
+                  f"{required + OUTLINE_WALL_MM:g} mm between its outline's centre lines")
+        problems.append(problem("L034", text, file, area.pointer + "/polygon"))
+    for door_id, paper in printed.narrow_doors.items():
+        door = doors[door_id]
+        problems.append(problem("L035", f"{_name(door)} leaves {paper:.2g} mm of paper clear of the wall ink "
+                                        f"either side of it, less than the {required:g} mm a line needs: it is "
+                                        f"closed even with its keys; make it longer (at least "
+                                        f"{required + OUTLINE_WALL_MM:g} mm between walls that end at it) or move "
+                                        f"the walls off it", file, door.pointer + "/segment"))
     return problems
 
 

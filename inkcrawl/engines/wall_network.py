@@ -48,9 +48,9 @@ class WallNetwork:
     :data:`UNPRINTED_WIDTH_MM` wide), a shapely (multi)polygon; ``ink``: the printed walls' ink alone;
     ``unprinted``: the closures and bridges as lines; ``free_ends``: the printed walls' free ends (a
     capped wall's at the tip of its ink) with the unit direction the wall points there;
-    ``closed``: the printed ink with every channel of paper narrower than the required gap
-    filled, and ``solid``: that and the barrier, where a path is inside a wall
-    (:func:`close_channels`; until it runs, the ink and the barrier)."""
+    ``closed``: the barrier with every channel of paper narrower than the required gap filled,
+    and ``solid``: where a path is inside a wall (the same, :func:`close_channels`; until it
+    runs, the ink and the barrier)."""
 
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
@@ -60,6 +60,7 @@ class WallNetwork:
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     closed: BaseGeometry | None = None        # the ink with channels narrower than required filled
     solid: BaseGeometry | None = None         # closed and the barrier
+    _index: dict = field(default_factory=dict, repr=False)   # spatial indexes for separates()
 
 
 def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool] | None = None) -> WallNetwork:
@@ -176,30 +177,34 @@ def _sector(centre, neighbours: list, q) -> int:
     return 0  # past the last ray: the sector that wraps around to the first
 
 
+#: A channel exactly the required gap wide is open: the closing disc is this much narrower (mm).
+CHANNEL_TOLERANCE_MM = 0.005
+
+
 def close_channels(network: WallNetwork, required_gap_mm: float, keep_open: Sequence[LineString] = ()) -> None:
-    """Fill every channel of paper narrower than ``required_gap_mm`` (mm) between the printed
-    walls of ``network``: its :attr:`~WallNetwork.closed` becomes the morphological closing of
-    the walls' ink by a disc of that diameter (grown by half the gap, shrunk back), so a strip
-    of paper between two parallel walls, or between a wall and an outline, that no line of the
-    required width passes through is no way through (RULES.md 2, Drawing rules; the same width
-    that closes narrow openings, ``inkcrawl.printed``); :attr:`~WallNetwork.solid` becomes that
-    and the barrier (closures and bridges). Paper within half the gap of each line in
-    ``keep_open`` (the doors' segments: a door is a way through for whoever holds its key; the
-    walk judges it) is left as it was."""
-    ink = network.ink if network.ink is not None else network.barrier
-    radius = required_gap_mm / 2
-    if ink.is_empty or radius <= 0:
-        closed = ink
+    """Fill every channel of paper narrower than ``required_gap_mm`` (mm) between the walls of
+    ``network``: its :attr:`~WallNetwork.closed` (and :attr:`~WallNetwork.solid`) becomes the
+    morphological closing of the barrier (the printed ink, the closures and the bridges) by a
+    disc that wide, less :data:`CHANNEL_TOLERANCE_MM` (grown by half of it, shrunk back), so a
+    strip of paper between two parallel walls, or between a wall and an outline, that no line
+    of the required width passes through is no way through (RULES.md 2, Drawing rules; the same
+    width that closes narrow openings, ``inkcrawl.printed``), and so is the sliver between a
+    bridge and the ink beside it. Paper within half the gap of each line in ``keep_open`` (the
+    doors' segments: a door is a way through for whoever holds its key; the walk judges it) is
+    left as it was."""
+    barrier = network.barrier
+    radius = required_gap_mm / 2 - CHANNEL_TOLERANCE_MM
+    if barrier.is_empty or radius <= 0:
+        closed = barrier
     else:
-        closed = shapely.union(ink.buffer(radius, quad_segs=8).buffer(-radius, quad_segs=8), ink)
+        closed = shapely.union(barrier.buffer(radius, quad_segs=8).buffer(-radius, quad_segs=8), barrier)
         if keep_open:
             slots = shapely.union_all([shapely.buffer(line, radius, cap_style="flat") for line in keep_open])
-            closed = shapely.union(shapely.difference(closed, slots), shapely.intersection(ink, slots))
+            closed = shapely.union(shapely.difference(closed, slots), shapely.intersection(barrier, slots))
     shapely.prepare(closed)
     network.closed = closed
-    solid = shapely.union(closed, network.barrier)
-    shapely.prepare(solid)
-    network.solid = solid
+    network.solid = closed
+    network._index.clear()
 
 
 #: Half the side of the neighbourhood in which :func:`separates` compares two points, mm.
@@ -223,24 +228,42 @@ def separates(network: WallNetwork, before, after) -> bool | None:
     # the faces the window is cut into by the printed ink's edges, the unprinted walls (closures,
     # bridges) and the continuation of each free end: lines only, no thin polygons (robust overlay)
     edges: list[BaseGeometry] = [window.exterior]
-    ink = network.closed if network.closed is not None else network.barrier
-    local = ink.intersection(window)
+    index = _indexes(network)
+    parts = index["parts"]
+    near = index["parts_tree"].query(window, predicate="intersects") if len(parts) else []
+    local = shapely.intersection(shapely.union_all(parts[near]), window) if len(near) else shapely.Polygon()
     if not local.is_empty:
         edges += [ring for part in shapely.get_parts(local) if part.geom_type == "Polygon"
                   for ring in shapely.get_rings(part)]
     # lines are not clipped to the window: where they leave it, the noding of the union puts an
     # exact node on the window's edge (a clipped end a hair off the edge would dangle, cutting nothing)
-    edges += [line for line in network.unprinted if line.intersects(window)]
-    for tip, direction in network.free_ends:
-        if np.hypot(*(tip - centre)) <= radius:
-            # from inside the wall's own ink (a polygon a hair inside its round cap), so it is noded
-            edges.append(LineString([tip - direction * 1.0, tip + direction * 2 * radius]))
-    faces = [face for face in shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.union_all(edges))))
-             if not local.contains(face.representative_point())]
+    if network.unprinted:
+        edges += [network.unprinted[k] for k in index["unprinted_tree"].query(window, predicate="intersects")]
+    tips, directions = index["tips"], index["directions"]
+    for k in np.flatnonzero(np.hypot(*(tips - centre).T) <= radius).tolist() if len(tips) else []:
+        # from inside the wall's own ink (a polygon a hair inside its round cap), so it is noded
+        edges.append(LineString([tips[k] - directions[k] * 1.0, tips[k] + directions[k] * 2 * radius]))
+    faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.union_all(edges))))
     where = []
     for point in (before, after):
-        found = [i for i, face in enumerate(faces) if shapely.intersects_xy(face, point[0], point[1])]
+        found = [i for i in np.flatnonzero(shapely.intersects_xy(faces, point[0], point[1])).tolist()
+                 if not local.contains(faces[i].representative_point())] if len(faces) else []
         if not found:
             return None
         where.append(found[0])
     return where[0] != where[1]
+
+
+def _indexes(network: WallNetwork) -> dict:
+    """The spatial indexes :func:`separates` reads, built once per network: the solid ink's
+    parts and their tree, the unprinted lines' tree, the free ends as arrays."""
+    index = network._index
+    if not index:
+        ink = network.closed if network.closed is not None else network.barrier
+        parts = shapely.get_parts(ink) if not ink.is_empty else np.array([], dtype=object)
+        index["parts"] = parts
+        index["parts_tree"] = shapely.STRtree(parts)
+        index["unprinted_tree"] = shapely.STRtree(np.array(network.unprinted, dtype=object))
+        index["tips"] = np.array([tip for tip, _ in network.free_ends], dtype=float).reshape(-1, 2)
+        index["directions"] = np.array([d for _, d in network.free_ends], dtype=float).reshape(-1, 2)
+    return index

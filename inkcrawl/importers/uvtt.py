@@ -51,7 +51,7 @@ from shapely.geometry.base import BaseGeometry
 from inkcrawl.geoarrays import as_point, point_array
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
-from inkcrawl.shapes import OUTLINE_WALL_MM
+from inkcrawl.shapes import INNER_WALL_MM, OUTLINE_WALL_MM
 
 EXTENSIONS = (".dd2vtt", ".uvtt", ".df2vtt")
 #: Default printed size of one grid cell in mm (shrunk to fit the sheet by the builder).
@@ -616,6 +616,25 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
         x0, y0, x1, y1 = shapely.union_all([*area_polygons, explicit_walls]).bounds
         raise ImportFailed(f"the map spans {_fmt(x1 - x0)} x {_fmt(y1 - y0)} cells: on A4 a cell would be "
                            f"{scale:.2g} mm, less than {MIN_SCALE_MM:g} mm (walls far outside the map?)")
+    # a room narrower than a line at the printed scale holds no line (L034): a sliver, left out
+    gap_mm = _min_gap_mm(options.ruleset)
+    line_mm = gap_mm + OUTLINE_WALL_MM
+    reach = explicit_walls.buffer((INNER_WALL_MM / 2 + gap_mm / 2) / scale) if not explicit_walls.is_empty else None
+    narrow = []
+    for k, (_, polygon) in enumerate(areas):   # the same test as inkcrawl.printed.narrow_areas, in cells
+        core = polygon.buffer(-(OUTLINE_WALL_MM / 2 + gap_mm / 2 - 0.01) / scale)
+        if reach is not None and not core.is_empty:
+            core = core.difference(reach)
+        if core.is_empty:
+            narrow.append(k)
+    if narrow and len(narrow) == len(areas):
+        raise ImportFailed(f"every room is narrower than a line at the printed scale ({scale:.2g} mm per cell: "
+                           f"a line needs {line_mm:g} mm between the walls' centre lines); give a larger --cell-mm")
+    for k in reversed(narrow):
+        builder.note(where(areas[k][1]), f"leaves no paper a line fits in at the printed scale ({scale:.2g} mm per "
+                                         f"cell; a line needs {gap_mm:g} mm between the walls' ink): left out")
+        del areas[k]
+    area_polygons = [polygon for _, polygon in areas]
     area_tree = shapely.STRtree(area_polygons)
     outer = _outer_band(area_polygons)
     names = _add_areas(areas, builder)

@@ -42,7 +42,9 @@ class Pieces:
     ``mids`` their midpoints, ``region`` their region, ``L`` the drawn length at each vertex;
     ``zone_runs`` (element index -> runs ``(first, last)`` of pieces in its touch zone),
     ``foot_runs`` (the same in the footprints of pass-through, enter and spell elements) and
-    ``wall_vertices`` (refined vertex -> the wall network line crossed there)."""
+    ``wall_vertices`` (refined vertex -> the wall network line crossed there; a passage through
+    the ink is crossed where it leaves the ink) with ``wall_at``, the point on the wall that
+    names such a crossing (refined vertex -> point)."""
 
     T: np.ndarray
     V: np.ndarray
@@ -54,6 +56,13 @@ class Pieces:
     zone_runs: dict[int, list[tuple[int, int]]]
     foot_runs: dict[int, list[tuple[int, int]]]
     wall_vertices: dict[int, int]
+    wall_at: dict[int, np.ndarray]
+
+
+#: A passage of the path through the walls' solid ink: its first and last piece, whether it was
+#: judged whole (else the path begins or ends in the ink), the wall network line it crosses
+#: (None: no crossing) and the point on that wall that names the crossing.
+Passage = tuple[int, int, bool, "int | None", "np.ndarray | None"]
 
 
 def runs(ks: np.ndarray) -> list[tuple[int, int]]:
@@ -141,8 +150,9 @@ def _paper_beside(V: np.ndarray, vertex: int, piece: int, drawn: np.ndarray) -> 
     return V[vertex] + step * min(1.0, LEAVE_MM / length) if length > 0 else V[vertex].copy()
 
 
-def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn) -> dict[int, int]:
-    """The refined vertices where the path goes from one side of the walls to the other.
+def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn) \
+        -> tuple[dict[int, int], list[Passage]]:
+    """The passages of the path through the walls' ink, and where it crosses a wall otherwise.
 
     The path is split where it enters and leaves the walls' solid ink (the printed ink with
     channels of paper narrower than the required gap filled, and the closures and bridges:
@@ -153,13 +163,16 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
     meet is no crossing, running along a wall before leaving through another is one, and so is
     going through the ink of two walls whose paper between them is too narrow for a line.
     Where that cannot be told (the path begins or ends in the ink), each place where it meets a
-    wall's centre line is judged on the centre lines."""
+    wall's centre line is judged on the centre lines.
+
+    Returns the refined vertices crossed on the centre lines (vertex -> wall network line) and
+    every passage through the ink (:data:`Passage`; :func:`_settle_passages` places them)."""
     M = len(T) - 1
     out: dict[int, int] = {}
     network = rules.network
     solid = network.solid
     if M <= 0 or solid is None or solid.is_empty:
-        return out
+        return out, []
     inside = drawn & shapely.contains_xy(solid, mids[:, 0], mids[:, 1])
     # where the path meets a wall's centre line: refined vertex -> [(network line, segment)]
     candidates: dict[int, list[tuple[int, int]]] = {}
@@ -175,6 +188,7 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
             if 0 < vertex < M and drawn[vertex - 1] and drawn[vertex]:
                 candidates.setdefault(vertex, []).append((int(segments.wall[s]), int(segments.index[s])))
     judged: set[int] = set()
+    passages: list[Passage] = []
     for first, last in runs(np.flatnonzero(inside)):
         within = [v for v in range(first + 1, last + 1) if v in candidates]
         judged.update(within)
@@ -186,14 +200,19 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
                 if any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
                        for wall, index in candidates[vertex]):
                     out[vertex] = candidates[vertex][0][0]
-        elif verdict:
-            vertex = within[0] if within else first
-            out[vertex] = candidates[vertex][0][0] if within else _nearest_wall(rules, (V[first] + V[last + 1]) / 2)
+            passages.append((first, last, False, None, None))
+        else:
+            wall, at = None, None
+            if verdict:
+                # named where the path meets the first centre line, else mid-way through the ink
+                at = V[within[0]] if within else (V[first] + V[last + 1]) / 2
+                wall = candidates[within[0]][0][0] if within else _nearest_wall(rules, at)
+            passages.append((first, last, True, wall, at))
     for vertex, hits in candidates.items():   # a centre line met outside the solid ink (a hair's breadth)
         if vertex not in judged and any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
                                         for wall, index in hits):
             out[vertex] = hits[0][0]
-    return out
+    return out, passages
 
 
 def _nearest_wall(rules: LineRules, point: np.ndarray) -> int:
@@ -217,6 +236,25 @@ def _centre_line_crossing(network, wall: int, index: int, vertex: int, V, mids, 
         if verdict is not None:
             return verdict
     return False
+
+
+def _settle_passages(passages: list[Passage], region: np.ndarray,
+                     drawn: np.ndarray, walls: dict[int, int], wall_at: dict[int, np.ndarray]) -> None:
+    """Place each passage through the ink: while the path is in a wall's ink it is still in the
+    area it came from (touching a wall enters nothing, RULES.md 2, Drawing rules 2), so the
+    pieces of a passage take the region of the piece before it, and the path reaches another
+    area where it leaves the ink on that area's paper; a passage that crosses is recorded in
+    ``walls`` at that point (the vertex where it leaves the ink), and in ``wall_at`` the point
+    that names it (on the wall's centre line). Changes ``region``, ``walls`` and ``wall_at`` in
+    place."""
+    for first, last, judged, wall, at in passages:
+        if not judged:
+            continue   # the path begins or ends in the ink: the centre lines decided, the areas stand
+        if first > 0 and drawn[first - 1]:
+            region[first:last + 1] = region[first - 1]
+        if wall is not None and at is not None:
+            walls[last + 1] = wall   # (a judged passage ends on drawn paper: last + 1 < len(region))
+            wall_at[last + 1] = at
 
 
 def _snap_walls_to_changes(wall_vertices: dict[int, int], region, L, drawn) -> dict[int, int]:
@@ -254,10 +292,12 @@ def refine(rules: LineRules, pen: PenGeometry, path: Path) -> Pieces:
     drawn = path.drawn[np.minimum(np.floor(T[:-1] + T_EPS).astype(int), len(P) - 2)]
     mids = (V[:-1] + V[1:]) / 2
     region, zone_runs, foot_runs = _classify(rules, pen, mids, drawn)
-    walls = _wall_vertices(rules, pen, hit_t, hit_line, T, V, mids, drawn)
+    walls, passages = _wall_vertices(rules, pen, hit_t, hit_line, T, V, mids, drawn)
     # drawn length at each refined vertex
     seg_len = np.hypot(*(P[1:] - P[:-1]).T) * path.drawn
     jv = np.minimum(np.floor(T + T_EPS).astype(int), len(P) - 2)
     L = path.cum[jv] + (T - jv) * seg_len[jv]
-    walls = _snap_walls_to_changes(walls, region, L, drawn)
-    return Pieces(T, V, len(T) - 1, drawn, mids, region, L, zone_runs, foot_runs, walls)
+    walls = _snap_walls_to_changes(walls, region, L, drawn)   # crossings judged on the centre lines
+    wall_at: dict[int, np.ndarray] = {}
+    _settle_passages(passages, region, drawn, walls, wall_at)
+    return Pieces(T, V, len(T) - 1, drawn, mids, region, L, zone_runs, foot_runs, walls, wall_at)

@@ -271,8 +271,10 @@ class _Walker:
             return int(region[j]) == home
         return False
 
-    def enter(self, k: int, r1: int, walls: int, point, t: float) -> bool:
-        """Into another area; ``False`` when that is an illegal crossing (the walk stops)."""
+    def enter(self, k: int, r1: int, walls: int, point, t: float, named=None) -> bool:
+        """Into another area at ``point``; ``False`` when that is an illegal crossing (the walk
+        stops; named at ``named``, the crossed wall, default ``point``)."""
+        named = point if named is None else named
         rules, cur = self.rules, self.cur
         total = (self.excursion_walls if self.outside else 0) + walls
         door = _door_at(rules, cur, r1, point) if not total else None
@@ -285,9 +287,9 @@ class _Walker:
                 # out through a wall and straight back: an excursion (wall_poke: out_and_back)
                 self.outside = True
                 self.excursion_walls = total
-                self.excursion_at = point if self.excursion_at is None else self.excursion_at
+                self.excursion_at = named if self.excursion_at is None else self.excursion_at
                 return True
-            self.illegal = Illegal(t, round_point(point), f"crossed a wall into {rules.area_name(r1)}: everything "
+            self.illegal = Illegal(t, round_point(named), f"crossed a wall into {rules.area_name(r1)}: everything "
                                                           f"drawn from here on is ignored")
             return False
         if door is not None:
@@ -314,18 +316,19 @@ class _Walker:
         r0, r1 = int(pieces.region[k - 1]), int(pieces.region[k])
         walls = 1 if k in pieces.wall_vertices else 0
         point = pieces.V[k]
+        named = pieces.wall_at.get(k, point)   # a crossing is named on the wall, not where the ink ends
         if r1 == JUMP:
             return True
         if r0 == JUMP:
             self.land(t, r1)
         elif r0 == r1:
-            self.same_region(r1, walls, point, t)
+            self.same_region(r1, walls, named, t)
         elif r1 == VOID:
-            self.leave(r0, walls, point)
+            self.leave(r0, walls, named)
         elif r1 == self.cur:
-            self.come_back(walls, point, t)
+            self.come_back(walls, named, t)
         else:
-            return self.enter(k, r1, walls, point, t)
+            return self.enter(k, r1, walls, point, t, named)
         return True
 
     def run(self) -> Walk:
