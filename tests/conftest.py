@@ -21,6 +21,13 @@ os.environ["XDG_STATE_HOME"] = os.path.join(_config, "state")
 os.environ["XDG_CACHE_HOME"] = os.path.join(_config, "cache")
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# In CI every property test is derandomized: the same examples on every run, so a red run is a
+# real regression, never a new random example (run locally without CI=true to explore).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parent.parent
 PACKS = REPO / "content" / "packs"

@@ -619,10 +619,10 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
     # a room narrower than a line at the printed scale holds no line (L034): a sliver, left out
     gap_mm = _min_gap_mm(options.ruleset)
     line_mm = gap_mm + OUTLINE_WALL_MM
-    reach = explicit_walls.buffer((INNER_WALL_MM / 2 + gap_mm / 2) / scale) if not explicit_walls.is_empty else None
+    reach = explicit_walls.buffer((INNER_WALL_MM / 2 + gap_mm / 2 + 0.02) / scale) if not explicit_walls.is_empty else None
     narrow = []
     for k, (_, polygon) in enumerate(areas):   # the same test as inkcrawl.printed.narrow_areas, in cells
-        core = polygon.buffer(-(OUTLINE_WALL_MM / 2 + gap_mm / 2 - 0.01) / scale)
+        core = polygon.buffer(-(OUTLINE_WALL_MM / 2 + gap_mm / 2 + 0.02) / scale)   # a hair stricter
         if reach is not None and not core.is_empty:
             core = core.difference(reach)
         if core.is_empty:
