@@ -482,3 +482,15 @@ def test_poking_into_the_ink_of_a_wall_between_two_rooms_does_not_enter_the_othe
     # the same line 0.7 mm further, out of the ink onto r2's paper, enters r2 through the wall
     result = play(entry, (50, 20), (75, 40), (80.7, 40), (75, 41), (60, 30))
     assert result["ignored"] and "crossed a wall into room r2" in result["ignored"]["reason"]
+
+
+@pytest.mark.parametrize("stroke", [((50, 45), (50, 55)), ((45, 50), (55, 50))], ids=["across", "along"])
+def test_a_wall_shorter_than_its_width_prints_as_a_dot_with_no_sides(stroke):
+    # wall wd from (50, 50) to (50.001, 50): ink a disc 1.08 mm across. A line straight through
+    # it, whichever way, has the same paper on both sides: it touched the dot, it crossed nothing
+    data = line_dungeon()
+    data["elements"] = [e for e in data["elements"] if e["id"] != "m1"]
+    add(data, "walls", {"id": "wd", "points": [[50, 50], [50.001, 50]]})
+    entry = game(data)
+    result = play(entry, (50, 20), (50, 30), (40, 40), *stroke, (40, 60))
+    assert not line_items(result, "wall_crossing") and result["ignored"] is None

@@ -69,7 +69,8 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
     default; the referee caps explicit walls) extended by half their width, walls split where
     they meet or cross, and merged again where only two meet. Outline walls are not capped:
     their free ends are the corners of openings, doors and Starts' entrance gaps, where the
-    paper on both sides of the corner is one region (RULES.md 2, Drawing rules)."""
+    paper on both sides of the corner is one region (RULES.md 2, Drawing rules). A wall shorter
+    than its printed width prints as a dot: no free ends (a line through a dot touches it)."""
     keep = [i for i, w in enumerate(walls) if len(w) >= 2]
     lines = [np.asarray(walls[i], dtype=float) for i in keep]
     widths = [float(widths[i]) for i in keep]
@@ -92,7 +93,9 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
     for index, (line, width, cap) in enumerate(zip(lines, widths, capped)):
         line = line.copy()
         closed = np.allclose(line[0], line[-1])
-        if width > 0 and not closed:
+        # a wall shorter than its printed width prints as a dot: it has no sides to cut the paper by
+        dot = float(np.hypot(*np.diff(line, axis=0).T).sum()) < width
+        if width > 0 and not closed and not dot:
             for end, inner in ((0, 1), (-1, -2)):
                 point = shapely.points(line[end])
                 touching = [k for k in tree.query(point, predicate="dwithin", distance=1e-7).tolist() if k != index]
