@@ -188,7 +188,7 @@ def run(args: argparse.Namespace, folder: Path) -> int:
           f"{total:.0f} ms, release {1000 * (time.perf_counter() - t_release):.0f} ms; "
           f"undo steps added: {document.undo_stack.count() - count_before}")
 
-    from editor.edits import MoveObjects
+    from editor.dungeon.edits import MoveObjects
 
     validations = []
     for i in range(args.repeat):
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace, folder: Path) -> int:
     app.clipboard().clear()
     window.confirm_discard = lambda d: True
     window.close()
-    from editor.sheet_worker import shared_worker
+    from editor.canvas.sheet_worker import shared_worker
 
     shared_worker().shutdown()
     return 0

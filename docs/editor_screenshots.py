@@ -27,7 +27,7 @@ def settle(app, rounds: int = 10) -> None:
 def play_hotseat(app, window) -> None:
     """Start a three-seat hot-seat playtest (seed 4) and play round 1 and half of round 2 with
     the first legal placement of each card (a tally mark where there is none)."""
-    from editor.playtest_grid import HOTSEAT
+    from editor.playtest.grid import HOTSEAT
 
     window.playtest.toggle()
     panel = window.playtest.active

@@ -1,6 +1,6 @@
 """The editor's main window: canvas, tool bar, menus and docks around the open dungeons.
 
-The window holds the open :class:`editor.document.DungeonDocument` objects (one content pack,
+The window holds the open :class:`editor.dungeon.document.DungeonDocument` objects (one content pack,
 or single dungeon files) and shows the current one on the canvas. Features live in their own
 modules, each with an ``install(window)`` function that adds its docks, connects handlers to
 the actions declared in :mod:`editor.actions` and returns the feature's service object; the
@@ -36,20 +36,20 @@ from PySide6.QtWidgets import (
 )
 
 from editor import actions as action_specs
-from editor.document import DungeonDocument, load_document, manifest_refusal, open_dungeon_file
-from editor.edits import DeleteObjects, EditError, RotateObjects, find, paste_copies, ref_of, renumber_stones
-from editor.scene import DungeonScene
-from editor.tools import CanvasContext, tool_specs
-from editor.view import CanvasView
+from editor.canvas.scene import DungeonScene
+from editor.canvas.view import CanvasView
+from editor.dungeon.document import DungeonDocument, load_document, manifest_refusal, open_dungeon_file
+from editor.dungeon.edits import DeleteObjects, EditError, RotateObjects, find, paste_copies, ref_of, renumber_stones
+from editor.tools.catalogue import CanvasContext, tool_specs
 from inkcrawl.model import Area, Element, Entryway, Feature, Passage, Wall
 
 if TYPE_CHECKING:
-    from editor.export_menu import ExportMenu
-    from editor.files import FileManager
-    from editor.inspector import Inspector
-    from editor.pack_browser import PackBrowser
-    from editor.playtest import PlaytestController
-    from editor.problems_panel import ProblemsPanel
+    from editor.files.export import ExportMenu
+    from editor.files.manager import FileManager
+    from editor.pack.browser import PackBrowser
+    from editor.panels.inspector import Inspector
+    from editor.panels.problems import ProblemsPanel
+    from editor.playtest.controller import PlaytestController
 #: Clipboard format of copied objects (canonical JSON of the objects, with their family).
 CLIPBOARD_MIME = "application/x-inkcrawl-objects+json"
 _MENU_ORDER = ("File", "Edit", "View", "Tools", "Dungeon", "Playtest", "Window", "Help")
@@ -166,7 +166,12 @@ class MainWindow(QMainWindow):
     def _install_features(self) -> None:
         """Build the feature modules, in order (each ``install(window)`` returns its service),
         and keep each service as a member."""
-        from editor import export_menu, files, grid_dialogs, inspector, pack_browser, playtest, problems_panel
+        from editor.files import export as export_menu
+        from editor.files import manager as files
+        from editor.pack import browser as pack_browser
+        from editor.panels import grid_dialogs, inspector
+        from editor.panels import problems as problems_panel
+        from editor.playtest import controller as playtest
 
         self.problems_panel: ProblemsPanel = problems_panel.install(self)
         self.inspector: Inspector = inspector.install(self)
@@ -222,8 +227,8 @@ class MainWindow(QMainWindow):
         self.exporter.show_print_preview(printer, paint)
 
     def ask_grid_size(self, dungeon, ruleset) -> tuple[int, int] | None:
-        """Ask for a grid dungeon's size (:func:`editor.grid_dialogs.ask_grid_size`): ``(columns, rows)`` or ``None``."""
-        from editor.grid_dialogs import ask_grid_size
+        """Ask for a grid dungeon's size (:func:`editor.panels.grid_dialogs.ask_grid_size`): ``(columns, rows)`` or ``None``."""
+        from editor.panels.grid_dialogs import ask_grid_size
 
         return ask_grid_size(self, dungeon, ruleset)
 

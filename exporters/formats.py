@@ -26,7 +26,7 @@ file and never replaces a good one; a read-only file is refused unless
 a symlink is written through to the file it points to.
 
 The callers are adapters: ``inkcrawl export`` (:mod:`exporters.commands`) and the editor's
-File > Export (:mod:`editor.export_menu`). Formats say what happened in neutral words and
+File > Export (:mod:`editor.files.export`). Formats say what happened in neutral words and
 facts: an :class:`ExportError` has a :attr:`~ExportError.code` and fields such as
 ``needs_fit``, and :class:`ExportNote` tells what the user should know about a file written;
 each adapter phrases advice its own way (``--fit`` on the command line, "Fit to paper" in the

@@ -2,7 +2,7 @@
 
 Every part of inkcrawl that runs work in other processes goes through :class:`WorkerPool`:
 validation of big packs (:mod:`inkcrawl.validate`), the SVG pages of big export jobs
-(:mod:`exporters.pages`) and the editor's sheet worker (:mod:`editor.sheet_worker`). It is
+(:mod:`exporters.pages`) and the editor's sheet worker (:mod:`editor.canvas.sheet_worker`). It is
 Qt-free and uses only the public API of :mod:`multiprocessing` and :mod:`concurrent.futures`.
 
 - It is a :class:`concurrent.futures.Executor`: :meth:`~WorkerPool.submit` returns a

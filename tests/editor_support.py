@@ -33,8 +33,8 @@ def click_pack_row(browser, row: int) -> None:
 
 
 def open_document(path: Path):
-    """A :class:`editor.document.DungeonDocument` of a dungeon file (asserts it opens)."""
-    from editor.document import load_document
+    """A :class:`editor.dungeon.document.DungeonDocument` of a dungeon file (asserts it opens)."""
+    from editor.dungeon.document import load_document
 
     document, reason = load_document(path)
     assert document is not None, reason

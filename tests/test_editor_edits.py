@@ -1,4 +1,4 @@
-"""Edits of the editor (editor/edits.py) and the document's undo stack: every edit undoes to
+"""Edits of the editor (editor/dungeon/edits.py) and the document's undo stack: every edit undoes to
 the exact model, drags merge into one step, and random edit sequences undo byte for byte."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from editor import edits
-from editor.edits import (
+from editor.dungeon import edits
+from editor.dungeon.edits import (
     AddObjects,
     ChangeProperties,
     ChangeSheet,
@@ -259,7 +259,7 @@ _OPENED = {}
 
 def _fresh_document(which: str):
     """A new document on a copy of a bundled dungeon (opened once per test session)."""
-    from editor.document import DungeonDocument
+    from editor.dungeon.document import DungeonDocument
 
     if which not in _OPENED:
         _OPENED[which] = open_document(LINE_DUNGEON if which == "line" else GRID_DUNGEON)

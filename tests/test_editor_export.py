@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 
-from editor.edits import ChangeSheet
-from editor.export_menu import ExportOptions
+from editor.dungeon.edits import ChangeSheet
+from editor.files.export import ExportOptions
 from exporters.pages import PageOptions
 from tests.editor_support import GRID_DUNGEON, GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
 from tests.editor_support import make_unwritable as _make_unwritable
@@ -228,7 +228,7 @@ def test_print_preview_renders_the_sheet_at_true_size(qtbot, tmp_path):
     sizes = _pdf_sizes(out)
     assert len(sizes) == 1 and _close(sizes[0], 210, 297)
     # the preview follows the options last used for PDF: copies, paper and bleed
-    from editor.export_menu import print_pages
+    from editor.files.export import print_pages
     from editor.mainwindow import settings
 
     settings().setValue("export/pdf", ExportOptions(copies=2, page=PageOptions(bleed_mm=3)).to_json())
@@ -276,7 +276,7 @@ def test_export_options_round_trip_and_bad_values():
         ExportOptions(page=PageOptions(crop_marks=True), dpi=300)
     assert ExportOptions.from_json('{"scope": "everything", "margin_mm": null, "deck": "gentle"}') == \
         ExportOptions(deck="gentle")
-    from editor.export_menu import ExportError
+    from editor.files.export import ExportError
 
     with pytest.raises(ExportError, match="unknown paper"):
         ExportOptions(paper="B7 please").page_options()
@@ -289,7 +289,7 @@ def test_export_of_a_pack_dungeon_copied_elsewhere_uses_the_ruleset_deck(qtbot, 
     shutil.copy(GRID_DUNGEON, lone)
     target = tmp_path / "cards.pdf"
     window = _window(qtbot, lone, ExportOptions(), target)
-    from editor.export_menu import deck_choices
+    from editor.files.export import deck_choices
 
     assert [deck_id for deck_id, _ in deck_choices(window.current)] == [None]
     assert window.exporter.export("cards") == target
@@ -297,7 +297,7 @@ def test_export_of_a_pack_dungeon_copied_elsewhere_uses_the_ruleset_deck(qtbot, 
 
 
 def test_export_dialog_gives_the_options_set_in_it(qtbot):
-    from editor.export_menu import ExportDialog
+    from editor.files.export import ExportDialog
 
     dialog = ExportDialog("cards", ExportOptions(), [("gentle", "Gentle deck"), (None, "Ruleset deck")], 3)
     qtbot.addWidget(dialog)

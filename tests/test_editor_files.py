@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDockWidget
 
-from editor.edits import ChangeSheet
+from editor.dungeon.edits import ChangeSheet
 from tests.editor_support import GRID_DUNGEON, LINE_DUNGEON, REPO, drag, make_window
 from tests.editor_support import make_unwritable as _make_unwritable
 
@@ -26,7 +26,7 @@ from tests.editor_support import make_unwritable as _make_unwritable
 def _clean_files_state():
     """Each test starts with no recovery files and no recent files (settings live in the
     session's temporary XDG folders)."""
-    from editor import files
+    from editor.files import manager as files
     from editor.mainwindow import settings
 
     layout = {key: settings().value(key) for key in ("window/geometry", "window/state")}
@@ -117,7 +117,7 @@ def test_save_as_writes_a_new_file_and_leaves_the_old_one(qtbot, copies, tmp_pat
     assert written.read_text(encoding="utf-8") == window.current.canonical_text()
     assert line.read_text(encoding="utf-8") == before
     assert not window.current.modified
-    from editor.files import recent_files
+    from editor.files.manager import recent_files
 
     assert recent_files()[0] == str(written)
     assert window.windowTitle().startswith("copy.json")
@@ -206,14 +206,14 @@ def test_open_uses_the_dialog_seam_and_opens_packs(qtbot, copies):
     window.ask_open_folder = lambda: LINE_PACK
     window.files.open_folder_action.trigger()
     assert len(window.documents) == 5
-    from editor.files import recent_files
+    from editor.files.manager import recent_files
 
     assert recent_files()[:2] == [str(LINE_PACK), str(line)]
 
 
 # recent files ----------------------------------------------------------------------------------
 def test_recent_files_most_recent_first_at_most_ten_and_missing_ones_pruned(qtbot, tmp_path):
-    from editor.files import MAX_RECENT, recent_files, remember_recent
+    from editor.files.manager import MAX_RECENT, recent_files, remember_recent
 
     paths = []
     for number in range(12):
@@ -380,7 +380,7 @@ _CRASHING_EDITOR = textwrap.dedent("""
     sys.path.insert(0, {repo!r})
     from exporters.qt import ensure_app
     ensure_app()
-    from editor.edits import ChangeSheet
+    from editor.dungeon.edits import ChangeSheet
     from editor.mainwindow import MainWindow
     window = MainWindow()
     assert window.files.open_file({line!r})
@@ -449,7 +449,7 @@ def test_damaged_recovery_file_is_reported_and_set_aside(qtbot, copies):
 
 
 def test_default_dialogs_give_what_the_seams_return(qtbot, copies, tmp_path):
-    from editor.files import NewDungeonDialog, RecoveryDialog, RecoveryEntry
+    from editor.files.manager import NewDungeonDialog, RecoveryDialog, RecoveryEntry
     from inkcrawl.rulesets import bundled_rulesets
 
     rulesets = list(bundled_rulesets().values())

@@ -1,4 +1,4 @@
-"""The grid-family playtest game without Qt: :class:`editor.grid_session.GridSession`.
+"""The grid-family playtest game without Qt: :class:`editor.playtest.grid_session.GridSession`.
 
 The session is played here card by card, as the Playtest dock plays it, with no window and no
 QApplication, and compared with the engine's ``play_game`` on the same seed and choices. The
@@ -14,7 +14,7 @@ import sys
 import pytest
 from conftest import REPO
 
-from editor.grid_session import HOTSEAT, POLICY, GridSession
+from editor.playtest.grid_session import HOTSEAT, POLICY, GridSession
 from inkcrawl.engines.grid import TRAP, GridRules, PolicyError, play_game
 from inkcrawl.engines.grid_policies import make_policy
 from inkcrawl.gamedata import grid_game_data
@@ -66,7 +66,7 @@ def _play_seat(session: GridSession, chooser: random.Random) -> None:
 
 
 def test_the_session_module_imports_no_qt():
-    code = ("import sys, editor.grid_session; "
+    code = ("import sys, editor.playtest.grid_session; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert result.stdout.strip() == "[]"

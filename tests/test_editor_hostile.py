@@ -100,7 +100,7 @@ def test_numbers_and_texts_beyond_the_format_are_refused_at_once(qtbot, messages
 def test_the_canvas_does_not_draw_a_sheet_beyond_the_format(qtbot):
     """Edits cannot carry a value that far either (the inspector keeps to the schema's ranges),
     but the sheet renderer refuses one quickly rather than hanging the editor."""
-    from editor.sheet_worker import render_svg
+    from editor.canvas.sheet_worker import render_svg
     from inkcrawl.rulesets import bundled_rulesets
 
     data = json.loads(LINE_DUNGEON.read_text(encoding="utf-8"))
@@ -131,7 +131,7 @@ def test_members_the_format_does_not_know_are_named_on_opening(qtbot, messages, 
 def test_rule_errors_open_and_stay_editable(qtbot, messages, tmp_path):
     """Designers open dungeons with errors to fix them: an unknown element kind, an element
     outside every area and overlapping areas open, are listed, and can be edited and saved."""
-    from editor.edits import MoveObjects
+    from editor.dungeon.edits import MoveObjects
 
     def break_rules(data):
         data["elements"][0]["kind"] = "wyvern"

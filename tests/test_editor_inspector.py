@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from editor.edits import find
+from editor.dungeon.edits import find
 from tests.editor_support import GRID_DUNGEON, LINE_PACK, make_window
 
 

@@ -213,8 +213,8 @@ def test_grid_pack_add_and_save(qtbot, tmp_path):
 def test_big_dungeons_get_their_thumbnails_from_the_worker_process(qtbot, tmp_path, monkeypatch):
     """Thumbnails of dungeons with many objects are drawn in the sheet worker (the window does
     not freeze for them) and show the same picture as one drawn in the editor."""
-    import editor.pack_thumbnails as pack_thumbnails
-    from editor.pack_thumbnails import render_thumbnail
+    import editor.pack.thumbnails as pack_thumbnails
+    from editor.pack.thumbnails import render_thumbnail
 
     monkeypatch.setattr(pack_thumbnails, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
     pack = _pack_copy(tmp_path)
@@ -249,8 +249,8 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
     (a marked placeholder), and the next edit's thumbnail is drawn by a new worker."""
     import time
 
-    import editor.pack_thumbnails as pack_thumbnails
-    from editor.sheet_worker import shared_worker
+    import editor.pack.thumbnails as pack_thumbnails
+    from editor.canvas.sheet_worker import shared_worker
     from tests.test_editor_sheet_tiles import _die_mid_reply
 
     monkeypatch.setattr(pack_thumbnails, "THUMB_WORKER_OBJECTS", -1)  # every dungeon counts as big
@@ -281,7 +281,7 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
 def test_big_thumbnails_wait_while_the_canvas_waits_for_the_worker(qtbot, tmp_path, monkeypatch):
     """Thumbnails and the canvas share one worker: while the canvas's sheet or tiles are being
     drawn, thumbnail jobs are not queued in front of the next ones."""
-    import editor.pack_thumbnails as pack_thumbnails
+    import editor.pack.thumbnails as pack_thumbnails
 
     monkeypatch.setattr(pack_thumbnails, "THUMB_WORKER_OBJECTS", -1)
     pack = _pack_copy(tmp_path)

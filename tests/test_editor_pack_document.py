@@ -1,4 +1,4 @@
-"""The pack's model and its edits without Qt (editor/pack_document.py, editor/pack_edits.py):
+"""The pack's model and its edits without Qt (editor/pack/document.py, editor/pack/edits.py):
 each edit applied and reverted restores the exact pack, random sequences undone leave
 ``pack.json`` byte for byte, edits that cannot be made are refused with the reason, the
 modified state follows saving and undoing, and Save Pack's checks refuse what the old browser
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from editor.pack_document import ABSENT, PackChange, PackDocument, PackEntry, PackError, check_field
-from editor.pack_edits import AddDungeon, ChangeManifestField, DuplicateDungeon, MoveDungeon, RemoveDungeon
+from editor.pack.document import ABSENT, PackChange, PackDocument, PackEntry, PackError, check_field
+from editor.pack.edits import AddDungeon, ChangeManifestField, DuplicateDungeon, MoveDungeon, RemoveDungeon
 
 REPO = Path(__file__).resolve().parent.parent
 LINE_PACK = REPO / "content/packs/lantern-depths"
@@ -69,7 +69,7 @@ def new_entry(pack: PackDocument, title: str) -> PackEntry:
 
 
 def test_the_model_and_its_edits_import_no_qt():
-    code = ("import sys, editor.pack_document, editor.pack_edits; "
+    code = ("import sys, editor.pack.document, editor.pack.edits; "
             "sys.exit(any(m.startswith('PySide6') or m.startswith('shiboken') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
 

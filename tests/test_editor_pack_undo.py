@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from editor.pack_edits import ABSENT, AddDungeon, ChangeManifestField, MoveDungeon, RemoveDungeon
+from editor.pack.edits import ABSENT, AddDungeon, ChangeManifestField, MoveDungeon, RemoveDungeon
 from tests.editor_support import click_pack_row as _click_row
 from tests.editor_support import copy_pack as _pack_copy
 from tests.editor_support import make_window

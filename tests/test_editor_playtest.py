@@ -18,8 +18,8 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from editor.playtest_grid import GridPlaytestTool
-from editor.playtest_line import LinePlaytestTool
+from editor.playtest.grid import GridPlaytestTool
+from editor.playtest.line import LinePlaytestTool
 from inkcrawl.engines.grid import TRAP, Deck, GridRules, PolicyError, play_game
 from inkcrawl.engines.grid_policies import make_policy
 from inkcrawl.engines.line import LineRules, referee
@@ -211,7 +211,7 @@ def test_playtest_stops_when_the_dungeon_or_the_tool_changes(qtbot):
     assert window.playtest.start()
     document = window.current
     monster = next(e for e in document.dungeon.elements if e.kind == "monster")
-    from editor.edits import MoveObjects
+    from editor.dungeon.edits import MoveObjects
 
     document.push(MoveObjects(document.dungeon, [monster.id], 5, 0))  # e.g. the inspector edits it
     assert not window.playtest.playing and "dungeon changed" in window.playtest.reason.text()
@@ -222,7 +222,7 @@ def test_playtest_stops_when_the_dungeon_or_the_tool_changes(qtbot):
 
 
 def test_unplayable_dungeon_shows_the_reason(qtbot):
-    from editor.document import new_document
+    from editor.dungeon.document import new_document
 
     window = make_window(qtbot, LINE_DUNGEON)
     data = window.current.dungeon.to_dict()
@@ -401,7 +401,7 @@ def test_grid_illegal_click_is_refused_with_a_message(qtbot):
 
 
 def test_grid_unplaceable_segment_takes_a_tally_mark(qtbot):
-    from editor.document import new_document
+    from editor.dungeon.document import new_document
 
     window = make_window(qtbot, GRID_DUNGEON)
     data = window.current.dungeon.to_dict()

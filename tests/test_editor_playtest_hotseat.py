@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from editor.playtest_grid import HOTSEAT, OTHER_SEATS_SETTING, POLICY, GridPlaytestTool
+from editor.playtest.grid import HOTSEAT, OTHER_SEATS_SETTING, POLICY, GridPlaytestTool
 from inkcrawl.engines.grid import TRAP, Deck, GridRules, PlayerMap, PolicyError, play_game, play_turn, score_map
 from inkcrawl.gamedata import grid_game_data
 from inkcrawl.loading import open_dungeons
@@ -137,7 +137,7 @@ def _ink_at(window, room: int):
 
 class _Choices:
     """A policy replaying fixed choices in a fixed order (one seat's round, or a whole game of
-    recorded :class:`editor.playtest_grid.Move` s), for the engine's play_turn / play_game."""
+    recorded :class:`editor.playtest.grid.Move` s), for the engine's play_turn / play_game."""
 
     name = "replay"
 

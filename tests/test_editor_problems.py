@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from editor.edits import AddObjects, ChangeSheet, MoveObjects
+from editor.dungeon.edits import AddObjects, ChangeSheet, MoveObjects
 from inkcrawl.model import Element, EndTrigger, Passage
 from tests.editor_support import GRID_DUNGEON, LINE_DUNGEON, make_window
 
@@ -41,7 +41,7 @@ def test_quick_fix_renumbers_stones_in_one_undo_step(qtbot):
     document = window.current
     stones = [e for e in document.dungeon.elements if e.kind == "artifact_stone"]
     assert len(stones) == 3
-    from editor.edits import ChangeProperties
+    from editor.dungeon.edits import ChangeProperties
 
     document.push(ChangeProperties(document.dungeon, [(stones[0].id, "number", 3), (stones[2].id, "number", 3)]))
     broken = document.canonical_text()

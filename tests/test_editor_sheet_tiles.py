@@ -1,5 +1,5 @@
-"""The canvas shows big sheets as images drawn in the worker process (editor/sheet_worker.py,
-SheetBackground in editor/scene.py): what it shows must be the printed sheet, sharp at every
+"""The canvas shows big sheets as images drawn in the worker process (editor/canvas/sheet_worker.py,
+SheetBackground in editor/canvas/scene.py): what it shows must be the printed sheet, sharp at every
 zoom, up to date after an edit, and survive a worker that lost the sheet or died."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from PySide6.QtCore import QByteArray, QRect, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
-from editor.edits import MoveObjects
-from editor.scene import DungeonScene, SheetBackground
-from editor.sheet_worker import TILE_PX, render_svg, render_tiles, shared_worker, tile_level
+from editor.canvas.scene import DungeonScene, SheetBackground
+from editor.canvas.sheet_worker import TILE_PX, render_svg, render_tiles, shared_worker, tile_level
+from editor.dungeon.edits import MoveObjects
 from exporters import style
 from tests.editor_support import LINE_DUNGEON, make_window
 

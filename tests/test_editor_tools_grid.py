@@ -1,4 +1,4 @@
-"""Grid-family canvas tools (editor/tools_grid.py) and the grid resize dialog (editor/grid_dialogs.py),
+"""Grid-family canvas tools (editor/tools/grid.py) and the grid resize dialog (editor/panels/grid_dialogs.py),
 driven by simulated mouse input on an offscreen window: each tool makes its element with the
 expected room, side and letter; undo restores the exact canonical JSON; a drag across edges is
 one undo step; resizing lists what falls outside and never deletes silently."""
@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QComboBox, QDialogButtonBox
 
-from editor import grid_dialogs
-from editor.edits import DeleteObjects, objects_outside, passage_ref, ref_of
-from editor.tools import tool_specs
-from editor.tools_grid import TOOL_SPECS, edges_crossed, is_passage, next_letter
+from editor.dungeon.edits import DeleteObjects, objects_outside, passage_ref, ref_of
+from editor.panels import grid_dialogs
+from editor.tools.catalogue import tool_specs
+from editor.tools.grid import TOOL_SPECS, edges_crossed, is_passage, next_letter
 from inkcrawl.model import GridSpec
 from tests.editor_support import GRID_DUNGEON, click, drag, make_window, open_document, view_point
 

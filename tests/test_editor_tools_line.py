@@ -12,10 +12,10 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QDockWidget, QSpinBox
 
-from editor.document import new_document
-from editor.edits import AddObjects
-from editor.templates import template_data
-from editor.tools_line import ELEMENT_KINDS, TOOL_SPECS
+from editor.dungeon.document import new_document
+from editor.dungeon.edits import AddObjects
+from editor.dungeon.templates import template_data
+from editor.tools.line import ELEMENT_KINDS, TOOL_SPECS
 from inkcrawl.model import Area, Element
 from inkcrawl.rulesets import bundled_rulesets
 from tests.editor_support import LINE_DUNGEON, click, drag, make_window, view_point
@@ -513,7 +513,7 @@ def test_dragging_a_shared_corner_keeps_the_rooms_joined(qtbot):
 
 
 def test_edit_shapes_undo_is_exact_and_merges_by_key():
-    from editor.line_edits import EditShapes, coincident_vertices
+    from editor.dungeon.line_edits import EditShapes, coincident_vertices
     from inkcrawl.jsonio import dumps_canonical
     from inkcrawl.model import dungeon_from_dict
 

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from editor.edits import find
+from editor.dungeon.edits import find
 from tests.editor_support import LINE_DUNGEON, LINE_PACK, REPO, click, drag, make_window, view_point
 
 
@@ -138,7 +138,7 @@ def test_moving_deleting_and_undoing_many_selected_objects_reports_the_selection
     """Each selected item Qt removed or reselected reported a selection change, and each report
     rebuilt the inspector: one step of dragging 2,000 selected objects took minutes, undoing the
     drag 40 s. A whole edit now reports the selection at most once."""
-    from editor.edits import MoveObjects
+    from editor.dungeon.edits import MoveObjects
 
     window = make_window(qtbot, _generated_dungeon(tmp_path, 600))
     window.action("select_all").trigger()
@@ -210,7 +210,7 @@ def test_sigterm_stops_the_editor_cleanly(tmp_path):
 _SIGNAL_DURING_START_UP = """
 import os, signal, sys
 moment, path = sys.argv[1], sys.argv[2]
-import editor.app, editor.files, editor.mainwindow
+import editor.app, editor.files.manager, editor.mainwindow
 from PySide6.QtWidgets import QApplication
 
 def terminate():
@@ -226,7 +226,7 @@ def before(owner, name):
 if moment == "loading Qt":
     before(editor.app, "make_application")
 elif moment == "building the window":
-    before(editor.files, "install")  # one of the window's feature modules
+    before(editor.files.manager, "install")  # one of the window's feature modules
 elif moment == "opening the file":
     before(editor.mainwindow.MainWindow, "open_path")
 elif moment == "showing the window":

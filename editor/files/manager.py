@@ -1,0 +1,735 @@
+"""Files in the editor: New (from a ruleset template), Open, Open Recent, Save, Save As, the
+unsaved-changes prompt, autosave to recovery files and the recovery prompt after a crash
+(DESIGN.md "Editor": safe saves, periodic autosave with a recovery prompt).
+
+:func:`install` gives the window a :class:`FileManager` as ``window.files``. Everything that
+would open a dialog goes through a *seam*, an attribute of the window that tests (or another
+front end) replace:
+
+- ``window.ask_new_dungeon(rulesets) -> (ruleset, title) | None``
+- ``window.ask_open_path() -> Path | None`` and ``window.ask_open_folder() -> Path | None``
+- ``window.ask_save_path(document) -> Path | None``
+- ``window.ask_recover(entries) -> list of entries to restore, or None to decide later``
+- ``window.show_file_message(level, title, text)`` with ``level`` ``"info"``, ``"warning"`` or ``"error"``
+
+Recovery files live in ``<generic data location>/inkcrawl/recovery`` (``~/.local/share`` on
+Linux, honouring ``XDG_DATA_HOME``). Each modified dungeon has one, rewritten atomically every
+:attr:`FileManager.autosave_interval_ms` when it changed; it holds the dungeon's canonical JSON
+text, its file, the time, the ruleset and deck. A clean save, closing the dungeon, undoing back
+to the saved state and a normal quit delete it. Each editor window is a *session* holding a
+lock file (``QLockFile``) in the same folder; at start-up, recovery files of sessions whose lock
+is stale (the process died) or whose window is gone without closing are offered for recovery.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import shiboken6
+from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from editor.dungeon.document import DungeonDocument, new_document
+from editor.dungeon.templates import slug, template_data
+from editor.mainwindow import settings
+from inkcrawl.jsonio import write_text_atomic
+from inkcrawl.model import dungeon_from_dict
+from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file
+
+#: Settings key of the recent files list (strings, most recent first).
+RECENT_KEY = "files/recent"
+#: How many recent files File > Open Recent keeps.
+MAX_RECENT = 10
+#: Default time between autosaves, in ms (the issue's 30 s).
+AUTOSAVE_INTERVAL_MS = 30_000
+#: ``type`` member of a recovery file.
+RECOVERY_TYPE = "inkcrawl-recovery"
+
+# Sessions (editor windows) alive in this process: their recovery files are never offered.
+_LIVE_SESSIONS: set[str] = set()
+
+
+# recent files --------------------------------------------------------------------------------
+def recent_files() -> list[str]:
+    """The recent files kept in the settings, most recent first (at most :data:`MAX_RECENT`)."""
+    value = settings().value(RECENT_KEY, [])
+    if isinstance(value, str):  # QSettings gives a one-item list back as a string
+        value = [value] if value else []
+    return [str(v) for v in (value or []) if v][:MAX_RECENT]
+
+
+def _store_recent(paths: list[str]) -> None:
+    stored = settings()
+    stored.setValue(RECENT_KEY, paths[:MAX_RECENT])
+    stored.sync()
+
+
+def remember_recent(path: str | Path) -> list[str]:
+    """Put ``path`` (made absolute) first in the recent files; returns the new list."""
+    text = str(Path(path).absolute())
+    paths = [text] + [p for p in recent_files() if p != text]
+    _store_recent(paths)
+    return paths[:MAX_RECENT]
+
+
+def forget_recent(path: str | Path) -> list[str]:
+    """Remove ``path`` from the recent files; returns the new list."""
+    text = str(Path(path).absolute())
+    paths = [p for p in recent_files() if p != text]
+    _store_recent(paths)
+    return paths
+
+
+# recovery files ------------------------------------------------------------------------------
+def recovery_dir() -> Path:
+    """The folder of recovery files (made if missing): ``inkcrawl/recovery`` under the
+    platform's generic data location."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    folder = Path(base or Path.home() / ".local" / "share") / "inkcrawl" / "recovery"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@dataclass
+class RecoveryEntry:
+    """One autosaved dungeon found at start-up: the recovery ``file``, the dungeon's ``title``,
+    its ``original_path`` (``None`` for a dungeon never saved), when it was autosaved
+    (``saved_at``, local time text), the ``session`` that wrote it and the whole ``record``."""
+
+    file: Path
+    title: str
+    original_path: Path | None
+    saved_at: str
+    session: str
+    record: dict = field(repr=False)
+
+    @property
+    def dungeon_text(self) -> str:
+        """The dungeon's canonical JSON text exactly as autosaved."""
+        return self.record["dungeon_text"]
+
+
+def recovery_record(document: DungeonDocument, session: str) -> dict:
+    """What a recovery file holds for ``document``: the canonical dungeon text, the file it
+    belongs to, the time, the ruleset (whole, so a pack's own ruleset comes back) and deck."""
+    return {
+        "type": RECOVERY_TYPE, "version": 1, "session": session, "pid": os.getpid(),
+        "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"), "saved_at_epoch": time.time(),
+        "original_path": str(document.path) if document.path is not None else None,
+        "title": document.dungeon.sheet.title or document.dungeon.id,
+        "ruleset": document.ruleset.data,
+        "ruleset_path": str(document.ruleset.path) if document.ruleset.path is not None else None,
+        "deck": document.deck,
+        "dungeon_text": document.canonical_text(),
+    }
+
+
+def read_recovery_file(path: Path) -> RecoveryEntry | None:
+    """The entry of a recovery file, or ``None`` when it is not one (unreadable, damaged)."""
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("type") != RECOVERY_TYPE \
+            or not isinstance(record.get("dungeon_text"), str) or not isinstance(record.get("ruleset"), dict):
+        return None
+    original = record.get("original_path")
+    if not isinstance(record.get("saved_at_epoch", 0), (int, float)) or isinstance(record.get("saved_at_epoch"), bool):
+        record["saved_at_epoch"] = 0  # entries are sorted by it
+    return RecoveryEntry(Path(path), str(record.get("title") or "Untitled"),
+                         Path(original) if isinstance(original, str) and original else None,
+                         str(record.get("saved_at", "")), str(record.get("session", "")), record)
+
+
+def _session_is_dead(folder: Path, session: str) -> bool:
+    """Whether the editor session that wrote recovery files is gone: not a window of this
+    process, and its lock file is stale (its process ended) or missing."""
+    if session in _LIVE_SESSIONS:
+        return False
+    lock = QLockFile(str(folder / f"{session}.lock"))
+    lock.setStaleLockTime(0)  # stale only when the owning process is gone
+    if lock.tryLock(0):
+        lock.unlock()  # removes the lock file
+        return True
+    return False
+
+
+def orphaned_recovery_entries(folder: Path | None = None) -> list[RecoveryEntry]:
+    """Recovery files left by editor sessions that ended without a clean close, oldest first."""
+    folder = folder or recovery_dir()
+    entries = []
+    verdicts: dict[str, bool] = {}
+    for path in sorted(folder.glob("*.json")):
+        entry = read_recovery_file(path)
+        if entry is None:
+            continue
+        if entry.session not in verdicts:
+            verdicts[entry.session] = _session_is_dead(folder, entry.session)
+        if verdicts[entry.session]:
+            entries.append(entry)
+    entries.sort(key=lambda e: e.record.get("saved_at_epoch", 0))
+    return entries
+
+
+def document_from_recovery(entry: RecoveryEntry, parent: QObject | None = None) -> DungeonDocument:
+    """A modified document holding exactly the autosaved dungeon, belonging to its original
+    file (so Save writes there). Raises ``ValueError`` when the recovery data is damaged."""
+    from editor.dungeon.document import unshowable_schema_errors
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import RulesetRegistry, enclosing_pack
+
+    record = entry.record
+    try:
+        data = json.loads(entry.dungeon_text)
+        # a recovery file damaged into valid JSON must not reach the canvas with values of the
+        # wrong type (they crash it), nor come back with a ruleset that is not one
+        wrong = unshowable_schema_errors(data) if isinstance(data, dict) else ["/: not a dungeon"]
+        wrong += [f"ruleset {p.pointer or '/'}: {p.message}"
+                  for p in schema_problems(record["ruleset"], "ruleset", str(entry.file))]
+        if wrong:
+            raise ValueError("; ".join(wrong[:3]))
+        dungeon = dungeon_from_dict(data)
+        ruleset_path = record.get("ruleset_path")
+        ruleset = Ruleset(record["ruleset"], Path(ruleset_path) if isinstance(ruleset_path, str) else None)
+        if ruleset.family != dungeon.family:
+            raise ValueError(f"its ruleset is of the {ruleset.family} family, the dungeon of the {dungeon.family} one")
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
+        raise ValueError(f"the recovery file {entry.file.name} is damaged ({exc})") from None
+    extra = [ruleset]
+    if entry.original_path is not None and entry.original_path.is_file():
+        extra = enclosing_pack(entry.original_path)[0] + extra
+    deck = record.get("deck") if isinstance(record.get("deck"), dict) else None
+    document = DungeonDocument(dungeon, ruleset, entry.original_path, RulesetRegistry(extra), deck, parent)
+    document.undo_stack.resetClean()  # modified: the file on disk does not hold these changes
+    return document
+
+
+# the manager ---------------------------------------------------------------------------------
+class FileManager(QObject):
+    """The window's file commands, recent files, autosave and recovery (``window.files``).
+
+    ``autosave_interval_ms`` (default :data:`AUTOSAVE_INTERVAL_MS`) is read each time the timer
+    is started; :meth:`set_autosave_interval` changes it at once. ``session`` names this
+    window's recovery files.
+    """
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.session = uuid.uuid4().hex[:16]
+        self.folder = recovery_dir()
+        self.autosave_interval_ms = AUTOSAVE_INTERVAL_MS
+        self._recovery: dict[int, Path] = {}        # id(document) -> its recovery file
+        self._autosaved: dict[int, int] = {}        # id(document) -> revision autosaved
+        self._watched: dict[int, DungeonDocument] = {}
+        self._counter = 0
+        self._closed = False
+        _LIVE_SESSIONS.add(self.session)
+        self.lock = QLockFile(str(self.folder / f"{self.session}.lock"))
+        self.lock.setStaleLockTime(0)
+        self.lock.tryLock(0)
+        session, lock = self.session, self.lock
+
+        def gone(*_args):  # the window went away without closing: its files stay for recovery
+            _LIVE_SESSIONS.discard(session)
+            lock.unlock()
+
+        window.destroyed.connect(gone)
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.timeout.connect(self.autosave_now)
+        self.autosave_timer.start(self.autosave_interval_ms)
+        window.documents_changed.connect(self._documents_changed)
+
+    # seams' default implementations ------------------------------------------------------
+    def ask_new_dungeon(self, rulesets: list[Ruleset]):
+        """Ask for the ruleset and title of a new dungeon: ``(ruleset, title)`` or ``None``."""
+        dialog = NewDungeonDialog(rulesets, self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.choice()
+
+    def ask_open_path(self) -> Path | None:
+        """Ask for a dungeon file or a pack manifest to open."""
+        start = recent_files()[0] if recent_files() else str(Path.cwd())
+        chosen, _ = QFileDialog.getOpenFileName(self.window, "Open dungeon or pack", str(Path(start).parent),
+                                                "Dungeons and packs (*.json);;All files (*)")
+        return Path(chosen) if chosen else None
+
+    def ask_open_folder(self) -> Path | None:
+        """Ask for a content pack folder to open."""
+        chosen = QFileDialog.getExistingDirectory(self.window, "Open pack folder", str(Path.cwd()))
+        return Path(chosen) if chosen else None
+
+    def ask_save_path(self, document: DungeonDocument) -> Path | None:
+        """Ask where to save ``document`` (Save As, or Save of a new dungeon)."""
+        start = document.path or (Path(recent_files()[0]).parent if recent_files() else Path.cwd()) \
+            / f"{document.dungeon.id}.json"
+        chosen, _ = QFileDialog.getSaveFileName(self.window, "Save dungeon", str(start), "Dungeon files (*.json)")
+        return Path(chosen) if chosen else None
+
+    def ask_recover(self, entries: list[RecoveryEntry]):
+        """Ask which autosaved dungeons to recover: a list (possibly empty: discard them all)
+        or ``None`` to decide at the next start. Without a screen (offscreen, screenshots)
+        nothing is asked and the files are kept."""
+        if not _has_screen():
+            return None
+        dialog = RecoveryDialog(entries, self.window)
+        dialog.exec()
+        return dialog.result_entries
+
+    def show_file_message(self, level: str, title: str, text: str) -> None:
+        """Tell the user something about files (``level``: info, warning or error)."""
+        self.window.tell(level, title, text)
+
+    # commands ----------------------------------------------------------------------------
+    def available_rulesets(self) -> list[Ruleset]:
+        """The rulesets a new dungeon can use: the bundled ones, then those of the open pack and
+        the open dungeons (a pack's ruleset replaces a bundled one with the same id)."""
+        from inkcrawl.jsonio import read_json_file
+        from inkcrawl.validate import path_inside_pack
+
+        found: dict[str, Ruleset] = dict(bundled_rulesets())
+        for document in self.window.documents:
+            found[document.ruleset.id] = document.ruleset
+        manifest_path = self.window.pack_path
+        if manifest_path is not None and Path(manifest_path).is_file():
+            manifest, problems = read_json_file(Path(manifest_path))
+            if not problems and isinstance(manifest, dict):
+                for relative in manifest.get("rulesets", []):
+                    target = path_inside_pack(Path(manifest_path).parent, relative) if isinstance(relative, str) else None
+                    ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
+                    if ruleset is not None:
+                        found[ruleset.id] = ruleset
+        return list(found.values())
+
+    def new_dungeon(self) -> DungeonDocument | None:
+        """File > New: ask for a ruleset and title, then open a new, unsaved dungeon made from
+        the ruleset's template (:func:`editor.dungeon.templates.template_data`)."""
+        choice = self.window.ask_new_dungeon(self.available_rulesets())
+        if not choice:
+            return None
+        ruleset, title = choice
+        return self.create_document(ruleset, title)
+
+    def create_document(self, ruleset: Ruleset, title: str = "") -> DungeonDocument:
+        """Open a new dungeon of ``ruleset`` titled ``title`` (its id made from the title,
+        unique among the open dungeons). It has no file until saved."""
+        from inkcrawl.validate import RulesetRegistry
+
+        title = title.strip() or "Untitled Dungeon"
+        taken = {d.dungeon.id for d in self.window.documents}
+        base = slug(title)
+        dungeon_id, number = base, 2
+        while dungeon_id in taken:
+            dungeon_id, number = f"{base}-{number}", number + 1
+        data = template_data(ruleset, title, dungeon_id)
+        pack_rulesets = [d.ruleset for d in self.window.documents] + [ruleset]
+        document = new_document(data, ruleset, RulesetRegistry(pack_rulesets), self.window)
+        self.window.add_document(document)
+        self.window.show_status(f"New {ruleset.family} dungeon \u201c{title}\u201d ({ruleset.id}): "
+                                "Save (Ctrl+S) asks for a file")
+        return document
+
+    def open_dialog(self) -> bool:
+        """File > Open: ask for a dungeon file or pack manifest and open it."""
+        path = self.window.ask_open_path()
+        return self.open_file(path) if path else False
+
+    def open_folder_dialog(self) -> bool:
+        """File > Open Pack Folder: ask for a pack folder and open its dungeons."""
+        path = self.window.ask_open_folder()
+        return self.open_file(path) if path else False
+
+    def open_file(self, path: str | Path) -> bool:
+        """Open a dungeon file, pack folder or manifest and put it first in the recent files.
+        A path that no longer exists is removed from the recent files, with a message."""
+        path = Path(path)
+        if not path.exists():
+            forget_recent(path)
+            self._rebuild_recent_menu()
+            self.window.show_file_message("warning", "File not found",
+                                          f"{path} no longer exists; it was removed from the recent files.")
+            return False
+        if not self.window.open_path(path):
+            return False
+        remember_recent(path)
+        self._rebuild_recent_menu()
+        return True
+
+    def save_document(self, document: DungeonDocument, ask_path: bool = False) -> bool:
+        """Save a dungeon atomically (asking for a file when it has none, or with
+        ``ask_path``): ``True`` when saved. On failure the message says why, the file on
+        disk is unchanged and the dungeon stays modified. Replaces ``window.save_document``
+        so the close prompt's Save goes through the same path."""
+        path = document.path
+        if path is None or ask_path:
+            chosen = self.window.ask_save_path(document)
+            if not chosen:
+                return False
+            path = Path(chosen)
+            if not path.suffix:
+                path = path.with_suffix(".json")
+            for other in self.window.documents:
+                if other is not document and other.path is not None and other.path.absolute() == path.absolute():
+                    self.window.show_file_message("warning", "Not saved",
+                                                  f"{path} is open as another dungeon; close it first or choose "
+                                                  "another file.")
+                    return False
+        try:
+            document.save(path)
+        except OSError as exc:
+            self.window.show_file_message("error", "Not saved",
+                                          f"{path} could not be written: {exc.strerror or exc}.\n"
+                                          "The file on disk is unchanged and your changes are still open.")
+            return False
+        remember_recent(path)
+        self._rebuild_recent_menu()
+        self.discard_recovery(document)
+        self.window.show_status(f"Saved {path}")
+        return True
+
+    def save_current(self, ask_path: bool = False) -> bool:
+        """File > Save (or Save As with ``ask_path``) of the current dungeon."""
+        if self.window.current is None:
+            return False
+        return self.window.save_document(self.window.current, ask_path)
+
+    # recent files menu -------------------------------------------------------------------
+    def _make_recent_menu(self) -> QMenu:
+        menu = QMenu("Open &Recent", self.window)
+        menu.setObjectName("recent_files")
+        menu.setToolTipsVisible(True)
+        menu.aboutToShow.connect(self._rebuild_recent_menu)
+        return menu
+
+    def _rebuild_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        paths = recent_files()
+        for number, text in enumerate(paths, 1):
+            label = f"&{number} {Path(text).name}" if number < 10 else f"1&0 {Path(text).name}"
+            action = menu.addAction(label)
+            action.setToolTip(text)
+            action.setStatusTip(text)
+            action.setData(text)
+            action.triggered.connect(lambda _=False, t=text: self.open_file(t))
+        if paths:
+            menu.addSeparator()
+        clear = menu.addAction("&Clear Recent Files")
+        clear.setEnabled(bool(paths))
+        clear.triggered.connect(lambda: (_store_recent([]), self._rebuild_recent_menu()))
+        menu.setEnabled(True)
+
+    def recent_actions(self) -> list[QAction]:
+        """The actions of the Open Recent submenu, one per recent file, in menu order."""
+        self._rebuild_recent_menu()
+        return [a for a in self.recent_menu.actions() if a.data()]
+
+    # autosave and recovery ---------------------------------------------------------------
+    def set_autosave_interval(self, ms: int) -> None:
+        """Autosave every ``ms`` milliseconds from now on."""
+        self.autosave_interval_ms = int(ms)
+        self.autosave_timer.start(self.autosave_interval_ms)
+
+    def recovery_file(self, document: DungeonDocument) -> Path | None:
+        """The recovery file of an open dungeon, if it has one on disk."""
+        path = self._recovery.get(id(document))
+        return path if path is not None and path.exists() else None
+
+    def autosave_now(self) -> list[Path]:
+        """Write a recovery file for each modified dungeon changed since its last autosave
+        (atomically); returns the files written. Failures are shown in the status bar only."""
+        if self._closed:
+            return []
+        if self.autosave_timer.interval() != self.autosave_interval_ms:
+            self.autosave_timer.start(self.autosave_interval_ms)
+        written = []
+        live = self.live_documents()
+        for key in [key for key in self._recovery if key not in {id(d) for d in live}]:
+            document = self._watched.pop(key, None)
+            if document is not None:
+                self.discard_recovery(document)
+        for document in live:
+            key = id(document)
+            if not document.modified:
+                self.discard_recovery(document)
+                continue
+            if self._autosaved.get(key) == document.revision and self.recovery_file(document) is not None:
+                continue
+            target = self._recovery.get(key)
+            if target is None:
+                self._counter += 1
+                target = self.folder / f"{self.session}-{self._counter}.json"
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                write_text_atomic(target, json.dumps(recovery_record(document, self.session), indent=1,
+                                                     ensure_ascii=False) + "\n")
+            except OSError as exc:
+                self.window.show_status(f"Autosave failed for {document.display_name}: {exc.strerror or exc}")
+                continue
+            self._recovery[key] = target
+            self._autosaved[key] = document.revision
+            written.append(target)
+        return written
+
+    def discard_recovery(self, document: DungeonDocument) -> None:
+        """Delete the recovery file of ``document`` (saved, back to its saved state, or closed)."""
+        key = id(document)
+        path = self._recovery.pop(key, None)
+        self._autosaved.pop(key, None)
+        if path is not None:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                self.window.show_status(f"Could not remove the recovery file {path}: {exc.strerror or exc}")
+
+    def live_documents(self) -> list[DungeonDocument]:
+        """The documents autosave keeps recovery files for: the open ones, and the dungeons
+        removed from the pack whose documents the pack's undo history holds (their unsaved
+        edits must survive a crash too)."""
+        documents = list(self.window.documents)
+        browser = self.window.pack_browser
+        for entry in getattr(browser, "removed", ()) if browser is not None else ():
+            document = entry.document
+            if document is not None and shiboken6.isValid(document) and document not in documents:
+                documents.append(document)
+                self._watched.setdefault(id(document), document)
+        return documents
+
+    def _documents_changed(self) -> None:
+        open_ids = {id(d) for d in self.live_documents()}
+        for key in list(self._watched):
+            if key not in open_ids:
+                document = self._watched.pop(key)
+                self.discard_recovery(document)
+        for document in self.window.documents:
+            if id(document) not in self._watched:
+                self._watched[id(document)] = document
+                document.undo_stack.cleanChanged.connect(
+                    lambda clean, d=document, s=self.session: self._became_clean(d, s) if clean else None)
+
+    def _became_clean(self, document: DungeonDocument, session: str) -> None:
+        # Back to the saved state: the recovery file is not needed. A window being destroyed
+        # without closing (its undo stacks emit cleanChanged as they are cleared) keeps them.
+        if session in _LIVE_SESSIONS and not self._closed and document in self.window.documents:
+            self.discard_recovery(document)
+
+    def closed_cleanly(self) -> None:
+        """The window closed normally (the user saved or discarded every change): stop
+        autosaving and delete this session's recovery files and lock."""
+        self._closed = True
+        self.autosave_timer.stop()
+        for key in list(self._recovery):
+            document = self._watched.get(key)
+            if document is not None:
+                self.discard_recovery(document)
+            else:
+                path = self._recovery.pop(key)
+                path.unlink(missing_ok=True)
+        for path in self.folder.glob(f"{self.session}-*.json"):
+            path.unlink(missing_ok=True)
+        self.lock.unlock()
+        _LIVE_SESSIONS.discard(self.session)
+
+    def check_recovery(self) -> list[DungeonDocument]:
+        """Offer the dungeons autosaved by editor sessions that crashed (through
+        ``window.ask_recover``) and open the chosen ones as modified dungeons; returns them.
+        Files of entries not chosen are deleted; with ``None`` (decide later) all are kept."""
+        entries = orphaned_recovery_entries(self.folder)
+        if not entries:
+            return []
+        chosen = self.window.ask_recover(entries)
+        if chosen is None:
+            return []
+        chosen_files = {c.file for c in chosen}
+        restored = []
+        problems = []
+        for entry in entries:
+            if entry.file in chosen_files:
+                try:
+                    restored.append(self.restore(entry))
+                except ValueError as exc:
+                    problems.append(str(exc))
+                    try:
+                        entry.file.replace(entry.file.with_suffix(".damaged"))
+                    except OSError as move_error:
+                        problems.append(f"{entry.file} could not be set aside: {move_error.strerror or move_error}")
+                    continue
+            entry.file.unlink(missing_ok=True)
+        if restored:
+            self.autosave_now()  # the recovered work is safe again at once
+            self.window.show_status(f"Recovered {len(restored)} dungeon(s): save them to keep the changes")
+        if problems:
+            self.window.show_file_message("warning", "Recovery", "Some dungeons could not be recovered:\n\n"
+                                          + "\n".join(problems))
+        return restored
+
+    def restore(self, entry: RecoveryEntry) -> DungeonDocument:
+        """Open one recovered dungeon as a modified document (or put the recovered model into the
+        unmodified open dungeon of the same file). Raises ``ValueError`` for damaged data."""
+        for document in self.window.documents:
+            if entry.original_path is not None and document.path is not None and not document.modified \
+                    and document.path.absolute() == entry.original_path.absolute():
+                fresh = document_from_recovery(entry)
+                document.replace_model(fresh.dungeon)
+                document.undo_stack.resetClean()
+                fresh.deleteLater()
+                self.window.set_current(document)
+                return document
+        document = document_from_recovery(entry, self.window)
+        self.window.add_document(document)
+        return document
+
+    def restore_layout(self, geometry: bool = True, state: bool = True) -> None:
+        """Put the window back as it was when last closed (size, position, docks and tool
+        bars: the settings ``window/geometry`` and ``window/state``)."""
+        stored = settings()
+        if geometry and stored.value("window/geometry") is not None:
+            self.window.restoreGeometry(stored.value("window/geometry"))
+        if state and stored.value("window/state") is not None:
+            self.window.restoreState(stored.value("window/state"))
+
+    def _startup(self) -> None:
+        if _has_screen():  # after every feature module made its docks
+            self.restore_layout(geometry=False)
+        self.check_recovery()
+
+
+def _has_screen() -> bool:
+    """False on the offscreen platform (tests, ``--screenshot``): no user layout to restore
+    there, so screenshots and tests get the default layout."""
+    return QGuiApplication.platformName() not in ("offscreen", "minimal")
+
+
+# dialogs -------------------------------------------------------------------------------------
+class NewDungeonDialog(QDialog):
+    """File > New: pick a ruleset (bundled, or the open pack's) and type a title."""
+
+    def __init__(self, rulesets: list[Ruleset], parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("New dungeon")
+        self.rulesets = rulesets
+        form = QFormLayout(self)
+        self.ruleset_box = QComboBox()
+        for ruleset in rulesets:
+            name = ruleset.data.get("name", ruleset.id)
+            self.ruleset_box.addItem(f"{name} ({ruleset.family} family, {ruleset.id})")
+        self.title_edit = QLineEdit("Untitled Dungeon")
+        self.title_edit.selectAll()
+        form.addRow("&Ruleset:", self.ruleset_box)
+        form.addRow("&Title:", self.title_edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def choice(self) -> tuple[Ruleset, str]:
+        """The chosen ruleset and title."""
+        return self.rulesets[self.ruleset_box.currentIndex()], self.title_edit.text()
+
+
+class RecoveryDialog(QDialog):
+    """After a crash: the autosaved dungeons, ticked to recover. ``result_entries`` is the
+    list to recover (empty: discard all) or ``None`` (decide at the next start)."""
+
+    def __init__(self, entries: list[RecoveryEntry], parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Recover unsaved work")
+        self.entries = entries
+        self.result_entries = None
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("The editor did not close normally. These dungeons had unsaved changes, "
+                                "autosaved at the time shown. Recover the ticked ones?"))
+        self.list = QListWidget()
+        for entry in entries:
+            where = str(entry.original_path) if entry.original_path else "never saved"
+            item = QListWidgetItem(f"{entry.title} \u2014 {where} \u2014 autosaved {entry.saved_at}")
+            item.setCheckState(Qt.CheckState.Checked)
+            self.list.addItem(item)
+        layout.addWidget(self.list)
+        buttons = QDialogButtonBox()
+        recover = QPushButton("&Recover")
+        discard = QPushButton("&Discard")
+        later = QPushButton("Decide &Later")
+        buttons.addButton(recover, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(discard, QDialogButtonBox.ButtonRole.DestructiveRole)
+        buttons.addButton(later, QDialogButtonBox.ButtonRole.RejectRole)
+        recover.clicked.connect(self._recover)
+        discard.clicked.connect(self._discard)
+        later.clicked.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _recover(self) -> None:
+        self.result_entries = [e for i, e in enumerate(self.entries)
+                               if self.list.item(i).checkState() == Qt.CheckState.Checked]
+        self.accept()
+
+    def _discard(self) -> None:
+        answer = QMessageBox.question(self, "Discard recovered work",
+                                      "Delete the autosaved changes for good?")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.result_entries = []
+            self.accept()
+
+
+
+
+# installation --------------------------------------------------------------------------------
+def install(window) -> FileManager:
+    """Connect File > New, Open, Save and Save As, add Open Pack Folder and Open Recent, start
+    autosave, restore the window layout and, once the window runs, offer crash recovery. The
+    window keeps the manager as ``window.files`` and routes its file seams (``ask_save_path``,
+    ``save_document``...) and its close hook to it."""
+    manager = FileManager(window)
+    a = window.action
+    a("new").triggered.connect(lambda: manager.new_dungeon())
+    a("open").triggered.connect(lambda: manager.open_dialog())
+    a("save").triggered.connect(lambda: manager.save_current())
+    a("save_as").triggered.connect(lambda: manager.save_current(ask_path=True))
+
+    file_menu = window.menu("File")
+    open_folder = window.make_action("open_folder", "Open &Pack Folder\u2026", "Ctrl+Shift+O",
+                                     "Open every dungeon of a content pack folder", manager.open_folder_dialog)
+    manager.open_folder_action = open_folder
+    manager.recent_menu = manager._make_recent_menu()
+    after_open = _action_after(file_menu, a("open"))
+    file_menu.insertAction(after_open, open_folder)
+    file_menu.insertMenu(after_open, manager.recent_menu)
+    file_menu.insertSeparator(after_open)
+    manager._rebuild_recent_menu()
+
+    if _has_screen():
+        manager.restore_layout(state=False)  # before the window shows; docks come in _startup
+    manager.startup_timer = QTimer(manager)
+    manager.startup_timer.setSingleShot(True)
+    manager.startup_timer.timeout.connect(manager._startup)
+    manager.startup_timer.start(0)
+    return manager
+
+
+def _action_after(menu, action):
+    actions = menu.actions()
+    index = actions.index(action)
+    return actions[index + 1] if index + 1 < len(actions) else None
