@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inkcrawl.importers import ImportFailed, ImportOptions, detect_format, importers
-from inkcrawl.importers.donjon import DEFAULT_BITS, IMPORTER
+from inkcrawl.importers.donjon import IMPORTER
+from inkcrawl.importers.donjon.cells import DEFAULT_BITS
 from inkcrawl.jsonio import dumps_canonical
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.schema import schema_problems
@@ -602,7 +603,7 @@ if __name__ == "__main__":
 
 def test_numbers_as_text_with_control_whitespace():
     """Whitespace that int() refuses (e.g. U+001F) around digits is stripped, not crashed on."""
-    from inkcrawl.importers.donjon import _int
+    from inkcrawl.importers.donjon.cells import _int
 
     assert _int("0\x1f") == 0
     assert _int(" 12 ") == 12

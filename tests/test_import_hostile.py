@@ -28,7 +28,7 @@ from inkcrawl.importers import (
     importers,
 )
 from inkcrawl.importers.build import LineDungeonBuilder
-from inkcrawl.importers.donjon import DEFAULT_BITS
+from inkcrawl.importers.donjon.cells import DEFAULT_BITS
 from inkcrawl.schema import schema_problems
 
 REPO = Path(__file__).resolve().parent.parent

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from inkcrawl.cli import main
 from inkcrawl.importers import ImportFailed, ImportOptions, detect_format
-from inkcrawl.importers.watabou import DOOR_TYPES, IMPORTER, MAX_RECTS
+from inkcrawl.importers.watabou import IMPORTER
+from inkcrawl.importers.watabou.source import DOOR_TYPES, MAX_RECTS
 from inkcrawl.jsonio import dumps_canonical, parse_json_text
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.schema import schema_problems

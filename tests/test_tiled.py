@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from inkcrawl.cli import main
 from inkcrawl.importers import ImportFailed, ImportOptions, detect_format, importers
-from inkcrawl.importers.tiled import IMPORTER, LINE_CLASSES, version_number
+from inkcrawl.importers.tiled import IMPORTER
+from inkcrawl.importers.tiled.mapping import LINE_CLASSES
+from inkcrawl.importers.tiled.properties import version_number
 from inkcrawl.model import dungeon_from_dict, edge_key
 from inkcrawl.rulesets import bundled_rulesets
 from inkcrawl.schema import schema_problems
@@ -602,13 +604,13 @@ def test_broken_objects_are_skipped_with_a_note(tmp_path):
 
 
 def test_xml_fallback_without_defusedxml_refuses_any_dtd(monkeypatch):
-    from inkcrawl.importers import tiled
+    from inkcrawl.importers.tiled import files
 
     with pytest.raises(ImportFailed, match="document type declaration"):
-        tiled._parse_xml_without_dtd(b'<!DOCTYPE m [<!ENTITY a "b">]><map>&a;</map>')
-    assert tiled._parse_xml_without_dtd(b'<map width="3"/>').get("width") == "3"
+        files._parse_xml_without_dtd(b'<!DOCTYPE m [<!ENTITY a "b">]><map>&a;</map>')
+    assert files._parse_xml_without_dtd(b'<map width="3"/>').get("width") == "3"
     with pytest.raises(ImportFailed, match="malformed"):
-        tiled._parse_xml_without_dtd(b"<map")
+        files._parse_xml_without_dtd(b"<map")
 
 
 def test_detect():
