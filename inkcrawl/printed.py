@@ -30,6 +30,7 @@ Built once per dungeon by :func:`printed_sheet` and shared by the rule checks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -172,6 +173,7 @@ class PrintedSheet:
     kinds: dict = field(default_factory=dict, repr=False)  # kind id -> inkcrawl.kinds.ElementKind
     narrow: dict[int, float] = field(default_factory=dict)   # area index -> widest paper (mm): no line fits
     narrow_doors: dict[str, float] = field(default_factory=dict)  # door id -> paper between the outline's ends (mm)
+    pinches: dict[int, tuple[float, float, float]] = field(default_factory=dict)  # area index -> (x, y, width)
 
     def element_ink(self, element: Element):
         """The printed ink of an element's glyph (:func:`inkcrawl.ink.glyph_silhouette`), a
@@ -432,7 +434,7 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     near_joints, bridges = _near_joints(geometry, required_mm, outline_pieces)
     sheet = PrintedSheet(geometry, required_mm, openings, connections, near_joints, doors, blocked,
                          rings, outline, stretches, closures, bridges)
-    sheet.narrow = narrow_areas(geometry, required_mm)
+    sheet.narrow = narrow_areas(geometry, required_mm, lambda: sheet.printed_lines, sheet.pinches)
     sheet.narrow_doors = _narrow_doors(sheet)
     if sheet.narrow or sheet.narrow_doors:
         shut = {areas[i].id for i in sheet.narrow}
@@ -482,15 +484,22 @@ def _narrow_doors(sheet: PrintedSheet) -> dict[str, float]:
 
 
 
-def narrow_areas(geometry: LineGeometry, required_mm: float) -> dict[int, float]:
-    """The areas of ``geometry`` no line fits in: their paper (the outline less half the outline
-    wall's printed width, less the ink of the explicit walls in them) holds no disc
-    ``required_mm`` across anywhere (less :data:`WIDTH_TOLERANCE_MM`), such as a corridor whose
-    walls leave less paper than a line needs. Returns area index -> the widest paper in it
-    (mm, twice the radius of the largest disc that fits; 0 when there is none). RULES.md 2,
-    Drawing rules: a line there crosses a wall; the referee fills such paper
-    (:func:`inkcrawl.engines.wall_network.close_channels`). A few vectorised buffers per
-    dungeon; an area narrower only in places (a pinch) is not reported."""
+def narrow_areas(geometry: LineGeometry, required_mm: float, printed_lines: Callable[[], list[InkLine]],
+                 pinches: dict[int, tuple[float, float, float]] | None = None) -> dict[int, float]:
+    """The areas of ``geometry`` no line fits in: their paper (the area less the printed ink:
+    ``printed_lines()``, :attr:`PrintedSheet.printed_lines`, asked only when needed) holds no disc ``required_mm`` across
+    anywhere (less :data:`WIDTH_TOLERANCE_MM`), such as a corridor whose walls leave less paper
+    than a line needs. Returns area index -> the widest paper in it (mm, twice the radius of the
+    largest disc that fits; 0 when there is none). RULES.md 2, Drawing rules: a line there
+    crosses a wall; the referee fills such paper
+    (:func:`inkcrawl.engines.wall_network.close_channels`).
+
+    When ``pinches`` is given it receives the areas whose paper is one piece but narrows below
+    that width between two parts (area index -> ``(x, y, width)``: where, sheet mm, and the
+    widest disc that passes there, mm): a line cannot get from one part to the other without
+    crossing a wall. Cheap first: each area inset by half the outline's width and the disc
+    (a few vectorised buffers per dungeon); only the areas that fail it are measured against
+    the printed ink (an open side is paper, not ink)."""
     if not geometry.polygons or required_mm <= 0:
         return {}
     polygons = np.array(geometry.polygons, dtype=object)
@@ -504,18 +513,35 @@ def narrow_areas(geometry: LineGeometry, required_mm: float) -> dict[int, float]
                 reach = shapely.union_all(shapely.buffer(walls[wall_index[crossing == area]],
                                                         INNER_WALL_MM / 2 + radius, quad_segs=4))
                 cores[area] = shapely.difference(cores[area], reach)
+    suspects = np.flatnonzero(shapely.is_empty(cores) | (shapely.get_num_geometries(cores) > 1)).tolist()
+    if not suspects:
+        return {}
+    lines = printed_lines()
+    geoms = np.array([line.geom for line in lines], dtype=object)
+    halves = np.array([line.width_mm / 2 for line in lines])
+    tree = shapely.STRtree(geoms)
     out: dict[int, float] = {}
-    for area in np.flatnonzero(shapely.is_empty(cores)).tolist():
-        paper = polygons[area].buffer(-OUTLINE_WALL_MM / 2)
-        if geometry.walls:
-            near = [w for w in geometry.walls if w.intersects(polygons[area])]
-            if near:
-                paper = paper.difference(shapely.union_all(shapely.buffer(np.array(near, dtype=object),
-                                                                         INNER_WALL_MM / 2)))
-        width = 0.0
-        if not paper.is_empty and paper.area > 0:
-            width = 2 * shapely.maximum_inscribed_circle(paper, 0.01).length
-        out[area] = round(width, 3)
+    for area in suspects:
+        polygon = polygons[area]
+        near = tree.query(polygon, predicate="dwithin", distance=OUTLINE_WALL_MM / 2 + radius)
+        if not len(near):
+            continue
+        core = shapely.difference(polygon, shapely.union_all(shapely.buffer(geoms[near], halves[near] + radius,
+                                                                            quad_segs=8)))
+        paper = shapely.difference(polygon, shapely.union_all(shapely.buffer(geoms[near], halves[near], quad_segs=8)))
+        parts = [part for part in shapely.get_parts(core) if part.area > 1e-9]
+        if not parts:
+            width = 0.0
+            if not paper.is_empty and paper.area > 0:
+                width = 2 * shapely.maximum_inscribed_circle(paper, 0.01).length
+            out[area] = round(width, 3)
+        elif pinches is not None and len(parts) > 1 and shapely.get_num_geometries(paper) == 1:
+            parts.sort(key=lambda part: -part.area)
+            a, b = shapely.get_coordinates(shapely.shortest_line(parts[0], parts[1]))
+            mid = (a + b) / 2
+            pinches[area] = (round(float(mid[0]), 1), round(float(mid[1]), 1),
+                             round(2 * float(paper.exterior.distance(shapely.Point(mid))) if paper.geom_type ==
+                                   "Polygon" else 0.0, 2))
     return out
 
 

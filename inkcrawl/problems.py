@@ -116,6 +116,7 @@ RULES: tuple[Rule, ...] = (
     Rule("L033", "door-zero-length", _E, "A door's segment has both ends at the same point."),
     Rule("L034", "area-too-narrow", _E, "No line of the required width fits anywhere in the area's paper (between its outline's ink and the ink of its walls): it is closed for validation, analysis and the referee."),
     Rule("L035", "door-too-narrow", _E, "A door leaves less paper than the required width clear of the wall ink either side of it (the round ends of the outline or of walls): it is closed for validation, analysis and the referee, even with its keys."),
+    Rule("L036", "area-pinched", _W, "The area's paper narrows somewhere below the required width between two parts: a line cannot get from one part to the other without crossing a wall (validation and analysis still treat the area as one)."),
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

@@ -203,9 +203,12 @@ def test_an_opening_narrower_than_the_pen_is_closed_and_reported():
     assert "L020" in codes(problems)   # the corridor and the room beyond it cannot be reached
     entry = game(data)
     assert "c1" not in analyze_line_game(entry).reached
-    # the referee: a line into the corridor's mouth crosses the closure there
+    # the referee: the corridor is all ink (1 mm wide); a line ending in it only touched the wall,
+    # and one going on through it into r2 crossed a wall into r2
     result = play(entry, (50, 20), (50, 30), (70, 50), (90, 50))
-    assert result["ignored"]
+    assert result["ignored"] is None and [s["area"] for s in result["sections"]] == ["r1"]
+    result = play(entry, (50, 20), (50, 30), (70, 50), (130, 50))
+    assert result["ignored"] and "crossed a wall into room r2" in result["ignored"]["reason"]
 
 
 def test_the_pen_switch_opens_a_gap_as_wide_as_the_pen():
@@ -494,3 +497,47 @@ def test_a_wall_shorter_than_its_width_prints_as_a_dot_with_no_sides(stroke):
     entry = game(data)
     result = play(entry, (50, 20), (50, 30), (40, 40), *stroke, (40, 60))
     assert not line_items(result, "wall_crossing") and result["ignored"] is None
+
+
+def test_a_line_hugging_a_corridor_wall_goes_through_the_corridor():
+    # c1's top wall runs along y = 40 (ink 39.4..40.6) from r1 to r2. The line keeps its centre
+    # 0.2 mm inside c1, in that ink, from r1's paper to r2's paper: it touched the wall all the
+    # way and went r1 -> c1 -> r2 through the openings (RULES.md 2, Drawing rules 2)
+    entry = game(line_dungeon())
+    result = play(entry, (50, 20), (50, 30), (70, 40.2), (130, 40.2), (140, 50))
+    assert [s["area"] for s in result["sections"]] == ["r1", "c1", "r2"]
+    assert result["ignored"] is None and not line_items(result, "wall_crossing")
+
+
+def test_a_line_ending_on_a_wall_past_its_centre_line_enters_nothing():
+    # the line stops at x = 80.3 on r1's right outline (ink 79.4..80.6), outside every area's
+    # polygon but not past the ink: it touched the wall (no excursion, no penalty)
+    entry = game(line_dungeon())
+    result = play(entry, (50, 20), (75, 30), (80.3, 30))
+    assert [s["area"] for s in result["sections"]] == ["r1"]
+    assert result["ignored"] is None and not line_items(result, "wall_crossing")
+
+
+def test_a_line_beginning_across_a_wall_in_the_start_s_own_area_is_in_that_area():
+    # the Start st1 at (50, 20) on r1's top outline; wall wz along x = 52 from the outline down to
+    # y = 40. The line begins at (53, 22), within the Start's reach, beyond wz but still in r1:
+    # beginning is only refused when the paper beyond the wall is another area's (next test)
+    data = line_dungeon()
+    add(data, "walls", {"id": "wz", "points": [[52, 20], [52, 40]]})
+    result = play(game(data), (53, 22), (60, 30))
+    assert result["ignored"] is None and [s["area"] for s in result["sections"]] == ["r1"]
+
+
+def test_a_line_beginning_in_the_next_room_beyond_a_wall_is_illegal():
+    # rooms r1 (x 20..80) and r2 (x 80..140) with the wall w1 on x = 80 from y 20 to 65; the Start
+    # st1 at (77, 20) on the top outline, 6 mm: its reach (3 mm + half the pen) covers (80.5, 21.5),
+    # which is r2's paper beyond w1's ink (79.46..80.54)
+    data = line_dungeon()
+    data["areas"] = [data["areas"][0], {"id": "r2", "kind": "room", "name": "East",
+                                        "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]}]
+    data["elements"] = [e for e in data["elements"] if e["id"] in ("st1", "m1")]
+    next(e for e in data["elements"] if e["id"] == "st1")["at"] = [77, 20]
+    data["sheet"]["end_triggers"] = []
+    data["walls"] = [{"id": "w1", "points": [[80, 20], [80, 65]]}]
+    result = play(game(data), (80.9, 21.5), (100, 40))
+    assert result["ignored"] and "began across a wall from Start st1" in result["ignored"]["reason"]

@@ -293,6 +293,12 @@ def _sheet_ink(dungeon: LineDungeon, geometry: LineGeometry, printed: PrintedShe
                 + f", less than the {required:g} mm a line needs, so it is closed; widen it to at least "
                   f"{required + OUTLINE_WALL_MM:g} mm between its outline's centre lines")
         problems.append(problem("L034", text, file, area.pointer + "/polygon"))
+    for index, (x, y, width) in printed.pinches.items():
+        area = geometry.areas[index]
+        problems.append(problem("L036", f"{describe(area.kind, area.id, area.name)} narrows to about {width:.2g} mm "
+                                        f"of paper near ({x:g}, {y:g}), less than the {required:g} mm a line needs: a "
+                                        f"line cannot get from one part of it to the other without crossing a wall; "
+                                        f"widen it there", file, area.pointer + "/polygon"))
     for door_id, paper in printed.narrow_doors.items():
         door = doors[door_id]
         problems.append(problem("L035", f"{_name(door)} leaves {paper:.2g} mm of paper clear of the wall ink "

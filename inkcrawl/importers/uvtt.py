@@ -51,7 +51,7 @@ from shapely.geometry.base import BaseGeometry
 from inkcrawl.geoarrays import as_point, point_array
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult, json_kind
 from inkcrawl.importers.build import DRAWING_BAND_MM, LineDungeonBuilder
-from inkcrawl.shapes import INNER_WALL_MM, OUTLINE_WALL_MM
+from inkcrawl.shapes import OUTLINE_WALL_MM
 
 EXTENSIONS = (".dd2vtt", ".uvtt", ".df2vtt")
 #: Default printed size of one grid cell in mm (shrunk to fit the sheet by the builder).
@@ -616,24 +616,6 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
         x0, y0, x1, y1 = shapely.union_all([*area_polygons, explicit_walls]).bounds
         raise ImportFailed(f"the map spans {_fmt(x1 - x0)} x {_fmt(y1 - y0)} cells: on A4 a cell would be "
                            f"{scale:.2g} mm, less than {MIN_SCALE_MM:g} mm (walls far outside the map?)")
-    # a room narrower than a line at the printed scale holds no line (L034): a sliver, left out
-    gap_mm = _min_gap_mm(options.ruleset)
-    line_mm = gap_mm + OUTLINE_WALL_MM
-    reach = explicit_walls.buffer((INNER_WALL_MM / 2 + gap_mm / 2 + 0.02) / scale) if not explicit_walls.is_empty else None
-    narrow = []
-    for k, (_, polygon) in enumerate(areas):   # the same test as inkcrawl.printed.narrow_areas, in cells
-        core = polygon.buffer(-(OUTLINE_WALL_MM / 2 + gap_mm / 2 + 0.02) / scale)   # a hair stricter
-        if reach is not None and not core.is_empty:
-            core = core.difference(reach)
-        if core.is_empty:
-            narrow.append(k)
-    if narrow and len(narrow) == len(areas):
-        raise ImportFailed(f"every room is narrower than a line at the printed scale ({scale:.2g} mm per cell: "
-                           f"a line needs {line_mm:g} mm between the walls' centre lines); give a larger --cell-mm")
-    for k in reversed(narrow):
-        builder.note(where(areas[k][1]), f"leaves no paper a line fits in at the printed scale ({scale:.2g} mm per "
-                                         f"cell; a line needs {gap_mm:g} mm between the walls' ink): left out")
-        del areas[k]
     area_polygons = [polygon for _, polygon in areas]
     area_tree = shapely.STRtree(area_polygons)
     outer = _outer_band(area_polygons)
@@ -776,6 +758,12 @@ def _tidy(dungeon: dict, builder: LineDungeonBuilder) -> None:
 
     built = dungeon_from_dict(dungeon)
     assert isinstance(built, LineDungeon)  # the builder makes line dungeons
+    # leaving a room out prints its neighbours' shared sides: it can narrow them in turn
+    for _ in range(len(dungeon["areas"])):
+        if not _drop_narrow_areas(dungeon, builder):
+            break
+        built = dungeon_from_dict(dungeon)
+        assert isinstance(built, LineDungeon)
     outline = build_geometry(built).outline
     for element in dungeon["elements"]:
         if element["kind"] == "start" and not outline.is_empty:
@@ -785,6 +773,45 @@ def _tidy(dungeon: dict, builder: LineDungeonBuilder) -> None:
                 moved = shapely.get_coordinates(outline.interpolate(outline.project(start)))[0]
                 element["at"] = [round(float(moved[0]), 3), round(float(moved[1]), 3)]
                 builder.note(f"element {element['id']}", f"moved {gap:.1f} mm onto the outline of the dungeon")
+
+
+def _drop_narrow_areas(dungeon: dict, builder: LineDungeonBuilder) -> bool:
+    """Leave out the rooms no line fits in at the printed scale (the printed sheet's own test,
+    :func:`inkcrawl.printed.narrow_areas`, L034: slivers between walls), with the elements and
+    doors in them, each noted (a Start stays: it moves onto the outline left); ``True`` when
+    something was left out. Raises
+    :class:`ImportFailed` when no room is left."""
+    from inkcrawl.model import dungeon_from_dict
+    from inkcrawl.printed import sheet_of
+    from inkcrawl.rulesets import bundled_rulesets
+
+    ruleset = bundled_rulesets().get(dungeon.get("ruleset") or "line-classic")
+    if ruleset is None:
+        return False
+    sheet = sheet_of(dungeon_from_dict(dungeon), ruleset)  # type: ignore[arg-type]  # a line dungeon
+    geometry, required, narrow = sheet.geometry, sheet.required_mm, sheet.narrow
+    if not narrow:
+        return False
+    if len(narrow) == len(geometry.areas):
+        raise ImportFailed(f"no room is wide enough for a line at the printed scale (a line needs {required:g} mm "
+                           f"of paper between the walls' ink); give a larger --cell-mm")
+    gone = {geometry.areas[i].id: geometry.polygons[i] for i in narrow}
+    kept = shapely.union_all([p for i, p in enumerate(geometry.polygons) if i not in narrow])
+    for area_id, width in ((geometry.areas[i].id, w) for i, w in narrow.items()):
+        builder.note(f"area {area_id}", f"leaves at most {width:.2g} mm of paper between the walls' ink at the "
+                                        f"printed scale, less than a line needs: left out")
+    dungeon["areas"] = [a for a in dungeon["areas"] if a["id"] not in gone]
+    lost = shapely.union_all(list(gone.values()))
+    elements = []
+    for element in dungeon["elements"]:
+        where = element.get("at") or (element.get("segment") or [None])[0]
+        geom = LineString(element["segment"]) if element.get("segment") else Point(where) if where else None
+        if element["kind"] != "start" and geom is not None and geom.intersects(lost) and not geom.within(kept):
+            builder.note(f"element {element['id']}", "lay in a room left out (too narrow for a line): left out")
+            continue
+        elements.append(element)
+    dungeon["elements"] = elements
+    return True
 
 
 def _min_gap_mm(ruleset_id: str | None) -> float:

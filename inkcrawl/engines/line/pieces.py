@@ -59,10 +59,11 @@ class Pieces:
     wall_at: dict[int, np.ndarray]
 
 
-#: A passage of the path through the walls' solid ink: its first and last piece, whether it was
-#: judged whole (else the path begins or ends in the ink), the wall network line it crosses
-#: (None: no crossing) and the point on that wall that names the crossing.
-Passage = tuple[int, int, bool, "int | None", "np.ndarray | None"]
+#: A passage of the path through the walls' solid ink: its first and last piece, how it was
+#: judged (``judged``: whole, from the paper before it to the paper after it; ``touch``: the path
+#: begins or ends in the ink; ``undecided``: the centre lines decided), the wall network line
+#: it crosses (None: no crossing) and the point on that wall that names the crossing.
+Passage = tuple[int, int, str, "int | None", "np.ndarray | None"]
 
 
 def runs(ks: np.ndarray) -> list[tuple[int, int]]:
@@ -195,19 +196,22 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
         before = _paper_beside(V, first, first - 1, drawn)
         after = _paper_beside(V, last + 1, last + 1, drawn)
         verdict = separates(network, before, after) if before is not None and after is not None else None
-        if verdict is None:   # the path begins or ends in the ink: the centre lines decide
+        if (before is None) != (after is None):
+            # the path begins or ends in the ink: it touched the wall (RULES.md 2, touching is free)
+            passages.append((first, last, "touch", None, None))
+        elif verdict is None:   # all of the path in the ink, or the paper cannot be told: the centre lines decide
             for vertex in within:
                 if any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
                        for wall, index in candidates[vertex]):
                     out[vertex] = candidates[vertex][0][0]
-            passages.append((first, last, False, None, None))
+            passages.append((first, last, "undecided", None, None))
         else:
             wall, at = None, None
             if verdict:
                 # named where the path meets the first centre line, else mid-way through the ink
                 at = V[within[0]] if within else (V[first] + V[last + 1]) / 2
                 wall = candidates[within[0]][0][0] if within else _nearest_wall(rules, at)
-            passages.append((first, last, True, wall, at))
+            passages.append((first, last, "judged", wall, at))
     for vertex, hits in candidates.items():   # a centre line met outside the solid ink (a hair's breadth)
         if vertex not in judged and any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
                                         for wall, index in hits):
@@ -240,21 +244,29 @@ def _centre_line_crossing(network, wall: int, index: int, vertex: int, V, mids, 
 
 def _settle_passages(passages: list[Passage], region: np.ndarray,
                      drawn: np.ndarray, walls: dict[int, int], wall_at: dict[int, np.ndarray]) -> None:
-    """Place each passage through the ink: while the path is in a wall's ink it is still in the
-    area it came from (touching a wall enters nothing, RULES.md 2, Drawing rules 2), so the
-    pieces of a passage take the region of the piece before it, and the path reaches another
-    area where it leaves the ink on that area's paper; a passage that crosses is recorded in
-    ``walls`` at that point (the vertex where it leaves the ink), and in ``wall_at`` the point
-    that names it (on the wall's centre line). Changes ``region``, ``walls`` and ``wall_at`` in
-    place."""
-    for first, last, judged, wall, at in passages:
-        if not judged:
-            continue   # the path begins or ends in the ink: the centre lines decided, the areas stand
-        if first > 0 and drawn[first - 1]:
-            region[first:last + 1] = region[first - 1]
-        if wall is not None and at is not None:
-            walls[last + 1] = wall   # (a judged passage ends on drawn paper: last + 1 < len(region))
-            wall_at[last + 1] = at
+    """Place each passage through the ink (RULES.md 2, Drawing rules 2: touching a wall is free,
+    it enters nothing). A passage that crosses keeps the area the path came from until it
+    leaves the ink: it is recorded in ``walls`` where it leaves (the vertex where the path
+    reaches the other paper) and named in ``wall_at`` on the wall. One that comes back out on
+    the paper of the area it came from (a poke into the ink) stays in that area. One that goes
+    along the ink from one area's paper to another's keeps the areas its pieces lie in (the
+    openings it passes decide). One where the path begins or ends in the ink stays in the area
+    of the paper next to it. Changes ``region``, ``walls`` and ``wall_at`` in place."""
+    size = len(region)
+    for first, last, how, wall, at in passages:
+        came = int(region[first - 1]) if first > 0 and drawn[first - 1] else None
+        goes = int(region[last + 1]) if last + 1 < size and drawn[last + 1] else None
+        if how == "touch":
+            side = came if came is not None else goes
+            if side is not None:
+                region[first:last + 1] = side
+        elif how == "judged" and came is not None:
+            if wall is not None and at is not None:
+                region[first:last + 1] = came
+                walls[last + 1] = wall   # (a judged passage ends on drawn paper: last + 1 < size)
+                wall_at[last + 1] = at
+            elif came == goes:
+                region[first:last + 1] = came
 
 
 def _snap_walls_to_changes(wall_vertices: dict[int, int], region, L, drawn) -> dict[int, int]:

@@ -30,6 +30,7 @@ from inkcrawl.engines.line.rules import (
     LineRules,
     describe,
 )
+from inkcrawl.engines.wall_network import separates
 from inkcrawl.locks import door_opens
 from inkcrawl.model import SKELETON_LOCK
 
@@ -216,16 +217,29 @@ class _Walker:
             "_t": t, "kind": "wall_crossing", "vp": vp, "at": round_point(at),
             "text": what + ("" if self.per_excursion or count == 1 else f" ({count} crossings)")}))
 
-    def begin(self, start: dict) -> None:
+    def begin(self, start: dict) -> bool:
         """The line is in the Start's area from its first point (in another area when it begins
-        inside one, within the Start's reach); begun outside the outline, it is outside that
-        area, having left it through the Start's entrance gap."""
+        inside one, within the Start's reach, on the same paper as the Start); begun outside
+        the outline, it is outside that area, having left it through the Start's entrance gap.
+        Begun on the far side of a wall from the Start (another area's paper that the walls'
+        ink separates from the Start), it crossed that wall: an illegal crossing (``False``;
+        RULES.md 2, Drawing rules 1 and 2)."""
         region = self.pieces.region
         live = np.flatnonzero(region != JUMP)
         first_region = int(region[live[0]]) if len(live) else VOID
+        if 0 <= first_region != start["area"] and \
+                separates(self.rules.network, np.asarray(start["at"], dtype=float), self.pieces.V[live[0]]):
+            self.cur, self.outside = start["area"], False
+            self.new_section(self.cur, 0.0, f"from Start {start['id']}")
+            point = self.pieces.V[live[0]]
+            self.illegal = Illegal(0.0, round_point(point), f"began across a wall from Start {start['id']}, in "
+                                                            f"{self.rules.area_name(first_region)}: everything "
+                                                            f"drawn from here on is ignored")
+            return False
         self.cur = first_region if first_region >= 0 else start["area"]
         self.outside = first_region < 0
         self.new_section(self.cur, 0.0, f"from Start {start['id']}")
+        return True
 
     def land(self, t: float, r1: int) -> None:
         """A portal jump ends: the line is in the exit's area."""
@@ -332,10 +346,10 @@ class _Walker:
         return True
 
     def run(self) -> Walk:
-        self.begin(self.path.start)
+        began = self.begin(self.path.start)
         region = self.pieces.region
         change = np.flatnonzero(region[1:] != region[:-1]) + 1
-        for k in sorted(set(change.tolist()) | set(self.pieces.wall_vertices)):
+        for k in sorted(set(change.tolist()) | set(self.pieces.wall_vertices)) if began else []:
             t = float(self.pieces.T[k])
             if t >= self.t_end:
                 break
