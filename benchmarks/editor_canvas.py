@@ -47,8 +47,13 @@ def make_dungeon(elements: int, seed: int) -> dict:
     for row in range(ROWS):
         for col in range(COLUMNS):
             x0, y0 = ORIGIN[0] + col * ROOM_MM, ORIGIN[1] + row * ROOM_MM
-            areas.append({"id": f"room-{row}-{col}", "kind": "room",
-                          "polygon": [[x0, y0], [x0 + ROOM_MM, y0], [x0 + ROOM_MM, y0 + ROOM_MM], [x0, y0 + ROOM_MM]]})
+            areas.append(
+                {
+                    "id": f"room-{row}-{col}",
+                    "kind": "room",
+                    "polygon": [[x0, y0], [x0 + ROOM_MM, y0], [x0 + ROOM_MM, y0 + ROOM_MM], [x0, y0 + ROOM_MM]],
+                }
+            )
     spots = []
     for row in range(ROWS):
         for col in range(COLUMNS):
@@ -61,19 +66,30 @@ def make_dungeon(elements: int, seed: int) -> dict:
     items = [{"id": "start-1", "kind": "start", "at": [ORIGIN[0] + 30, ORIGIN[1]], "size_mm": 8, "rotation_deg": 0}]
     exit_at = spots.pop()
     items.append({"id": "exit-1", "kind": "exit", "at": list(exit_at), "size_mm": 5, "rotation_deg": 0})
-    for n, (x, y) in enumerate(spots[:elements - 2]):
+    for n, (x, y) in enumerate(spots[: elements - 2]):
         kind = KINDS[n % len(KINDS)]
         item = {"id": f"{kind}-{n}", "kind": kind, "at": [x, y], "size_mm": 4, "rotation_deg": 0}
         if kind == "treasure":
             item["variant"] = rng.choice(["chest", "crown", "goblet"])
         items.append(item)
-    return {"type": "dungeon", "format_version": 2, "id": "big-benchmark", "family": "line",
-            "ruleset": "line-classic",
-            "sheet": {"title": "Benchmark: two thousand elements",
-                      "paper": {"width_mm": 420, "height_mm": 594, "margin_mm": 10},
-                      "reminders": [], "components": [], "end_triggers": [{"kind": "exit_reached"}],
-                      "orb_tokens": {}},
-            "areas": areas, "walls": [], "elements": items}
+    return {
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "big-benchmark",
+        "family": "line",
+        "ruleset": "line-classic",
+        "sheet": {
+            "title": "Benchmark: two thousand elements",
+            "paper": {"width_mm": 420, "height_mm": 594, "margin_mm": 10},
+            "reminders": [],
+            "components": [],
+            "end_triggers": [{"kind": "exit_reached"}],
+            "orb_tokens": {},
+        },
+        "areas": areas,
+        "walls": [],
+        "elements": items,
+    }
 
 
 def best(values: list[float]) -> str:
@@ -125,12 +141,15 @@ def run(args: argparse.Namespace, folder: Path) -> int:
     scene.wait_for_sheet()
     sheet_ready = time.perf_counter()
     problems = document.problems
-    print(f"problems found: {len(problems)} "
-          f"({', '.join(sorted({p.problem.code for p in problems})) or 'none'})")
-    print(f"open:      {1000 * (shown - opened_at):8.1f} ms  (window shown with every object and its problems; "
-          f"Qt start + imports {1000 * (imported - started):.0f} ms before, not counted)")
-    print(f"             validation {document.validation_ms:.1f} ms, {len(scene.items_by_ref)} canvas items; the "
-          f"printed sheet (worker process) arrived {1000 * (sheet_ready - opened_at):.0f} ms after the start of open")
+    print(f"problems found: {len(problems)} ({', '.join(sorted({p.problem.code for p in problems})) or 'none'})")
+    print(
+        f"open:      {1000 * (shown - opened_at):8.1f} ms  (window shown with every object and its problems; "
+        f"Qt start + imports {1000 * (imported - started):.0f} ms before, not counted)"
+    )
+    print(
+        f"             validation {document.validation_ms:.1f} ms, {len(scene.items_by_ref)} canvas items; the "
+        f"printed sheet (worker process) arrived {1000 * (sheet_ready - opened_at):.0f} ms after the start of open"
+    )
 
     def repaint_times() -> list[float]:
         out = []
@@ -143,8 +162,11 @@ def run(args: argparse.Namespace, folder: Path) -> int:
     background = scene.background
     mode = "images drawn by the worker" if background.renderer is None else "vectors drawn in the editor"
     print(f"sheet:     shown as {mode}")
-    for label, setup in (("fit", view.zoom_to_fit), ("100 %", lambda: (view.set_zoom(1.0), view.centerOn(210, 297))),
-                         ("200 %", lambda: (view.set_zoom(2.0), view.centerOn(210, 297)))):
+    for label, setup in (
+        ("fit", view.zoom_to_fit),
+        ("100 %", lambda: (view.set_zoom(1.0), view.centerOn(210, 297))),
+        ("200 %", lambda: (view.set_zoom(2.0), view.centerOn(210, 297))),
+    ):
         setup()
         app.processEvents()
         t = time.perf_counter()
@@ -153,8 +175,10 @@ def run(args: argparse.Namespace, folder: Path) -> int:
         t = time.perf_counter()
         scene.wait_for_sheet()
         crisp = 1000 * (time.perf_counter() - t)
-        print(f"repaint:   {best(repaint_times())} at {label} ({view.zoom() * 100:.0f} %); first frame after "
-              f"the zoom change {first:.1f} ms, sharp tiles {crisp:.0f} ms later")
+        print(
+            f"repaint:   {best(repaint_times())} at {label} ({view.zoom() * 100:.0f} %); first frame after "
+            f"the zoom change {first:.1f} ms, sharp tiles {crisp:.0f} ms later"
+        )
     pans = []
     for _ in range(10):  # pan right at 200 %: a quarter of the view per step
         bar = view.horizontalScrollBar()
@@ -184,9 +208,11 @@ def run(args: argparse.Namespace, folder: Path) -> int:
     t_release = time.perf_counter()
     app.processEvents()
     total = 1000 * (time.perf_counter() - t_drag)
-    print(f"drag:      {statistics.mean(moves):8.1f} ms per move (max {max(moves):.1f}), 100 moves + release "
-          f"{total:.0f} ms, release {1000 * (time.perf_counter() - t_release):.0f} ms; "
-          f"undo steps added: {document.undo_stack.count() - count_before}")
+    print(
+        f"drag:      {statistics.mean(moves):8.1f} ms per move (max {max(moves):.1f}), 100 moves + release "
+        f"{total:.0f} ms, release {1000 * (time.perf_counter() - t_release):.0f} ms; "
+        f"undo steps added: {document.undo_stack.count() - count_before}"
+    )
 
     from editor.dungeon.edits import MoveObjects
 
@@ -218,8 +244,10 @@ def run(args: argparse.Namespace, folder: Path) -> int:
         scene.wait_for_sheet()
         arrivals.append(1000 * (time.perf_counter() - t))
     if taken:
-        print(f"re-render: {best(arrivals)} from an edit to its sheet on the canvas (worker process); the editor "
-              f"spends {max(taken):.1f} ms of it taking the new images")
+        print(
+            f"re-render: {best(arrivals)} from an edit to its sheet on the canvas (worker process); the editor "
+            f"spends {max(taken):.1f} ms of it taking the new images"
+        )
     app.clipboard().clear()
     window.confirm_discard = lambda d: True
     window.close()

@@ -62,8 +62,8 @@ if str(HERE) not in sys.path:
 import validate_pack
 
 REPO = validate_pack.REPO
-TARGET_SECONDS = 3.0          # for 100 pages
-TARGET_RATIO = 10.0           # cairosvg time / Qt time
+TARGET_SECONDS = 3.0  # for 100 pages
+TARGET_RATIO = 10.0  # cairosvg time / Qt time
 #: Lowest grid origin (mm from the top of the paper) that leaves a grid-classic sheet room for
 #: its scoring area below a 7x7 grid of 24 mm cells on A4 (validate_pack draws 30-100 mm).
 GRID_ORIGIN_MAX_Y_MM = 80
@@ -72,6 +72,7 @@ GRID_ORIGIN_MAX_Y_MM = 80
 # --------------------------------------------------------------------------------------------
 # Packs
 # --------------------------------------------------------------------------------------------
+
 
 def _raise_grids(grid_dir: Path) -> int:
     """Move every generated grid lower than GRID_ORIGIN_MAX_Y_MM up to it; returns how many."""
@@ -94,8 +95,10 @@ def prepare_packs(out: Path, count: int, seed: int, reuse: bool) -> tuple[Path, 
         validate_pack.prepare_out(out)
         begin = time.perf_counter()
         grid_dir, line_dir, info = validate_pack.generate(out, count, seed)
-        print(f"generated {info['grid']} grid + {info['line']} line dungeons (seed {seed}) with "
-              f"benchmarks/validate_pack.py in {time.perf_counter() - begin:.1f} s into {out}")
+        print(
+            f"generated {info['grid']} grid + {info['line']} line dungeons (seed {seed}) with "
+            f"benchmarks/validate_pack.py in {time.perf_counter() - begin:.1f} s into {out}"
+        )
     moved = _raise_grids(grid_dir)
     if moved:
         print(f"  moved {moved} grid(s) up to {GRID_ORIGIN_MAX_Y_MM} mm from the top so the scoring area fits below")
@@ -105,6 +108,7 @@ def prepare_packs(out: Path, count: int, seed: int, reuse: bool) -> tuple[Path, 
 # --------------------------------------------------------------------------------------------
 # cairosvg, in the benchmark's environment only
 # --------------------------------------------------------------------------------------------
+
 
 def default_cairosvg_dir() -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME") or tempfile.gettempdir())
@@ -133,8 +137,17 @@ def load_cairosvg(folder: Path, install: bool):
     if not install:
         return None, error
     folder.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "--target", str(folder), "cairosvg"]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--target",
+        str(folder),
+        "cairosvg",
+    ]
     print(f"installing cairosvg for this benchmark only: {' '.join(command)}")
     done = subprocess.run(command)
     if done.returncode:
@@ -205,8 +218,9 @@ def write_pdf_two_processes(pages, path: Path, title: str) -> int:
     from inkcrawl.jsonio import write_bytes_atomic
     from inkcrawl.workers import WorkerPool
 
-    helper = WorkerPool(1, start="spawn", initializer=_helper_begin, initargs=(title,), restart=False,
-                        name="bench-pdf-helper")
+    helper = WorkerPool(
+        1, start="spawn", initializer=_helper_begin, initargs=(title,), restart=False, name="bench-pdf-helper"
+    )
     own, order, waiting = PdfDocument(title), [], []
     try:
         for page in pages:
@@ -230,6 +244,7 @@ def write_pdf_two_processes(pages, path: Path, title: str) -> int:
 # Timing
 # --------------------------------------------------------------------------------------------
 
+
 def best_of(repeat: int, job) -> tuple[list[float], object]:
     times, value = [], None
     for _ in range(max(1, repeat)):
@@ -249,24 +264,37 @@ def pdf_pages(path: Path) -> int | str:
 
 def _line(label: str, times: list[float], pages: int, extra: str = "") -> str:
     best = min(times)
-    return (f"  {label:<40} {best:7.3f} s  ({statistics.median(times):.3f})  {pages / best:7.1f} pages/s"
-            + (f"  {extra}" if extra else ""))
+    return f"  {label:<40} {best:7.3f} s  ({statistics.median(times):.3f})  {pages / best:7.1f} pages/s" + (
+        f"  {extra}" if extra else ""
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--count", type=int, default=100, help="dungeons (= pages) in all, half grid, half line")
     parser.add_argument("--seed", type=int, default=1, help="random seed of the generator (default 1)")
-    parser.add_argument("--out", type=Path, help="write the packs and PDFs here and keep them (default: a temporary folder)")
+    parser.add_argument(
+        "--out", type=Path, help="write the packs and PDFs here and keep them (default: a temporary folder)"
+    )
     parser.add_argument("--reuse", action="store_true", help="with --out: use the packs already there")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)"
+    )
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI subprocess")
     parser.add_argument("--no-two-processes", action="store_true", help="skip (b2), the PDF shared with a helper")
-    parser.add_argument("--install-cairosvg", action="store_true",
-                        help="pip install cairosvg into --cairosvg-dir (never into the project) if it is missing")
-    parser.add_argument("--cairosvg-dir", type=Path, default=default_cairosvg_dir(),
-                        help="where --install-cairosvg puts cairosvg (default: %(default)s)")
+    parser.add_argument(
+        "--install-cairosvg",
+        action="store_true",
+        help="pip install cairosvg into --cairosvg-dir (never into the project) if it is missing",
+    )
+    parser.add_argument(
+        "--cairosvg-dir",
+        type=Path,
+        default=default_cairosvg_dir(),
+        help="where --install-cairosvg puts cairosvg (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     if args.count < 2:
         parser.error("--count must be at least 2 (one dungeon per pack)")
@@ -292,8 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         opened = open_dungeons(paths)
         load_time = time.perf_counter() - begin
         report = opened.report
-        print(f"  opened {len(opened.dungeons)} dungeons in {load_time:.2f} s "
-              f"({report.errors} errors, {report.warnings} warnings)")
+        print(
+            f"  opened {len(opened.dungeons)} dungeons in {load_time:.2f} s "
+            f"({report.errors} errors, {report.warnings} warnings)"
+        )
         if report.errors or not opened.dungeons:
             print("the generated packs do not validate; nothing to time", file=sys.stderr)
             return 1
@@ -377,8 +407,10 @@ def main(argv: list[str] | None = None) -> int:
                 done = subprocess.run(command, env=env, cwd=REPO, capture_output=True)
                 cli_times.append(time.perf_counter() - begin)
                 if done.returncode:
-                    print(f"inkcrawl export failed (exit {done.returncode}):\n"
-                          f"{done.stderr.decode(errors='replace')}", file=sys.stderr)
+                    print(
+                        f"inkcrawl export failed (exit {done.returncode}):\n{done.stderr.decode(errors='replace')}",
+                        file=sys.stderr,
+                    )
                     cli_times = None
                     break
             if cli_times:
@@ -386,46 +418,77 @@ def main(argv: list[str] | None = None) -> int:
                 cli_message = done.stdout.decode(errors="replace").strip()
 
         print(f"\ntiming of {count} pages (best of {max(1, args.repeat)}; median in brackets)")
-        print(_line("(a) SVGs, exporters.pages.sheet_page", svg_times, count,
-                    f"{svg_bytes / 1e6:.1f} MB of SVG"))
+        print(_line("(a) SVGs, exporters.pages.sheet_page", svg_times, count, f"{svg_bytes / 1e6:.1f} MB of SVG"))
         qt_best = min(qt_times)
         verdict = "within" if qt_best <= TARGET_SECONDS * count / 100 else "OVER"
-        print(_line("(b) PDF, Qt (exporters.qt.write_pdf)", qt_times, count,
-                    f"{qt_pdf.stat().st_size / 1e6:.1f} MB, {qt_pages} pages; "
-                    f"aim < {TARGET_SECONDS:g} s per 100 pages: {verdict}"))
+        print(
+            _line(
+                "(b) PDF, Qt (exporters.qt.write_pdf)",
+                qt_times,
+                count,
+                f"{qt_pdf.stat().st_size / 1e6:.1f} MB, {qt_pages} pages; "
+                f"aim < {TARGET_SECONDS:g} s per 100 pages: {verdict}",
+            )
+        )
         print(f"      one process, file written; CPU {qt_cpu / max(1, args.repeat):.3f} s per run")
         print(f"      first call (Qt start-up, fonts, 1 page): {qt_warm_up:.3f} s, not included")
         if two_times is not None:
-            print(_line("(b2) PDF, Qt in this and a helper process", two_times, count,
-                        f"{two_pages} pages; CPU {two_cpu / max(1, args.repeat):.3f} s per run, helper included; "
-                        f"{min(two_times) / qt_best:.2f}x the time of (b)"))
+            print(
+                _line(
+                    "(b2) PDF, Qt in this and a helper process",
+                    two_times,
+                    count,
+                    f"{two_pages} pages; CPU {two_cpu / max(1, args.repeat):.3f} s per run, helper included; "
+                    f"{min(two_times) / qt_best:.2f}x the time of (b)",
+                )
+            )
         both = min(a + b for a, b in zip(svg_times, qt_times))
         verdict_both = "within" if both <= TARGET_SECONDS * count / 100 else "OVER"
-        print(f"  {'(a)+(b) SVG and Qt PDF, in-process':<40} {both:7.3f} s  {'':>7}  {count / both:7.1f} pages/s"
-              f"  aim < {TARGET_SECONDS:g} s per 100 pages: {verdict_both}")
+        print(
+            f"  {'(a)+(b) SVG and Qt PDF, in-process':<40} {both:7.3f} s  {'':>7}  {count / both:7.1f} pages/s"
+            f"  aim < {TARGET_SECONDS:g} s per 100 pages: {verdict_both}"
+        )
         if cairo_times is not None:
             ratio = min(cairo_times) / qt_best
-            print(_line("(c) PDF, cairosvg.svg2pdf per page", cairo_times, count,
-                        f"{cairo_bytes / 1e6:.1f} MB in {count} one-page PDFs, not merged "
-                        f"(cairosvg {getattr(cairosvg, '__version__', '?')}; first call {cairo_warm_up:.3f} s)"))
-            print(f"  ratio cairosvg / Qt: {ratio:.1f}x  (aim at least {TARGET_RATIO:g}x: "
-                  f"{'met' if ratio >= TARGET_RATIO else 'NOT met'})")
+            print(
+                _line(
+                    "(c) PDF, cairosvg.svg2pdf per page",
+                    cairo_times,
+                    count,
+                    f"{cairo_bytes / 1e6:.1f} MB in {count} one-page PDFs, not merged "
+                    f"(cairosvg {getattr(cairosvg, '__version__', '?')}; first call {cairo_warm_up:.3f} s)",
+                )
+            )
+            print(
+                f"  ratio cairosvg / Qt: {ratio:.1f}x  (aim at least {TARGET_RATIO:g}x: "
+                f"{'met' if ratio >= TARGET_RATIO else 'NOT met'})"
+            )
         else:
             print(f"  (c) cairosvg: skipped, it is not installed ({why}).")
-            print(f"      Get it for this benchmark only (not the project): rerun with --install-cairosvg "
-                  f"(pip install --target {args.cairosvg_dir} cairosvg), or pip install cairosvg in a "
-                  f"throwaway environment; it needs libcairo2.")
+            print(
+                f"      Get it for this benchmark only (not the project): rerun with --install-cairosvg "
+                f"(pip install --target {args.cairosvg_dir} cairosvg), or pip install cairosvg in a "
+                f"throwaway environment; it needs libcairo2."
+            )
         for name, (times, about) in merges.items():
             if times is None:
                 print(f"  (d) merge {count} pages, {name}: skipped, {about}")
             else:
-                print(f"  (d) merge {count} pages, {name:<8}  {min(times) * 1000:7.1f} ms  "
-                      f"({statistics.median(times) * 1000:.1f})  {about}")
+                print(
+                    f"  (d) merge {count} pages, {name:<8}  {min(times) * 1000:7.1f} ms  "
+                    f"({statistics.median(times) * 1000:.1f})  {about}"
+                )
         if cli_times:
             best = min(cli_times)
             verdict_cli = "within" if best <= TARGET_SECONDS * count / 100 else "OVER"
-            print(_line("CLI end to end (python -m inkcrawl export)", cli_times, count,
-                        f"{cli_pages} pages; aim < {TARGET_SECONDS:g} s: {verdict_cli}"))
+            print(
+                _line(
+                    "CLI end to end (python -m inkcrawl export)",
+                    cli_times,
+                    count,
+                    f"{cli_pages} pages; aim < {TARGET_SECONDS:g} s: {verdict_cli}",
+                )
+            )
             print(f"      {cli_message}")
         elif not args.no_cli:
             print("  CLI end to end: failed (see above)")
@@ -433,9 +496,13 @@ def main(argv: list[str] | None = None) -> int:
         counts = [qt_pages] + ([cli_pages] if cli_times else []) + ([two_pages] if two_times else [])
         ok = written == count and all(n == count for n in counts if isinstance(n, int))
         if not ok:
-            print(f"\npage count mismatch: write_pdf returned {written}, Qt PDF has {qt_pages}"
-                  + (f", two processes {two_pages}" if two_times else "")
-                  + (f", CLI PDF has {cli_pages}" if cli_times else "") + f", expected {count}", file=sys.stderr)
+            print(
+                f"\npage count mismatch: write_pdf returned {written}, Qt PDF has {qt_pages}"
+                + (f", two processes {two_pages}" if two_times else "")
+                + (f", CLI PDF has {cli_pages}" if cli_times else "")
+                + f", expected {count}",
+                file=sys.stderr,
+            )
         return 0 if ok and (cli_times or args.no_cli) else 1
     finally:
         if temporary is not None:

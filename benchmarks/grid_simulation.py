@@ -16,9 +16,9 @@ For each dungeon of ``content/packs/ember-halls`` (converted once to game data, 
 
 Each figure is the best of ``--repeat`` runs, in games per second, with the players' mean
 score as a sanity check. The compile time of each dungeon (:class:`GridRules`: the game schema
-check and the precomputed tables, once per dungeon) is the best of 200 compiles. ``--profile`` adds a cProfile of one random-policy simulate run
-(top 15 functions by own time). The aim (issue #4): at least 1,000 games/s with the random
-policy and 2 players.
+check and the precomputed tables, once per dungeon) is the best of 200 compiles. ``--profile``
+adds a cProfile of one random-policy simulate run (top 15 functions by own time). The aim
+(issue #4): at least 1,000 games/s with the random policy and 2 players.
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ def main() -> int:
     opened = open_dungeons([str(REPO / "content" / "packs" / "ember-halls")])
     entries = [e for e in game_document(opened.dungeons)["dungeons"] if e["family"] == "grid"]
     print(f"grid simulation, {args.players} players, best of {args.repeat} (Python {sys.version.split()[0]})")
-    print(f"{'dungeon':<18} {'policy':<7} {'games':>6} {'engine games/s':>15} {'simulate games/s':>17} {'mean score':>11}")
+    print(
+        f"{'dungeon':<18} {'policy':<7} {'games':>6} {'engine games/s':>15} {'simulate games/s':>17} {'mean score':>11}"
+    )
     slowest_random = float("inf")
     compile_ms = {}
     for entry in entries:
@@ -89,8 +91,10 @@ def main() -> int:
             print(f"{entry['id']:<18} {policy:<7} {games:>6} {rate:>15,.0f} {games / sim_s:>17,.0f} {mean:>11.2f}")
     print("\ncompile (GridRules, best of 200): " + ", ".join(f"{k} {v:.2f} ms" for k, v in compile_ms.items()))
     verdict = "met" if slowest_random >= AIM_RANDOM else "NOT met"
-    print(f"\naim: >= {AIM_RANDOM:,.0f} games/s with the random policy; slowest dungeon through simulate: "
-          f"{slowest_random:,.0f} games/s ({verdict})")
+    print(
+        f"\naim: >= {AIM_RANDOM:,.0f} games/s with the random policy; slowest dungeon through simulate: "
+        f"{slowest_random:,.0f} games/s ({verdict})"
+    )
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()

@@ -14,8 +14,9 @@ and r7, where covering the boss ends the scrawl. Points are spaced evenly
 along the sweep so the whole play holds ``--points`` points.
 
 Reported: the one-off compile time of the dungeon (:class:`LineRules`: the game schema check,
-then the geometry; shared by every play on that dungeon and pen width) and the time to score the play, best and median of ``--repeat`` runs
-(plus the first, cold run). The aim: under 100 ms for the 5,000-point path.
+then the geometry; shared by every play on that dungeon and pen width) and the time to score
+the play, best and median of ``--repeat`` runs (plus the first, cold run). The aim: under
+100 ms for the 5,000-point path.
 """
 
 from __future__ import annotations
@@ -72,8 +73,9 @@ def _gateway(entry: dict, a: str, b: str) -> np.ndarray:
             return np.mean(np.array(connection["segment"], dtype=float), axis=0)
     polygons = {x["id"]: shapely.Polygon(x["polygon"]) for x in entry["areas"] if x["id"] in (a, b)}
     shared = polygons[a].boundary.intersection(polygons[b].boundary)
-    middle = shapely.line_interpolate_point(shapely.line_merge(shared) if shared.geom_type == "MultiLineString"
-                                            else shared, 0.5, normalized=True)
+    middle = shapely.line_interpolate_point(
+        shapely.line_merge(shared) if shared.geom_type == "MultiLineString" else shared, 0.5, normalized=True
+    )
     return np.array([middle.x, middle.y])
 
 
@@ -113,8 +115,14 @@ def build_play(entry: dict, points: int) -> dict:
     if len(touching):
         one = one[: touching[0] + 1]
     two = _resample(second, points - len(one))
-    return {"type": "play", "format_version": 1, "dungeon": entry["id"], "character": None, "players": 2,
-            "path": [np.round(one, 3).tolist(), np.round(two, 3).tolist()]}
+    return {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": entry["id"],
+        "character": None,
+        "players": 2,
+        "path": [np.round(one, 3).tolist(), np.round(two, 3).tolist()],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,13 +153,19 @@ def main(argv: list[str] | None = None) -> int:
         result = referee(rules, play)
         times.append((time.perf_counter() - start) * 1000)
     cold, warm = times[0], times[1:]
-    print(f"dungeon: {entry['id']} ({len(entry['areas'])} areas, {len(entry['elements'])} elements, "
-          f"{len(entry['walls'])} walls)")
-    print(f"play: {count} points in {len(play['path'])} polylines, "
-          f"{result['end']['length_mm']:.0f} mm scored, total {result['total']} VP")
+    print(
+        f"dungeon: {entry['id']} ({len(entry['areas'])} areas, {len(entry['elements'])} elements, "
+        f"{len(entry['walls'])} walls)"
+    )
+    print(
+        f"play: {count} points in {len(play['path'])} polylines, "
+        f"{result['end']['length_mm']:.0f} mm scored, total {result['total']} VP"
+    )
     print(f"compile the dungeon (once per dungeon and pen width): {compile_ms:.1f} ms")
-    print(f"score the play: best {min(warm):.1f} ms, median {statistics.median(warm):.1f} ms "
-          f"(first run {cold:.1f} ms; {args.repeat} runs)")
+    print(
+        f"score the play: best {min(warm):.1f} ms, median {statistics.median(warm):.1f} ms "
+        f"(first run {cold:.1f} ms; {args.repeat} runs)"
+    )
     print(f"aim: under 100 ms -> {'met' if min(warm) < 100 else 'NOT met'}")
     if args.show:
         print()

@@ -60,24 +60,121 @@ LINE_PACK_ID = "bench-line-classic"
 # Names
 # --------------------------------------------------------------------------------------------
 
-_ADJECTIVES = ["Ashen", "Sunken", "Hollow", "Gilded", "Drowned", "Whispering", "Crimson", "Frozen", "Silent",
-               "Broken", "Ember", "Moss", "Iron", "Shattered", "Forgotten", "Lantern", "Candle", "Bone", "Salt",
-               "Thorn", "Copper", "Raven", "Gloom", "Velvet", "Rusted", "Weeping", "Twisted", "Smoldering"]
-_PLACES = ["Halls", "Vault", "Crypt", "Cellars", "Depths", "Catacombs", "Warrens", "Sanctum", "Mines",
-           "Keep", "Undercroft", "Labyrinth", "Forge", "Archive", "Grotto", "Ossuary", "Barrow", "Cistern"]
-_ROOMS = ["Hall", "Gallery", "Chapel", "Kitchen", "Library", "Armoury", "Well", "Crypt", "Shrine", "Pantry",
-          "Forge", "Stair", "Throne Room", "Garden", "Larder", "Cell Block", "Scriptorium", "Bath", "Vestry",
-          "Kennel", "Observatory", "Counting House", "Wine Cellar", "Guardroom", "Furnace"]
-_MONSTERS = ["Ghoul", "Cave Troll", "Moth Swarm", "Bone Rat", "Slime", "Gargoyle", "Wight", "Kobold",
-             "Cinder Crow", "Mire Toad", "Grave Hound", "Lamp Imp", "Rust Beetle", "Shade", "Goblin Archer"]
-_BOSSES = ["The Lantern King", "The Rot Queen", "The Ash Wyrm", "The Salt Lich", "The Hollow Abbot",
-           "The Iron Matron", "The Weeping Colossus"]
+_ADJECTIVES = [
+    "Ashen",
+    "Sunken",
+    "Hollow",
+    "Gilded",
+    "Drowned",
+    "Whispering",
+    "Crimson",
+    "Frozen",
+    "Silent",
+    "Broken",
+    "Ember",
+    "Moss",
+    "Iron",
+    "Shattered",
+    "Forgotten",
+    "Lantern",
+    "Candle",
+    "Bone",
+    "Salt",
+    "Thorn",
+    "Copper",
+    "Raven",
+    "Gloom",
+    "Velvet",
+    "Rusted",
+    "Weeping",
+    "Twisted",
+    "Smoldering",
+]
+_PLACES = [
+    "Halls",
+    "Vault",
+    "Crypt",
+    "Cellars",
+    "Depths",
+    "Catacombs",
+    "Warrens",
+    "Sanctum",
+    "Mines",
+    "Keep",
+    "Undercroft",
+    "Labyrinth",
+    "Forge",
+    "Archive",
+    "Grotto",
+    "Ossuary",
+    "Barrow",
+    "Cistern",
+]
+_ROOMS = [
+    "Hall",
+    "Gallery",
+    "Chapel",
+    "Kitchen",
+    "Library",
+    "Armoury",
+    "Well",
+    "Crypt",
+    "Shrine",
+    "Pantry",
+    "Forge",
+    "Stair",
+    "Throne Room",
+    "Garden",
+    "Larder",
+    "Cell Block",
+    "Scriptorium",
+    "Bath",
+    "Vestry",
+    "Kennel",
+    "Observatory",
+    "Counting House",
+    "Wine Cellar",
+    "Guardroom",
+    "Furnace",
+]
+_MONSTERS = [
+    "Ghoul",
+    "Cave Troll",
+    "Moth Swarm",
+    "Bone Rat",
+    "Slime",
+    "Gargoyle",
+    "Wight",
+    "Kobold",
+    "Cinder Crow",
+    "Mire Toad",
+    "Grave Hound",
+    "Lamp Imp",
+    "Rust Beetle",
+    "Shade",
+    "Goblin Archer",
+]
+_BOSSES = [
+    "The Lantern King",
+    "The Rot Queen",
+    "The Ash Wyrm",
+    "The Salt Lich",
+    "The Hollow Abbot",
+    "The Iron Matron",
+    "The Weeping Colossus",
+]
 _PLANTS = ["Charcoal Thistle", "Wraithwick", "Bellmoss", "Gravebloom", "Ink Fern", "Lantern Lily"]
 _PRISONERS = ["Caged Glassblower", "The Last Lamplighter", "Lost Cartographer", "Chained Bard", "Apprentice"]
-_TREASURES = {"chest": ["Forge Chest", "Salt Chest", "Iron Coffer"], "crown": ["Inkwell Crown", "Moth Crown"],
-              "goblet": ["Bone Goblet", "Silver Chalice"]}
-_SPELLS = {"bolt": ["Lamp-Bolt", "Cinder Bolt"], "ward": ["Ward of Ash", "Salt Ward"],
-           "star": ["Falling Star", "Moth Star"]}
+_TREASURES = {
+    "chest": ["Forge Chest", "Salt Chest", "Iron Coffer"],
+    "crown": ["Inkwell Crown", "Moth Crown"],
+    "goblet": ["Bone Goblet", "Silver Chalice"],
+}
+_SPELLS = {
+    "bolt": ["Lamp-Bolt", "Cinder Bolt"],
+    "ward": ["Ward of Ash", "Salt Ward"],
+    "star": ["Falling Star", "Moth Star"],
+}
 _WEAPONS = ["Ember Blade", "Ash Spear", "Iron Maul", "Glass Bow", "Salt Axe", "Thorn Whip"]
 _GRID_MONSTERS = ["Kiln Imp", "Slag Troll", "Soot Wraith", "Cinder Hound", "Ash Golem", "Flame Newt"]
 _LABELS = ["Kneel, or burn.", "Mind the drop", "Here be moths", "Do not feed the troll", "Abandon hope"]
@@ -94,6 +191,7 @@ def _slug(title: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Grid family
 # --------------------------------------------------------------------------------------------
+
 
 def make_grid_dungeon(rng: random.Random, index: int) -> dict:
     """A 7x7 grid-classic dungeon: spanning-tree maze (so every room is reachable) plus loops up
@@ -122,7 +220,7 @@ def make_grid_dungeon(rng: random.Random, index: int) -> dict:
         else:
             rest.append(edge)
     target = round(len(inner) * rng.uniform(0.55, 0.65))
-    chosen = tree + rest[:max(0, target - len(tree))]
+    chosen = tree + rest[: max(0, target - len(tree))]
     passages = []
     for (c, r), side in chosen:
         if rng.random() < 0.3:  # the same edge seen from the other room
@@ -154,18 +252,34 @@ def make_grid_dungeon(rng: random.Random, index: int) -> dict:
             monster["name"] = _GRID_MONSTERS[i]
         features.append(monster)
     title = _title(rng, index)
-    reminders = rng.sample(["Gather your weapons before you face the monsters.",
-                            "The dragon doubles one loot bag.",
-                            "Entryways you never link score 1 VP each.",
-                            "Traps strike every player."], rng.randint(0, 2))
+    reminders = rng.sample(
+        [
+            "Gather your weapons before you face the monsters.",
+            "The dragon doubles one loot bag.",
+            "Entryways you never link score 1 VP each.",
+            "Traps strike every player.",
+        ],
+        rng.randint(0, 2),
+    )
     return {
-        "type": "dungeon", "format_version": 2, "id": f"grid-{index + 1:04d}", "family": "grid",
+        "type": "dungeon",
+        "format_version": 2,
+        "id": f"grid-{index + 1:04d}",
+        "family": "grid",
         "ruleset": "grid-classic",
-        "sheet": {"title": title, "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": reminders},
-        "grid": {"columns": columns, "rows": rows, "cell_mm": 24,
-                 "origin_mm": [21, rng.randint(30, 100)],
-                 "column_labels": "letters", "row_labels": rng.choice(["numbers", "numbers", "letters"])},
+        "sheet": {
+            "title": title,
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": reminders,
+        },
+        "grid": {
+            "columns": columns,
+            "rows": rows,
+            "cell_mm": 24,
+            "origin_mm": [21, rng.randint(30, 100)],
+            "column_labels": "letters",
+            "row_labels": rng.choice(["numbers", "numbers", "letters"]),
+        },
         "passages": passages,
         "entryways": entryways,
         "features": features,
@@ -175,6 +289,7 @@ def make_grid_dungeon(rng: random.Random, index: int) -> dict:
 # --------------------------------------------------------------------------------------------
 # Line family: plain-Python geometry (independent of inkcrawl's shapely code)
 # --------------------------------------------------------------------------------------------
+
 
 def _inside(x: float, y: float, polygon: list) -> bool:
     result = False
@@ -231,8 +346,9 @@ class _Room:
                 vertical = "west" if corner[1] == "l" else "east"
                 hx = (x0, x0 + dx + 3) if corner[1] == "l" else (x1 - dx - 3, x1)
                 vy = (y0, y0 + dy + 3) if corner[0] == "t" else (y1 - dy - 3, y1)
-                clash = any(lo < hx[1] and hi > hx[0] for lo, hi in self.keep[horizontal]) or \
-                    any(lo < vy[1] and hi > vy[0] for lo, hi in self.keep[vertical])
+                clash = any(lo < hx[1] and hi > hx[0] for lo, hi in self.keep[horizontal]) or any(
+                    lo < vy[1] and hi > vy[0] for lo, hi in self.keep[vertical]
+                )
                 if not clash and dx < w * 0.4 and dy < h * 0.4:
                     cuts[corner] = (kind, dx, dy)
         points = []
@@ -241,8 +357,8 @@ class _Room:
                 points.append([cx, cy])
                 continue
             kind, dx, dy = cuts[corner]
-            sx = 1 if corner[1] == "l" else -1   # towards the inside along x
-            sy = 1 if corner[0] == "t" else -1   # towards the inside along y
+            sx = 1 if corner[1] == "l" else -1  # towards the inside along x
+            sy = 1 if corner[0] == "t" else -1  # towards the inside along y
             arrive_vertical = corner in ("tl", "br")  # walking clockwise, tl and br are reached along a vertical side
             if kind == "chamfer":
                 a, b = [cx, cy + sy * dy], [cx + sx * dx, cy]
@@ -258,13 +374,34 @@ class _Room:
 
 
 _LAYOUTS = [  # (columns, rows, cells left out)
-    (2, 3, ()), (3, 2, ()), (2, 4, ()), (4, 2, ()), (3, 3, ((2, 2),)), (3, 3, ((0, 0),)),
-    (3, 3, ((0, 2), (2, 0))), (3, 4, ((0, 0), (2, 3), (2, 0), (0, 3))), (2, 3, ()), (3, 2, ()),
+    (2, 3, ()),
+    (3, 2, ()),
+    (2, 4, ()),
+    (4, 2, ()),
+    (3, 3, ((2, 2),)),
+    (3, 3, ((0, 0),)),
+    (3, 3, ((0, 2), (2, 0))),
+    (3, 4, ((0, 0), (2, 3), (2, 0), (0, 3))),
+    (2, 3, ()),
+    (3, 2, ()),
 ]
-_SIZES = {"monster": (6, 8), "boss": (14, 16), "spell": (10, 10), "treasure": (10, 10), "artifact_stone": (5, 5),
-          "plant": (7, 7), "prisoner": (7, 7), "orb": (8, 8), "key": (6, 6), "skeleton_key": (6, 6),
-          "portal_entry": (8, 8), "portal_exit": (8, 8), "escape_portal": (10, 10), "exit": (10, 10),
-          "start": (8, 8)}
+_SIZES = {
+    "monster": (6, 8),
+    "boss": (14, 16),
+    "spell": (10, 10),
+    "treasure": (10, 10),
+    "artifact_stone": (5, 5),
+    "plant": (7, 7),
+    "prisoner": (7, 7),
+    "orb": (8, 8),
+    "key": (6, 6),
+    "skeleton_key": (6, 6),
+    "portal_entry": (8, 8),
+    "portal_exit": (8, 8),
+    "escape_portal": (10, 10),
+    "exit": (10, 10),
+    "start": (8, 8),
+}
 _MIN_GAP = 2.0  # line-classic print.min_gap_mm
 
 
@@ -323,7 +460,7 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
         else:
             rest.append((a, b))
     budget = 16 - len(rooms) - len(tree)
-    extra = [link for link in rest if rng.random() < 0.35][:max(0, budget)]
+    extra = [link for link in rest if rng.random() < 0.35][: max(0, budget)]
 
     room_order = sorted(rooms, key=lambda cell: (cell[1], cell[0]))
     room_ids = {cell: f"r{i + 1}" for i, cell in enumerate(room_order)}
@@ -387,14 +524,18 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
             points = [[room.x0 + int(w * 0.3), y], [room.x1 - int(w * 0.3), y]]
             if rng.random() < 0.3:
                 points.append([points[-1][0], y + int(h * 0.15)])
-        samples = [(a[0] + (b[0] - a[0]) * t / 4, a[1] + (b[1] - a[1]) * t / 4)
-                   for a, b in zip(points, points[1:]) for t in range(5)]
+        samples = [
+            (a[0] + (b[0] - a[0]) * t / 4, a[1] + (b[1] - a[1]) * t / 4)
+            for a, b in zip(points, points[1:])
+            for t in range(5)
+        ]
         if all(_inside(x, y, room.polygon) and _boundary_distance(x, y, room.polygon) >= 8 for x, y in samples):
             walls.append({"id": f"w{len(walls) + 1}", "points": points, "room": cell})
 
     # Areas as a graph (rooms and corridors) for doors, keys and the boss.
-    areas = [{"id": room_ids[cell], "kind": "room", "polygon": rooms[cell].polygon, "cell": cell}
-             for cell in room_order]
+    areas = [
+        {"id": room_ids[cell], "kind": "room", "polygon": rooms[cell].polygon, "cell": cell} for cell in room_order
+    ]
     names = rng.sample(_ROOMS, len(areas))
     for area, name in zip(areas, names):
         if rng.random() < 0.85:
@@ -495,7 +636,7 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
     weights = {a: (rooms[room_cells[a]].area if a in room_cells else 0) for a in area_polygons}
     big_rooms = [a for a in room_list for _ in range(max(1, round(weights[a] / 1500)))]
     small_spots = big_rooms + [c["id"] for c in corridors if rng.random() < 0.5]
-    far_rooms = sorted(room_list, key=lambda a: -depth[a])[:max(1, len(room_list) // 3)]
+    far_rooms = sorted(room_list, key=lambda a: -depth[a])[: max(1, len(room_list) // 3)]
     free_rooms = [a for a in room_list if a in free]
 
     elements: list[dict] = []
@@ -549,10 +690,18 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
         if spot is None:
             break
         stones.append(spot)
-    stones = stones[:len(stones) - len(stones) % 3]
+    stones = stones[: len(stones) - len(stones) % 3]
     for number, (at, size) in enumerate(stones, start=1):
-        elements.append({"id": f"a{number}", "kind": "artifact_stone", "at": at, "size_mm": size,
-                         "rotation_deg": 0, "number": number})
+        elements.append(
+            {
+                "id": f"a{number}",
+                "kind": "artifact_stone",
+                "at": at,
+                "size_mm": size,
+                "rotation_deg": 0,
+                "number": number,
+            }
+        )
     for _ in range(rng.randint(2, 5)):
         add("plant", "p", small_spots, name=rng.choice(_PLANTS))
     for _ in range(rng.randint(1, 3)):
@@ -573,8 +722,16 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
         element.update(door)
         elements.append(element)
     if rng.random() < 0.5:
-        elements.append({"id": "l1", "kind": "label", "at": [105, 24], "rotation_deg": 0,
-                         "text": rng.choice(_LABELS), "text_height_mm": 3})
+        elements.append(
+            {
+                "id": "l1",
+                "kind": "label",
+                "at": [105, 24],
+                "rotation_deg": 0,
+                "text": rng.choice(_LABELS),
+                "text_height_mm": 3,
+            }
+        )
     rng.shuffle(elements)  # designers add elements in no particular order
 
     triggers = [{"kind": "boss_covered"}]
@@ -585,8 +742,9 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
     if has_exit:
         triggers.append({"kind": "exit_reached"})
     if orb_colours and rng.random() < 0.2:
-        triggers.append({"kind": "orb_taken", "colour": rng.choice(sorted(orb_colours)),
-                         "when": rng.choice(["first", "last"])})
+        triggers.append(
+            {"kind": "orb_taken", "colour": rng.choice(sorted(orb_colours)), "when": rng.choice(["first", "last"])}
+        )
     components = []
     if orb_colours:
         components.append("orbs")
@@ -615,11 +773,19 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
         item["polygon"] = corridor["polygon"]
         area_list.append(item)
     return {
-        "type": "dungeon", "format_version": 2, "id": f"line-{index + 1:04d}", "family": "line",
+        "type": "dungeon",
+        "format_version": 2,
+        "id": f"line-{index + 1:04d}",
+        "family": "line",
         "ruleset": "line-classic",
-        "sheet": {"title": _title(rng, index), "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": reminders, "components": components, "end_triggers": triggers,
-                  "orb_tokens": {colour: tokens[colour] for colour in sorted(orb_colours)}},
+        "sheet": {
+            "title": _title(rng, index),
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": reminders,
+            "components": components,
+            "end_triggers": triggers,
+            "orb_tokens": {colour: tokens[colour] for colour in sorted(orb_colours)},
+        },
         "areas": area_list,
         "walls": [{"id": w["id"], "points": w["points"]} for w in walls],
         "elements": elements,
@@ -629,6 +795,7 @@ def _line_dungeon(rng: random.Random, index: int) -> dict:
 # --------------------------------------------------------------------------------------------
 # Packs
 # --------------------------------------------------------------------------------------------
+
 
 def dumps(value) -> str:
     """``value`` as the text of a pack file, in the canonical layout inkcrawl writes."""
@@ -646,9 +813,16 @@ def write_pack(folder: Path, pack_id: str, name: str, ruleset: str, dungeons: li
         relative = f"dungeons/{dungeon['id']}-{_slug(dungeon['sheet']['title'])}.json"
         (folder / relative).write_text(dumps(dungeon), encoding="utf-8")
         paths.append(relative)
-    manifest = {"type": "pack", "format_version": 1, "id": pack_id, "name": name, "version": "1.0.0",
-                "description": f"{len(dungeons)} generated {ruleset} dungeons for benchmarks/validate_pack.py.",
-                "ruleset": ruleset, "dungeons": paths}
+    manifest = {
+        "type": "pack",
+        "format_version": 1,
+        "id": pack_id,
+        "name": name,
+        "version": "1.0.0",
+        "description": f"{len(dungeons)} generated {ruleset} dungeons for benchmarks/validate_pack.py.",
+        "ruleset": ruleset,
+        "dungeons": paths,
+    }
     if decks:
         manifest["decks"] = decks
     (folder / "pack.json").write_text(dumps(manifest), encoding="utf-8")
@@ -661,17 +835,23 @@ def generate(out: Path, count: int, seed: int) -> tuple[Path, Path, dict]:
     grid = [make_grid_dungeon(rng, i) for i in range(grid_count)]
     line = [make_line_dungeon(rng, i) for i in range(line_count)]
     grid_dir, line_dir = out / GRID_PACK_ID, out / LINE_PACK_ID
-    deck = {"id": "gentle", "name": "Gentle deck (2 traps)",
-            "cards": {"straight": 8, "corner": 9, "t_junction": 7, "cross": 4, "dead_end": 4, "trap": 2, "draw_two": 2}}
+    deck = {
+        "id": "gentle",
+        "name": "Gentle deck (2 traps)",
+        "cards": {"straight": 8, "corner": 9, "t_junction": 7, "cross": 4, "dead_end": 4, "trap": 2, "draw_two": 2},
+    }
     write_pack(grid_dir, GRID_PACK_ID, "Benchmark grid pack", "grid-classic", grid, [deck])
     write_pack(line_dir, LINE_PACK_ID, "Benchmark line pack", "line-classic", line)
     stats = {
-        "grid": len(grid), "line": len(line),
+        "grid": len(grid),
+        "line": len(line),
         "passages": statistics.mean(len(d["passages"]) for d in grid) if grid else 0,
         "areas": statistics.mean(len(d["areas"]) for d in line) if line else 0,
         "areas_range": (min(len(d["areas"]) for d in line), max(len(d["areas"]) for d in line)) if line else (0, 0),
         "elements": statistics.mean(len(d["elements"]) for d in line) if line else 0,
-        "elements_range": (min(len(d["elements"]) for d in line), max(len(d["elements"]) for d in line)) if line else (0, 0),
+        "elements_range": (min(len(d["elements"]) for d in line), max(len(d["elements"]) for d in line))
+        if line
+        else (0, 0),
         "kinds": Counter(e["kind"] for d in line for e in d["elements"]),
         "walls": sum(len(d["walls"]) for d in line),
     }
@@ -697,6 +877,7 @@ def prepare_out(out: Path) -> None:
 # --------------------------------------------------------------------------------------------
 # Timing
 # --------------------------------------------------------------------------------------------
+
 
 def subprocess_env() -> dict:
     """The environment of a benchmark's child process: this one's, with the repository first on
@@ -756,8 +937,11 @@ def _stage_table(stats: pstats.Stats) -> list[tuple[str, int, float]]:
     that exist in this version of inkcrawl)."""
     rows = []
     for label, filename, function in _STAGES:
-        found = [value for (file, _, name), value in stats.stats.items()  # type: ignore[attr-defined]
-                 if name == function and file.endswith(filename) and "inkcrawl" in file]
+        found = [
+            value
+            for (file, _, name), value in stats.stats.items()  # type: ignore[attr-defined]
+            if name == function and file.endswith(filename) and "inkcrawl" in file
+        ]
         if found:
             rows.append((label, sum(v[1] for v in found), sum(v[3] for v in found)))
     return rows
@@ -769,6 +953,7 @@ class _serial:
 
     def __enter__(self):
         import inkcrawl.validate as module
+
         self.module = module
         self.saved = getattr(module, "PARALLEL_THRESHOLD", None)
         if self.saved is not None:
@@ -781,13 +966,18 @@ class _serial:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=1000, help="dungeons in all, split over the two packs (default 1000)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--count", type=int, default=1000, help="dungeons in all, split over the two packs (default 1000)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="random seed of the generator (default 1)")
     parser.add_argument("--out", type=Path, help="write the packs here and keep them (default: a temporary folder)")
     parser.add_argument("--reuse", action="store_true", help="with --out: validate the packs already there")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)"
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the warm run: stages and top 15 functions")
     parser.add_argument("--no-cold", action="store_true", help="skip the subprocess (cold) timing")
     args = parser.parse_args(argv)
@@ -811,12 +1001,16 @@ def main(argv: list[str] | None = None) -> int:
             prepare_out(out)
             begin = time.perf_counter()
             grid_dir, line_dir, info = generate(out, args.count, args.seed)
-            print(f"generated {info['grid']} grid + {info['line']} line dungeons (seed {args.seed}) in "
-                  f"{time.perf_counter() - begin:.1f} s into {out}")
+            print(
+                f"generated {info['grid']} grid + {info['line']} line dungeons (seed {args.seed}) in "
+                f"{time.perf_counter() - begin:.1f} s into {out}"
+            )
             print(f"  grid: {info['passages']:.1f} passages of 84 inner edges on average")
-            print(f"  line: {info['areas']:.1f} areas ({info['areas_range'][0]}-{info['areas_range'][1]}), "
-                  f"{info['elements']:.1f} elements ({info['elements_range'][0]}-{info['elements_range'][1]}), "
-                  f"{info['walls']} walls in all")
+            print(
+                f"  line: {info['areas']:.1f} areas ({info['areas_range'][0]}-{info['areas_range'][1]}), "
+                f"{info['elements']:.1f} elements ({info['elements_range'][0]}-{info['elements_range'][1]}), "
+                f"{info['walls']} walls in all"
+            )
             print("  element kinds: " + ", ".join(f"{k} {n}" for k, n in info["kinds"].most_common()))
         paths = [grid_dir, line_dir]
         size = sum(f.stat().st_size for p in paths for f in p.rglob("*.json"))
@@ -838,8 +1032,10 @@ def main(argv: list[str] | None = None) -> int:
         assert report is not None
         dungeons = report.dungeons
 
-        print(f"\nproblems: {report.errors} errors, {report.warnings} warnings in {report.files} files "
-              f"({dungeons} dungeons)")
+        print(
+            f"\nproblems: {report.errors} errors, {report.warnings} warnings in {report.files} files "
+            f"({dungeons} dungeons)"
+        )
         by_code = Counter(p.code for p in report.problems)
         for code, number in sorted(by_code.items()):
             print(f"  {code} {RULES_BY_CODE[code].name:<30} {number}")
@@ -850,12 +1046,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_cold:
             cold, startup, code = time_cold(paths, max(1, args.repeat))
             best = min(cold)
-            print(f"  cold  python -m inkcrawl validate: {best:6.3f} s  ({statistics.median(cold):.3f})  "
-                  f"{dungeons / best:7.0f} dungeons/s  exit {code}")
+            print(
+                f"  cold  python -m inkcrawl validate: {best:6.3f} s  ({statistics.median(cold):.3f})  "
+                f"{dungeons / best:7.0f} dungeons/s  exit {code}"
+            )
             print(f"        of which start-up + imports: {min(startup):6.3f} s  ({statistics.median(startup):.3f})")
         best = min(warm)
-        print(f"  warm  validate_paths in-process:   {best:6.3f} s  ({statistics.median(warm):.3f})  "
-              f"{dungeons / best:7.0f} dungeons/s  ({1000 * best / dungeons:.2f} ms per dungeon)")
+        print(
+            f"  warm  validate_paths in-process:   {best:6.3f} s  ({statistics.median(warm):.3f})  "
+            f"{dungeons / best:7.0f} dungeons/s  ({1000 * best / dungeons:.2f} ms per dungeon)"
+        )
         with _serial() as has_pool:
             if has_pool:
                 serial = []
@@ -863,8 +1063,10 @@ def main(argv: list[str] | None = None) -> int:
                     begin = time.perf_counter()
                     validate_paths(paths)
                     serial.append(time.perf_counter() - begin)
-                print(f"        same, one process (no pool): {min(serial):6.3f} s  ({statistics.median(serial):.3f})  "
-                      f"{dungeons / min(serial):7.0f} dungeons/s  ({1000 * min(serial) / dungeons:.2f} ms per dungeon)")
+                print(
+                    f"        same, one process (no pool): {min(serial):6.3f} s  ({statistics.median(serial):.3f})  "
+                    f"{dungeons / min(serial):7.0f} dungeons/s  ({1000 * min(serial) / dungeons:.2f} ms per dungeon)"
+                )
         print(f"        warm-up call on one file:    {warm_up:6.3f} s")
         headline = min(cold) if not args.no_cold else best
         verdict = "within" if headline <= TARGET_SECONDS * dungeons / 1000 else "OVER"
@@ -884,13 +1086,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {'stage':<48} {'calls':>7} {'cumulative s':>13}   share")
             for label, calls, seconds in _stage_table(stats):
                 print(f"  {label:<48} {calls:7d} {seconds:13.3f}   {100 * seconds / total:5.1f}%")
-            for order, title, count in (("cumulative", "top 15 functions by cumulative time", 15),
-                                        ("tottime", "top 10 functions by own time", 10)):
+            for order, title, count in (
+                ("cumulative", "top 15 functions by cumulative time", 15),
+                ("tottime", "top 10 functions by own time", 10),
+            ):
                 stream = io.StringIO()
                 stats.stream = stream  # type: ignore[attr-defined]
                 stats.sort_stats(order).print_stats(count)
                 text = stream.getvalue()
-                text = text[text.find("   ncalls"):].rstrip().replace(str(REPO) + os.sep, "")
+                text = text[text.find("   ncalls") :].rstrip().replace(str(REPO) + os.sep, "")
                 print(f"\n{title}:\n{text}")
         return 0 if report.errors == 0 else 1
     finally:

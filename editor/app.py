@@ -44,17 +44,23 @@ READY_LINE = "inkcrawl edit: ready"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The editor's command-line arguments (shared by ``inkcrawl edit`` and ``inkcrawl-editor``)."""
     parser.add_argument("path", nargs="?", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
-    parser.add_argument("--screenshot", metavar="OUT.png",
-                        help="render the window offscreen to a PNG and exit (no display needed)")
-    parser.add_argument("--size", default="1400x900", metavar="WxH",
-                        help="window size in pixels for --screenshot (default 1400x900)")
+    parser.add_argument(
+        "--screenshot", metavar="OUT.png", help="render the window offscreen to a PNG and exit (no display needed)"
+    )
+    parser.add_argument(
+        "--size", default="1400x900", metavar="WxH", help="window size in pixels for --screenshot (default 1400x900)"
+    )
 
 
 def register(subparsers) -> None:
     """Add ``edit`` to the ``inkcrawl`` command line (an ``inkcrawl.commands`` entry point)."""
-    edit = subparsers.add_parser("edit", help="open the level editor (Qt)",
-                                 description="Open dungeons and packs in inkcrawl's editor.", epilog=_EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    edit = subparsers.add_parser(
+        "edit",
+        help="open the level editor (Qt)",
+        description="Open dungeons and packs in inkcrawl's editor.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(edit)
     edit.set_defaults(func=run)
 
@@ -75,9 +81,11 @@ def no_display_reason() -> str | None:
         return None
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return None
-    return ("no display to show the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a "
-            "desktop session (or with ssh -X), or use --screenshot OUT.png to save a picture of the window "
-            "without a display")
+    return (
+        "no display to show the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a "
+        "desktop session (or with ssh -X), or use --screenshot OUT.png to save a picture of the window "
+        "without a display"
+    )
 
 
 def make_application(offscreen: bool = False):
@@ -159,8 +167,7 @@ def _run_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
 
     folder = Path(args.screenshot).resolve().parent
     if not folder.is_dir():
-        print(f"inkcrawl edit: cannot write {args.screenshot}: the folder {folder} does not exist",
-              file=sys.stderr)
+        print(f"inkcrawl edit: cannot write {args.screenshot}: the folder {folder} does not exist", file=sys.stderr)
         return EXIT_USAGE
     window = MainWindow()
     window.headless = True  # messages to stderr: nobody is there to click
@@ -269,14 +276,18 @@ class _SignalStop:
         if self._stopping:
             return
         self._stopping = True
-        files = self.window.files if self.window is not None else None   # None: still starting up
+        files = self.window.files if self.window is not None else None  # None: still starting up
         if files is not None:
             try:
                 files.autosave_now()
             except Exception as exc:
                 print(f"inkcrawl edit: could not write recovery files: {exc}", file=sys.stderr)
-        print(f"inkcrawl edit: stopped by {signal.Signals(self.signum).name}; unsaved dungeons are kept as "
-              f"recovery files", file=sys.stderr, flush=True)
+        print(
+            f"inkcrawl edit: stopped by {signal.Signals(self.signum).name}; unsaved dungeons are kept as "
+            f"recovery files",
+            file=sys.stderr,
+            flush=True,
+        )
         if self.app is not None:
             self.app.exit(self.exit_code)  # every running loop returns, a start-up dialog's included
 
@@ -321,8 +332,12 @@ def _screenshot(app, window, out: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``inkcrawl-editor`` program."""
-    parser = argparse.ArgumentParser(prog="inkcrawl-editor", description="inkcrawl's level editor.",
-                                     epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="inkcrawl-editor",
+        description="inkcrawl's level editor.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

@@ -53,8 +53,14 @@ if TYPE_CHECKING:
 #: Clipboard format of copied objects (canonical JSON of the objects, with their family).
 CLIPBOARD_MIME = "application/x-inkcrawl-objects+json"
 _MENU_ORDER = ("File", "Edit", "View", "Tools", "Dungeon", "Playtest", "Window", "Help")
-_OBJECT_CLASSES = {"areas": Area, "walls": Wall, "elements": Element, "passages": Passage, "entryways": Entryway,
-                   "features": Feature}
+_OBJECT_CLASSES = {
+    "areas": Area,
+    "walls": Wall,
+    "elements": Element,
+    "passages": Passage,
+    "entryways": Entryway,
+    "features": Feature,
+}
 
 
 #: The snapping grid step, in mm: its default and the range Grid Step... offers.
@@ -227,7 +233,8 @@ class MainWindow(QMainWindow):
         self.exporter.show_print_preview(printer, paint)
 
     def ask_grid_size(self, dungeon, ruleset) -> tuple[int, int] | None:
-        """Ask for a grid dungeon's size (:func:`editor.panels.grid_dialogs.ask_grid_size`): ``(columns, rows)`` or ``None``."""
+        """Ask for a grid dungeon's size (:func:`editor.panels.grid_dialogs.ask_grid_size`):
+        ``(columns, rows)`` or ``None``."""
         from editor.panels.grid_dialogs import ask_grid_size
 
         return ask_grid_size(self, dungeon, ruleset)
@@ -242,8 +249,11 @@ class MainWindow(QMainWindow):
             menu = self.menuBar().addMenu(f"&{name}")
             self.menus[name] = menu
             # keep the standard order: move the menu before the first later one already present
-            later = [self.menus[n] for n in _MENU_ORDER[_MENU_ORDER.index(name) + 1:] if n in self.menus] \
-                if name in _MENU_ORDER else []
+            later = (
+                [self.menus[n] for n in _MENU_ORDER[_MENU_ORDER.index(name) + 1 :] if n in self.menus]
+                if name in _MENU_ORDER
+                else []
+            )
             if later:
                 self.menuBar().removeAction(menu.menuAction())
                 self.menuBar().insertMenu(later[0].menuAction(), menu)
@@ -300,7 +310,9 @@ class MainWindow(QMainWindow):
         a["paste"].triggered.connect(lambda: self.paste())
         a["duplicate"].triggered.connect(lambda: self.duplicate_selection())
         a["delete"].triggered.connect(lambda: self.delete_selection())
-        a["select_all"].triggered.connect(lambda: self.current and self.scene.select_refs(list(self.scene.items_by_ref)))
+        a["select_all"].triggered.connect(
+            lambda: self.current and self.scene.select_refs(list(self.scene.items_by_ref))
+        )
         a["rotate_cw"].triggered.connect(lambda: self.rotate_selection(90))
         a["rotate_ccw"].triggered.connect(lambda: self.rotate_selection(-90))
         a["rotate_step"].triggered.connect(lambda: self.rotate_selection(15))
@@ -320,8 +332,9 @@ class MainWindow(QMainWindow):
         a["validate"].triggered.connect(lambda: self.current and self.current.validate_now())
         a["renumber_stones"].triggered.connect(lambda: self.renumber_stones())
 
-    def add_dock(self, widget: QWidget, title: str, area=Qt.DockWidgetArea.RightDockWidgetArea,
-                 name: str | None = None) -> QDockWidget:
+    def add_dock(
+        self, widget: QWidget, title: str, area=Qt.DockWidgetArea.RightDockWidgetArea, name: str | None = None
+    ) -> QDockWidget:
         """Put ``widget`` in a dock of the window (listed in the Window menu)."""
         dock = QDockWidget(title, self)
         dock.setObjectName(name or title.lower())
@@ -427,9 +440,12 @@ class MainWindow(QMainWindow):
         if not document.modified:
             return True
         answer = QMessageBox.question(
-            self, "Unsaved changes", f"Save the changes to {document.display_name}?",
+            self,
+            "Unsaved changes",
+            f"Save the changes to {document.display_name}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save)
+            QMessageBox.StandardButton.Save,
+        )
         if answer == QMessageBox.StandardButton.Cancel:
             return False
         if answer == QMessageBox.StandardButton.Save:
@@ -479,8 +495,9 @@ class MainWindow(QMainWindow):
             for opened in openable:
                 if any(d.path is not None and d.path.resolve() == Path(opened.file).resolve() for d in self.documents):
                     continue
-                document = DungeonDocument(opened.dungeon, opened.ruleset, Path(opened.file), registry,
-                                           opened.deck, self)
+                document = DungeonDocument(
+                    opened.dungeon, opened.ruleset, Path(opened.file), registry, opened.deck, self
+                )
                 self.add_document(document, make_current=opened is openable[0])
             self.documents_changed.emit()
             if notes:
@@ -512,8 +529,9 @@ class MainWindow(QMainWindow):
         for relative in data.get("dungeons", []) if isinstance(data, dict) else []:
             target = path_inside_pack(manifest.parent, relative)
             if target is None:
-                notes.append(f"{relative} is not opened: it lies outside the pack folder (a pack may only name files "
-                             "inside it)")
+                notes.append(
+                    f"{relative} is not opened: it lies outside the pack folder (a pack may only name files inside it)"
+                )
                 continue
             if not target.is_file():
                 notes.append(f"{relative} is not opened: there is no such file in the pack folder")
@@ -542,10 +560,27 @@ class MainWindow(QMainWindow):
 
     def _update_enabled(self) -> None:
         has = self.current is not None
-        for action_id in ("save", "save_as", "close", "cut", "copy", "paste", "duplicate", "delete", "select_all",
-                          "rotate_cw", "rotate_ccw", "rotate_step",
-                          "zoom_in", "zoom_out", "zoom_fit", "zoom_actual", "validate", "renumber_stones",
-                          "resize_grid"):
+        for action_id in (
+            "save",
+            "save_as",
+            "close",
+            "cut",
+            "copy",
+            "paste",
+            "duplicate",
+            "delete",
+            "select_all",
+            "rotate_cw",
+            "rotate_ccw",
+            "rotate_step",
+            "zoom_in",
+            "zoom_out",
+            "zoom_fit",
+            "zoom_actual",
+            "validate",
+            "renumber_stones",
+            "resize_grid",
+        ):
             self.actions_by_id[action_id].setEnabled(has)
         if has:
             family = self.current.dungeon.family
@@ -617,8 +652,9 @@ class MainWindow(QMainWindow):
         if not chosen:
             return
         self.ctx.clipboard = [(type(o).__name__, o.to_dict()) for o in chosen]
-        payload = json.dumps({"family": self.current.dungeon.family,
-                              "objects": [{"class": c, "data": d} for c, d in self.ctx.clipboard]})
+        payload = json.dumps(
+            {"family": self.current.dungeon.family, "objects": [{"class": c, "data": d} for c, d in self.ctx.clipboard]}
+        )
         mime = QMimeData()
         mime.setData(CLIPBOARD_MIME, payload.encode("utf-8"))
         mime.setText(payload)
@@ -730,8 +766,9 @@ class MainWindow(QMainWindow):
 
     def ask_grid_step(self) -> None:
         """Ask for the snapping grid step (mm) and keep it in the settings."""
-        value, ok = QInputDialog.getDouble(self, "Grid step", "Snapping grid step (mm):", self.ctx.grid_step_mm,
-                                           MIN_GRID_STEP_MM, MAX_GRID_STEP_MM, 1)
+        value, ok = QInputDialog.getDouble(
+            self, "Grid step", "Snapping grid step (mm):", self.ctx.grid_step_mm, MIN_GRID_STEP_MM, MAX_GRID_STEP_MM, 1
+        )
         if ok:
             self.set_grid_step(value)
 
@@ -764,4 +801,3 @@ class MainWindow(QMainWindow):
         stored.setValue("window/geometry", self.saveGeometry())
         stored.setValue("window/state", self.saveState())
         self.files.closed_cleanly()
-

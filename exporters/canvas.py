@@ -3,9 +3,10 @@
 The SVG must draw the same in Qt's SVG renderer (used for PDF and PNG) as in a browser, so the
 canvas only offers what Qt draws (DESIGN.md "Exporters"): no ``clip-path``, no ``opacity``
 (a ``fill_opacity`` argument becomes a solid tint over the paper colour, which prints the same
-and keeps PDFs small), no markers (arrowheads are paths). Every line width is clamped to :data:`exporters.style.MIN_LINE_MM`. Every drawn thing
-can carry ``class`` and ``data-kind`` attributes naming what it shows (``data-kind="monster"``),
-so tests and tools can find the element kinds in the SVG.
+and keeps PDFs small), no markers (arrowheads are paths). Every line width is clamped to
+:data:`exporters.style.MIN_LINE_MM`. Every drawn thing can carry ``class`` and ``data-kind``
+attributes naming what it shows (``data-kind="monster"``), so tests and tools can find the
+element kinds in the SVG.
 """
 
 from __future__ import annotations
@@ -50,12 +51,18 @@ def svg_text(drawing: svgwrite.Drawing) -> str:
 
 def regular_polygon(cx: float, cy: float, radius: float, sides: int, rotation_deg: float = -90) -> list[Point]:
     """Vertices of a regular polygon (first vertex at ``rotation_deg``, -90 = straight up)."""
-    return [(cx + radius * math.cos(math.radians(rotation_deg + 360 * i / sides)),
-             cy + radius * math.sin(math.radians(rotation_deg + 360 * i / sides))) for i in range(sides)]
+    return [
+        (
+            cx + radius * math.cos(math.radians(rotation_deg + 360 * i / sides)),
+            cy + radius * math.sin(math.radians(rotation_deg + 360 * i / sides)),
+        )
+        for i in range(sides)
+    ]
 
 
-def star_points(cx: float, cy: float, outer: float, inner: float, points: int = 5,
-                rotation_deg: float = -90) -> list[Point]:
+def star_points(
+    cx: float, cy: float, outer: float, inner: float, points: int = 5, rotation_deg: float = -90
+) -> list[Point]:
     """Vertices of a star with ``points`` tips, alternating outer and inner radius."""
     out = []
     for i in range(points * 2):
@@ -67,8 +74,8 @@ def star_points(cx: float, cy: float, outer: float, inner: float, points: int = 
 
 def blend(colour: str, background: str, opacity: float) -> str:
     """``colour`` at ``opacity`` over ``background`` as one solid ``#rrggbb``."""
-    front = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
-    back = [int(background[i:i + 2], 16) for i in (1, 3, 5)]
+    front = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    back = [int(background[i : i + 2], 16) for i in (1, 3, 5)]
     mixed = [round(f * opacity + b * (1 - opacity)) for f, b in zip(front, back)]
     return "#" + "".join(f"{channel:02x}" for channel in mixed)
 
@@ -90,8 +97,14 @@ class SheetCanvas:
         self.warnings: list[str] = []
 
     # structure ------------------------------------------------------------------------------
-    def group(self, kind: str | None = None, parent: Group | None = None, css_class: str | None = None,
-              element_id: str | None = None, transform: str | None = None) -> Group:
+    def group(
+        self,
+        kind: str | None = None,
+        parent: Group | None = None,
+        css_class: str | None = None,
+        element_id: str | None = None,
+        transform: str | None = None,
+    ) -> Group:
         """A new group (``<g>``) with ``class``/``data-kind`` naming what it holds."""
         group = self.drawing.g()
         self._tag(group, kind, css_class, element_id)
@@ -116,8 +129,16 @@ class SheetCanvas:
         return item
 
     # shapes ---------------------------------------------------------------------------------
-    def _paint(self, stroke: str | None, width: float, fill: str | None, dash: Sequence[float] | None = None,
-               fill_opacity: float | None = None, linecap: str = "round", linejoin: str = "round") -> dict:
+    def _paint(
+        self,
+        stroke: str | None,
+        width: float,
+        fill: str | None,
+        dash: Sequence[float] | None = None,
+        fill_opacity: float | None = None,
+        linecap: str = "round",
+        linejoin: str = "round",
+    ) -> dict:
         attrs = {"fill": fill or "none", "stroke": stroke or "none"}
         if stroke:
             attrs["stroke-width"] = fmt(style.stroke(width))
@@ -131,10 +152,21 @@ class SheetCanvas:
             attrs["fill"] = blend(fill, self.palette.paper, fill_opacity)
         return attrs
 
-    def path(self, d: str, *, stroke: str | None = None, width: float = style.GLYPH_MM, fill: str | None = None,
-             parent: Group | None = None, kind: str | None = None, css_class: str | None = None,
-             dash: Sequence[float] | None = None, fill_opacity: float | None = None,
-             linecap: str = "round", linejoin: str = "round"):
+    def path(
+        self,
+        d: str,
+        *,
+        stroke: str | None = None,
+        width: float = style.GLYPH_MM,
+        fill: str | None = None,
+        parent: Group | None = None,
+        kind: str | None = None,
+        css_class: str | None = None,
+        dash: Sequence[float] | None = None,
+        fill_opacity: float | None = None,
+        linecap: str = "round",
+        linejoin: str = "round",
+    ):
         """A ``<path>`` with SVG path data ``d`` (in mm)."""
         item = self.drawing.path(d=d, **self._paint(stroke, width, fill, dash, fill_opacity, linecap, linejoin))
         return self._add(item, parent, kind, css_class)
@@ -147,27 +179,67 @@ class SheetCanvas:
         """A straight line from ``a`` to ``b``; keyword arguments as :meth:`path`."""
         return self.path(path_data([a, b]), **kwargs)
 
-    def circle(self, centre: Point, radius: float, *, stroke: str | None = None, width: float = style.GLYPH_MM,
-               fill: str | None = None, parent: Group | None = None, kind: str | None = None,
-               css_class: str | None = None, dash: Sequence[float] | None = None, fill_opacity: float | None = None):
+    def circle(
+        self,
+        centre: Point,
+        radius: float,
+        *,
+        stroke: str | None = None,
+        width: float = style.GLYPH_MM,
+        fill: str | None = None,
+        parent: Group | None = None,
+        kind: str | None = None,
+        css_class: str | None = None,
+        dash: Sequence[float] | None = None,
+        fill_opacity: float | None = None,
+    ):
         """A circle of ``radius`` mm around ``centre``."""
-        item = self.drawing.circle(center=(fmt(centre[0]), fmt(centre[1])), r=fmt(radius),
-                                   **self._paint(stroke, width, fill, dash, fill_opacity))
+        item = self.drawing.circle(
+            center=(fmt(centre[0]), fmt(centre[1])),
+            r=fmt(radius),
+            **self._paint(stroke, width, fill, dash, fill_opacity),
+        )
         return self._add(item, parent, kind, css_class)
 
-    def rect(self, x: float, y: float, w: float, h: float, *, stroke: str | None = None,
-             width: float = style.OUTLINE_MM, fill: str | None = None, radius: float = 0,
-             parent: Group | None = None, kind: str | None = None, css_class: str | None = None,
-             dash: Sequence[float] | None = None, fill_opacity: float | None = None):
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        *,
+        stroke: str | None = None,
+        width: float = style.OUTLINE_MM,
+        fill: str | None = None,
+        radius: float = 0,
+        parent: Group | None = None,
+        kind: str | None = None,
+        css_class: str | None = None,
+        dash: Sequence[float] | None = None,
+        fill_opacity: float | None = None,
+    ):
         """An axis-aligned rectangle (top-left ``x, y``, size ``w`` x ``h`` mm, corner ``radius``)."""
         extra = {"rx": fmt(radius), "ry": fmt(radius)} if radius else {}
-        item = self.drawing.rect(insert=(fmt(x), fmt(y)), size=(fmt(w), fmt(h)),
-                                 **self._paint(stroke, width, fill, dash, fill_opacity, linejoin="miter"), **extra)
+        item = self.drawing.rect(
+            insert=(fmt(x), fmt(y)),
+            size=(fmt(w), fmt(h)),
+            **self._paint(stroke, width, fill, dash, fill_opacity, linejoin="miter"),
+            **extra,
+        )
         return self._add(item, parent, kind, css_class)
 
-    def arrow(self, tail: Point, tip: Point, *, head_mm: float = 2.5, stroke: str | None = None,
-              width: float = style.GLYPH_MM, parent: Group | None = None, kind: str | None = None,
-              css_class: str | None = None):
+    def arrow(
+        self,
+        tail: Point,
+        tip: Point,
+        *,
+        head_mm: float = 2.5,
+        stroke: str | None = None,
+        width: float = style.GLYPH_MM,
+        parent: Group | None = None,
+        kind: str | None = None,
+        css_class: str | None = None,
+    ):
         """A straight arrow with a filled triangular head drawn as a path (Qt ignores markers)."""
         colour = stroke or self.palette.ink
         group = self.group(kind, parent, css_class)
@@ -181,9 +253,20 @@ class SheetCanvas:
         return group
 
     # text -----------------------------------------------------------------------------------
-    def text(self, content: str, at: Point, size_mm: float, *, anchor: str = "start", bold: bool = False,
-             fill: str | None = None, parent: Group | None = None, kind: str | None = None,
-             css_class: str | None = None, rotate_deg: float = 0):
+    def text(
+        self,
+        content: str,
+        at: Point,
+        size_mm: float,
+        *,
+        anchor: str = "start",
+        bold: bool = False,
+        fill: str | None = None,
+        parent: Group | None = None,
+        kind: str | None = None,
+        css_class: str | None = None,
+        rotate_deg: float = 0,
+    ):
         """Text with its baseline starting (``anchor`` ``start``), centred (``middle``) or ending
         (``end``) at ``at``, ``size_mm`` high (em size), in the shipped font. Control characters
         (which XML cannot hold and no font prints, see :mod:`inkcrawl.textchars`) are left out."""
@@ -200,11 +283,22 @@ class SheetCanvas:
             item["transform"] = f"rotate({fmt(rotate_deg)} {fmt(at[0])} {fmt(at[1])})"
         return self._add(item, parent, kind, css_class)
 
-    def write_in_box(self, x: float, y: float, w: float, h: float, *, parent: Group | None = None,
-                     kind: str | None = "write-in"):
+    def write_in_box(
+        self, x: float, y: float, w: float, h: float, *, parent: Group | None = None, kind: str | None = "write-in"
+    ):
         """An empty box for players to write in (thin ink outline, white inside)."""
-        return self.rect(x, y, w, h, stroke=self.palette.ink, width=style.OUTLINE_MM, fill=self.palette.paper,
-                         radius=0.8, parent=parent, kind=kind)
+        return self.rect(
+            x,
+            y,
+            w,
+            h,
+            stroke=self.palette.ink,
+            width=style.OUTLINE_MM,
+            fill=self.palette.paper,
+            radius=0.8,
+            parent=parent,
+            kind=kind,
+        )
 
 
 def wrap_text(text: str, width_mm: float, size_mm: float, bold: bool = False) -> list[str]:

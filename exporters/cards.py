@@ -23,8 +23,15 @@ CARD_WIDTH_MM, CARD_HEIGHT_MM = 63.0, 88.0
 #: Margin of card pages when none is given (home printers print to about 5 mm of the edge).
 CARD_PAGE_MARGIN_MM = 6.0
 _SIDE_VECTORS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
-_CARD_NAMES = {"straight": "Straight", "corner": "Corner", "t_junction": "T junction", "cross": "Cross",
-               "dead_end": "Dead end", "trap": "Trap", "draw_two": "Draw 2"}
+_CARD_NAMES = {
+    "straight": "Straight",
+    "corner": "Corner",
+    "t_junction": "T junction",
+    "cross": "Cross",
+    "dead_end": "Dead end",
+    "trap": "Trap",
+    "draw_two": "Draw 2",
+}
 
 
 class CardError(ValueError):
@@ -62,8 +69,10 @@ def _grid_of_cards(options: PageOptions) -> tuple[tuple[float, float], int, int,
     columns = int((width - 2 * margin + gap) // (CARD_WIDTH_MM + gap))
     rows = int((height - 2 * margin + gap) // (CARD_HEIGHT_MM + gap))
     if columns < 1 or rows < 1:
-        raise CardError(f"a {CARD_WIDTH_MM:g} x {CARD_HEIGHT_MM:g} mm card does not fit on {width:g} x {height:g} mm "
-                        f"paper with {margin:g} mm margins")
+        raise CardError(
+            f"a {CARD_WIDTH_MM:g} x {CARD_HEIGHT_MM:g} mm card does not fit on {width:g} x {height:g} mm "
+            f"paper with {margin:g} mm margins"
+        )
     block_w = columns * CARD_WIDTH_MM + (columns - 1) * gap
     block_h = rows * CARD_HEIGHT_MM + (rows - 1) * gap
     return (width, height), columns, rows, gap, (width - block_w) / 2, (height - block_h) / 2
@@ -80,7 +89,7 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
     palette = style.palette(options.grayscale)
     pages = []
     for first in range(0, len(sequence), per_page):
-        chunk = sequence[first:first + per_page]
+        chunk = sequence[first : first + per_page]
         number = first // per_page + 1
         for side in ("front", "back") if backs else ("front",):
             drawing = new_page_drawing(width, height)
@@ -102,8 +111,9 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
                 else:
                     _draw_back(canvas, x, y, options.bleed_mm)
             if options.crop_marks:
-                _card_crop_marks(canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top,
-                                 options.bleed_mm)
+                _card_crop_marks(
+                    canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top, options.bleed_mm
+                )
             pages.append(Page(svg_text(drawing), width, height, f"cards page {number} ({side})", texts=canvas.texts))
     return pages
 
@@ -112,12 +122,35 @@ def _card_frame(canvas: SheetCanvas, x: float, y: float, bleed: float, kind: str
     group = canvas.group(kind, css_class="card")
     palette = canvas.palette
     if bleed:
-        canvas.rect(x - bleed, y - bleed, CARD_WIDTH_MM + 2 * bleed, CARD_HEIGHT_MM + 2 * bleed,
-                    fill=palette.room_fill, parent=group)
-    canvas.rect(x, y, CARD_WIDTH_MM, CARD_HEIGHT_MM, stroke=palette.grid_line, width=style.FINE_MM,
-                fill=palette.room_fill, radius=3, parent=group)
-    canvas.rect(x + 3, y + 3, CARD_WIDTH_MM - 6, CARD_HEIGHT_MM - 6, stroke=palette.ink, width=style.OUTLINE_MM,
-                radius=2, parent=group)
+        canvas.rect(
+            x - bleed,
+            y - bleed,
+            CARD_WIDTH_MM + 2 * bleed,
+            CARD_HEIGHT_MM + 2 * bleed,
+            fill=palette.room_fill,
+            parent=group,
+        )
+    canvas.rect(
+        x,
+        y,
+        CARD_WIDTH_MM,
+        CARD_HEIGHT_MM,
+        stroke=palette.grid_line,
+        width=style.FINE_MM,
+        fill=palette.room_fill,
+        radius=3,
+        parent=group,
+    )
+    canvas.rect(
+        x + 3,
+        y + 3,
+        CARD_WIDTH_MM - 6,
+        CARD_HEIGHT_MM - 6,
+        stroke=palette.ink,
+        width=style.OUTLINE_MM,
+        radius=2,
+        parent=group,
+    )
     return group
 
 
@@ -128,18 +161,34 @@ def _draw_front(canvas: SheetCanvas, kind: str, ruleset: Ruleset, x: float, y: f
     canvas.text(name, (x + CARD_WIDTH_MM / 2, y + 12), style.HEADING_MM, anchor="middle", bold=True, parent=group)
     cx, cy, half = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2 + 4, 20.0
     if kind in ruleset.segment_shapes:
-        canvas.rect(cx - half, cy - half, 2 * half, 2 * half, stroke=palette.grid_line, width=style.OUTLINE_MM,
-                    fill=palette.paper, parent=group)
+        canvas.rect(
+            cx - half,
+            cy - half,
+            2 * half,
+            2 * half,
+            stroke=palette.grid_line,
+            width=style.OUTLINE_MM,
+            fill=palette.paper,
+            parent=group,
+        )
         sides = ruleset.segment_shapes[kind]
         for side in sides:
             dx, dy = _SIDE_VECTORS[side]
-            canvas.line((cx, cy), (cx + dx * half, cy + dy * half), stroke=palette.ink, width=3.2, parent=group,
-                        kind="segment-path", linecap="butt")
+            canvas.line(
+                (cx, cy),
+                (cx + dx * half, cy + dy * half),
+                stroke=palette.ink,
+                width=3.2,
+                parent=group,
+                kind="segment-path",
+                linecap="butt",
+            )
         canvas.circle((cx, cy), 1.6, fill=palette.ink, parent=group)
         if len(sides) == 1:  # a dead end: its closed end is a bar
             dx, dy = _SIDE_VECTORS[sides[0]]
-            canvas.line((cx - dy * 4, cy - dx * 4), (cx + dy * 4, cy + dx * 4), stroke=palette.ink, width=1.6,
-                        parent=group)
+            canvas.line(
+                (cx - dy * 4, cy - dx * 4), (cx + dy * 4, cy + dx * 4), stroke=palette.ink, width=1.6, parent=group
+            )
         caption = "rotate freely"
     elif kind == "trap":
         canvas.circle((cx, cy), 16, stroke=palette.trap, width=1.0, parent=group)
@@ -148,16 +197,30 @@ def _draw_front(canvas: SheetCanvas, kind: str, ruleset: Ruleset, x: float, y: f
         caption = f"X in an empty room; {ruleset.data.get('trap_vp', -3)} to each opponent whose path is there"
     elif kind == "draw_two":
         for offset in (-5, 5):
-            canvas.rect(cx - 9 + offset, cy - 13 + offset, 18, 26, stroke=palette.ink, width=style.OUTLINE_MM,
-                        fill=palette.paper, radius=1.5, parent=group)
+            canvas.rect(
+                cx - 9 + offset,
+                cy - 13 + offset,
+                18,
+                26,
+                stroke=palette.ink,
+                width=style.OUTLINE_MM,
+                fill=palette.paper,
+                radius=1.5,
+                parent=group,
+            )
         canvas.text("+2", (cx + 5, cy + 9), 8, anchor="middle", bold=True, parent=group)
         caption = "reveal 2 more cards"
     else:
         caption = ""
     if caption:
         for line_no, line in enumerate(wrap_text(caption, CARD_WIDTH_MM - 10, style.SMALL_MM)):
-            canvas.text(line, (x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM - 12 + 3.2 * line_no), style.SMALL_MM,
-                        anchor="middle", parent=group)
+            canvas.text(
+                line,
+                (x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM - 12 + 3.2 * line_no),
+                style.SMALL_MM,
+                anchor="middle",
+                parent=group,
+            )
 
 
 def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
@@ -165,13 +228,19 @@ def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
     palette = canvas.palette
     cx, cy = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2
     for radius in (22, 16, 10):
-        canvas.polyline(regular_polygon(cx, cy, radius, 4, 0), closed=True, stroke=palette.accent,
-                        width=style.OUTLINE_MM, parent=group)
+        canvas.polyline(
+            regular_polygon(cx, cy, radius, 4, 0),
+            closed=True,
+            stroke=palette.accent,
+            width=style.OUTLINE_MM,
+            parent=group,
+        )
     canvas.text("inkcrawl", (cx, cy + 1.2), style.BODY_MM, anchor="middle", bold=True, parent=group)
 
 
-def _card_crop_marks(canvas: SheetCanvas, columns: int, rows: int, gap: float, left: float, top: float,
-                     bleed: float = 0.0) -> None:
+def _card_crop_marks(
+    canvas: SheetCanvas, columns: int, rows: int, gap: float, left: float, top: float, bleed: float = 0.0
+) -> None:
     group = canvas.group("crop-marks")
     start = bleed + 1.0  # outside the bleed of the outer cards
     length = min(left, top, 8.0 + start) - start
@@ -182,12 +251,24 @@ def _card_crop_marks(canvas: SheetCanvas, columns: int, rows: int, gap: float, l
     bottom = ys[-1]
     right = xs[-1]
     for cut in xs:
-        canvas.line((cut, top - start - length), (cut, top - start), stroke="#000000", width=style.CROP_MARK_MM,
-                    parent=group)
-        canvas.line((cut, bottom + start), (cut, bottom + start + length), stroke="#000000",
-                    width=style.CROP_MARK_MM, parent=group)
+        canvas.line(
+            (cut, top - start - length), (cut, top - start), stroke="#000000", width=style.CROP_MARK_MM, parent=group
+        )
+        canvas.line(
+            (cut, bottom + start),
+            (cut, bottom + start + length),
+            stroke="#000000",
+            width=style.CROP_MARK_MM,
+            parent=group,
+        )
     for cut in ys:
-        canvas.line((left - start - length, cut), (left - start, cut), stroke="#000000", width=style.CROP_MARK_MM,
-                    parent=group)
-        canvas.line((right + start, cut), (right + start + length, cut), stroke="#000000",
-                    width=style.CROP_MARK_MM, parent=group)
+        canvas.line(
+            (left - start - length, cut), (left - start, cut), stroke="#000000", width=style.CROP_MARK_MM, parent=group
+        )
+        canvas.line(
+            (right + start, cut),
+            (right + start + length, cut),
+            stroke="#000000",
+            width=style.CROP_MARK_MM,
+            parent=group,
+        )

@@ -78,6 +78,7 @@ def _mm_between(low: float, high: float):
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{text} mm is out of range ({low:g} to {high:g})")
         return value
+
     return parse
 
 
@@ -111,48 +112,95 @@ def _dpi(text: str) -> float:
 
 
 def _add_page_options(parser: argparse.ArgumentParser, cards: bool = False) -> None:
-    parser.add_argument("--paper", type=_paper, metavar="SIZE",
-                        help="A4, Letter, A3, A5, Legal, Tabloid or WIDTHxHEIGHT with mm/cm/in/pt "
-                             + ("(default: A4)" if cards else "(default: the sheet's own paper)"))
-    parser.add_argument("--orientation", choices=("auto", "portrait", "landscape"), default="auto",
-                        help="default auto: " + ("portrait" if cards
-                                                 else "landscape for sheets wider than tall"))
-    parser.add_argument("--margin", type=_mm_between(0, 100), metavar="MM",
-                        help="page margin in mm (default: " + ("6)" if cards else "the sheet's)"))
-    parser.add_argument("--bleed", type=_mm_between(0, 20), default=0.0, metavar="MM",
-                        help=("extend every card by MM on each side for cutting (3 is usual)" if cards
-                              else "extend the page by MM on every side for a print shop (3 is usual)"))
-    parser.add_argument("--crop-marks", action="store_true",
-                        help=("draw crop marks at the corners of every card" if cards else
-                              "draw crop marks at the corners of the paper (the page grows 10 mm on each side "
-                              "to hold them)"))
+    parser.add_argument(
+        "--paper",
+        type=_paper,
+        metavar="SIZE",
+        help="A4, Letter, A3, A5, Legal, Tabloid or WIDTHxHEIGHT with mm/cm/in/pt "
+        + ("(default: A4)" if cards else "(default: the sheet's own paper)"),
+    )
+    parser.add_argument(
+        "--orientation",
+        choices=("auto", "portrait", "landscape"),
+        default="auto",
+        help="default auto: " + ("portrait" if cards else "landscape for sheets wider than tall"),
+    )
+    parser.add_argument(
+        "--margin",
+        type=_mm_between(0, 100),
+        metavar="MM",
+        help="page margin in mm (default: " + ("6)" if cards else "the sheet's)"),
+    )
+    parser.add_argument(
+        "--bleed",
+        type=_mm_between(0, 20),
+        default=0.0,
+        metavar="MM",
+        help=(
+            "extend every card by MM on each side for cutting (3 is usual)"
+            if cards
+            else "extend the page by MM on every side for a print shop (3 is usual)"
+        ),
+    )
+    parser.add_argument(
+        "--crop-marks",
+        action="store_true",
+        help=(
+            "draw crop marks at the corners of every card"
+            if cards
+            else "draw crop marks at the corners of the paper (the page grows 10 mm on each side to hold them)"
+        ),
+    )
     parser.add_argument("--grayscale", action="store_true", help="print in greys only, for black-and-white printers")
-    parser.add_argument("--force", action="store_true",
-                        help="export even when validation finds errors, and replace OUT even when it is read-only")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="export even when validation finds errors, and replace OUT even when it is read-only",
+    )
 
 
 def register(subparsers) -> None:
     """Add ``export`` with its ``sheet`` and ``cards`` subcommands to the ``inkcrawl`` CLI."""
-    export = subparsers.add_parser("export", help="export printable sheets (SVG, PDF, PNG) and card sheets",
-                                   description="Export dungeons and packs for printing.")
+    export = subparsers.add_parser(
+        "export",
+        help="export printable sheets (SVG, PDF, PNG) and card sheets",
+        description="Export dungeons and packs for printing.",
+    )
     kinds = export.add_subparsers(dest="export_kind", metavar="WHAT", required=True)
 
-    sheet = kinds.add_parser("sheet", help="play sheets as PDF, SVG or PNG",
-                             description="Export the play sheet of dungeons or whole packs at their exact printed "
-                                         "size.", epilog=_SHEET_EPILOG,
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    sheet = kinds.add_parser(
+        "sheet",
+        help="play sheets as PDF, SVG or PNG",
+        description="Export the play sheet of dungeons or whole packs at their exact printed size.",
+        epilog=_SHEET_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sheet.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
     sheet.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write: .pdf, .svg or .png")
     _add_page_options(sheet)
     sheet.add_argument("--fit", action="store_true", help="scale the sheet to the paper instead of keeping its size")
-    sheet.add_argument("--copies", type=_count, default=1, metavar="N", help="PDF: N copies of each sheet, one per player (1-100; default 1)")
-    sheet.add_argument("--dpi", type=_dpi, default=150,
-                       help="PNG resolution (default 150; a contact sheet of several dungeons uses at most 60)")
+    sheet.add_argument(
+        "--copies",
+        type=_count,
+        default=1,
+        metavar="N",
+        help="PDF: N copies of each sheet, one per player (1-100; default 1)",
+    )
+    sheet.add_argument(
+        "--dpi",
+        type=_dpi,
+        default=150,
+        help="PNG resolution (default 150; a contact sheet of several dungeons uses at most 60)",
+    )
     sheet.set_defaults(func=_cmd_sheet)
 
-    cards = kinds.add_parser("cards", help="print-and-play card sheets of a grid pack's deck (PDF)",
-                             description="Export the deck of a grid-family pack as poker-size print-and-play cards.",
-                             epilog=_CARDS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cards = kinds.add_parser(
+        "cards",
+        help="print-and-play card sheets of a grid pack's deck (PDF)",
+        description="Export the deck of a grid-family pack as poker-size print-and-play cards.",
+        epilog=_CARDS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     cards.add_argument("paths", nargs=1, metavar="PACK", help="a grid pack folder, pack.json, or grid dungeon file")
     cards.add_argument("-o", "--output", required=True, metavar="OUT", help="the PDF to write")
     cards.add_argument("--deck", metavar="ID", help="which deck of the pack (default: its first, else the ruleset's)")
@@ -160,31 +208,54 @@ def register(subparsers) -> None:
     _add_page_options(cards, cards=True)
     cards.set_defaults(func=_cmd_cards)
 
-    game = kinds.add_parser("game", help="playable game data (JSON) for inkcrawl's engines and other programs",
-                            description="Export self-contained game data: one entry per dungeon with the ruleset "
-                                        "resolved, every rules switch written and connectivity precomputed "
-                                        "(docs/game-data.md, schemas/game.schema.json).",
-                            epilog="example:\n  inkcrawl export game content/packs/lantern-depths -o lantern-depths.game.json",
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    game = kinds.add_parser(
+        "game",
+        help="playable game data (JSON) for inkcrawl's engines and other programs",
+        description="Export self-contained game data: one entry per dungeon with the ruleset "
+        "resolved, every rules switch written and connectivity precomputed "
+        "(docs/game-data.md, schemas/game.schema.json).",
+        epilog="example:\n  inkcrawl export game content/packs/lantern-depths -o lantern-depths.game.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     game.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
     game.add_argument("-o", "--output", required=True, metavar="OUT", help="the JSON file to write")
-    game.add_argument("--force", action="store_true",
-                      help="export even when validation finds errors, and replace OUT even when it is read-only")
+    game.add_argument(
+        "--force",
+        action="store_true",
+        help="export even when validation finds errors, and replace OUT even when it is read-only",
+    )
     game.set_defaults(func=_cmd_game)
 
-    tiled = kinds.add_parser("tiled", help="a dungeon as a Tiled map (TMJ or TMX)",
-                             description="Export one dungeon as a Tiled map: object layers per element group, element "
-                                         "kinds as classes, our members as typed custom properties "
-                                         "(docs/importing-tiled.md). 'inkcrawl import' reads it back.",
-                             epilog=_TILED_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    tiled = kinds.add_parser(
+        "tiled",
+        help="a dungeon as a Tiled map (TMJ or TMX)",
+        description="Export one dungeon as a Tiled map: object layers per element group, element "
+        "kinds as classes, our members as typed custom properties "
+        "(docs/importing-tiled.md). 'inkcrawl import' reads it back.",
+        epilog=_TILED_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     tiled.add_argument("paths", nargs=1, metavar="DUNGEON", help="a dungeon file")
     tiled.add_argument("-o", "--output", required=True, metavar="OUT", help="the map to write: .tmj (or .json) or .tmx")
-    tiled.add_argument("--px-per-mm", type=_positive_number, default=4.0, metavar="PX",
-                       help="Tiled pixels per sheet millimetre (default 4)")
-    tiled.add_argument("--tile-mm", type=_mm_between(0.5, 200), default=5.0, metavar="MM",
-                       help="side of a map tile in mm (default 5; tile-mm x px-per-mm must be whole pixels)")
-    tiled.add_argument("--force", action="store_true",
-                       help="export even when validation finds errors, and replace OUT even when it is read-only")
+    tiled.add_argument(
+        "--px-per-mm",
+        type=_positive_number,
+        default=4.0,
+        metavar="PX",
+        help="Tiled pixels per sheet millimetre (default 4)",
+    )
+    tiled.add_argument(
+        "--tile-mm",
+        type=_mm_between(0.5, 200),
+        default=5.0,
+        metavar="MM",
+        help="side of a map tile in mm (default 5; tile-mm x px-per-mm must be whole pixels)",
+    )
+    tiled.add_argument(
+        "--force",
+        action="store_true",
+        help="export even when validation finds errors, and replace OUT even when it is read-only",
+    )
     tiled.set_defaults(func=_cmd_tiled)
 
 
@@ -206,16 +277,20 @@ def _open(paths: list[str], force: bool):
     if report.unreadable_input:
         return [], EXIT_USAGE
     if report.errors and not force:
-        print("inkcrawl export: refused: the input has validation errors (see above); fix them or use --force",
-              file=sys.stderr)
+        print(
+            "inkcrawl export: refused: the input has validation errors (see above); fix them or use --force",
+            file=sys.stderr,
+        )
         return [], EXIT_PROBLEMS
     if not result.dungeons:
         print("inkcrawl export: error: no dungeon could be opened", file=sys.stderr)
         return [], EXIT_PROBLEMS if report.errors else EXIT_USAGE
     missing = report.dungeons - len(result.dungeons)
     if missing > 0:
-        print(f"inkcrawl export: warning: {missing} dungeon(s) are too broken to draw and are left out (see above)",
-              file=sys.stderr)
+        print(
+            f"inkcrawl export: warning: {missing} dungeon(s) are too broken to draw and are left out (see above)",
+            file=sys.stderr,
+        )
     return result.dungeons, None
 
 
@@ -231,8 +306,14 @@ class _Progress:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit=self.unit, file=sys.stderr, disable=total < 2 or not sys.stderr.isatty(),
-                            leave=False, dynamic_ncols=True)
+            self.bar = tqdm(
+                total=total,
+                unit=self.unit,
+                file=sys.stderr,
+                disable=total < 2 or not sys.stderr.isatty(),
+                leave=False,
+                dynamic_ncols=True,
+            )
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
@@ -245,8 +326,11 @@ def _phrase(error, args) -> str:
     message = error.message
     if error.code == "does-not-fit":
         margin = error.margin_that_fits_mm
-        message += ("; use --fit to scale it" + (f", --margin {margin:g} (keeps the size)" if margin is not None else "")
-                    + ", or a larger --paper")
+        message += (
+            "; use --fit to scale it"
+            + (f", --margin {margin:g} (keeps the size)" if margin is not None else "")
+            + ", or a larger --paper"
+        )
     elif error.code == "image-too-large":
         message += "; lower --dpi"
     elif error.code == "wrong-family":
@@ -268,13 +352,18 @@ def _warn(notes) -> None:
             if note.sheet not in titles:
                 titles.append(note.sheet)
     for message, titles in by_message.items():  # the same warning for many sheets is said once
-        where = f"sheet \"{titles[0]}\"" if len(titles) == 1 else f"{len(titles)} sheets"
+        where = f'sheet "{titles[0]}"' if len(titles) == 1 else f"{len(titles)} sheets"
         print(terminal_safe(f"inkcrawl export: warning: {where}: {message}"), file=sys.stderr)
     for note in notes:
         if note.code == "missing-characters":
             shown = " ".join(note.characters[:20]) + (" ..." if len(note.characters) > 20 else "")
-            print(terminal_safe(f"inkcrawl export: warning: sheet \"{note.sheet}\" has characters the shipped font "
-                                f"(DejaVu Sans) cannot draw, printed as empty boxes: {shown}"), file=sys.stderr)
+            print(
+                terminal_safe(
+                    f'inkcrawl export: warning: sheet "{note.sheet}" has characters the shipped font '
+                    f"(DejaVu Sans) cannot draw, printed as empty boxes: {shown}"
+                ),
+                file=sys.stderr,
+            )
 
 
 def _summary(result) -> str:
@@ -337,8 +426,15 @@ def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=Non
 def _page_options(args, fit: bool = False):
     from exporters.pages import PageOptions
 
-    return PageOptions(paper=args.paper, orientation=args.orientation, margin_mm=args.margin, fit=fit,
-                       bleed_mm=args.bleed, crop_marks=args.crop_marks, grayscale=args.grayscale)
+    return PageOptions(
+        paper=args.paper,
+        orientation=args.orientation,
+        margin_mm=args.margin,
+        fit=fit,
+        bleed_mm=args.bleed,
+        crop_marks=args.crop_marks,
+        grayscale=args.grayscale,
+    )
 
 
 def _cmd_sheet(args: argparse.Namespace) -> int:
@@ -348,8 +444,13 @@ def _cmd_sheet(args: argparse.Namespace) -> int:
         return "--copies applies to PDF output only" if args.copies > 1 and format_.name != "sheet-pdf" else None
 
     options = WriteOptions(page=_page_options(args, fit=args.fit), copies=args.copies, dpi=args.dpi)
-    return _export(args, "sheet", f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or "
-                                  f".png", options, copies_for_pdf_only)
+    return _export(
+        args,
+        "sheet",
+        f"cannot tell the format of {args.output!r}: the output must end in .pdf, .svg or .png",
+        options,
+        copies_for_pdf_only,
+    )
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
@@ -367,5 +468,6 @@ def _cmd_tiled(args: argparse.Namespace) -> int:
     from exporters.formats import WriteOptions
 
     options = WriteOptions(px_per_mm=args.px_per_mm, tile_mm=args.tile_mm)
-    return _export(args, "tiled", f"cannot tell the format of {args.output!r}: the output must end in .tmj, .json "
-                                  f"or .tmx", options)
+    return _export(
+        args, "tiled", f"cannot tell the format of {args.output!r}: the output must end in .tmj, .json or .tmx", options
+    )

@@ -149,10 +149,21 @@ class ExportError(Exception):
     ``dungeon_index``: the position, in the ``dungeons`` given, of the one at fault (or ``None``).
     """
 
-    def __init__(self, code: str, message: str, *, dungeon_index: int | None = None, needs_fit: bool = False,
-                 margin_that_fits_mm: float | None = None, needs_lower_dpi: bool = False, family: str | None = None,
-                 count: int | None = None, path: Path | None = None, reason: str | None = None,
-                 refused: str | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        dungeon_index: int | None = None,
+        needs_fit: bool = False,
+        margin_that_fits_mm: float | None = None,
+        needs_lower_dpi: bool = False,
+        family: str | None = None,
+        count: int | None = None,
+        path: Path | None = None,
+        reason: str | None = None,
+        refused: str | None = None,
+    ):
         super().__init__(message)
         self.code = code
         self.message = message
@@ -185,8 +196,13 @@ class Format:
         """Whether ``path`` ends in one of :attr:`suffixes` (any case)."""
         return Path(path).suffix.lower() in self.suffixes
 
-    def write(self, dungeons: Sequence, path: str | Path, options: WriteOptions = WriteOptions(),
-              progress: Progress | None = None) -> ExportResult:
+    def write(
+        self,
+        dungeons: Sequence,
+        path: str | Path,
+        options: WriteOptions = WriteOptions(),
+        progress: Progress | None = None,
+    ) -> ExportResult:
         """Write ``dungeons`` to ``path`` (and, for some formats, files beside it). Raises
         :class:`ExportError`."""
         raise NotImplementedError
@@ -198,6 +214,7 @@ class Format:
 # --------------------------------------------------------------------------------------------
 # Shared steps
 # --------------------------------------------------------------------------------------------
+
 
 def check_output(path: str | Path) -> Path:
     """``path`` as a ``Path``; raises :class:`ExportError` ``"no-folder"`` when its folder does
@@ -225,14 +242,23 @@ def paper_error(exc: Exception, dungeon_index: int | None = None) -> ExportError
     from exporters.paper import SheetDoesNotFit, SheetLayoutError
 
     if isinstance(exc, SheetDoesNotFit):
-        return ExportError("does-not-fit", str(exc), dungeon_index=dungeon_index, needs_fit=True,
-                           margin_that_fits_mm=exc.margin_that_fits_mm)
-    return ExportError("layout" if isinstance(exc, SheetLayoutError) else "paper", str(exc),
-                       dungeon_index=dungeon_index)
+        return ExportError(
+            "does-not-fit",
+            str(exc),
+            dungeon_index=dungeon_index,
+            needs_fit=True,
+            margin_that_fits_mm=exc.margin_that_fits_mm,
+        )
+    return ExportError(
+        "layout" if isinstance(exc, SheetLayoutError) else "paper", str(exc), dungeon_index=dungeon_index
+    )
 
 
-def iter_sheets(dungeons: Sequence, page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
-                progress: Progress | None = None) -> Iterator[Page]:
+def iter_sheets(
+    dungeons: Sequence,
+    page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
+    progress: Progress | None = None,
+) -> Iterator[Page]:
     """The printed page of each dungeon, in order, as they are drawn. Big jobs start drawing
     in worker processes at once, before the caller starts Qt (see
     :func:`exporters.pages.build_pages`). Iterating raises :class:`ExportError` (``paper``,
@@ -259,8 +285,11 @@ def _numbered_sheets(pages: Iterator[Page], total: int, progress: Progress | Non
         yield sheet
 
 
-def draw_sheets(dungeons: Sequence, page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
-                progress: Progress | None = None) -> list[Page]:
+def draw_sheets(
+    dungeons: Sequence,
+    page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
+    progress: Progress | None = None,
+) -> list[Page]:
     """The printed page of each dungeon (see :func:`iter_sheets`), as a list: what a print
     preview shows."""
     return list(iter_sheets(dungeons, page, progress))
@@ -287,8 +316,11 @@ def _start(format_: Format, dungeons: Sequence, path, options: WriteOptions) -> 
     if not dungeons:
         raise ExportError("no-dungeons", "there is no dungeon to export")
     if not format_.many and len(dungeons) != 1:
-        raise ExportError("one-dungeon", f"{format_.description} holds one dungeon; the input has {len(dungeons)}",
-                          count=len(dungeons))
+        raise ExportError(
+            "one-dungeon",
+            f"{format_.description} holds one dungeon; the input has {len(dungeons)}",
+            count=len(dungeons),
+        )
     return dungeons, path
 
 
@@ -296,8 +328,13 @@ def _unwritable(exc: OSError, path: Path) -> ExportError:
     from inkcrawl.jsonio import WriteRefused
 
     reason = exc.strerror or str(exc)
-    return ExportError("unwritable", f"{path} cannot be written: {reason}", path=path, reason=reason,
-                       refused=exc.reason if isinstance(exc, WriteRefused) else None)
+    return ExportError(
+        "unwritable",
+        f"{path} cannot be written: {reason}",
+        path=path,
+        reason=reason,
+        refused=exc.reason if isinstance(exc, WriteRefused) else None,
+    )
 
 
 def _inputs(dungeons: Sequence) -> list[str]:
@@ -340,6 +377,7 @@ def _sheet_title(dungeons: Sequence) -> str:
 # The formats
 # --------------------------------------------------------------------------------------------
 
+
 class SheetPdf(Format):
     name, group, suffixes, unit = "sheet-pdf", "sheet", (".pdf",), "page"
     reads = frozenset({"page", "copies"})
@@ -355,15 +393,23 @@ class SheetPdf(Format):
                 for _ in range(options.copies):
                     yield sheet
 
-        count = _write_pdf(sequence(), path, _sheet_title(dungeons), _ticker(progress, len(dungeons) * options.copies),
-                           options.replace_read_only, _inputs(dungeons))
+        count = _write_pdf(
+            sequence(),
+            path,
+            _sheet_title(dungeons),
+            _ticker(progress, len(dungeons) * options.copies),
+            options.replace_read_only,
+            _inputs(dungeons),
+        )
         return ExportResult(self.name, [path], len(dungeons), pages=count, sheets=sheets, notes=notes_of(sheets))
 
 
 class SheetSvg(Format):
     name, group, suffixes, reads = "sheet-svg", "sheet", (".svg",), frozenset({"page"})
-    description = ("play sheets as SVG, in mm at their printed size: the file asked for one dungeon, "
-                   "OUT-<dungeon id>.svg beside it for each of several")
+    description = (
+        "play sheets as SVG, in mm at their printed size: the file asked for one dungeon, "
+        "OUT-<dungeon id>.svg beside it for each of several"
+    )
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
         from inkcrawl.jsonio import write_text_atomic
@@ -374,8 +420,10 @@ class SheetSvg(Format):
             targets = [path]
         else:
             ids = [opened.dungeon.id for opened in dungeons]
-            targets = [path.with_name(f"{path.stem}-{id_ if ids.count(id_) == 1 else f'{number}-{id_}'}.svg")
-                       for number, id_ in enumerate(ids, 1)]
+            targets = [
+                path.with_name(f"{path.stem}-{id_ if ids.count(id_) == 1 else f'{number}-{id_}'}.svg")
+                for number, id_ in enumerate(ids, 1)
+            ]
         for sheet, target in zip(sheets, targets):
             try:
                 write_text_atomic(target, sheet.svg, options.replace_read_only, _inputs(dungeons))
@@ -386,8 +434,10 @@ class SheetSvg(Format):
 
 class SheetPng(Format):
     name, group, suffixes, reads = "sheet-png", "sheet", (".png",), frozenset({"page", "dpi"})
-    description = ("a play sheet as a PNG image at options.dpi, or a contact sheet of several "
-                   f"(at most {CONTACT_SHEET_MAX_DPI:g} dpi)")
+    description = (
+        "a play sheet as a PNG image at options.dpi, or a contact sheet of several "
+        f"(at most {CONTACT_SHEET_MAX_DPI:g} dpi)"
+    )
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
         from exporters.qt import ImageTooLarge, contact_sheet_png, svg_to_png
@@ -410,8 +460,9 @@ class SheetPng(Format):
             write_bytes_atomic(path, data, options.replace_read_only, _inputs(dungeons))
         except OSError as exc:
             raise _unwritable(exc, path) from None
-        return ExportResult(self.name, [path], len(dungeons), sheets=sheets, notes=notes_of(sheets),
-                            contact_sheet=contact, dpi=dpi)
+        return ExportResult(
+            self.name, [path], len(dungeons), sheets=sheets, notes=notes_of(sheets), contact_sheet=contact, dpi=dpi
+        )
 
 
 class CardsPdf(Format):
@@ -426,8 +477,12 @@ class CardsPdf(Format):
         opened = dungeons[0]
         family = opened.ruleset.family
         if family != "grid":
-            raise ExportError("wrong-family", f"card sheets are for the grid family's deck; this is a {family}-family "
-                                              f"{'pack' if len(dungeons) > 1 else 'dungeon'}", family=family)
+            raise ExportError(
+                "wrong-family",
+                f"card sheets are for the grid family's deck; this is a {family}-family "
+                f"{'pack' if len(dungeons) > 1 else 'dungeon'}",
+                family=family,
+            )
         try:
             if options.deck_source is not None:
                 deck_name, cards = deck_for(str(options.deck_source), opened, options.deck)
@@ -439,16 +494,25 @@ class CardsPdf(Format):
             pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs)
         except CardError as exc:
             raise ExportError("cards", str(exc)) from None
-        count = _write_pdf(pages, path, f"{deck_name} cards", _ticker(progress, len(pages)), options.replace_read_only,
-                           _inputs(dungeons))
-        return ExportResult(self.name, [path], len(dungeons), pages=count, deck_name=deck_name,
-                            cards=sum(cards.values()))
+        count = _write_pdf(
+            pages,
+            path,
+            f"{deck_name} cards",
+            _ticker(progress, len(pages)),
+            options.replace_read_only,
+            _inputs(dungeons),
+        )
+        return ExportResult(
+            self.name, [path], len(dungeons), pages=count, deck_name=deck_name, cards=sum(cards.values())
+        )
 
 
 class GameJson(Format):
     name, group, suffixes = "game-json", "game", (".json",)
-    description = ("self-contained game data: definitions resolved, every rules switch written, connectivity "
-                   "precomputed (docs/game-data.md)")
+    description = (
+        "self-contained game data: definitions resolved, every rules switch written, connectivity "
+        "precomputed (docs/game-data.md)"
+    )
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
         from inkcrawl.gamedata import game_document
@@ -462,11 +526,13 @@ class GameJson(Format):
             raise ExportError("game-data", f"the game data cannot be built from this dungeon ({exc})") from None
         problems = schema_problems(document, "game", str(path))
         if problems:  # a bug of ours, never the user's
-            raise ExportError("internal", f"the game data does not match schemas/game.schema.json "
-                                           f"({problems[0].pointer}: {problems[0].message}); please report this")
+            raise ExportError(
+                "internal",
+                f"the game data does not match schemas/game.schema.json "
+                f"({problems[0].pointer}: {problems[0].message}); please report this",
+            )
         try:
-            write_text_atomic(path, dumps_canonical(document), options.replace_read_only,
-                              _inputs(dungeons))
+            write_text_atomic(path, dumps_canonical(document), options.replace_read_only, _inputs(dungeons))
         except OSError as exc:
             raise _unwritable(exc, path) from None
         if progress:

@@ -89,8 +89,9 @@ def badge_radius(size: float) -> float:
     return max(size * 0.17, MIN_BADGE_RADIUS_MM)
 
 
-def letter_badge(canvas: SheetCanvas, parent: Group, centre: tuple[float, float], radius: float, letter: str,
-                 round_badge: bool) -> None:
+def letter_badge(
+    canvas: SheetCanvas, parent: Group, centre: tuple[float, float], radius: float, letter: str, round_badge: bool
+) -> None:
     """A letter in a white badge: a circle (monsters) or a square (weapons)."""
     ink, paper = canvas.palette.ink, canvas.palette.paper
     width = _line_width(radius * 2, 0.06)
@@ -98,14 +99,26 @@ def letter_badge(canvas: SheetCanvas, parent: Group, centre: tuple[float, float]
         canvas.circle(centre, radius, stroke=ink, width=width, fill=paper, parent=parent, kind="letter-badge")
     else:
         side = radius * 1.8
-        canvas.rect(centre[0] - side / 2, centre[1] - side / 2, side, side, stroke=ink, width=width, fill=paper,
-                    radius=side * 0.12, parent=parent, kind="letter-badge")
+        canvas.rect(
+            centre[0] - side / 2,
+            centre[1] - side / 2,
+            side,
+            side,
+            stroke=ink,
+            width=width,
+            fill=paper,
+            radius=side * 0.12,
+            parent=parent,
+            kind="letter-badge",
+        )
     size = max(2.0, radius * 1.4)
-    canvas.text(letter, (centre[0], centre[1] + size * 0.365), size, anchor="middle", bold=True,
-                parent=parent, kind="letter")
+    canvas.text(
+        letter, (centre[0], centre[1] + size * 0.365), size, anchor="middle", bold=True, parent=parent, kind="letter"
+    )
 
 
 # Feature glyphs --------------------------------------------------------------------------------
+
 
 def draw_loot(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: float, letter: str | None = None):
     """A tied sack with a coin on it."""
@@ -140,19 +153,19 @@ def draw_dragon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
     fill = canvas.palette.accent
     pen = Pen(cx + size * 0.01, cy + size * 0.02, size)
     # head, neck, body, legs and tail in one outline: snout first, then over the head
-    pen.M(-0.49, -0.21).Q(-0.44, -0.27, -0.36, -0.28)                 # snout and brow
-    pen.Q(-0.30, -0.30, -0.26, -0.26)                                 # top of the head
-    pen.Q(-0.18, -0.16, -0.14, -0.06)                                 # back of the neck
-    pen.C(-0.08, 0.02, 0.12, -0.02, 0.22, 0.06)                       # back
-    pen.C(0.32, 0.12, 0.40, 0.06, 0.42, -0.06)                        # top of the tail, curling up
-    pen.L(0.37, -0.09).L(0.47, -0.19).L(0.49, -0.05).L(0.45, -0.06)   # spade tip
-    pen.C(0.44, 0.14, 0.32, 0.22, 0.22, 0.19)                         # underside of the tail
-    pen.L(0.23, 0.36).L(0.28, 0.40).L(0.12, 0.40).L(0.12, 0.26)        # hind leg and claws
-    pen.Q(0.02, 0.28, -0.08, 0.24)                                    # belly
-    pen.L(-0.08, 0.36).L(-0.04, 0.40).L(-0.19, 0.40).L(-0.18, 0.18)    # foreleg and claws
-    pen.C(-0.22, 0.08, -0.26, 0.0, -0.30, -0.10)                      # chest and throat
-    pen.Q(-0.34, -0.14, -0.40, -0.14)                                 # under the jaw
-    pen.L(-0.47, -0.15).L(-0.40, -0.18).L(-0.49, -0.19).Z()           # open mouth
+    pen.M(-0.49, -0.21).Q(-0.44, -0.27, -0.36, -0.28)  # snout and brow
+    pen.Q(-0.30, -0.30, -0.26, -0.26)  # top of the head
+    pen.Q(-0.18, -0.16, -0.14, -0.06)  # back of the neck
+    pen.C(-0.08, 0.02, 0.12, -0.02, 0.22, 0.06)  # back
+    pen.C(0.32, 0.12, 0.40, 0.06, 0.42, -0.06)  # top of the tail, curling up
+    pen.L(0.37, -0.09).L(0.47, -0.19).L(0.49, -0.05).L(0.45, -0.06)  # spade tip
+    pen.C(0.44, 0.14, 0.32, 0.22, 0.22, 0.19)  # underside of the tail
+    pen.L(0.23, 0.36).L(0.28, 0.40).L(0.12, 0.40).L(0.12, 0.26)  # hind leg and claws
+    pen.Q(0.02, 0.28, -0.08, 0.24)  # belly
+    pen.L(-0.08, 0.36).L(-0.04, 0.40).L(-0.19, 0.40).L(-0.18, 0.18)  # foreleg and claws
+    pen.C(-0.22, 0.08, -0.26, 0.0, -0.30, -0.10)  # chest and throat
+    pen.Q(-0.34, -0.14, -0.40, -0.14)  # under the jaw
+    pen.L(-0.47, -0.15).L(-0.40, -0.18).L(-0.49, -0.19).Z()  # open mouth
     body = pen.d()
     canvas.path(body, fill=paper, parent=parent)
     canvas.path(body, fill=fill, fill_opacity=BODY_OPACITY, stroke=ink, width=width, parent=parent)
@@ -163,12 +176,13 @@ def draw_dragon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
         canvas.path(horn, fill=paper, stroke=ink, width=width, parent=parent)
     canvas.circle(pen.at(-0.36, -0.23), max(pen.mm(0.028), 0.3), fill=ink, parent=parent)
     # spines down the neck and along the tail
-    for base_a, tip, base_b in (((-0.22, -0.21), (-0.16, -0.23), (-0.19, -0.15)),
-                                ((-0.18, -0.13), (-0.11, -0.14), (-0.15, -0.07)),
-                                ((0.27, 0.085), (0.31, 0.03), (0.33, 0.085)),
-                                ((0.35, 0.07), (0.40, 0.02), (0.39, 0.04))):
-        canvas.path(pen.M(*base_a).L(*tip).L(*base_b).Z().d(), fill=ink, stroke=ink, width=style.FINE_MM,
-                    parent=parent)
+    for base_a, tip, base_b in (
+        ((-0.22, -0.21), (-0.16, -0.23), (-0.19, -0.15)),
+        ((-0.18, -0.13), (-0.11, -0.14), (-0.15, -0.07)),
+        ((0.27, 0.085), (0.31, 0.03), (0.33, 0.085)),
+        ((0.35, 0.07), (0.40, 0.02), (0.39, 0.04)),
+    ):
+        canvas.path(pen.M(*base_a).L(*tip).L(*base_b).Z().d(), fill=ink, stroke=ink, width=style.FINE_MM, parent=parent)
     # a bat wing raised from the shoulders: arm to the wrist, fingers fanning out, scalloped membrane
     wrist = (0.02, -0.40)
     tips = [(0.24, -0.50), (0.40, -0.30), (0.34, -0.08)]
@@ -203,12 +217,17 @@ def draw_weapon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
     canvas.path(guard, fill=ink, stroke=ink, width=width, parent=parent)
     grip = pen.M(-0.035, 0.17).L(-0.035, 0.34).L(0.035, 0.34).L(0.035, 0.17).Z().d()
     canvas.path(grip, fill=paper, stroke=ink, width=width, parent=parent)
-    canvas.path(pen.M(-0.035, 0.23).L(0.035, 0.21).M(-0.035, 0.29).L(0.035, 0.27).d(), stroke=ink,
-                width=style.FINE_MM, parent=parent)
+    canvas.path(
+        pen.M(-0.035, 0.23).L(0.035, 0.21).M(-0.035, 0.29).L(0.035, 0.27).d(),
+        stroke=ink,
+        width=style.FINE_MM,
+        parent=parent,
+    )
     canvas.circle(pen.at(0, 0.385), pen.mm(0.05), fill=ink, stroke=ink, width=width, parent=parent)
     if letter:
-        letter_badge(canvas, parent, (cx + size * 0.30, cy + size * 0.28), badge_radius(size), letter,
-                     round_badge=False)
+        letter_badge(
+            canvas, parent, (cx + size * 0.30, cy + size * 0.28), badge_radius(size), letter, round_badge=False
+        )
 
 
 def draw_monster(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: float, letter: str | None = None):
@@ -224,10 +243,10 @@ def draw_monster(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size:
         canvas.path(horn, fill=paper, stroke=ink, width=width, parent=parent)
     # head: broad brow, pointed ears, heavy jaw
     pen.M(-0.26, -0.16).C(-0.24, -0.36, 0.24, -0.36, 0.26, -0.16)
-    pen.L(0.40, -0.14).L(0.28, -0.04)                     # right ear
+    pen.L(0.40, -0.14).L(0.28, -0.04)  # right ear
     pen.C(0.30, 0.16, 0.24, 0.34, 0, 0.36)
     pen.C(-0.24, 0.34, -0.30, 0.16, -0.28, -0.04)
-    pen.L(-0.40, -0.14).Z()                               # left ear
+    pen.L(-0.40, -0.14).Z()  # left ear
     head = pen.d()
     canvas.path(head, fill=paper, parent=parent)
     canvas.path(head, fill=fill, fill_opacity=BODY_OPACITY, stroke=ink, width=width, parent=parent)
@@ -244,12 +263,19 @@ def draw_monster(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size:
         letter_badge(canvas, parent, (cx + size * 0.32, cy + size * 0.30), badge_radius(size), letter, round_badge=True)
 
 
-def draw_other(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: float, letter: str | None = None,
-               kind: str = "?"):
+def draw_other(
+    canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: float, letter: str | None = None, kind: str = "?"
+):
     """A feature kind defined by another ruleset: a hexagon with the kind's initial (and letter)."""
     ink, paper = canvas.palette.ink, canvas.palette.paper
-    canvas.polyline(regular_polygon(cx, cy, size * 0.4, 6, rotation_deg=0), closed=True, fill=paper, stroke=ink,
-                    width=_line_width(size), parent=parent)
+    canvas.polyline(
+        regular_polygon(cx, cy, size * 0.4, 6, rotation_deg=0),
+        closed=True,
+        fill=paper,
+        stroke=ink,
+        width=_line_width(size),
+        parent=parent,
+    )
     text = (kind[:1].upper() or "?") + (letter or "")
     text_size = max(2.0, size * (0.32 if len(text) < 2 else 0.24))
     canvas.text(text, (cx, cy + text_size * 0.365), text_size, anchor="middle", bold=True, parent=parent)
@@ -264,9 +290,17 @@ FEATURE_GLYPHS: dict[str, Callable] = {
 }
 
 
-def draw_feature(canvas: SheetCanvas, kind: str, centre: tuple[float, float], size: float, *,
-                 letter: str | None = None, parent: Group | None = None, tag: str | None = None,
-                 element_id: str | None = None) -> Group:
+def draw_feature(
+    canvas: SheetCanvas,
+    kind: str,
+    centre: tuple[float, float],
+    size: float,
+    *,
+    letter: str | None = None,
+    parent: Group | None = None,
+    tag: str | None = None,
+    element_id: str | None = None,
+) -> Group:
     """Draw a feature glyph of ``kind`` centred at ``centre``, ``size`` mm wide, in a group tagged
     ``data-kind=tag`` (default: ``kind``). Unknown kinds get a generic lettered hexagon."""
     group = canvas.group(tag if tag is not None else kind, parent=parent, element_id=element_id)
@@ -280,18 +314,31 @@ def draw_feature(canvas: SheetCanvas, kind: str, centre: tuple[float, float], si
 
 # Board marks and scoring icons -------------------------------------------------------------------
 
-def block_arrow(tip: tuple[float, float], direction: tuple[float, float], length: float, head_width: float,
-                head_fraction: float = 0.55, shaft_fraction: float = 0.42) -> list[tuple[float, float]]:
+
+def block_arrow(
+    tip: tuple[float, float],
+    direction: tuple[float, float],
+    length: float,
+    head_width: float,
+    head_fraction: float = 0.55,
+    shaft_fraction: float = 0.42,
+) -> list[tuple[float, float]]:
     """The outline of a solid arrow whose point is ``tip``, pointing along unit ``direction``."""
     dx, dy = direction
     nx, ny = -dy, dx  # normal
     head = length * head_fraction
     half_head, half_shaft = head_width / 2, head_width * shaft_fraction / 2
-    bx, by = tip[0] - dx * head, tip[1] - dy * head          # base of the head
-    tx, ty = tip[0] - dx * length, tip[1] - dy * length      # end of the tail
-    return [tip, (bx + nx * half_head, by + ny * half_head), (bx + nx * half_shaft, by + ny * half_shaft),
-            (tx + nx * half_shaft, ty + ny * half_shaft), (tx - nx * half_shaft, ty - ny * half_shaft),
-            (bx - nx * half_shaft, by - ny * half_shaft), (bx - nx * half_head, by - ny * half_head)]
+    bx, by = tip[0] - dx * head, tip[1] - dy * head  # base of the head
+    tx, ty = tip[0] - dx * length, tip[1] - dy * length  # end of the tail
+    return [
+        tip,
+        (bx + nx * half_head, by + ny * half_head),
+        (bx + nx * half_shaft, by + ny * half_shaft),
+        (tx + nx * half_shaft, ty + ny * half_shaft),
+        (tx - nx * half_shaft, ty - ny * half_shaft),
+        (bx - nx * half_shaft, by - ny * half_shaft),
+        (bx - nx * half_head, by - ny * half_head),
+    ]
 
 
 def diamond_points(centre: tuple[float, float], half: float) -> list[tuple[float, float]]:
@@ -312,21 +359,40 @@ def draw_icon(canvas: SheetCanvas, icon: str, centre: tuple[float, float], size:
         draw_feature(canvas, "monster", (cx + size * 0.32, cy), size * 0.8, parent=parent, tag="")
         # a struck-out sword: the monster is met without its weapon
         pen = Pen(cx - size * 0.28, cy, size * 0.8, rotate_deg=45)
-        canvas.path(pen.M(0, 0.36).L(0, -0.44).M(-0.16, 0.14).L(0.16, 0.14).d(), stroke=ink,
-                    width=_line_width(size), parent=parent)
+        canvas.path(
+            pen.M(0, 0.36).L(0, -0.44).M(-0.16, 0.14).L(0.16, 0.14).d(),
+            stroke=ink,
+            width=_line_width(size),
+            parent=parent,
+        )
         cross = Pen(cx - size * 0.28, cy, size * 0.8)
-        canvas.path(cross.M(-0.32, -0.32).L(0.32, 0.32).M(0.32, -0.32).L(-0.32, 0.32).d(), stroke=ink,
-                    width=_line_width(size, 0.06), parent=parent)
+        canvas.path(
+            cross.M(-0.32, -0.32).L(0.32, 0.32).M(0.32, -0.32).L(-0.32, 0.32).d(),
+            stroke=ink,
+            width=_line_width(size, 0.06),
+            parent=parent,
+        )
     elif icon == "entryway":
-        canvas.polyline(block_arrow((cx + size * 0.4, cy), (1, 0), size * 0.8, size * 0.6), closed=True, fill=ink,
-                        stroke=ink, width=style.FINE_MM, parent=parent)
+        canvas.polyline(
+            block_arrow((cx + size * 0.4, cy), (1, 0), size * 0.8, size * 0.6),
+            closed=True,
+            fill=ink,
+            stroke=ink,
+            width=style.FINE_MM,
+            parent=parent,
+        )
     elif icon == "tally":
         width = _line_width(size, 0.06)
         for i in range(4):
             x = cx - size * 0.3 + i * size * 0.2
             canvas.line((x, cy - size * 0.3), (x, cy + size * 0.3), stroke=ink, width=width, parent=parent)
-        canvas.line((cx - size * 0.42, cy + size * 0.2), (cx + size * 0.42, cy - size * 0.2), stroke=ink,
-                    width=width, parent=parent)
+        canvas.line(
+            (cx - size * 0.42, cy + size * 0.2),
+            (cx + size * 0.42, cy - size * 0.2),
+            stroke=ink,
+            width=width,
+            parent=parent,
+        )
     elif icon == "trap":
         width = _line_width(size, 0.1)
         half = size * 0.3

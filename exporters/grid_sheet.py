@@ -78,39 +78,87 @@ def scoring_terms(ruleset: Ruleset) -> list[ScoringTerm]:
     if "dragon" in elements:
         doubling = switches.get("dragon_doubling", "one_loot")
         if doubling == "all_loot":
-            terms.append(ScoringTerm("dragon", "Dragon room entered: doubles all loot", "Dragon (x2 all loot)",
-                                     f"{vp_text(loot_vp)} per loot", "dragon"))
+            terms.append(
+                ScoringTerm(
+                    "dragon",
+                    "Dragon room entered: doubles all loot",
+                    "Dragon (x2 all loot)",
+                    f"{vp_text(loot_vp)} per loot",
+                    "dragon",
+                )
+            )
         elif doubling == "best_item":
-            terms.append(ScoringTerm("dragon", "Dragon room entered: doubles your best item", "Dragon (x2 best item)",
-                                     "x2 best", "dragon"))
+            terms.append(
+                ScoringTerm(
+                    "dragon",
+                    "Dragon room entered: doubles your best item",
+                    "Dragon (x2 best item)",
+                    "x2 best",
+                    "dragon",
+                )
+            )
         else:
-            terms.append(ScoringTerm("dragon", "Dragon room entered: doubles one loot bag", "Dragon (x2 one loot)",
-                                     vp_text(loot_vp), "dragon"))
+            terms.append(
+                ScoringTerm(
+                    "dragon",
+                    "Dragon room entered: doubles one loot bag",
+                    "Dragon (x2 one loot)",
+                    vp_text(loot_vp),
+                    "dragon",
+                )
+            )
     if "weapon" in elements:
-        terms.append(ScoringTerm("weapon", "Weapon rooms entered", "Weapon rooms",
-                                 f"{vp_text(elements['weapon'].get('vp', 0))} each", "weapon"))
+        terms.append(
+            ScoringTerm(
+                "weapon",
+                "Weapon rooms entered",
+                "Weapon rooms",
+                f"{vp_text(elements['weapon'].get('vp', 0))} each",
+                "weapon",
+            )
+        )
     if "monster" in elements:
         monster = elements["monster"]
-        matched = {"same_network": "Monsters with their weapon (same network)",
-                   "earlier_round": "Monsters with their weapon (entered earlier)"}.get(
-            str(switches.get("weapon_order")), "Monsters with their weapon")
-        terms.append(ScoringTerm("monster_matched", matched, "Monster + its weapon",
-                                 f"{vp_text(monster.get('vp', 0))} each", "matched"))
-        terms.append(ScoringTerm("monster_unmatched", "Monsters without their weapon", "Monster, no weapon",
-                                 f"{vp_text(monster.get('unmatched_vp', 0))} each", "unmatched"))
+        matched = {
+            "same_network": "Monsters with their weapon (same network)",
+            "earlier_round": "Monsters with their weapon (entered earlier)",
+        }.get(str(switches.get("weapon_order")), "Monsters with their weapon")
+        terms.append(
+            ScoringTerm(
+                "monster_matched", matched, "Monster + its weapon", f"{vp_text(monster.get('vp', 0))} each", "matched"
+            )
+        )
+        terms.append(
+            ScoringTerm(
+                "monster_unmatched",
+                "Monsters without their weapon",
+                "Monster, no weapon",
+                f"{vp_text(monster.get('unmatched_vp', 0))} each",
+                "unmatched",
+            )
+        )
     for kind, definition in elements.items():
         if kind not in CLASSIC_KINDS and definition.get("vp"):
             name = kind.replace("_", " ").capitalize()
-            terms.append(ScoringTerm(kind, f"{name} rooms entered", f"{name} rooms",
-                                     f"{vp_text(definition['vp'])} each", kind))
+            terms.append(
+                ScoringTerm(kind, f"{name} rooms entered", f"{name} rooms", f"{vp_text(definition['vp'])} each", kind)
+            )
     if "unlinked_vp" in data.get("entryways", {}):
-        terms.append(ScoringTerm("entryways", "Entryways not linked to your paths", "Unlinked entryways",
-                                 f"{vp_text(data['entryways']['unlinked_vp'])} each", "entryway"))
+        terms.append(
+            ScoringTerm(
+                "entryways",
+                "Entryways not linked to your paths",
+                "Unlinked entryways",
+                f"{vp_text(data['entryways']['unlinked_vp'])} each",
+                "entryway",
+            )
+        )
     if "tally_vp" in data:
         terms.append(ScoringTerm("tally", "Tally marks", "Tally marks", f"{vp_text(data['tally_vp'])} each", "tally"))
     if "trap_vp" in data:
-        terms.append(ScoringTerm("traps", "Traps that hit you", "Traps hitting you",
-                                 f"{vp_text(data['trap_vp'])} each", "trap"))
+        terms.append(
+            ScoringTerm("traps", "Traps that hit you", "Traps hitting you", f"{vp_text(data['trap_vp'])} each", "trap")
+        )
     return terms
 
 
@@ -125,6 +173,7 @@ def tally_caption(ruleset: Ruleset) -> str:
 
 
 # Layout -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Arrangement:
@@ -175,7 +224,10 @@ def _footer_dims(terms: list[ScoringTerm], scale: float, short: bool, stretch: f
     base_row = max(4.4, 6.6 * scale)
     row_h = base_row * stretch
     d = {
-        "text": text, "small": small, "heading": heading, "row_h": row_h,
+        "text": text,
+        "small": small,
+        "heading": heading,
+        "row_h": row_h,
         "box_h": min(row_h - max(1.1, 1.5 * scale), base_row * 1.1),
         "heading_h": heading * 1.65,
         "colhead_h": small * 1.7,
@@ -230,8 +282,9 @@ def _fit_footer(terms, region, reminders, scale, arrangement, stretch) -> _Foote
     return None
 
 
-def _plan_footer(terms: list[ScoringTerm], regions: list[tuple[float, float, float, float]],
-                 reminders: list[str]) -> _Footer | None:
+def _plan_footer(
+    terms: list[ScoringTerm], regions: list[tuple[float, float, float, float]], reminders: list[str]
+) -> _Footer | None:
     """The roomiest scoring-area layout that fits one of ``regions`` (``x, y, w, h``): largest
     scale first, then the arrangements in order; spare height then goes to taller rows (more
     room to write), up to the first of :data:`_STRETCHES`."""
@@ -252,11 +305,11 @@ def scoring_area_minimum(ruleset: Ruleset, width: float) -> tuple[float, float]:
     (``(inf, inf)`` when none does)."""
     terms = scoring_terms(ruleset)
     sizes = [_footer_size(terms, _footer_dims(terms, _SCALES[-1], a.short), a) for a in ARRANGEMENTS]
-    return min((size for size in sizes if size[0] <= width), key=lambda size: size[1],
-               default=(math.inf, math.inf))
+    return min((size for size in sizes if size[0] <= width), key=lambda size: size[1], default=(math.inf, math.inf))
 
 
 # Drawing -----------------------------------------------------------------------------------------
+
 
 def draw_grid_sheet(canvas: SheetCanvas, dungeon: GridDungeon, ruleset: Ruleset) -> None:
     """Draw a grid dungeon's whole play sheet onto ``canvas`` (sheet mm, inside the printable area).
@@ -281,8 +334,9 @@ class _GridSheet:
         self.right = self.gx + self.grid.columns * self.c
         self.bottom = self.gy + self.grid.rows * self.c
         self.x0, self.y0, self.x1, self.y1 = dungeon.sheet.paper.printable
-        self.entry_sides = {e.side for e in dungeon.entryways
-                            if self.grid.contains(e.cell) and self.grid.is_outer_edge(e.cell, e.side)}
+        self.entry_sides = {
+            e.side for e in dungeon.entryways if self.grid.contains(e.cell) and self.grid.is_outer_edge(e.cell, e.side)
+        }
         self.terms = scoring_terms(ruleset)
 
     # planning ---------------------------------------------------------------------------------
@@ -302,10 +356,13 @@ class _GridSheet:
         else:
             raise SheetLayoutError(
                 f"the grid leaves {self.gx - self.x0:g} mm on its left inside the margins; the row labels and "
-                f"entryway arrows need {label_w + _LABEL_GAP + _ARROW_GAP + _MIN_ARROW_MM:.1f} mm")
+                f"entryway arrows need {label_w + _LABEL_GAP + _ARROW_GAP + _MIN_ARROW_MM:.1f} mm"
+            )
         if "east" in self.entry_sides and east < _MIN_ARROW_MM:
-            raise SheetLayoutError(f"the grid leaves {self.x1 - self.right:g} mm on its right inside the margins; "
-                                   f"the entryway arrows need {_MIN_ARROW_MM + _ARROW_GAP + style.FINE_MM:g} mm")
+            raise SheetLayoutError(
+                f"the grid leaves {self.x1 - self.right:g} mm on its right inside the margins; "
+                f"the entryway arrows need {_MIN_ARROW_MM + _ARROW_GAP + style.FINE_MM:g} mm"
+            )
         self.arrow_len = {"north": full, "south": full, "west": min(full, west), "east": min(full, east)}
         self.head_w = {side: min(0.28 * c, 6.5, length * 1.05) for side, length in self.arrow_len.items()}
         self.north_offset = self.arrow_len["north"] + _ARROW_GAP + 1.0 if "north" in self.entry_sides else 1.8
@@ -324,8 +381,12 @@ class _GridSheet:
         # the title shrinks to the printable width when it is long
         unit_width = text_width_mm(self.dungeon.sheet.title, 1.0, bold=True)
         widest = max(MIN_TEXT_MM, (width - 1) / unit_width) if unit_width else style.TITLE_MM
-        for title_size, small in ((style.TITLE_MM, style.SMALL_MM), (style.TITLE_MM, 2.2), (6.0, MIN_TEXT_MM),
-                                  (5.0, MIN_TEXT_MM)):
+        for title_size, small in (
+            (style.TITLE_MM, style.SMALL_MM),
+            (style.TITLE_MM, 2.2),
+            (6.0, MIN_TEXT_MM),
+            (5.0, MIN_TEXT_MM),
+        ):
             title_size = min(title_size, widest)
             lines = [line for r in reminders for line in wrap_text(r, width, small)]
             height = title_size * 0.95 + (len(lines) * small * 1.35 + small * 0.5 if lines else 0)
@@ -339,8 +400,10 @@ class _GridSheet:
                 self.title_size, self.reminder_size, self.header_lines = title_size, MIN_TEXT_MM, []
                 self.footer_reminders = reminders
                 return
-        raise SheetLayoutError(f"the grid starts {self.gy - self.y0:g} mm below the top margin; the title and "
-                               f"coordinate labels need at least {self.gy - labels_top + 2 + 4:g} mm")
+        raise SheetLayoutError(
+            f"the grid starts {self.gy - self.y0:g} mm below the top margin; the title and "
+            f"coordinate labels need at least {self.gy - labels_top + 2 + 4:g} mm"
+        )
 
     def _plan_scoring(self) -> None:
         below_top = self.bottom + (self.arrow_len["south"] + 3.0 if "south" in self.entry_sides else 4.5)
@@ -355,7 +418,8 @@ class _GridSheet:
             width, height = scoring_area_minimum(self.ruleset, self.x1 - self.x0)
             raise SheetLayoutError(
                 f"the grid leaves {max(0, self.y1 - below_top):.0f} mm below it inside the margins; the scoring "
-                f"area needs at least {height:.0f} mm there ({width:.0f} mm wide), or that much room beside the grid")
+                f"area needs at least {height:.0f} mm there ({width:.0f} mm wide), or that much room beside the grid"
+            )
         self.footer = footer
 
     # drawing ----------------------------------------------------------------------------------
@@ -388,10 +452,17 @@ class _GridSheet:
             outer = min(max(centre + sign * (width / 2 + gap + 28), self.x0 + 1), self.x1 - 1)
             if sign * (outer - inner) < 6:
                 continue
-            canvas.line((inner + sign * 2.6, mid), (outer, mid), stroke=pal.accent, width=style.OUTLINE_MM,
-                        parent=group)
-            canvas.polyline(diamond_points((inner + sign * 1.1, mid), 1.1), closed=True, fill=pal.accent,
-                            stroke=pal.accent, width=style.FINE_MM, parent=group)
+            canvas.line(
+                (inner + sign * 2.6, mid), (outer, mid), stroke=pal.accent, width=style.OUTLINE_MM, parent=group
+            )
+            canvas.polyline(
+                diamond_points((inner + sign * 1.1, mid), 1.1),
+                closed=True,
+                fill=pal.accent,
+                stroke=pal.accent,
+                width=style.FINE_MM,
+                parent=group,
+            )
         if self.header_lines:
             reminders = canvas.group("reminders")
             small = self.reminder_size
@@ -408,8 +479,12 @@ class _GridSheet:
     def _edge_segment(self, cell: Cell, side: str) -> tuple[tuple[float, float], tuple[float, float]]:
         x, y = self._cell_xy(cell)
         c = self.c
-        return {"north": ((x, y), (x + c, y)), "south": ((x, y + c), (x + c, y + c)),
-                "west": ((x, y), (x, y + c)), "east": ((x + c, y), (x + c, y + c))}[side]
+        return {
+            "north": ((x, y), (x + c, y)),
+            "south": ((x, y + c), (x + c, y + c)),
+            "west": ((x, y), (x, y + c)),
+            "east": ((x + c, y), (x + c, y + c)),
+        }[side]
 
     def _draw_rooms(self) -> None:
         group = self.canvas.group("rooms")
@@ -456,8 +531,9 @@ class _GridSheet:
 
     def _thin_edge(self, cell: Cell, side: str, group) -> None:
         (ax, ay), (bx, by) = self._edge_segment(cell, side)
-        self.canvas.line((ax, ay), (bx, by), stroke=self.pal.grid_line, width=style.OUTLINE_MM, parent=group,
-                         linecap="butt")
+        self.canvas.line(
+            (ax, ay), (bx, by), stroke=self.pal.grid_line, width=style.OUTLINE_MM, parent=group, linecap="butt"
+        )
 
     def _edge_mid(self, cell: Cell, side: str) -> tuple[float, float]:
         (ax, ay), (bx, by) = self._edge_segment(cell, side)
@@ -474,9 +550,15 @@ class _GridSheet:
             seen.add(key)
             item = self.canvas.group("passage", parent=group)
             self._thin_edge(passage.cell, passage.side, item)
-            self.canvas.polyline(diamond_points(self._edge_mid(passage.cell, passage.side), half), closed=True,
-                                 fill=self.pal.paper, stroke=self.pal.ink, width=style.OUTLINE_MM * 1.5,
-                                 parent=item, kind="diamond")
+            self.canvas.polyline(
+                diamond_points(self._edge_mid(passage.cell, passage.side), half),
+                closed=True,
+                fill=self.pal.paper,
+                stroke=self.pal.ink,
+                width=style.OUTLINE_MM * 1.5,
+                parent=item,
+                kind="diamond",
+            )
 
     def _draw_entryways(self) -> None:
         group = self.canvas.group("entryways")
@@ -488,10 +570,15 @@ class _GridSheet:
             dc, dr = SIDE_OFFSETS[entryway.side]
             mx, my = self._edge_mid(entryway.cell, entryway.side)
             tip = (mx + dc * _ARROW_GAP, my + dr * _ARROW_GAP)
-            self.canvas.polyline(block_arrow(tip, (-dc, -dr), self.arrow_len[entryway.side],
-                                                             self.head_w[entryway.side]), closed=True,
-                                 fill=self.pal.ink, stroke=self.pal.ink, width=style.FINE_MM, parent=item,
-                                 kind="arrow")
+            self.canvas.polyline(
+                block_arrow(tip, (-dc, -dr), self.arrow_len[entryway.side], self.head_w[entryway.side]),
+                closed=True,
+                fill=self.pal.ink,
+                stroke=self.pal.ink,
+                width=style.FINE_MM,
+                parent=item,
+                kind="arrow",
+            )
 
     def _round_box(self) -> tuple[float, float]:
         size = min(max(0.24 * self.c, 4.0), 7.0)
@@ -503,8 +590,18 @@ class _GridSheet:
         for row in range(self.grid.rows):
             for col in range(self.grid.columns):
                 x, y = self._cell_xy((col, row))
-                self.canvas.rect(x + inset, y + inset, size, size, stroke=self.pal.ink, width=style.OUTLINE_MM,
-                                 fill=self.pal.paper, radius=size * 0.22, parent=group, kind="round-box")
+                self.canvas.rect(
+                    x + inset,
+                    y + inset,
+                    size,
+                    size,
+                    stroke=self.pal.ink,
+                    width=style.OUTLINE_MM,
+                    fill=self.pal.paper,
+                    radius=size * 0.22,
+                    parent=group,
+                    kind="round-box",
+                )
 
     def _draw_features(self) -> None:
         group = self.canvas.group("features")
@@ -516,8 +613,9 @@ class _GridSheet:
                 continue
             x, y = self._cell_xy(feature.cell)
             centre = (x + c * 0.54, y + c * 0.55)
-            draw_feature(self.canvas, feature.kind, centre, size, letter=feature.letter, parent=group,
-                         element_id=feature.id)
+            draw_feature(
+                self.canvas, feature.kind, centre, size, letter=feature.letter, parent=group, element_id=feature.id
+            )
 
     def _draw_coordinates(self) -> None:
         group = self.canvas.group("coordinates")
@@ -525,13 +623,25 @@ class _GridSheet:
         grid, c = self.grid, self.c
         for col in range(grid.columns):
             x = self.gx + (col + 0.5) * c
-            self.canvas.text(axis_label(col, grid.column_labels), (x, self.gy - self.north_offset), size,
-                             anchor="middle", bold=True, parent=group)
+            self.canvas.text(
+                axis_label(col, grid.column_labels),
+                (x, self.gy - self.north_offset),
+                size,
+                anchor="middle",
+                bold=True,
+                parent=group,
+            )
         size = self.row_label_size
         for row in range(grid.rows):
             y = self.gy + (row + 0.5) * c + size * 0.365
-            self.canvas.text(axis_label(row, grid.row_labels), (self.gx - self.west_offset, y), size, anchor="end",
-                             bold=True, parent=group)
+            self.canvas.text(
+                axis_label(row, grid.row_labels),
+                (self.gx - self.west_offset, y),
+                size,
+                anchor="end",
+                bold=True,
+                parent=group,
+            )
 
     # scoring ----------------------------------------------------------------------------------
     def _draw_scoring(self) -> None:
@@ -547,14 +657,15 @@ class _GridSheet:
         if hint_x + text_width_mm(hint, d["small"]) <= x + f.w:
             canvas.text(hint, (hint_x, heading_base), d["small"], parent=group)
         rule_y = y + d["heading_h"] - d["heading"] * 0.3
-        canvas.line((x, rule_y), (x + f.w, rule_y), stroke=pal.ink, width=style.OUTLINE_MM, parent=group,
-                    linecap="butt")
+        canvas.line(
+            (x, rule_y), (x + f.w, rule_y), stroke=pal.ink, width=style.OUTLINE_MM, parent=group, linecap="butt"
+        )
         top = y + d["heading_h"]
         gap = d["gap"]
         rows = math.ceil(len(self.terms) / arrangement.columns)
         table_h = d["colhead_h"] + rows * d["row_h"]
         for column in range(arrangement.columns):
-            terms = self.terms[column * rows:(column + 1) * rows]
+            terms = self.terms[column * rows : (column + 1) * rows]
             self._draw_table(group, terms, x + column * (d["table_w"] + gap), top, d["table_w"], arrangement.short)
         tables_w = arrangement.columns * d["table_w"] + (arrangement.columns - 1) * gap
         fields_w, fields_h = _fields_size(d, arrangement.fields)
@@ -614,10 +725,12 @@ class _GridSheet:
             mid = ry + row_h / 2
             draw_icon(canvas, term.icon, (x + d["icon_w"] / 2, mid), min(row_h, d["icon_w"] / 1.55) * 0.78, row)
             base = mid + text * 0.36
-            canvas.text(term.short if short else term.label, (x + d["icon_w"] + 0.8, base), text, parent=row,
-                        kind="term-label")
-            canvas.text(term.points, (count_x - 2.0, base), text, anchor="end", bold=True, parent=row,
-                        kind="term-points")
+            canvas.text(
+                term.short if short else term.label, (x + d["icon_w"] + 0.8, base), text, parent=row, kind="term-label"
+            )
+            canvas.text(
+                term.points, (count_x - 2.0, base), text, anchor="end", bold=True, parent=row, kind="term-points"
+            )
             box_y = mid - box_h / 2
             canvas.write_in_box(count_x, box_y, d["count_w"], box_h, parent=row, kind="count-box")
             canvas.text("=", (count_x + d["count_w"] + d["eq_w"] / 2, base), text, anchor="middle", parent=row)
@@ -637,19 +750,36 @@ class _GridSheet:
         canvas.text(caption, (x, y + small * 2.45), small, parent=group)
         box_y = y + d["caption_h"] * 2 - small * 0.4
         box_h = y + h - box_y
-        canvas.rect(x, box_y, w, box_h, stroke=pal.ink, width=style.OUTLINE_MM, fill=pal.paper, radius=0.8,
-                    parent=group, kind="tally-box")
+        canvas.rect(
+            x,
+            box_y,
+            w,
+            box_h,
+            stroke=pal.ink,
+            width=style.OUTLINE_MM,
+            fill=pal.paper,
+            radius=0.8,
+            parent=group,
+            kind="tally-box",
+        )
         rounds = int(self.ruleset.data.get("rounds", 0) or 0)
         if 1 < rounds <= 12 and w / rounds >= 4.5 and box_h >= small * 3:
             step = w / rounds
             label = max(MIN_TEXT_MM, small * 0.85)
             for r in range(rounds):
                 cx = x + step * (r + 0.5)
-                canvas.text(str(r + 1), (cx, box_y + label * 1.15), label, anchor="middle", fill=pal.grid_line,
-                            parent=group)
+                canvas.text(
+                    str(r + 1), (cx, box_y + label * 1.15), label, anchor="middle", fill=pal.grid_line, parent=group
+                )
                 if r:
-                    canvas.line((x + step * r, box_y + 0.8), (x + step * r, box_y + box_h - 0.8),
-                                stroke=pal.grid_line, width=style.FINE_MM, dash=(0.8, 0.8), parent=group)
+                    canvas.line(
+                        (x + step * r, box_y + 0.8),
+                        (x + step * r, box_y + box_h - 0.8),
+                        stroke=pal.grid_line,
+                        width=style.FINE_MM,
+                        dash=(0.8, 0.8),
+                        parent=group,
+                    )
 
     def _draw_name(self, parent, x: float, y: float, w: float, h: float) -> None:
         canvas, d = self.canvas, self.footer.dims
@@ -661,5 +791,15 @@ class _GridSheet:
         canvas, pal, d = self.canvas, self.pal, self.footer.dims
         group = canvas.group("total-field", parent=parent)
         canvas.text("Total", (x, y + d["small"] * 1.05), d["small"], bold=True, parent=group)
-        canvas.rect(x, y + d["caption_h"], w, h - d["caption_h"], stroke=pal.ink, width=_TOTAL_OUTLINE_MM,
-                    fill=pal.paper, radius=1.0, parent=group, kind="total-box")
+        canvas.rect(
+            x,
+            y + d["caption_h"],
+            w,
+            h - d["caption_h"],
+            stroke=pal.ink,
+            width=_TOTAL_OUTLINE_MM,
+            fill=pal.paper,
+            radius=1.0,
+            parent=group,
+            kind="total-box",
+        )

@@ -39,8 +39,9 @@ def tint(t: float) -> tuple[int, int, int]:
     return STOPS[-1][1]
 
 
-def _text(painter, rect_mm: tuple[float, float, float, float], px: float, size_mm: float, flags, text: str,
-          bold: bool = False) -> None:
+def _text(
+    painter, rect_mm: tuple[float, float, float, float], px: float, size_mm: float, flags, text: str, bold: bool = False
+) -> None:
     """Draw ``text`` in a rectangle given in mm on a painter scaled to mm, at a font size in mm."""
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QFont
@@ -68,8 +69,10 @@ def _sheet_image(entry: dict, source: str | None, dpi: float):
     from exporters.qt import svg_to_png
     from inkcrawl.loading import open_dungeons
 
-    opened = next((o for o in open_dungeons([source]).dungeons
-                   if o.dungeon.id == entry.get("id") and o.dungeon.family == "grid"), None)
+    opened = next(
+        (o for o in open_dungeons([source]).dungeons if o.dungeon.id == entry.get("id") and o.dungeon.family == "grid"),
+        None,
+    )
     if opened is None:
         return None
     options = PageOptions()
@@ -78,8 +81,16 @@ def _sheet_image(entry: dict, source: str | None, dpi: float):
     except PaperError:
         return None
     paper = opened.dungeon.sheet.paper
-    layout = layout_page((paper.width_mm, paper.height_mm), paper.margin_mm, options.paper, options.orientation,
-                         options.margin_mm, options.fit, options.bleed_mm, options.crop_marks)
+    layout = layout_page(
+        (paper.width_mm, paper.height_mm),
+        paper.margin_mm,
+        options.paper,
+        options.orientation,
+        options.margin_mm,
+        options.fit,
+        options.bleed_mm,
+        options.crop_marks,
+    )
     # PySide6 takes the format as a str (bytes are refused); its stubs say bytes
     image = QImage.fromData(svg_to_png(page.svg, page.width_mm, page.height_mm, dpi), "PNG")  # type: ignore[arg-type]
     return image, (page.width_mm, page.height_mm), layout.offset, layout.scale
@@ -111,8 +122,12 @@ def _plain_board(entry: dict, dpi: float):
         x, y = margin + c * cell, margin + r * cell
         painter.setPen(QPen(QColor(style.palette().grid_line), style.OUTLINE_MM))
         painter.drawRect(QRectF(x, y, cell, cell))
-        ends = {"north": ((x, y), (x + cell, y)), "east": ((x + cell, y), (x + cell, y + cell)),
-                "south": ((x, y + cell), (x + cell, y + cell)), "west": ((x, y), (x, y + cell))}
+        ends = {
+            "north": ((x, y), (x + cell, y)),
+            "east": ((x + cell, y), (x + cell, y + cell)),
+            "south": ((x, y + cell), (x + cell, y + cell)),
+            "west": ((x, y), (x, y + cell)),
+        }
         for side, (a, b) in ends.items():
             if side not in room["open"]:
                 painter.setPen(QPen(ink, style.WALL_MM))
@@ -122,8 +137,9 @@ def _plain_board(entry: dict, dpi: float):
                 h = cell * 0.07
                 painter.setPen(QPen(ink, style.FINE_MM))
                 painter.setBrush(ink)
-                painter.drawPolygon(QPolygonF([QPointF(mx, my - h), QPointF(mx + h, my), QPointF(mx, my + h),
-                                               QPointF(mx - h, my)]))
+                painter.drawPolygon(
+                    QPolygonF([QPointF(mx, my - h), QPointF(mx + h, my), QPointF(mx, my + h), QPointF(mx - h, my)])
+                )
                 painter.setBrush(Qt.BrushStyle.NoBrush)
         feature = room.get("feature")
         if feature:
@@ -131,8 +147,14 @@ def _plain_board(entry: dict, dpi: float):
             text += feature.get("letter", "")
             painter.setPen(ink)
             _text(painter, (x, y, cell, cell), px, max(cell * 0.25, 2.0), Qt.AlignmentFlag.AlignCenter, text, True)
-        _text(painter, (x + cell * 0.06, y + cell * 0.04, cell, cell * 0.3), px, max(cell * 0.12, 1.5),
-              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, room.get("label", ""))
+        _text(
+            painter,
+            (x + cell * 0.06, y + cell * 0.04, cell, cell * 0.3),
+            px,
+            max(cell * 0.12, 1.5),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+            room.get("label", ""),
+        )
     for way in entry["entryways"]:
         c, r = way["cell"]
         dc, dr = offsets[way["side"]]
@@ -144,15 +166,28 @@ def _plain_board(entry: dict, dpi: float):
         nx, ny = -dr, dc
         head = cell * 0.12
         painter.setBrush(ink)
-        painter.drawPolygon(QPolygonF([tip, QPointF(tip.x() + dc * head + nx * head, tip.y() + dr * head + ny * head),
-                                       QPointF(tip.x() + dc * head - nx * head, tip.y() + dr * head - ny * head)]))
+        painter.drawPolygon(
+            QPolygonF(
+                [
+                    tip,
+                    QPointF(tip.x() + dc * head + nx * head, tip.y() + dr * head + ny * head),
+                    QPointF(tip.x() + dc * head - nx * head, tip.y() + dr * head - ny * head),
+                ]
+            )
+        )
         painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.end()
-    return image, (width_mm, height_mm), (margin - float(board["origin_mm"][0]), margin - float(board["origin_mm"][1])), 1.0
+    return (
+        image,
+        (width_mm, height_mm),
+        (margin - float(board["origin_mm"][0]), margin - float(board["origin_mm"][1])),
+        1.0,
+    )
 
 
-def heatmap_image(entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150,
-                  caption: str | None = None):
+def heatmap_image(
+    entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150, caption: str | None = None
+):
     """The heatmap as a QImage (see the module docstring)."""
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QColor, QImage, QPainter
@@ -187,28 +222,49 @@ def heatmap_image(entry: dict, usage: Sequence[float], source: str | None = None
     for room, share in zip(rooms, usage):
         c, r = room["cell"]
         box = (x0 + c * cell + pad, y0 + r * cell + pad, cell - 2 * pad, cell - 2 * pad)
-        _text(painter, box, px, max(cell * 0.16, 1.6), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
-              f"{share * 100:.0f}%", True)
+        _text(
+            painter,
+            box,
+            px,
+            max(cell * 0.16, 1.6),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
+            f"{share * 100:.0f}%",
+            True,
+        )
     # legend strip: the colour scale and the caption
     legend_y = base.height() / px + 2
     bar_x, bar_w, bar_h = 10.0, min(80.0, width_mm - 20), 4.0
     steps = 64
     for k in range(steps):
-        painter.fillRect(QRectF(bar_x + bar_w * k / steps, legend_y, bar_w / steps + 0.05, bar_h),
-                         QColor(*tint(k / (steps - 1))))
+        painter.fillRect(
+            QRectF(bar_x + bar_w * k / steps, legend_y, bar_w / steps + 0.05, bar_h), QColor(*tint(k / (steps - 1)))
+        )
     small = style.SMALL_MM
     _text(painter, (bar_x, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignLeft, "0%")
-    _text(painter, (bar_x + bar_w - 20, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignRight,
-          f"{top * 100:.0f}%")
+    _text(
+        painter,
+        (bar_x + bar_w - 20, legend_y + bar_h + 0.5, 20, 4),
+        px,
+        small,
+        Qt.AlignmentFlag.AlignRight,
+        f"{top * 100:.0f}%",
+    )
     text = "Rooms entered (% of players)" + (f": {caption}" if caption else "")
-    _text(painter, (bar_x + bar_w + 4, legend_y - 1, max(width_mm - bar_w - 24, 20), 10), px, small,
-          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap, text)
+    _text(
+        painter,
+        (bar_x + bar_w + 4, legend_y - 1, max(width_mm - bar_w - 24, 20), 10),
+        px,
+        small,
+        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
+        text,
+    )
     painter.end()
     return image
 
 
-def heatmap_png(entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150,
-                caption: str | None = None) -> bytes:
+def heatmap_png(
+    entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150, caption: str | None = None
+) -> bytes:
     """The heatmap as PNG bytes."""
     from PySide6.QtCore import QBuffer, QIODevice
 
@@ -221,8 +277,15 @@ def heatmap_png(entry: dict, usage: Sequence[float], source: str | None = None, 
     return byte_string(buffer.data())
 
 
-def write_heatmap_png(path, entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150,
-                      caption: str | None = None, force: bool = False) -> None:
+def write_heatmap_png(
+    path,
+    entry: dict,
+    usage: Sequence[float],
+    source: str | None = None,
+    dpi: float = 150,
+    caption: str | None = None,
+    force: bool = False,
+) -> None:
     """Write the heatmap PNG to ``path`` (atomically; ``force`` replaces a read-only file, see
     :func:`inkcrawl.jsonio.atomic_target`). Raises ``OSError`` when it cannot be written
     (:class:`inkcrawl.jsonio.WriteRefused` when refused) and ``ValueError`` for usage values

@@ -57,6 +57,7 @@ def draw_line_sheet(canvas: SheetCanvas, dungeon: LineDungeon, ruleset: Ruleset)
 
 # -- small geometry helpers ---------------------------------------------------------------------
 
+
 def _text_box(text: str, at: Point, size: float, anchor: str = "start", bold: bool = False) -> tuple:
     width = text_width_mm(text, size, bold)
     x = at[0] - {"start": 0, "middle": width / 2, "end": width}[anchor]
@@ -93,6 +94,7 @@ def _players_text(supply: dict) -> str:
 
 # -- the sheet ----------------------------------------------------------------------------------
 
+
 @dataclass
 class _Row:
     """One footer row: an icon (glyph kind and options) and wrapped text lines."""
@@ -119,10 +121,12 @@ class _LineSheet:
         self.areas: list[tuple[Area, Polygon]] = list(zip(self.printed.geometry.areas, self.printed.geometry.polygons))
         self.union = unary_union([p for _, p in self.areas]) if self.areas else Polygon()
         self.doors: list[tuple[Element, tuple[Point, Point]]] = [
-            (e, e.segment) for e in dungeon.elements if e.kind == "door" and e.segment and e.segment[0] != e.segment[1]]
+            (e, e.segment) for e in dungeon.elements if e.kind == "door" and e.segment and e.segment[0] != e.segment[1]
+        ]
         start_kinds = {k for k, spec in ruleset.kinds.items() if spec.on_wall} if ruleset.family == "line" else set()
         self.starts: list[tuple[Element, Point]] = [
-            (e, e.at) for e in dungeon.elements if e.kind in (start_kinds or {"start"}) and e.at is not None]
+            (e, e.at) for e in dungeon.elements if e.kind in (start_kinds or {"start"}) and e.at is not None
+        ]
         # obstacles for placing names and badges: element discs, doors, labels
         obstacles = []
         for wall in dungeon.walls:
@@ -167,8 +171,9 @@ class _LineSheet:
         baseline = y0 + CAP * size + 2.0
         if baseline + DESCENT * size + 1.0 > self._dungeon_top():  # a dungeon drawn high up: title to the top
             baseline = y0 + CAP * size + 0.3
-        self.canvas.text(title, ((x0 + x1) / 2, baseline), size, anchor="middle", bold=True, parent=g,
-                         kind="title-text")
+        self.canvas.text(
+            title, ((x0 + x1) / 2, baseline), size, anchor="middle", bold=True, parent=g, kind="title-text"
+        )
         half = min(text_width_mm(title, size, True) / 2 + 6, (x1 - x0) / 2)
         cx = (x0 + x1) / 2
         rule_y = baseline + 2.2
@@ -179,9 +184,17 @@ class _LineSheet:
             return
         self.canvas.line((cx - half, rule_y), (cx + half, rule_y), stroke=self.pal.accent, width=0.5, parent=g)
         for side in (-1, 1):
-            self.canvas.polyline([(cx + side * half, rule_y - 0.9), (cx + side * (half + 0.9), rule_y),
-                                  (cx + side * half, rule_y + 0.9), (cx + side * (half - 0.9), rule_y)],
-                                 closed=True, fill=self.pal.accent, parent=g)
+            self.canvas.polyline(
+                [
+                    (cx + side * half, rule_y - 0.9),
+                    (cx + side * (half + 0.9), rule_y),
+                    (cx + side * half, rule_y + 0.9),
+                    (cx + side * (half - 0.9), rule_y),
+                ],
+                closed=True,
+                fill=self.pal.accent,
+                parent=g,
+            )
 
     def _dungeon_top(self) -> float:
         if self.union.is_empty:
@@ -205,24 +218,45 @@ class _LineSheet:
         for area, polygon in self.areas:
             fill = self.pal.room_fill if area.kind == "room" else self.pal.corridor_fill
             coords = [(x, y) for x, y in polygon.exterior.coords][:-1]
-            self.canvas.polyline(coords, closed=True, fill=fill, stroke=None, kind=area.kind,
-                                 css_class="area").attribs["data-id"] = area.id
+            self.canvas.polyline(coords, closed=True, fill=fill, stroke=None, kind=area.kind, css_class="area").attribs[
+                "data-id"
+            ] = area.id
 
     def draw_walls(self) -> None:
         """The walls of the printed sheet model (:mod:`inkcrawl.printed`): the faint dashed
         guide along openings, the outline walls, then the explicit walls."""
         g = self.canvas.group("walls")
         for guide in self.printed.guide_lines():
-            self.canvas.path(_line_path(guide), stroke=self.pal.grid_line, width=style.FINE_MM, dash=(0.8, 1.0),
-                             parent=g, kind="opening", linecap="butt")
+            self.canvas.path(
+                _line_path(guide),
+                stroke=self.pal.grid_line,
+                width=style.FINE_MM,
+                dash=(0.8, 1.0),
+                parent=g,
+                kind="opening",
+                linecap="butt",
+            )
         for line in self.printed.printed_lines:
             if line.kind == "outline":
-                self.canvas.path(_line_path(line.geom), stroke=self.pal.ink, width=line.width_mm, parent=g,
-                                 kind="wall", linecap="round", linejoin="round")
+                self.canvas.path(
+                    _line_path(line.geom),
+                    stroke=self.pal.ink,
+                    width=line.width_mm,
+                    parent=g,
+                    kind="wall",
+                    linecap="round",
+                    linejoin="round",
+                )
         for line in self.printed.printed_lines:
             if line.kind == "wall":
-                item = self.canvas.path(_line_path(line.geom), stroke=self.pal.ink, width=line.width_mm, parent=g,
-                                        kind="wall", css_class="inner-wall")
+                item = self.canvas.path(
+                    _line_path(line.geom),
+                    stroke=self.pal.ink,
+                    width=line.width_mm,
+                    parent=g,
+                    kind="wall",
+                    css_class="inner-wall",
+                )
                 item.attribs["data-id"] = line.id
 
     # elements -----------------------------------------------------------------------------
@@ -231,8 +265,11 @@ class _LineSheet:
         kinds = self.ruleset.kinds if self.ruleset.family == "line" else {}
         for element in self.dungeon.elements:
             spec = kinds.get(element.kind)
-            drawn_elsewhere = (spec.footprint != "disc" or spec.on_wall) if spec is not None else \
-                element.kind in ("door", "start", "label")
+            drawn_elsewhere = (
+                (spec.footprint != "disc" or spec.on_wall)
+                if spec is not None
+                else element.kind in ("door", "start", "label")
+            )
             if drawn_elsewhere or element.at is None or not element.size_mm or element.size_mm <= 0:
                 continue
             glyph = spec.glyph if spec is not None else element.kind
@@ -246,13 +283,14 @@ class _LineSheet:
                 extra["channel"] = element.channel
             if element.number is not None:
                 extra["number"] = element.number
-            if glyph not in glyphs.GLYPHS or (glyph in ("spell", "treasure")
-                                              and element.variant not in _known_variants(glyph)):
-                glyphs.generic(self.canvas, g, element.at, element.size_mm, element.rotation_deg or 0,
-                               kind=element.kind)
+            if glyph not in glyphs.GLYPHS or (
+                glyph in ("spell", "treasure") and element.variant not in _known_variants(glyph)
+            ):
+                glyphs.generic(
+                    self.canvas, g, element.at, element.size_mm, element.rotation_deg or 0, kind=element.kind
+                )
                 continue
-            glyphs.draw_glyph(self.canvas, g, glyph, element.at, element.size_mm, element.rotation_deg or 0,
-                              **extra)
+            glyphs.draw_glyph(self.canvas, g, glyph, element.at, element.size_mm, element.rotation_deg or 0, **extra)
 
     def draw_doors(self) -> None:
         layer = self.canvas.group("doors")
@@ -263,10 +301,15 @@ class _LineSheet:
             nx, ny = -uy, ux
             t = min(DOOR_THICKNESS_MM, max(2.0, length * 0.45)) / 2
             g = self.canvas.group("door", layer, css_class="element", element_id=door.id)
-            corners = [(ax + nx * t, ay + ny * t), (bx + nx * t, by + ny * t), (bx - nx * t, by - ny * t),
-                       (ax - nx * t, ay - ny * t)]
-            self.canvas.polyline(corners, closed=True, fill=self.pal.paper, stroke=self.pal.ink, width=0.5, parent=g,
-                                 kind="door-leaf")
+            corners = [
+                (ax + nx * t, ay + ny * t),
+                (bx + nx * t, by + ny * t),
+                (bx - nx * t, by - ny * t),
+                (ax - nx * t, ay - ny * t),
+            ]
+            self.canvas.polyline(
+                corners, closed=True, fill=self.pal.paper, stroke=self.pal.ink, width=0.5, parent=g, kind="door-leaf"
+            )
             locks = door.locks or []
             if not locks:
                 continue
@@ -333,15 +376,21 @@ class _LineSheet:
             candidates = []
             if abs(ny) >= abs(nx):  # top or bottom edge
                 beyond_y = tail_at[1] - 1.2 - down if ny > 0 else tail_at[1] + 1.2 + up
-                candidates += [((tail_at[0], beyond_y), "middle"),
-                               ((mid[0] + 2.0, mid[1] + up / 2), "start"), ((mid[0] - 2.0, mid[1] + up / 2), "end")]
+                candidates += [
+                    ((tail_at[0], beyond_y), "middle"),
+                    ((mid[0] + 2.0, mid[1] + up / 2), "start"),
+                    ((mid[0] - 2.0, mid[1] + up / 2), "end"),
+                ]
             else:  # left or right edge
                 beyond_x = tail_at[0] - 1.2 if nx > 0 else tail_at[0] + 1.2
                 beyond_anchor = "end" if nx > 0 else "start"
                 near_anchor = "end" if nx > 0 else "start"
                 near_x = ax - 1.6 if nx > 0 else ax + 1.6
-                candidates += [((near_x, ay - 1.8), near_anchor), ((near_x, ay + 1.8 + up), near_anchor),
-                               ((beyond_x, ay + up / 2 - 0.2), beyond_anchor)]
+                candidates += [
+                    ((near_x, ay - 1.8), near_anchor),
+                    ((near_x, ay + 1.8 + up), near_anchor),
+                    ((beyond_x, ay + up / 2 - 0.2), beyond_anchor),
+                ]
             chosen = candidates[0]
             for at, anchor in candidates:
                 rect = box(*_text_box("Start", at, size, anchor, True))
@@ -354,8 +403,9 @@ class _LineSheet:
                 dx = max(0.0, x0 - bx0) - max(0.0, bx1 - x1)
                 dy = max(0.0, y0 - by0) - max(0.0, by1 - y1)
                 chosen = ((at[0] + dx, at[1] + dy), anchor)
-            self.canvas.text("Start", chosen[0], size, anchor=chosen[1], bold=True, fill=colour, parent=g,
-                             kind="start-text")
+            self.canvas.text(
+                "Start", chosen[0], size, anchor=chosen[1], bold=True, fill=colour, parent=g, kind="start-text"
+            )
 
     # labels and names ----------------------------------------------------------------------
     @staticmethod
@@ -370,8 +420,11 @@ class _LineSheet:
         angle = math.radians(label.rotation_deg or 0)
         cos, sin = math.cos(angle), math.sin(angle)
         x, y = label.at
-        corners = [(x + dx * cos - dy * sin, y + dx * sin + dy * cos)
-                   for dx in (-width / 2, width / 2) for dy in (-CAP * size, DESCENT * size)]
+        corners = [
+            (x + dx * cos - dy * sin, y + dx * sin + dy * cos)
+            for dx in (-width / 2, width / 2)
+            for dy in (-CAP * size, DESCENT * size)
+        ]
         xs, ys = [c[0] for c in corners], [c[1] for c in corners]
         return min(xs), min(ys), max(xs), max(ys)
 
@@ -380,8 +433,16 @@ class _LineSheet:
             if label.kind != "label" or label.at is None or not label.text:
                 continue
             g = self.canvas.group("label", css_class="element", element_id=label.id)
-            self.canvas.text(label.text, label.at, self._label_size(label), anchor="middle", parent=g,
-                             rotate_deg=label.rotation_deg or 0, fill=self.pal.ink, kind="label-text")
+            self.canvas.text(
+                label.text,
+                label.at,
+                self._label_size(label),
+                anchor="middle",
+                parent=g,
+                rotate_deg=label.rotation_deg or 0,
+                fill=self.pal.ink,
+                kind="label-text",
+            )
 
     def draw_area_names(self) -> None:
         placed: list[Polygon] = []
@@ -396,8 +457,9 @@ class _LineSheet:
                 continue
             at, rotate, bounds = spot
             placed.append(box(*bounds))
-            self.canvas.text(area.name, at, size, rotate_deg=rotate, fill=self.pal.ink, kind="area-name",
-                             css_class=area.kind).attribs["data-id"] = area.id
+            self.canvas.text(
+                area.name, at, size, rotate_deg=rotate, fill=self.pal.ink, kind="area-name", css_class=area.kind
+            ).attribs["data-id"] = area.id
 
     def _name_spot(self, name: str, polygon: Polygon, size: float, placed: list):
         """Where an area's name fits inside it, clear of elements: along its top or bottom side
@@ -437,10 +499,16 @@ class _LineSheet:
             others = [o for o in self.obstacles if not o.contains(ShapelyPoint(boss.at))]
             r = boss.radius_mm + 1.0
             bx, by = boss.at
-            candidates = [(bx + r, by - h / 2), (bx - r - w, by - h / 2), (bx - w / 2, by + r),
-                          (bx - w / 2, by - r - h),
-                          (bx + r * 0.75, by + r * 0.5), (bx - r * 0.75 - w, by + r * 0.5),
-                          (bx + r * 0.75, by - r * 0.5 - h), (bx - r * 0.75 - w, by - r * 0.5 - h)]
+            candidates = [
+                (bx + r, by - h / 2),
+                (bx - r - w, by - h / 2),
+                (bx - w / 2, by + r),
+                (bx - w / 2, by - r - h),
+                (bx + r * 0.75, by + r * 0.5),
+                (bx - r * 0.75 - w, by + r * 0.5),
+                (bx + r * 0.75, by - r * 0.5 - h),
+                (bx - r * 0.75 - w, by - r * 0.5 - h),
+            ]
             spot = candidates[0]
             for x, y in candidates:
                 rect = box(x, y, x + w, y + h)
@@ -450,10 +518,19 @@ class _LineSheet:
                     break
             g = self.canvas.group("boss-vp")
             g.attribs["data-id"] = boss.id
-            self.canvas.rect(spot[0], spot[1], w, h, fill=self.pal.paper, stroke=self.pal.accent, width=0.5,
-                             radius=1.2, parent=g)
-            self.canvas.text(text, (spot[0] + w / 2, spot[1] + h / 2 + CAP * size / 2), size, anchor="middle",
-                             bold=True, fill=self.pal.accent, parent=g, kind="boss-vp-text")
+            self.canvas.rect(
+                spot[0], spot[1], w, h, fill=self.pal.paper, stroke=self.pal.accent, width=0.5, radius=1.2, parent=g
+            )
+            self.canvas.text(
+                text,
+                (spot[0] + w / 2, spot[1] + h / 2 + CAP * size / 2),
+                size,
+                anchor="middle",
+                bold=True,
+                fill=self.pal.accent,
+                parent=g,
+                kind="boss-vp-text",
+            )
 
     def _area_of(self, at: Point) -> Polygon | None:
         point = ShapelyPoint(at)
@@ -488,8 +565,13 @@ class _LineSheet:
                 text = trigger.kind.replace("_", " ")
             rows.append(_Row(icon, wrap_text(text, width, size), "end-trigger", extra))
         if not rows:
-            rows.append(_Row(None, wrap_text("No Scrawl End trigger: play until everyone stops.", width, size),
-                             "end-trigger-none"))
+            rows.append(
+                _Row(
+                    None,
+                    wrap_text("No Scrawl End trigger: play until everyone stops.", width, size),
+                    "end-trigger-none",
+                )
+            )
         return rows
 
     def _component_rows(self, width: float, size: float) -> list[_Row]:
@@ -498,18 +580,26 @@ class _LineSheet:
         kinds = {e.kind for e in self.dungeon.elements}
         rows = []
         if "orbs" in components or "orb" in kinds:
-            colours = list(dict.fromkeys([*(sheet.orb_tokens or {}), *(e.colour for e in self.dungeon.elements
-                                                                       if e.kind == "orb" and e.colour)]))
+            colours = list(
+                dict.fromkeys(
+                    [
+                        *(sheet.orb_tokens or {}),
+                        *(e.colour for e in self.dungeon.elements if e.kind == "orb" and e.colour),
+                    ]
+                )
+            )
             for colour in colours:
                 values = (sheet.orb_tokens or {}).get(colour)
                 text = f"{colour.capitalize()} orb tokens: " + (
-                    ", ".join(f"{v}" for v in values) + " VP (1st to last)" if values else "see tokens")
+                    ", ".join(f"{v}" for v in values) + " VP (1st to last)" if values else "see tokens"
+                )
                 rows.append(_Row("orb", wrap_text(text, width, size), "component", {"colour": colour}))
         if "keys" in components or kinds & {"key", "skeleton_key"} or any(d.locks for d, _ in self.doors):
             key_icons = [("key", {"colour": c}) for c in self.gstyle.keys]
             supply = _players_text(self.ruleset.data.get("keys", {}).get("supply", {}))
-            rows.append(_Row(None, wrap_text(f"Key {supply}" if supply else "Keys", width, size), "component",
-                             icons=key_icons))
+            rows.append(
+                _Row(None, wrap_text(f"Key {supply}" if supply else "Keys", width, size), "component", icons=key_icons)
+            )
         if "timer" in components or any(t.kind == "timer" for t in sheet.end_triggers or []):
             seconds = [t.seconds for t in sheet.end_triggers or [] if t.kind == "timer" and t.seconds]
             text = f"Timer: {_mmss(seconds[0])} ({seconds[0]} s)" if seconds else "Timer"
@@ -518,8 +608,9 @@ class _LineSheet:
             rows.append(_Row(None, wrap_text("No special components.", width, size), "component-none"))
         for boss in (e for e in self.dungeon.elements if e.kind == "boss"):
             name = boss.name or "Boss"
-            rows.append(_Row("boss", wrap_text(f"{name}: {boss.vp if boss.vp is not None else '?'} VP", width, size),
-                             "boss-vp"))
+            rows.append(
+                _Row("boss", wrap_text(f"{name}: {boss.vp if boss.vp is not None else '?'} VP", width, size), "boss-vp")
+            )
         return rows
 
     def _reminder_rows(self, width: float, size: float) -> list[_Row]:
@@ -545,9 +636,11 @@ class _LineSheet:
             icon = max(4.0, size * 1.7)
             heading = min(3.6, size + 0.8)
             text_widths = [widths[0] - icon - 2 - 2 * pad, widths[1] - icon - 2 - 2 * pad, widths[2] - 3 - 2 * pad]
-            panels = [("Scrawl ends when", self._trigger_rows(text_widths[0], size)),
-                      ("Components & scoring", self._component_rows(text_widths[1], size)),
-                      ("Reminders", self._reminder_rows(text_widths[2], size))]
+            panels = [
+                ("Scrawl ends when", self._trigger_rows(text_widths[0], size)),
+                ("Components & scoring", self._component_rows(text_widths[1], size)),
+                ("Reminders", self._reminder_rows(text_widths[2], size)),
+            ]
             body = max(self._rows_height(rows, size, icon) for _, rows in panels)
             height = pad + heading * 1.5 + body + name_h + pad
             top = y1 - height
@@ -557,23 +650,56 @@ class _LineSheet:
             raise SheetLayoutError(
                 f"the dungeon reaches {top_limit - 4:.0f} mm down the page, but the footer (end triggers, components, "
                 f"reminders, name and score) needs {height:.0f} mm above the bottom margin at {y1:g} mm; move the "
-                f"dungeon up or shorten the reminders")
+                f"dungeon up or shorten the reminders"
+            )
         g = self.canvas.group("footer")
-        self.canvas.rect(x0, top, width, y1 - top, stroke=self.pal.ink, width=style.OUTLINE_MM, fill=self.pal.paper,
-                         radius=2.0, parent=g, kind="footer-frame")
+        self.canvas.rect(
+            x0,
+            top,
+            width,
+            y1 - top,
+            stroke=self.pal.ink,
+            width=style.OUTLINE_MM,
+            fill=self.pal.paper,
+            radius=2.0,
+            parent=g,
+            kind="footer-frame",
+        )
         x = x0
         for (title, rows), panel_w in zip(panels, widths):
             self._draw_panel(g, title, rows, x + pad, top + pad, panel_w - 2 * pad, size, icon, heading)
             x += panel_w + gap
             if x < x1:
-                self.canvas.line((x - gap / 2, top + pad), (x - gap / 2, y1 - name_h - pad), stroke=self.pal.grid_line,
-                                 width=style.FINE_MM, parent=g)
+                self.canvas.line(
+                    (x - gap / 2, top + pad),
+                    (x - gap / 2, y1 - name_h - pad),
+                    stroke=self.pal.grid_line,
+                    width=style.FINE_MM,
+                    parent=g,
+                )
         self._draw_name_score(g, x0 + pad, y1 - name_h - 0.5, width - 2 * pad, name_h - 1.5)
 
-    def _draw_panel(self, parent, title: str, rows: list[_Row], x: float, y: float, w: float, size: float,
-                    icon: float, heading: float) -> None:
-        self.canvas.text(title, (x, y + CAP * heading + 0.3), heading, bold=True, fill=self.pal.accent, parent=parent,
-                         kind="footer-heading")
+    def _draw_panel(
+        self,
+        parent,
+        title: str,
+        rows: list[_Row],
+        x: float,
+        y: float,
+        w: float,
+        size: float,
+        icon: float,
+        heading: float,
+    ) -> None:
+        self.canvas.text(
+            title,
+            (x, y + CAP * heading + 0.3),
+            heading,
+            bold=True,
+            fill=self.pal.accent,
+            parent=parent,
+            kind="footer-heading",
+        )
         cursor = y + heading * 1.5
         line = size * 1.3
         for row in rows:
@@ -582,8 +708,16 @@ class _LineSheet:
             top = cursor
             if row.icons:
                 for i, (kind, extra) in enumerate(row.icons):
-                    glyphs.draw_glyph(self.canvas, g, kind, (x + icon / 2 + i * (icon + 1.5), cursor + icon / 2),
-                                      icon, -35 if kind == "key" else 0, glyph_style=self.gstyle, **extra)
+                    glyphs.draw_glyph(
+                        self.canvas,
+                        g,
+                        kind,
+                        (x + icon / 2 + i * (icon + 1.5), cursor + icon / 2),
+                        icon,
+                        -35 if kind == "key" else 0,
+                        glyph_style=self.gstyle,
+                        **extra,
+                    )
                 cursor += icon + 0.8
                 text_x = x
             text_h = len(row.lines) * line
@@ -592,8 +726,16 @@ class _LineSheet:
             if row.icon == "bullet":
                 self.canvas.circle((x + 1.0, first - CAP * size / 2), 0.55, fill=self.pal.ink, parent=g)
             elif row.icon:
-                glyphs.draw_glyph(self.canvas, g, row.icon, (x + icon / 2, cursor + block / 2), icon, 0,
-                                  glyph_style=self.gstyle, **row.icon_extra)
+                glyphs.draw_glyph(
+                    self.canvas,
+                    g,
+                    row.icon,
+                    (x + icon / 2, cursor + block / 2),
+                    icon,
+                    0,
+                    glyph_style=self.gstyle,
+                    **row.icon_extra,
+                )
             for i, text in enumerate(row.lines):
                 self.canvas.text(text, (text_x, first + i * line), size, parent=g, kind="footer-text")
             cursor = max(cursor + block, top) + 1.2

@@ -61,10 +61,22 @@ def draw_crop_marks(canvas: SheetCanvas, layout: PageLayout) -> None:
     group = canvas.group("crop-marks")
     for cx, sx in ((x, -1), (x + w, 1)):
         for cy, sy in ((y, -1), (y + h, 1)):
-            canvas.line((cx + sx * start, cy), (cx + sx * end, cy), stroke="#000000", width=style.CROP_MARK_MM,
-                        parent=group, linecap="butt")
-            canvas.line((cx, cy + sy * start), (cx, cy + sy * end), stroke="#000000", width=style.CROP_MARK_MM,
-                        parent=group, linecap="butt")
+            canvas.line(
+                (cx + sx * start, cy),
+                (cx + sx * end, cy),
+                stroke="#000000",
+                width=style.CROP_MARK_MM,
+                parent=group,
+                linecap="butt",
+            )
+            canvas.line(
+                (cx, cy + sy * start),
+                (cx, cy + sy * end),
+                stroke="#000000",
+                width=style.CROP_MARK_MM,
+                parent=group,
+                linecap="butt",
+            )
 
 
 def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOptions()) -> Page:
@@ -74,8 +86,16 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
     :class:`exporters.paper.SheetLayoutError` when its parts do not fit its own paper."""
     paper = dungeon.sheet.paper
     try:
-        layout = layout_page((paper.width_mm, paper.height_mm), paper.margin_mm, options.paper, options.orientation,
-                             options.margin_mm, options.fit, options.bleed_mm, options.crop_marks)
+        layout = layout_page(
+            (paper.width_mm, paper.height_mm),
+            paper.margin_mm,
+            options.paper,
+            options.orientation,
+            options.margin_mm,
+            options.fit,
+            options.bleed_mm,
+            options.crop_marks,
+        )
     except PaperError as exc:
         raise exc.about(f"{dungeon.id} ({dungeon.sheet.title})") from None
     drawing = new_page_drawing(layout.page_width, layout.page_height)
@@ -96,11 +116,14 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
     warnings = list(sheet_canvas.warnings)
     thinnest = style.MIN_LINE_MM * layout.scale
     if thinnest < style.MIN_LINE_MM - 1e-9:
-        warnings.append(f"scaled to {layout.scale:.0%} to fit: the thinnest lines print {thinnest:.2f} mm wide, "
-                        f"below the {style.MIN_LINE_MM} mm a printer reliably draws")
+        warnings.append(
+            f"scaled to {layout.scale:.0%} to fit: the thinnest lines print {thinnest:.2f} mm wide, "
+            f"below the {style.MIN_LINE_MM} mm a printer reliably draws"
+        )
     title = printable_text(dungeon.sheet.title) if isinstance(dungeon.sheet.title, str) else dungeon.sheet.title
-    return Page(svg_text(drawing), layout.page_width, layout.page_height, title,
-                texts=sheet_canvas.texts, warnings=warnings)
+    return Page(
+        svg_text(drawing), layout.page_width, layout.page_height, title, texts=sheet_canvas.texts, warnings=warnings
+    )
 
 
 #: Jobs with at least this many sheets build their SVGs in worker processes.

@@ -46,8 +46,13 @@ class SheetDoesNotFit(PaperError):
 
     needs_fit = True
 
-    def __init__(self, message: str, content_mm: tuple[float, float] = (0.0, 0.0),
-                 printable_mm: tuple[float, float] = (0.0, 0.0), margin_that_fits_mm: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        content_mm: tuple[float, float] = (0.0, 0.0),
+        printable_mm: tuple[float, float] = (0.0, 0.0),
+        margin_that_fits_mm: float | None = None,
+    ):
         super().__init__(message)
         self.content_mm = content_mm
         self.printable_mm = printable_mm
@@ -123,9 +128,16 @@ class PageLayout:
 CROP_MARK_SPACE_MM = 10.0
 
 
-def layout_page(sheet_size: tuple[float, float], sheet_margin: float, paper: tuple[float, float] | None = None,
-                orientation: str = "auto", margin_mm: float | None = None, fit: bool = False,
-                bleed_mm: float = 0.0, crop_marks: bool = False) -> PageLayout:
+def layout_page(
+    sheet_size: tuple[float, float],
+    sheet_margin: float,
+    paper: tuple[float, float] | None = None,
+    orientation: str = "auto",
+    margin_mm: float | None = None,
+    fit: bool = False,
+    bleed_mm: float = 0.0,
+    crop_marks: bool = False,
+) -> PageLayout:
     """Place a sheet of ``sheet_size`` mm (its printable content inside ``sheet_margin``) on paper.
 
     ``paper`` defaults to the sheet's own size, ``margin_mm`` to the sheet's margin. Without
@@ -150,11 +162,21 @@ def layout_page(sheet_size: tuple[float, float], sheet_margin: float, paper: tup
             room = min(paper_w - content_w, paper_h - content_h) / 2  # the widest margin that would fit
             raise SheetDoesNotFit(
                 f"the sheet's printable content is {content_w:g} x {content_h:g} mm but the paper's printable area "
-                f"is {avail_w:g} x {avail_h:g} mm", (content_w, content_h), (avail_w, avail_h),
-                math.floor(room * 10) / 10 if room >= 1 else None)
+                f"is {avail_w:g} x {avail_h:g} mm",
+                (content_w, content_h),
+                (avail_w, avail_h),
+                math.floor(room * 10) / 10 if room >= 1 else None,
+            )
     extra = bleed_mm + (CROP_MARK_SPACE_MM if crop_marks else 0.0)
     trim_x = trim_y = extra
     offset_x = trim_x + margin + (avail_w - content_w * scale) / 2 - sheet_margin * scale
     offset_y = trim_y + margin + (avail_h - content_h * scale) / 2 - sheet_margin * scale
-    return PageLayout(paper_w + 2 * extra, paper_h + 2 * extra, (trim_x, trim_y, paper_w, paper_h), scale,
-                      (offset_x, offset_y), bleed_mm, crop_marks)
+    return PageLayout(
+        paper_w + 2 * extra,
+        paper_h + 2 * extra,
+        (trim_x, trim_y, paper_w, paper_h),
+        scale,
+        (offset_x, offset_y),
+        bleed_mm,
+        crop_marks,
+    )

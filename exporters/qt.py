@@ -112,8 +112,10 @@ def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 15
     width_px = max(1, round(width_mm / 25.4 * dpi))
     height_px = max(1, round(height_mm / 25.4 * dpi))
     if width_px * height_px > MAX_PNG_PIXELS:
-        raise ImageTooLarge(f"a {width_px} x {height_px} pixel image is too large (limit "
-                            f"{MAX_PNG_PIXELS // 10**6} megapixels)", (width_px, height_px))
+        raise ImageTooLarge(
+            f"a {width_px} x {height_px} pixel image is too large (limit {MAX_PNG_PIXELS // 10**6} megapixels)",
+            (width_px, height_px),
+        )
     image = QImage(width_px, height_px, QImage.Format.Format_RGB32)
     if image.isNull():
         raise ImageTooLarge(f"not enough memory for a {width_px} x {height_px} pixel image", (width_px, height_px))
@@ -183,10 +185,10 @@ class PdfDocument:
         for _ in range(copies):
             if size != self._size:
                 # ExactMatch: Qt would otherwise snap a custom size to a nearby standard one
-                page_size = QPageSize(QSizeF(*size), QPageSize.Unit.Millimeter, "",
-                                      QPageSize.SizeMatchPolicy.ExactMatch)
-                writer.setPageLayout(QPageLayout(page_size, QPageLayout.Orientation.Portrait,
-                                                 QMarginsF(0, 0, 0, 0)))
+                page_size = QPageSize(
+                    QSizeF(*size), QPageSize.Unit.Millimeter, "", QPageSize.SizeMatchPolicy.ExactMatch
+                )
+                writer.setPageLayout(QPageLayout(page_size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
                 self._size = size
             if self.count == 0:
                 if not self.painter.begin(writer):
@@ -301,7 +303,8 @@ def contact_sheet_png(pages, dpi: float = 50, columns: int | None = None) -> byt
         painter.setPen(QPen(QColor("#7a766c"), 1))
         painter.drawRect(box)
         painter.setPen(QColor("#1b1b1b"))
-        painter.drawText(QRectF(x, y + cell_h, cell_w, caption), Qt.AlignmentFlag.AlignCenter,
-                         f"{index + 1}. {page.title}")
+        painter.drawText(
+            QRectF(x, y + cell_h, cell_w, caption), Qt.AlignmentFlag.AlignCenter, f"{index + 1}. {page.title}"
+        )
     painter.end()
     return _png_bytes(image)

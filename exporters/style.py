@@ -19,10 +19,10 @@ from inkcrawl.shapes import FINE_MM, INNER_WALL_MM, MIN_LINE_MM, OUTLINE_WALL_MM
 # Line weights (mm) ---------------------------------------------------------------------------
 WALL_MM = OUTLINE_WALL_MM  #: outer walls of areas and grid walls (the core's: judged as printed)
 # INNER_WALL_MM (explicit walls of line dungeons) is imported from the core above.
-OUTLINE_MM = 0.35      #: room outlines of the grid, boxes, fields
-GLYPH_MM = 0.4         #: strokes of element glyphs
-DOOR_MM = 1.6          #: a door's bar across its opening
-CROP_MARK_MM = 0.25    #: crop marks
+OUTLINE_MM = 0.35  #: room outlines of the grid, boxes, fields
+GLYPH_MM = 0.4  #: strokes of element glyphs
+DOOR_MM = 1.6  #: a door's bar across its opening
+CROP_MARK_MM = 0.25  #: crop marks
 
 # Text (font size in mm = the em size) -----------------------------------------------------------
 FONT_FAMILY = "DejaVu Sans"
@@ -42,13 +42,13 @@ FONT_FILES = (FONTS_DIR / "DejaVuSans.ttf", FONTS_DIR / "DejaVuSans-Bold.ttf")
 class Palette:
     """Colours by role, as ``#rrggbb``. ``grayscale`` palettes use only greys."""
 
-    ink: str = "#1b1b1b"            # text, walls, glyph outlines
+    ink: str = "#1b1b1b"  # text, walls, glyph outlines
     paper: str = "#ffffff"
-    room_fill: str = "#fbf7ee"      # rooms (very light, prints as near white)
+    room_fill: str = "#fbf7ee"  # rooms (very light, prints as near white)
     corridor_fill: str = "#eee9dc"  # corridors
-    grid_line: str = "#9a9a9a"      # faint lines (room boundaries of the grid, guides)
-    accent: str = "#8a2d1c"         # title rule, dragon, boss
-    treasure: str = "#d4a017"       # treasure outlines (yellow, as the rules say)
+    grid_line: str = "#9a9a9a"  # faint lines (room boundaries of the grid, guides)
+    accent: str = "#8a2d1c"  # title rule, dragon, boss
+    treasure: str = "#d4a017"  # treasure outlines (yellow, as the rules say)
     loot: str = "#b8860b"
     plant: str = "#3f7d3a"
     monster: str = "#5a3a2a"
@@ -73,7 +73,7 @@ class Palette:
 
 
 def _grey(rgb: str) -> str:
-    r, g, b = (int(rgb[i:i + 2], 16) for i in (1, 3, 5))
+    r, g, b = (int(rgb[i : i + 2], 16) for i in (1, 3, 5))
     level = round(0.299 * r + 0.587 * g + 0.114 * b)
     level = min(level, 0x70)  # keep greys dark enough to read on paper
     return f"#{level:02x}{level:02x}{level:02x}"
@@ -82,9 +82,14 @@ def _grey(rgb: str) -> str:
 COLOUR = Palette()
 GRAYSCALE = replace(
     COLOUR,
-    **{field: _grey(value) for field, value in COLOUR.__dict__.items()
-       if isinstance(value, str) and field not in ("paper", "room_fill", "corridor_fill", "grid_line", "ink")},
-    room_fill="#ffffff", corridor_fill="#efefef", grayscale=True,
+    **{
+        field: _grey(value)
+        for field, value in COLOUR.__dict__.items()
+        if isinstance(value, str) and field not in ("paper", "room_fill", "corridor_fill", "grid_line", "ink")
+    },
+    room_fill="#ffffff",
+    corridor_fill="#efefef",
+    grayscale=True,
 )
 
 

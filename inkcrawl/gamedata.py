@@ -55,8 +55,9 @@ def _common(dungeon, ruleset: Ruleset) -> dict:
     }
 
 
-def grid_game_data(dungeon: GridDungeon, ruleset: Ruleset, deck: dict[str, int] | None = None,
-                   deck_name: str | None = None) -> dict:
+def grid_game_data(
+    dungeon: GridDungeon, ruleset: Ruleset, deck: dict[str, int] | None = None, deck_name: str | None = None
+) -> dict:
     """The game data of a grid dungeon (docs/game-data.md, "Grid family")."""
     grid = dungeon.grid
     open_sides: dict[tuple, set[str]] = defaultdict(set)
@@ -78,15 +79,21 @@ def grid_game_data(dungeon: GridDungeon, ruleset: Ruleset, deck: dict[str, int] 
         for column in range(grid.columns):
             cell = (column, row)
             feature = features.get(cell)
-            rooms.append({
-                "cell": [column, row],
-                "label": grid.cell_label(cell),
-                "open": [side for side in order if side in open_sides[cell]],
-                "entryways": entryways_at[cell],
-                "feature": None if feature is None else {
-                    "id": feature.id, "kind": feature.kind,
-                    **({"letter": feature.letter} if feature.letter else {})},
-            })
+            rooms.append(
+                {
+                    "cell": [column, row],
+                    "label": grid.cell_label(cell),
+                    "open": [side for side in order if side in open_sides[cell]],
+                    "entryways": entryways_at[cell],
+                    "feature": None
+                    if feature is None
+                    else {
+                        "id": feature.id,
+                        "kind": feature.kind,
+                        **({"letter": feature.letter} if feature.letter else {}),
+                    },
+                }
+            )
     elements = ruleset.elements
     switches = ruleset.switches
     vp = {
@@ -104,18 +111,24 @@ def grid_game_data(dungeon: GridDungeon, ruleset: Ruleset, deck: dict[str, int] 
     if switches["segment_skip"] == "voluntary_tally":
         scoring.append({"term": "segment_skip", "label": "Segments skipped", "vp": switches["segment_skip_vp"]})
     data = _common(dungeon, ruleset)
-    data.update({
-        "board": grid.to_dict(),
-        "rooms": rooms,
-        "entryways": [{"id": e.id, "cell": list(e.cell), "side": e.side, "label": grid.cell_label(e.cell)}
-                      for e in dungeon.entryways],
-        "rounds": ruleset.data["rounds"],
-        "reveal": ruleset.data["reveal"],
-        "segments": {shape: list(sides) for shape, sides in ruleset.segment_shapes.items()},
-        "deck": {"name": deck_name or ("pack deck" if deck is not None else "ruleset deck"),
-                 "cards": dict(deck if deck is not None else ruleset.deck)},
-        "scoring": scoring,
-    })
+    data.update(
+        {
+            "board": grid.to_dict(),
+            "rooms": rooms,
+            "entryways": [
+                {"id": e.id, "cell": list(e.cell), "side": e.side, "label": grid.cell_label(e.cell)}
+                for e in dungeon.entryways
+            ],
+            "rounds": ruleset.data["rounds"],
+            "reveal": ruleset.data["reveal"],
+            "segments": {shape: list(sides) for shape, sides in ruleset.segment_shapes.items()},
+            "deck": {
+                "name": deck_name or ("pack deck" if deck is not None else "ruleset deck"),
+                "cards": dict(deck if deck is not None else ruleset.deck),
+            },
+            "scoring": scoring,
+        }
+    )
     return data
 
 
@@ -123,8 +136,16 @@ def _walls(sheet: PrintedSheet) -> list[dict]:
     """Every wall line of the printed sheet (:mod:`inkcrawl.printed`): the outline walls of
     each area, the explicit walls, each with its printed width, then the closures and bridges
     (width 0, not printed) that close a gap narrower than the ruleset requires."""
-    return [{"id": line.id, "kind": line.kind, "area": line.area, "width_mm": line.width_mm,
-             "points": _round([list(p) for p in line.points])} for line in sheet.lines]
+    return [
+        {
+            "id": line.id,
+            "kind": line.kind,
+            "area": line.area,
+            "width_mm": line.width_mm,
+            "points": _round([list(p) for p in line.points]),
+        }
+        for line in sheet.lines
+    ]
 
 
 #: Game data simplifies glyph ink by this much (mm): far inside the 0.1 mm the ink keeps to the print.
@@ -135,15 +156,25 @@ def _ink_rings(geom) -> list:
     """The outer rings of a (multi)polygon's parts, simplified by :data:`INK_SIMPLIFY_MM` and
     rounded to 0.001 mm, each vertex once."""
     geom = shapely.simplify(geom, INK_SIMPLIFY_MM, preserve_topology=True)
-    return [_round([list(p) for p in part.exterior.coords[:-1]]) for part in shapely.get_parts(geom)
-            if part.geom_type == "Polygon" and not part.is_empty]
+    return [
+        _round([list(p) for p in part.exterior.coords[:-1]])
+        for part in shapely.get_parts(geom)
+        if part.geom_type == "Polygon" and not part.is_empty
+    ]
 
 
 def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
     definition = ruleset.elements.get(element.kind, {})
-    entry = {"id": element.id, "kind": element.kind, "name": element.name, "area": area_id,
-             "interaction": definition.get("interaction", "none"), "vp": definition.get("vp"),
-             "penalty": definition.get("penalty", False), "tolerance": {}}
+    entry = {
+        "id": element.id,
+        "kind": element.kind,
+        "name": element.name,
+        "area": area_id,
+        "interaction": definition.get("interaction", "none"),
+        "vp": definition.get("vp"),
+        "penalty": definition.get("penalty", False),
+        "tolerance": {},
+    }
     for key in ("min_coverage", "max_distance_pen_widths"):
         if key in definition:
             entry["tolerance"][key] = definition[key]
@@ -151,7 +182,7 @@ def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
     footprint = spec.footprint if spec is not None else {"door": "segment", "label": "text"}.get(element.kind, "disc")
     glyph = spec.glyph if spec is not None else element.kind
     if spec is not None and "vp" in spec.members:
-        entry["vp"] = element.vp           # printed on the sheet (the boss)
+        entry["vp"] = element.vp  # printed on the sheet (the boss)
     if footprint == "segment":
         entry["segment"] = _round([list(p) for p in element.segment])
         entry["locks"] = list(element.locks or [])
@@ -168,11 +199,16 @@ def _element_entry(element, area_id, ruleset: Ruleset, ink=None) -> dict:
     rotation = element.rotation_deg or 0
     # the shapes a glyph asks players to trace or cover (inkcrawl.shapes), by the kind's glyph
     if glyph == "spell" and element.variant in shapes.SPELL_VARIANTS:
-        entry["trace"] = _round([[list(p) for p in stroke]
-                                 for stroke in shapes.spell_trace(element.variant, element.at, element.size_mm, rotation)])
+        entry["trace"] = _round(
+            [
+                [list(p) for p in stroke]
+                for stroke in shapes.spell_trace(element.variant, element.at, element.size_mm, rotation)
+            ]
+        )
     elif glyph == "treasure" and element.variant in shapes.TREASURE_VARIANTS:
-        entry["outline"] = _round([list(p) for p in shapes.treasure_outline(element.variant, element.at,
-                                                                            element.size_mm, rotation)])
+        entry["outline"] = _round(
+            [list(p) for p in shapes.treasure_outline(element.variant, element.at, element.size_mm, rotation)]
+        )
     elif glyph == "monster":
         entry["head"] = _round([list(p) for p in shapes.monster_head(element.at, element.size_mm, rotation)])
     for key in ("variant", "number", "colour", "channel"):
@@ -202,8 +238,13 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
         item: dict[str, Any] = {"a": connection.a, "b": connection.b, "kind": connection.kind}
         if connection.kind == "door" and connection.door_id is not None:
             door = door_by_id[connection.door_id]
-            item.update({"door": door.id, "locks": list(door.locks or []),
-                         "segment": _round([list(p) for p in door.segment or ()])})
+            item.update(
+                {
+                    "door": door.id,
+                    "locks": list(door.locks or []),
+                    "segment": _round([list(p) for p in door.segment or ()]),
+                }
+            )
         else:
             item["width_mm"] = opening_width[frozenset((connection.a, connection.b))]
         graph.append(item)
@@ -214,8 +255,16 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
         for portal_exit in exits.get(entry.channel, []):
             a, b = area_of.get(entry.id), area_of.get(portal_exit.id)
             if a and b:
-                graph.append({"a": a, "b": b, "kind": "portal", "channel": entry.channel,
-                              "entry": entry.id, "exit": portal_exit.id})
+                graph.append(
+                    {
+                        "a": a,
+                        "b": b,
+                        "kind": "portal",
+                        "channel": entry.channel,
+                        "entry": entry.id,
+                        "exit": portal_exit.id,
+                    }
+                )
     starts: list[dict[str, Any]] = []
     outline = geometry.outline if geometry.polygons else None
     start_kinds = {k for k, spec in ruleset.kinds.items() if spec.on_wall} or {"start"}
@@ -225,10 +274,16 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
         nearest = None
         if outline is not None:
             point = shapely.points(start.at)
-            nearest = min(range(len(geometry.polygons)),
-                          key=lambda i: float(shapely.distance(geometry.polygons[i], point)))
-        starts.append({"id": start.id, "at": _round(list(start.at)),
-                       "area": geometry.areas[nearest].id if nearest is not None else None})
+            nearest = min(
+                range(len(geometry.polygons)), key=lambda i: float(shapely.distance(geometry.polygons[i], point))
+            )
+        starts.append(
+            {
+                "id": start.id,
+                "at": _round(list(start.at)),
+                "area": geometry.areas[nearest].id if nearest is not None else None,
+            }
+        )
         area_of[start.id] = starts[-1]["area"]
     keys = ruleset.data["keys"]
     switches = ruleset.switches
@@ -236,14 +291,26 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
     scoring = [
         {"term": "element", "label": "Elements completed", "vp": "element"},
         {"term": "missed", "label": "Elements left in rooms", "vp": "minus element"},
-        {"term": "artifact_group", "label": f"Artifact groups of {switches['artifact_group_size']} connected",
-         "vp": elements_def.get("artifact_stone", {}).get("vp", 1)},
-        {"term": "artifact_untouched_group", "label": "Artifact groups left untouched",
-         "vp": switches["artifact_untouched_group_vp"]},
-        {"term": "artifact_partial_group", "label": "Artifact groups partly connected",
-         "vp": switches["artifact_partial_group_vp"]},
-        {"term": "unused_portal_entry", "label": "Portal entries not used in entered rooms",
-         "vp": switches["unused_portal_entry_vp"]},
+        {
+            "term": "artifact_group",
+            "label": f"Artifact groups of {switches['artifact_group_size']} connected",
+            "vp": elements_def.get("artifact_stone", {}).get("vp", 1),
+        },
+        {
+            "term": "artifact_untouched_group",
+            "label": "Artifact groups left untouched",
+            "vp": switches["artifact_untouched_group_vp"],
+        },
+        {
+            "term": "artifact_partial_group",
+            "label": "Artifact groups partly connected",
+            "vp": switches["artifact_partial_group_vp"],
+        },
+        {
+            "term": "unused_portal_entry",
+            "label": "Portal entries not used in entered rooms",
+            "vp": switches["unused_portal_entry_vp"],
+        },
         {"term": "wall_crossing", "label": "Wall crossings (out and back)", "vp": switches["wall_crossing_vp"]},
         {"term": "orb_token", "label": "Orb tokens", "vp": "token"},
         {"term": "boss", "label": "Boss", "vp": "boss"},
@@ -251,23 +318,30 @@ def line_game_data(dungeon: LineDungeon, ruleset: Ruleset) -> dict:
     data = _common(dungeon, ruleset)
     data["switches"].setdefault("wall_poke", "illegal_crossing")
     data["switches"].setdefault("opening_min_width", DEFAULT_OPENING_MIN_WIDTH)
-    data.update({
-        "pen_width_mm": ruleset.data["pen_width_mm"],
-        "paper": dungeon.sheet.paper.to_dict(),
-        "areas": [{"id": a.id, "kind": a.kind, "name": a.name, "polygon": _round([list(p) for p in a.polygon])}
-                  for a in geometry.areas],
-        "required_gap_mm": sheet.required_mm,
-        "walls": _walls(sheet),
-        "connections": graph,
-        "elements": [_element_entry(e, area_of.get(e.id), ruleset, sheet.element_ink(e)) for e in dungeon.elements
-                     if e.kind not in start_kinds],
-        "starts": starts,
-        "end_triggers": [t.to_dict() for t in dungeon.sheet.end_triggers or []],
-        "orb_tokens": {k: list(v) for k, v in (dungeon.sheet.orb_tokens or {}).items()},
-        "keys": {"colours": [dict(c) for c in keys["colours"]], "supply": dict(keys["supply"])},
-        "characters": {k: dict(v) for k, v in ruleset.data["characters"].items()},
-        "scoring": scoring,
-    })
+    data.update(
+        {
+            "pen_width_mm": ruleset.data["pen_width_mm"],
+            "paper": dungeon.sheet.paper.to_dict(),
+            "areas": [
+                {"id": a.id, "kind": a.kind, "name": a.name, "polygon": _round([list(p) for p in a.polygon])}
+                for a in geometry.areas
+            ],
+            "required_gap_mm": sheet.required_mm,
+            "walls": _walls(sheet),
+            "connections": graph,
+            "elements": [
+                _element_entry(e, area_of.get(e.id), ruleset, sheet.element_ink(e))
+                for e in dungeon.elements
+                if e.kind not in start_kinds
+            ],
+            "starts": starts,
+            "end_triggers": [t.to_dict() for t in dungeon.sheet.end_triggers or []],
+            "orb_tokens": {k: list(v) for k, v in (dungeon.sheet.orb_tokens or {}).items()},
+            "keys": {"colours": [dict(c) for c in keys["colours"]], "supply": dict(keys["supply"])},
+            "characters": {k: dict(v) for k, v in ruleset.data["characters"].items()},
+            "scoring": scoring,
+        }
+    )
     return data
 
 
@@ -280,8 +354,12 @@ def dungeon_game_data(opened) -> dict:
 
 def game_document(opened_dungeons) -> dict:
     """The whole game document for some opened dungeons (a pack gives several), in order."""
-    return {"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": f"inkcrawl {__version__}",
-            "dungeons": [dungeon_game_data(o) for o in opened_dungeons]}
+    return {
+        "type": "game",
+        "format_version": GAME_FORMAT_VERSION,
+        "generator": f"inkcrawl {__version__}",
+        "dungeons": [dungeon_game_data(o) for o in opened_dungeons],
+    }
 
 
 def connections_from_data(data: dict) -> list[Connection]:

@@ -37,8 +37,10 @@ def polygon_defects(points: list[tuple[float, float]]) -> tuple[str, str] | None
         key = tuple(point)
         if key in first_seen:
             if index == len(points) - 1 and first_seen[key] == 0:
-                return "L002", (f"vertex {index} repeats vertex 0 at ({point[0]:g}, {point[1]:g}): polygons close "
-                                f"themselves, leave the last point out")
+                return "L002", (
+                    f"vertex {index} repeats vertex 0 at ({point[0]:g}, {point[1]:g}): polygons close "
+                    f"themselves, leave the last point out"
+                )
             return "L002", f"vertex {index} repeats vertex {first_seen[key]} at ({point[0]:g}, {point[1]:g})"
         first_seen[key] = index
     polygon = Polygon(points)
@@ -49,7 +51,11 @@ def polygon_defects(points: list[tuple[float, float]]) -> tuple[str, str] | None
     crossing = _crossing_edges(points)
     if crossing:
         i, j = crossing
-        return "L003", f"edge {i} (vertex {i} to {(i + 1) % len(points)}) crosses edge {j} (vertex {j} to {(j + 1) % len(points)})"
+        return (
+            "L003",
+            f"edge {i} (vertex {i} to {(i + 1) % len(points)}) crosses "
+            f"edge {j} (vertex {j} to {(j + 1) % len(points)})",
+        )
     return "L003", f"the outline is not simple: {shapely.is_valid_reason(polygon)}"
 
 
@@ -120,8 +126,12 @@ class LineGeometry:
         return found
 
 
-def build_geometry(dungeon: LineDungeon, valid_areas: list[Area] | None = None,
-                   snap_mm: float = 0.5, polygons: list[Polygon] | None = None) -> LineGeometry:
+def build_geometry(
+    dungeon: LineDungeon,
+    valid_areas: list[Area] | None = None,
+    snap_mm: float = 0.5,
+    polygons: list[Polygon] | None = None,
+) -> LineGeometry:
     """Build :class:`LineGeometry` from the areas (only ``valid_areas`` when given: those with
     simple polygons) and the walls with at least two distinct points; ``snap_mm`` is the
     geometric tolerance. ``polygons`` (parallel to ``valid_areas``) replaces the areas' own
@@ -148,7 +158,8 @@ def door_areas(geometry: LineGeometry, door: Element, snap_mm: float) -> list[in
         return []
     probes = shapely.points([(x1, y1), ((x1 + x2) / 2, (y1 + y2) / 2), (x2, y2)])
     candidates = geometry.tree.query(LineString(door.segment), predicate="dwithin", distance=snap_mm)
-    return [index for index in sorted(candidates.tolist())
-            if float(shapely.distance(geometry.polygons[index].boundary, probes).max()) <= snap_mm]
-
-
+    return [
+        index
+        for index in sorted(candidates.tolist())
+        if float(shapely.distance(geometry.polygons[index].boundary, probes).max()) <= snap_mm
+    ]

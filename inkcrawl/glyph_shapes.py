@@ -47,10 +47,12 @@ def stroke_width(size_mm: float, fraction: float, minimum: float = MIN_LINE_MM) 
 
 # -- helpers (local units) ----------------------------------------------------------------------
 
+
 def ellipse(cx: float, cy: float, rx: float, ry: float, n: int = 40) -> Polygon:
     """An ellipse as a polygon of ``n`` vertices."""
-    return Polygon([(cx + rx * math.cos(2 * math.pi * i / n), cy + ry * math.sin(2 * math.pi * i / n))
-                    for i in range(n)])
+    return Polygon(
+        [(cx + rx * math.cos(2 * math.pi * i / n), cy + ry * math.sin(2 * math.pi * i / n)) for i in range(n)]
+    )
 
 
 def union_outline(*geoms) -> list[Point]:
@@ -69,25 +71,43 @@ def leaf(base: Point, tip: Point, width: float, n: int = 8) -> list[Point]:
     length = math.hypot(tx - bx, ty - by)
     ux, uy = (tx - bx) / length, (ty - by) / length
     nx, ny = -uy, ux
-    side1 = [(bx + ux * length * t + nx * width * math.sin(math.pi * t), by + uy * length * t + ny * width *
-              math.sin(math.pi * t)) for t in (i / n for i in range(n + 1))]
-    side2 = [(bx + ux * length * t - nx * width * math.sin(math.pi * t), by + uy * length * t - ny * width *
-              math.sin(math.pi * t)) for t in (i / n for i in range(n - 1, 0, -1))]
+    side1 = [
+        (
+            bx + ux * length * t + nx * width * math.sin(math.pi * t),
+            by + uy * length * t + ny * width * math.sin(math.pi * t),
+        )
+        for t in (i / n for i in range(n + 1))
+    ]
+    side2 = [
+        (
+            bx + ux * length * t - nx * width * math.sin(math.pi * t),
+            by + uy * length * t - ny * width * math.sin(math.pi * t),
+        )
+        for t in (i / n for i in range(n - 1, 0, -1))
+    ]
     return side1 + side2
 
 
 def curve(a: Point, b: Point, control: Point, steps: int = 8) -> list[Point]:
     """A quadratic Bezier from ``a`` to ``b`` as points (both ends included)."""
-    return [((1 - t) ** 2 * a[0] + 2 * (1 - t) * t * control[0] + t ** 2 * b[0],
-             (1 - t) ** 2 * a[1] + 2 * (1 - t) * t * control[1] + t ** 2 * b[1])
-            for t in (i / steps for i in range(steps + 1))]
+    return [
+        (
+            (1 - t) ** 2 * a[0] + 2 * (1 - t) * t * control[0] + t**2 * b[0],
+            (1 - t) ** 2 * a[1] + 2 * (1 - t) * t * control[1] + t**2 * b[1],
+        )
+        for t in (i / steps for i in range(steps + 1))
+    ]
 
 
 def spiral(turns: float, r_out: float, r_in: float, steps: int = 64) -> list[Point]:
     """A spiral from radius ``r_out`` at the top, turning clockwise ``turns`` times to ``r_in``."""
-    return [((r_out + (r_in - r_out) * t) * math.cos(math.radians(-90 + 360 * turns * t)),
-             (r_out + (r_in - r_out) * t) * math.sin(math.radians(-90 + 360 * turns * t)))
-            for t in (i / steps for i in range(steps + 1))]
+    return [
+        (
+            (r_out + (r_in - r_out) * t) * math.cos(math.radians(-90 + 360 * turns * t)),
+            (r_out + (r_in - r_out) * t) * math.sin(math.radians(-90 + 360 * turns * t)),
+        )
+        for t in (i / steps for i in range(steps + 1))
+    ]
 
 
 def badge_outline(shape: str, centre: Point, radius: float, rotation_deg: float = 0) -> list[Point] | None:
@@ -107,8 +127,13 @@ def badge_outline(shape: str, centre: Point, radius: float, rotation_deg: float 
         return None
     factor, sides, start = BADGE_POLYGONS[shape]
     r = radius * factor
-    return [(cx + r * math.cos(math.radians(start + rotation_deg + 360 * i / sides)),
-             cy + r * math.sin(math.radians(start + rotation_deg + 360 * i / sides))) for i in range(sides)]
+    return [
+        (
+            cx + r * math.cos(math.radians(start + rotation_deg + 360 * i / sides)),
+            cy + r * math.sin(math.radians(start + rotation_deg + 360 * i / sides)),
+        )
+        for i in range(sides)
+    ]
 
 
 class Line(NamedTuple):
@@ -135,8 +160,10 @@ class Box(NamedTuple):
 
 MONSTER_BODY = union_outline(
     ellipse(0, 0.24, 0.74, 0.56),
-    ellipse(-0.36, 0.70, 0.15, 0.13), ellipse(0.36, 0.70, 0.15, 0.13),     # feet
-    ellipse(-0.72, 0.08, 0.17, 0.14), ellipse(0.72, 0.08, 0.17, 0.14),     # fists
+    ellipse(-0.36, 0.70, 0.15, 0.13),
+    ellipse(0.36, 0.70, 0.15, 0.13),  # feet
+    ellipse(-0.72, 0.08, 0.17, 0.14),
+    ellipse(0.72, 0.08, 0.17, 0.14),  # fists
 )
 MONSTER_BELLY = arc(0, 0.30, 0.34, 0.30, 0, 360, 24)[:-1]
 #: Outline of the body and of the head (:func:`inkcrawl.shapes.monster_head`).
@@ -164,11 +191,11 @@ def _bat_wing() -> list[Point]:
 
 
 BOSS_WING = _bat_wing()
-BOSS_BODY = union_outline(ellipse(0, 0.30, 0.46, 0.50), ellipse(-0.24, 0.78, 0.13, 0.10),
-                          ellipse(0.24, 0.78, 0.13, 0.10))
+BOSS_BODY = union_outline(
+    ellipse(0, 0.30, 0.46, 0.50), ellipse(-0.24, 0.78, 0.13, 0.10), ellipse(0.24, 0.78, 0.13, 0.10)
+)
 BOSS_HEAD = arc(0, -0.36, 0.30, 0.27, 0, 360, 32)[:-1]
-BOSS_CROWN = [(-0.26, -0.56), (-0.30, -0.86), (-0.13, -0.70), (0.0, -0.93), (0.13, -0.70), (0.30, -0.86),
-              (0.26, -0.56)]
+BOSS_CROWN = [(-0.26, -0.56), (-0.30, -0.86), (-0.13, -0.70), (0.0, -0.93), (0.13, -0.70), (0.30, -0.86), (0.26, -0.56)]
 #: Heights of the ribs on the chest, each from x = -BOSS_RIB_HALF to +BOSS_RIB_HALF (fine lines).
 BOSS_RIBS = (0.12, 0.28, 0.44)
 BOSS_RIB_HALF = 0.2
@@ -193,19 +220,28 @@ TREASURE_LINE = Width(0.075, 0.6)
 #: Fine ink details drawn over each treasure, in drawing order (a :class:`Dot` and a :class:`Box` are
 #: filled with paper).
 TREASURE_DETAILS: dict[str, list[Line | Dot | Box]] = {
-    "chest": [Line((-0.64, -0.12), (0.64, -0.12)), Line((-0.42, -0.56), (-0.42, 0.50)),
-              Line((0.42, -0.56), (0.42, 0.50)), Box([(-0.12, -0.22), (0.12, -0.22), (0.12, 0.08), (-0.12, 0.08)])],
-    "crown": [Line((-0.62, 0.26), (0.62, 0.26)), Dot((-0.36, 0.40), 0.07), Dot((0.0, 0.40), 0.09),
-              Dot((0.36, 0.40), 0.07)],
+    "chest": [
+        Line((-0.64, -0.12), (0.64, -0.12)),
+        Line((-0.42, -0.56), (-0.42, 0.50)),
+        Line((0.42, -0.56), (0.42, 0.50)),
+        Box([(-0.12, -0.22), (0.12, -0.22), (0.12, 0.08), (-0.12, 0.08)]),
+    ],
+    "crown": [
+        Line((-0.62, 0.26), (0.62, 0.26)),
+        Dot((-0.36, 0.40), 0.07),
+        Dot((0.0, 0.40), 0.09),
+        Dot((0.36, 0.40), 0.07),
+    ],
     "goblet": [Line((-0.50, -0.50), (0.50, -0.50)), Dot((0.0, -0.30), 0.09), Line((-0.28, 0.62), (0.28, 0.62))],
 }
 
 
 # -- artifact stone -----------------------------------------------------------------------------
 
-STONE = [(0.86 * math.cos(math.radians(a)) * f, 0.86 * math.sin(math.radians(a)) * f)
-         for a, f in ((-100, 1.0), (-45, 0.92), (5, 1.0), (55, 0.9), (100, 1.0), (150, 0.93), (200, 1.0),
-                      (245, 0.9))]
+STONE = [
+    (0.86 * math.cos(math.radians(a)) * f, 0.86 * math.sin(math.radians(a)) * f)
+    for a, f in ((-100, 1.0), (-45, 0.92), (5, 1.0), (55, 0.9), (100, 1.0), (150, 0.93), (200, 1.0), (245, 0.9))
+]
 STONE_LINE = Width(0.07, 0.3)
 
 
@@ -213,9 +249,13 @@ STONE_LINE = Width(0.07, 0.3)
 
 PLANT_STEM = Line((0, 0.86), (0, -0.2))
 PLANT_STEM_LINE = Width(0.06)
-PLANT_LEAVES = [leaf((0, 0.62), (-0.72, 0.12), 0.20), leaf((0, 0.62), (0.72, 0.12), 0.20),
-                leaf((0, 0.22), (-0.52, -0.42), 0.17), leaf((0, 0.22), (0.52, -0.42), 0.17),
-                leaf((0, -0.05), (0, -0.86), 0.17)]
+PLANT_LEAVES = [
+    leaf((0, 0.62), (-0.72, 0.12), 0.20),
+    leaf((0, 0.62), (0.72, 0.12), 0.20),
+    leaf((0, 0.22), (-0.52, -0.42), 0.17),
+    leaf((0, 0.22), (0.52, -0.42), 0.17),
+    leaf((0, -0.05), (0, -0.86), 0.17),
+]
 #: Each leaf's vein (a fine line from its base two thirds of the way to its tip), leaf by leaf.
 PLANT_VEINS = [Line(lf[0], ((lf[0][0] + lf[8][0] * 2) / 3, (lf[0][1] + lf[8][1] * 2) / 3)) for lf in PLANT_LEAVES]
 LEAF_LINE = Width(0.04)
@@ -223,8 +263,7 @@ LEAF_LINE = Width(0.04)
 
 # -- prisoner -----------------------------------------------------------------------------------
 
-CAGE = [(-0.60, 0.74), (0.60, 0.74), (0.60, -0.28), *arc(0, -0.28, 0.60, 0.50, 0, -180, 14)[1:-1],
-        (-0.60, -0.28)]
+CAGE = [(-0.60, 0.74), (0.60, 0.74), (0.60, -0.28), *arc(0, -0.28, 0.60, 0.50, 0, -180, 14)[1:-1], (-0.60, -0.28)]
 CAGE_LINE = Width(0.05)
 #: The cage's bars, each from the dome down to the floor.
 CAGE_BARS = [Line((x, -0.28 - 0.50 * math.sqrt(max(0.0, 1 - (x / 0.60) ** 2))), (x, 0.74)) for x in (-0.30, 0.0, 0.30)]
@@ -255,8 +294,7 @@ ORB_PINK_RING = 0.72
 KEY_BLADE = (-0.2, 0.90)
 KEY_BLADE_LINE = Width(0.09)
 #: The key's bit (filled, fine outline).
-KEY_BIT = [(0.52, 0.0), (0.52, 0.34), (0.64, 0.34), (0.64, 0.16), (0.74, 0.16), (0.74, 0.30), (0.86, 0.30),
-           (0.86, 0.0)]
+KEY_BIT = [(0.52, 0.0), (0.52, 0.34), (0.64, 0.34), (0.64, 0.16), (0.74, 0.16), (0.74, 0.30), (0.86, 0.30), (0.86, 0.0)]
 #: The bow: a badge of radius KEY_BOW_RADIUS around KEY_BOW (see :func:`badge_outline`), outlined with
 #: KEY_BOW_LINE; round and square bows have a hole of radius KEY_HOLE.
 KEY_BOW = (-0.50, 0.0)
@@ -320,15 +358,27 @@ PORTAL_ARROW_HEAD = Width(0.18, 1.2)
 
 # -- escape portal ------------------------------------------------------------------------------
 
-ESCAPE_RAYS = [Line((0.70 * math.cos(a), -0.10 + 0.70 * math.sin(a)), (0.86 * math.cos(a), -0.10 + 0.84 * math.sin(a)))
-               for a in (math.radians(angle) for angle in (-150, -120, -90, -60, -30))]
+ESCAPE_RAYS = [
+    Line((0.70 * math.cos(a), -0.10 + 0.70 * math.sin(a)), (0.86 * math.cos(a), -0.10 + 0.84 * math.sin(a)))
+    for a in (math.radians(angle) for angle in (-150, -120, -90, -60, -30))
+]
 ESCAPE_RAY_LINE = Width(0.035)
-ESCAPE_ARCH = [(-0.50, 0.72), (0.50, 0.72), (0.50, -0.10), *arc(0, -0.10, 0.50, 0.52, 0, -180, 14)[1:-1],
-               (-0.50, -0.10)]
+ESCAPE_ARCH = [
+    (-0.50, 0.72),
+    (0.50, 0.72),
+    (0.50, -0.10),
+    *arc(0, -0.10, 0.50, 0.52, 0, -180, 14)[1:-1],
+    (-0.50, -0.10),
+]
 ESCAPE_ARCH_LINE = Width(0.045)
 #: The doorway inside the arch (paper, outlined in the escape colour).
-ESCAPE_DOOR = [(-0.32, 0.72), (0.32, 0.72), (0.32, -0.06), *arc(0, -0.06, 0.32, 0.36, 0, -180, 12)[1:-1],
-               (-0.32, -0.06)]
+ESCAPE_DOOR = [
+    (-0.32, 0.72),
+    (0.32, 0.72),
+    (0.32, -0.06),
+    *arc(0, -0.06, 0.32, 0.36, 0, -180, 12)[1:-1],
+    (-0.32, -0.06),
+]
 ESCAPE_DOOR_LINE = Width(0.03)
 ESCAPE_GROUND = Line((-0.72, 0.72), (0.72, 0.72))
 ESCAPE_GROUND_LINE = Width(0.045)
@@ -342,8 +392,18 @@ ESCAPE_ARROW_HEAD = Width(0.16, 1.0)
 EXIT_FRAME = [(-0.64, -0.64), (0.64, -0.64), (0.64, 0.64), (-0.64, 0.64)]
 EXIT_FRAME_LINE = Width(0.05)
 #: The staircase (filled, fine outline).
-EXIT_STEPS = [(-0.64, 0.64), (-0.64, 0.40), (-0.32, 0.40), (-0.32, 0.14), (0.0, 0.14), (0.0, -0.12), (0.32, -0.12),
-              (0.32, -0.38), (0.64, -0.38), (0.64, 0.64)]
+EXIT_STEPS = [
+    (-0.64, 0.64),
+    (-0.64, 0.40),
+    (-0.32, 0.40),
+    (-0.32, 0.14),
+    (0.0, 0.14),
+    (0.0, -0.12),
+    (0.32, -0.12),
+    (0.32, -0.38),
+    (0.64, -0.38),
+    (0.64, 0.64),
+]
 EXIT_ARROW = Line((-0.50, 0.02), (0.05, -0.53))
 EXIT_ARROW_LINE = Width(0.04)
 EXIT_ARROW_HEAD = Width(0.15, 1.0)

@@ -46,17 +46,41 @@ Point = tuple[float, float]
 #: Element kinds that print no glyph (doors, Starts and labels are drawn otherwise).
 NO_GLYPH_KINDS = frozenset({"door", "start", "label"})
 #: Kinds with a glyph of their own; any other kind prints the generic double ring.
-GLYPH_KINDS = frozenset({"monster", "boss", "spell", "treasure", "artifact_stone", "plant", "prisoner", "orb", "key",
-                         "skeleton_key", "portal_entry", "portal_exit", "escape_portal", "exit", "timer"})
+GLYPH_KINDS = frozenset(
+    {
+        "monster",
+        "boss",
+        "spell",
+        "treasure",
+        "artifact_stone",
+        "plant",
+        "prisoner",
+        "orb",
+        "key",
+        "skeleton_key",
+        "portal_entry",
+        "portal_exit",
+        "escape_portal",
+        "exit",
+        "timer",
+    }
+)
 #: Largest distance (mm) between a printed circle and the polygon standing for it.
 CIRCLE_TOLERANCE_MM = 0.005
 #: Silhouettes kept per (glyph, variant, key shape, size): a sheet uses a few sizes per kind.
 CACHE_SIZE = 4096
 
 
-def glyph_silhouette(kind: str, at: tuple[float, float], size_mm: float, rotation_deg: float = 0, *,
-                     variant: str | None = None, key_shape: str | None = None,
-                     known_variants: bool = True) -> shapely.Polygon | shapely.MultiPolygon:
+def glyph_silhouette(
+    kind: str,
+    at: tuple[float, float],
+    size_mm: float,
+    rotation_deg: float = 0,
+    *,
+    variant: str | None = None,
+    key_shape: str | None = None,
+    known_variants: bool = True,
+) -> shapely.Polygon | shapely.MultiPolygon:
     """The region covered by the printed ink of an element's glyph, in sheet mm, holes filled.
 
     ``kind`` is the element kind, ``at`` its centre (sheet mm, origin top-left, y down),
@@ -107,8 +131,9 @@ def glyph_silhouette(kind: str, at: tuple[float, float], size_mm: float, rotatio
     return affine_transform(local, (cos, -sin, sin, cos, x, y))
 
 
-def _resolve(kind: str, variant: str | None, key_shape: str | None,
-             known_variants: bool) -> tuple[str, str | None, str | None]:
+def _resolve(
+    kind: str, variant: str | None, key_shape: str | None, known_variants: bool
+) -> tuple[str, str | None, str | None]:
     """``(glyph, variant, key shape)`` the sheet prints for an element, with only the options that
     change its ink kept (so the cache holds one entry per distinct silhouette)."""
     if kind in NO_GLYPH_KINDS:
@@ -126,6 +151,7 @@ def _resolve(kind: str, variant: str | None, key_shape: str | None,
 
 
 # -- building a silhouette ------------------------------------------------------------------------
+
 
 def _quad_segs(radius_mm: float) -> int:
     """Segments per quarter circle keeping a polygon within CIRCLE_TOLERANCE_MM of a circle of ``radius_mm``."""
@@ -149,15 +175,17 @@ class _Ink:
         polygon = Polygon(points_mm)
         self.parts.append(polygon if polygon.is_valid else shapely.make_valid(polygon))
 
-    def stroke(self, points_mm, width_mm: float, closed: bool = False,
-               cap: Literal["round", "square", "flat"] = "round") -> None:
+    def stroke(
+        self, points_mm, width_mm: float, closed: bool = False, cap: Literal["round", "square", "flat"] = "round"
+    ) -> None:
         """A polyline (sheet mm, centred) stroked ``width_mm`` wide with round joins."""
         points = list(points_mm)
         if closed:
             points.append(points[0])
         half = max(width_mm, gs.MIN_LINE_MM) / 2
-        self.parts.append(LineString(points).buffer(half, quad_segs=_quad_segs(half), cap_style=cap,
-                                                    join_style="round"))
+        self.parts.append(
+            LineString(points).buffer(half, quad_segs=_quad_segs(half), cap_style=cap, join_style="round")
+        )
 
     def outlined(self, points_mm, width_mm: float | None) -> None:
         """A filled polygon (sheet mm, centred) outlined ``width_mm`` wide with round joins (or not outlined)."""
@@ -204,8 +232,11 @@ class _Ink:
     def merged(self) -> Polygon | MultiPolygon:
         """The union of the parts with every hole filled."""
         merged = shapely.union_all(self.parts)
-        polygons = [Polygon(p.exterior) for p in getattr(merged, "geoms", [merged])
-                    if p.geom_type == "Polygon" and not p.is_empty]
+        polygons = [
+            Polygon(p.exterior)
+            for p in getattr(merged, "geoms", [merged])
+            if p.geom_type == "Polygon" and not p.is_empty
+        ]
         if len(polygons) == 1:
             return polygons[0]
         # a part lying in another's (now filled) hole merges into it
@@ -356,16 +387,29 @@ def _timer(ink: _Ink, rotation_deg: float, **_) -> None:
 
 
 _BUILDERS: dict[str, Callable[..., None]] = {
-    "monster": _monster, "boss": _boss, "spell": _spell, "treasure": _treasure, "artifact_stone": _artifact_stone,
-    "plant": _plant, "prisoner": _prisoner, "orb": _orb, "key": _key, "skeleton_key": _skeleton_key,
-    "portal_entry": _portal_entry, "portal_exit": _portal_exit, "escape_portal": _escape_portal, "exit": _exit,
-    "timer": _timer, "generic": _generic,
+    "monster": _monster,
+    "boss": _boss,
+    "spell": _spell,
+    "treasure": _treasure,
+    "artifact_stone": _artifact_stone,
+    "plant": _plant,
+    "prisoner": _prisoner,
+    "orb": _orb,
+    "key": _key,
+    "skeleton_key": _skeleton_key,
+    "portal_entry": _portal_entry,
+    "portal_exit": _portal_exit,
+    "escape_portal": _escape_portal,
+    "exit": _exit,
+    "timer": _timer,
+    "generic": _generic,
 }
 
 
 @lru_cache(maxsize=CACHE_SIZE)
-def _local_silhouette(glyph: str, variant: str | None, key_shape: str | None, size_mm: float,
-                      rotation_deg: float) -> Polygon | MultiPolygon:
+def _local_silhouette(
+    glyph: str, variant: str | None, key_shape: str | None, size_mm: float, rotation_deg: float
+) -> Polygon | MultiPolygon:
     """The silhouette of a glyph centred on (0, 0), unrotated, in mm (``rotation_deg`` only for the timer)."""
     ink = _Ink(size_mm)
     _BUILDERS[glyph](ink, variant=variant, key_shape=key_shape, rotation_deg=rotation_deg)

@@ -60,7 +60,7 @@ def _parse_float(text: str) -> float | int:
     if not math.isfinite(value):
         raise _BadNumber(text, f"the number {text} is too large for a double")
     # JSON has one number type: 3.0 is the integer 3 (JSON Schema's "integer" accepts it too)
-    if value.is_integer() and abs(value) < 2 ** 53:
+    if value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
 
@@ -71,7 +71,7 @@ def _parse_constant(text: str) -> float:
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_INT_LIMIT = 10 ** MAX_INT_DIGITS
+_INT_LIMIT = 10**MAX_INT_DIGITS
 
 
 def _line_column(text: str, index: int) -> tuple[int, int]:
@@ -143,8 +143,9 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
     except ValueError as exc:  # an integer literal beyond Python's digit limit
         match = re.search(rf"-?\d{{{MAX_INT_DIGITS + 1},}}", text)
         literal = match.group(0) if match else ""
-        return None, [_number_problem(text, literal, f"an integer has more than {MAX_INT_DIGITS} digits ({exc})"[:200],
-                                      file)]
+        return None, [
+            _number_problem(text, literal, f"an integer has more than {MAX_INT_DIGITS} digits ({exc})"[:200], file)
+        ]
     if isinstance(value, (dict, list)):
         escape = _SURROGATE_ESCAPE.search(text)
         defect = _scan(value, check_strings=escape is not None)
@@ -153,13 +154,23 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
             if code == "F006":
                 return None, [problem("F006", f"the JSON is nested deeper than {MAX_DEPTH} levels", file)]
             if code == "F005":
-                return None, [_number_problem(text, detail, f"the integer {detail[:20]}... has more than "
-                                                            f"{MAX_INT_DIGITS} digits", file)]
+                return None, [
+                    _number_problem(
+                        text, detail, f"the integer {detail[:20]}... has more than {MAX_INT_DIGITS} digits", file
+                    )
+                ]
             # the only other defect is a lone surrogate, looked for only when ``escape`` matched
             index = escape.start() if escape is not None else 0
             line, column = _line_column(text, index)
-            return None, [problem("F002", f"invalid JSON: a string holds an unpaired UTF-16 surrogate escape "
-                                          f"(line {line}, column {column})", file, line=line, column=column)]
+            return None, [
+                problem(
+                    "F002",
+                    f"invalid JSON: a string holds an unpaired UTF-16 surrogate escape (line {line}, column {column})",
+                    file,
+                    line=line,
+                    column=column,
+                )
+            ]
     elif isinstance(value, str) and _LONE_SURROGATE.search(value):
         return None, [problem("F002", "invalid JSON: the string holds an unpaired UTF-16 surrogate escape", file)]
     return value, []
@@ -168,14 +179,24 @@ def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
 def _syntax_problem(text: str, exc: json.JSONDecodeError, file: str) -> Problem:
     """F002 for a JSON syntax error; a trailing comma (the commonest hand-editing slip) is
     named as such, at the comma rather than at the bracket after it."""
-    before = text[:exc.pos].rstrip()
+    before = text[: exc.pos].rstrip()
     if before.endswith(",") and exc.pos < len(text) and text[exc.pos] in "}]":
         line, column = _line_column(text, len(before) - 1)
         closing = "object" if text[exc.pos] == "}" else "array"
-        return problem("F002", f"invalid JSON: a comma after the last item of an {closing} (line {line}, "
-                               f"column {column}); remove it", file, line=line, column=column)
-    return problem("F002", f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-                   file, line=exc.lineno, column=exc.colno)
+        return problem(
+            "F002",
+            f"invalid JSON: a comma after the last item of an {closing} (line {line}, column {column}); remove it",
+            file,
+            line=line,
+            column=column,
+        )
+    return problem(
+        "F002",
+        f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+        file,
+        line=exc.lineno,
+        column=exc.colno,
+    )
 
 
 def _number_problem(text: str, literal: str, reason: str, file: str) -> Problem:
@@ -209,8 +230,15 @@ def read_json_file(path: Path, file: str | None = None) -> tuple[Any, list[Probl
     except UnicodeDecodeError as exc:
         prefix = data[: exc.start].decode("utf-8", errors="replace")
         line, column = _line_column(prefix, len(prefix))
-        return None, [problem("F003", f"the file is not UTF-8: byte 0x{data[exc.start]:02x} at line {line}, "
-                                      f"column {column}", file, line=line, column=column)]
+        return None, [
+            problem(
+                "F003",
+                f"the file is not UTF-8: byte 0x{data[exc.start]:02x} at line {line}, column {column}",
+                file,
+                line=line,
+                column=column,
+            )
+        ]
     return parse_json_text(text, file)
 
 
@@ -246,8 +274,9 @@ def _encode(value: Any, indent: int) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
-        inner = ",\n".join(f'{pad}  {json.dumps(key, ensure_ascii=False)}: {_encode(item, indent + 2)}'
-                           for key, item in value.items())
+        inner = ",\n".join(
+            f"{pad}  {json.dumps(key, ensure_ascii=False)}: {_encode(item, indent + 2)}" for key, item in value.items()
+        )
         return "{\n" + inner + "\n" + pad + "}"
     if isinstance(value, list):
         if not value:
@@ -347,8 +376,7 @@ def _same_file(target: Path, target_stat: os.stat_result | None, other: str | os
         return False
 
 
-def check_target(path: str | os.PathLike, force: bool = False,
-                 inputs: Iterable[str | os.PathLike] = ()) -> Path:
+def check_target(path: str | os.PathLike, force: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> Path:
     """The file a write of ``path`` replaces, after checking it may be written; raises
     :class:`WriteRefused` (an ``OSError``) otherwise, and ``OSError`` when it cannot be looked at.
 
@@ -369,12 +397,16 @@ def check_target(path: str | os.PathLike, force: bool = False,
         if stat.S_ISDIR(info.st_mode):
             raise WriteRefused(asked, "folder", "this is a folder, not a file")
         if not stat.S_ISREG(info.st_mode):
-            raise WriteRefused(asked, "special", "this is a device, pipe or socket, not a regular file; "
-                                                 "inkcrawl only writes regular files")
+            raise WriteRefused(
+                asked,
+                "special",
+                "this is a device, pipe or socket, not a regular file; inkcrawl only writes regular files",
+            )
     for other in inputs:
         if _same_file(target, info, other):
-            raise WriteRefused(asked, "input", "this is one of the files the command reads; "
-                                               "write the output to another file")
+            raise WriteRefused(
+                asked, "input", "this is one of the files the command reads; write the output to another file"
+            )
     if info is not None and not force and (not info.st_mode & 0o222 or not os.access(target, os.W_OK)):
         raise WriteRefused(asked, "read-only", "the file is read-only and was left as it is")
     return target
@@ -413,8 +445,7 @@ def atomic_target(path: Path, force: bool = False, inputs: Iterable[str | os.Pat
     target = check_target(path, force, inputs)
     directory = target.parent
     remove_stale_temporaries(target)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"{_temp_prefix(target.name)}{os.getpid()}-", suffix=".tmp",
-                                    dir=directory)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"{_temp_prefix(target.name)}{os.getpid()}-", suffix=".tmp", dir=directory)
     os.close(fd)
     try:
         yield tmp_name

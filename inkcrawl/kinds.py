@@ -74,8 +74,11 @@ class ElementKind:
         geometry by footprint (a disc: ``at``, ``size_mm``, ``rotation_deg``; a segment:
         ``segment`` and ``locks``; text: ``at``, ``rotation_deg``, ``text``,
         ``text_height_mm``), ``name`` and its value members (schemas/dungeon.schema.json)."""
-        geometry = {"disc": ("at", "size_mm", "rotation_deg"), "segment": ("segment", "locks"),
-                    "text": ("at", "rotation_deg", "text", "text_height_mm")}[self.footprint]
+        geometry = {
+            "disc": ("at", "size_mm", "rotation_deg"),
+            "segment": ("segment", "locks"),
+            "text": ("at", "rotation_deg", "text", "text_height_mm"),
+        }[self.footprint]
         return frozenset((*geometry, "name", *self.members))
 
     @property
@@ -133,5 +136,7 @@ def element_kinds(ruleset_data: dict, bundled: dict[str, dict] | None = None) ->
     what a variant ruleset leaves out (:attr:`inkcrawl.rulesets.Ruleset.kinds` passes them).
     """
     bundled = bundled or {}
-    return {kind: resolve_kind(kind, definition, bundled.get(kind))
-            for kind, definition in (ruleset_data.get("elements") or {}).items()}
+    return {
+        kind: resolve_kind(kind, definition, bundled.get(kind))
+        for kind, definition in (ruleset_data.get("elements") or {}).items()
+    }

@@ -47,12 +47,16 @@ def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict 
     document = load_document(manifest_path)
     manifest = document.data if isinstance(document.data, dict) else {}
     base = manifest_path.parent
+
     def listed(member: str) -> list:  # a member of the wrong type is reported by validation; here it lists nothing
         value = manifest.get(member)
         return value if isinstance(value, list) else []
 
-    files = [p for p in (path_inside_pack(base, rel) for rel in listed("dungeons") if isinstance(rel, str))
-             if p is not None and p.is_file()]
+    files = [
+        p
+        for p in (path_inside_pack(base, rel) for rel in listed("dungeons") if isinstance(rel, str))
+        if p is not None and p.is_file()
+    ]
     rulesets = []
     for relative in listed("rulesets"):
         target = path_inside_pack(base, relative) if isinstance(relative, str) else None

@@ -68,13 +68,17 @@ def migrate(data: dict, file_type: str) -> tuple[dict, int | None]:
         return data, None
     if version > current:
         raise FormatVersionError(
-            "F007", f"this {file_type} file has format_version {version}, but this inkcrawl reads "
-                    f"{file_type} format_version {current} and older; update inkcrawl")
+            "F007",
+            f"this {file_type} file has format_version {version}, but this inkcrawl reads "
+            f"{file_type} format_version {current} and older; update inkcrawl",
+        )
     oldest = min((v for (kind, v) in MIGRATIONS if kind == file_type), default=current)
     if version < oldest:
         raise FormatVersionError(
-            "F009", f"format_version {version} is older than the oldest {file_type} format inkcrawl "
-                    f"can migrate ({oldest}); the current format is {current}")
+            "F009",
+            f"format_version {version} is older than the oldest {file_type} format inkcrawl "
+            f"can migrate ({oldest}); the current format is {current}",
+        )
     migrated = copy.deepcopy(data)
     while migrated["format_version"] < current:
         migrated = MIGRATIONS[(file_type, migrated["format_version"])](migrated)

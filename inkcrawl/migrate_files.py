@@ -112,8 +112,10 @@ def migrate_paths(paths: list[str], check: bool = False, force: bool = False) ->
                 continue
             problems = schema_problems(document.data, document.file_type, str(file))
             if problems:
-                say(f"{file}: not rewritten: {len(problems)} schema error(s); run 'inkcrawl validate {file}'",
-                    error=True)
+                say(
+                    f"{file}: not rewritten: {len(problems)} schema error(s); run 'inkcrawl validate {file}'",
+                    error=True,
+                )
                 status = max(status, 1)
                 continue
             text = canonical_text(document.data, document.file_type)
@@ -127,9 +129,12 @@ def migrate_paths(paths: list[str], check: bool = False, force: bool = False) ->
                 continue
             created = errors_rounding_creates(document.data, document.file_type, file, text)
             if created:
-                say(f"{file}: not rewritten: rounding its numbers to 0.001 as saving does would create "
+                say(
+                    f"{file}: not rewritten: rounding its numbers to 0.001 as saving does would create "
                     f"{len(created)} new error(s), below; change those values so they survive rounding "
-                    f"('inkcrawl validate {file}' reports points that would merge as L028):", error=True)
+                    f"('inkcrawl validate {file}' reports points that would merge as L028):",
+                    error=True,
+                )
                 for p in created:
                     say(f"  after rounding: {p.pointer or '/'}: error {p.code} {p.message}", error=True)
                 status = max(status, 1)

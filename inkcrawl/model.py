@@ -29,8 +29,21 @@ OPPOSITE_SIDE = {"north": "south", "south": "north", "east": "west", "west": "ea
 SKELETON_LOCK = "skeleton"
 
 # Optional members of a line element, in canonical order.
-_ELEMENT_OPTIONAL = ("name", "at", "size_mm", "rotation_deg", "vp", "variant", "number", "colour",
-                     "channel", "segment", "locks", "text", "text_height_mm")
+_ELEMENT_OPTIONAL = (
+    "name",
+    "at",
+    "size_mm",
+    "rotation_deg",
+    "vp",
+    "variant",
+    "number",
+    "colour",
+    "channel",
+    "segment",
+    "locks",
+    "text",
+    "text_height_mm",
+)
 
 
 def _point(value: Any) -> Point:
@@ -119,8 +132,9 @@ class Sheet:
             paper=Paper.from_dict(data["paper"]),
             reminders=list(data.get("reminders", [])),
             components=list(data["components"]) if "components" in data else None,
-            end_triggers=None if triggers is None else [
-                EndTrigger.from_dict(t, f"{pointer}/end_triggers/{i}") for i, t in enumerate(triggers)],
+            end_triggers=None
+            if triggers is None
+            else [EndTrigger.from_dict(t, f"{pointer}/end_triggers/{i}") for i, t in enumerate(triggers)],
             orb_tokens=None if "orb_tokens" not in data else {k: list(v) for k, v in data["orb_tokens"].items()},
         )
 
@@ -151,14 +165,25 @@ class GridSpec:
     @classmethod
     def from_dict(cls, data: dict) -> GridSpec:
         """Build from schema-valid JSON data."""
-        return cls(data["columns"], data["rows"], data["cell_mm"], _point(data["origin_mm"]),
-                   data["column_labels"], data["row_labels"])
+        return cls(
+            data["columns"],
+            data["rows"],
+            data["cell_mm"],
+            _point(data["origin_mm"]),
+            data["column_labels"],
+            data["row_labels"],
+        )
 
     def to_dict(self) -> dict:
         """The canonical JSON object (members in file order, defaults written)."""
-        return {"columns": self.columns, "rows": self.rows, "cell_mm": self.cell_mm,
-                "origin_mm": list(self.origin_mm), "column_labels": self.column_labels,
-                "row_labels": self.row_labels}
+        return {
+            "columns": self.columns,
+            "rows": self.rows,
+            "cell_mm": self.cell_mm,
+            "origin_mm": list(self.origin_mm),
+            "column_labels": self.column_labels,
+            "row_labels": self.row_labels,
+        }
 
     def contains(self, cell: Cell) -> bool:
         """Whether ``cell`` is a room of this grid."""
@@ -376,8 +401,14 @@ class Dungeon:
 
     def to_dict(self) -> dict:
         """The canonical JSON object (members in file order, defaults written)."""
-        return {"type": "dungeon", "format_version": 2, "id": self.id, "family": self.family,
-                "ruleset": self.ruleset, "sheet": self.sheet.to_dict()}
+        return {
+            "type": "dungeon",
+            "format_version": 2,
+            "id": self.id,
+            "family": self.family,
+            "ruleset": self.ruleset,
+            "sheet": self.sheet.to_dict(),
+        }
 
     def objects_with_ids(self) -> list[Any]:
         """Every object that carries an id, in file order."""
@@ -462,8 +493,7 @@ def dungeon_from_dict(data: dict, skip: frozenset[str] = frozenset()) -> Dungeon
 
 
 def _items(data: dict, key: str, cls, skip: frozenset[str]) -> list:
-    return [cls.from_dict(item, f"/{key}/{i}") for i, item in enumerate(data.get(key, []))
-            if f"/{key}/{i}" not in skip]
+    return [cls.from_dict(item, f"/{key}/{i}") for i, item in enumerate(data.get(key, [])) if f"/{key}/{i}" not in skip]
 
 
 def _without(sheet: dict, pointer: str, skip: frozenset[str]) -> dict:

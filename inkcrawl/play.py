@@ -26,15 +26,32 @@ def play_data_problems(data: Any, file: str) -> list[Problem]:
     """Problems of parsed play data: not a play (F008), a newer format (F007), schema errors
     (S001, one per leaf error, by pointer)."""
     if not isinstance(data, dict) or data.get("type") != "play":
-        found = (f"\"type\": {json.dumps(data.get('type'), ensure_ascii=False)[:60]}" if isinstance(data, dict)
-                 and "type" in data else "an object without \"type\"" if isinstance(data, dict)
-                 else "something other than a JSON object")
-        return [problem("F008", f"not a play file: expected an object with \"type\": \"play\", found {found}", file,
-                        "/type" if isinstance(data, dict) and "type" in data else "")]
+        found = (
+            f'"type": {json.dumps(data.get("type"), ensure_ascii=False)[:60]}'
+            if isinstance(data, dict) and "type" in data
+            else 'an object without "type"'
+            if isinstance(data, dict)
+            else "something other than a JSON object"
+        )
+        return [
+            problem(
+                "F008",
+                f'not a play file: expected an object with "type": "play", found {found}',
+                file,
+                "/type" if isinstance(data, dict) and "type" in data else "",
+            )
+        ]
     version = data.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > PLAY_FORMAT_VERSION:
-        return [problem("F007", f"play format_version {version} is newer than this inkcrawl understands "
-                                f"({PLAY_FORMAT_VERSION}); update inkcrawl", file, "/format_version")]
+        return [
+            problem(
+                "F007",
+                f"play format_version {version} is newer than this inkcrawl understands "
+                f"({PLAY_FORMAT_VERSION}); update inkcrawl",
+                file,
+                "/format_version",
+            )
+        ]
     return schema_problems(data, "play", file)
 
 
@@ -55,5 +72,6 @@ def format_problems(problems: list[Problem]) -> str:
     :func:`~inkcrawl.textchars.terminal_safe`)."""
     from inkcrawl.textchars import terminal_safe
 
-    return "".join(terminal_safe(f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}") + "\n"
-                   for p in problems)
+    return "".join(
+        terminal_safe(f"{p.file}:{p.pointer}: {p.severity.value} {p.code} {p.message}") + "\n" for p in problems
+    )

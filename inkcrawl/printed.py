@@ -135,7 +135,7 @@ class NearJoint:
     area: str | None
     distance_mm: float
     at: Point
-    ink_gap_mm: float = 0.0   # the paper between the two walls' ink (0 or less: their ink touches)
+    ink_gap_mm: float = 0.0  # the paper between the two walls' ink (0 or less: their ink touches)
 
 
 @dataclass
@@ -162,16 +162,16 @@ class PrintedSheet:
     doors: list[tuple[Element, int, int]]
     blocked: dict[str, str]
     _rings: list = field(repr=False)
-    _outline: list = field(repr=False)      # per ring: {segment: kept intervals}
-    _stretches: dict = field(repr=False)    # (i, j) -> {segment of ring i: passable intervals}
-    _closures: list = field(repr=False)     # InkLine
-    _bridges: list = field(repr=False)      # InkLine
+    _outline: list = field(repr=False)  # per ring: {segment: kept intervals}
+    _stretches: dict = field(repr=False)  # (i, j) -> {segment of ring i: passable intervals}
+    _closures: list = field(repr=False)  # InkLine
+    _bridges: list = field(repr=False)  # InkLine
     _lines: list | None = field(default=None, repr=False)
     _printed: list | None = field(default=None, repr=False)
     _ink: object = field(default=None, repr=False)
     key_shapes: dict[str, str] = field(default_factory=dict, repr=False)  # key colour id -> shape
     kinds: dict = field(default_factory=dict, repr=False)  # kind id -> inkcrawl.kinds.ElementKind
-    narrow: dict[int, float] = field(default_factory=dict)   # area index -> widest paper (mm): no line fits
+    narrow: dict[int, float] = field(default_factory=dict)  # area index -> widest paper (mm): no line fits
     narrow_doors: dict[str, float] = field(default_factory=dict)  # door id -> paper between the outline's ends (mm)
     pinches: dict[int, tuple[float, float, float]] = field(default_factory=dict)  # area index -> (x, y, width)
 
@@ -183,14 +183,23 @@ class PrintedSheet:
         spec = self.kinds.get(element.kind)
         glyph = spec.glyph if spec is not None else element.kind
         if spec is not None and spec.footprint == "disc" and not spec.on_wall and glyph in NO_GLYPH_KINDS:
-            glyph = "generic"   # a disc kind naming a glyph that is drawn otherwise prints the generic one
-        if (spec is not None and (spec.footprint != "disc" or spec.on_wall)) or glyph in NO_GLYPH_KINDS \
-                or element.at is None or not element.size_mm or element.size_mm <= 0:
+            glyph = "generic"  # a disc kind naming a glyph that is drawn otherwise prints the generic one
+        if (
+            (spec is not None and (spec.footprint != "disc" or spec.on_wall))
+            or glyph in NO_GLYPH_KINDS
+            or element.at is None
+            or not element.size_mm
+            or element.size_mm <= 0
+        ):
             return None
-        return glyph_silhouette(glyph, element.at, element.size_mm, element.rotation_deg or 0,
-                                variant=element.variant,
-                                key_shape=self.key_shapes.get(element.colour)
-                                if glyph == "key" and element.colour is not None else None)
+        return glyph_silhouette(
+            glyph,
+            element.at,
+            element.size_mm,
+            element.rotation_deg or 0,
+            variant=element.variant,
+            key_shape=self.key_shapes.get(element.colour) if glyph == "key" and element.colour is not None else None,
+        )
 
     @property
     def lines(self) -> list[InkLine]:
@@ -209,8 +218,9 @@ class PrintedSheet:
             lines = []
             for i, (area, ring) in enumerate(zip(self.geometry.areas, self._rings)):
                 for number, piece in enumerate(segments.chain(ring, self._outline[i]), 1):
-                    lines.append(InkLine(f"{area.id}:outline:{number}", "outline", LineString(piece),
-                                         OUTLINE_WALL_MM, area.id))
+                    lines.append(
+                        InkLine(f"{area.id}:outline:{number}", "outline", LineString(piece), OUTLINE_WALL_MM, area.id)
+                    )
             for wall_id, line in zip(self.geometry.wall_ids, self.geometry.walls):
                 lines.append(InkLine(wall_id, "wall", line, INNER_WALL_MM))
             self._printed = lines
@@ -241,8 +251,9 @@ class PrintedSheet:
             if len(wa):
                 ring_a, ring_b = ring[:-1], ring[1:]
                 geoms = linestring_array(np.stack([ring_a, ring_b], axis=1))
-                t, _, lo, hi = _near(shapely.STRtree(geoms), _segment_geoms(wa, wb),
-                                     ring_a, ring_b, wa, wb, self.geometry.snap_mm, False)
+                t, _, lo, hi = _near(
+                    shapely.STRtree(geoms), _segment_geoms(wa, wb), ring_a, ring_b, wa, wb, self.geometry.snap_mm, False
+                )
                 cuts: dict[int, list] = {}
                 for seg, a_, b_ in zip(t.tolist(), lo.tolist(), hi.tolist()):
                     cuts.setdefault(seg, []).append((a_, b_))
@@ -294,14 +305,20 @@ def _near(tree, geoms, targets_a, targets_b, cut_a, cut_b, radius, round_ends, s
     if skip is not None:
         keep = ~skip(target, cutter)
         cutter, target = cutter[keep], target[keep]
-    lo, hi = segments.near_intervals(targets_a[target], targets_b[target], cut_a[cutter], cut_b[cutter],
-                                     radius[cutter], round_ends[cutter])
+    lo, hi = segments.near_intervals(
+        targets_a[target], targets_b[target], cut_a[cutter], cut_b[cutter], radius[cutter], round_ends[cutter]
+    )
     keep = hi - lo > 1e-9
     return target[keep], cutter[keep], lo[keep], hi[keep]
 
 
-def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tuple[Element, int, int]],
-                  required_mm: float, starts: list[Element] | None = None) -> PrintedSheet:
+def printed_sheet(
+    dungeon: LineDungeon,
+    geometry: LineGeometry,
+    doors: list[tuple[Element, int, int]],
+    required_mm: float,
+    starts: list[Element] | None = None,
+) -> PrintedSheet:
     """Lay out the printed walls of a line dungeon and find its openings and closures.
 
     ``geometry`` holds the valid areas (:func:`inkcrawl.geometry.build_geometry`, its
@@ -318,7 +335,7 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     areas = geometry.areas
     if starts is None:
         starts = [e for e in dungeon.elements if e.kind == "start" and e.at is not None]
-    blocked = _blocked_doors(geometry, doors)   # still close their stretch, join nothing
+    blocked = _blocked_doors(geometry, doors)  # still close their stretch, join nothing
 
     rings = [np.asarray(p.exterior.coords, dtype=float) for p in geometry.polygons]
     ra, rb, r_area, r_index = _segments(rings)
@@ -332,7 +349,7 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     cut_a, cut_b = [ra], [rb]
     cut_r = [np.full(count, snap)]
     cut_round = [np.ones(count, dtype=bool)]
-    cut_owner = [r_area]                                  # area index; -1 door, -2 Start
+    cut_owner = [r_area]  # area index; -1 door, -2 Start
     door_segments = [d.segment for d, _, _ in doors if d.segment is not None]  # (placed doors have one)
     if door_segments:
         cut_a.append(np.array([s[0] for s in door_segments], dtype=float))
@@ -353,9 +370,17 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     if count:
         ca, cb = np.concatenate(cut_a), np.concatenate(cut_b)
         owner = np.concatenate(cut_owner)
-        t, c, lo, hi = _near(ring_tree, _segment_geoms(ca, cb), ra, rb, ca, cb,
-                             np.concatenate(cut_r), np.concatenate(cut_round),
-                             skip=lambda target, cutter: owner[cutter] == r_area[target])
+        t, c, lo, hi = _near(
+            ring_tree,
+            _segment_geoms(ca, cb),
+            ra,
+            rb,
+            ca,
+            cb,
+            np.concatenate(cut_r),
+            np.concatenate(cut_round),
+            skip=lambda target, cutter: owner[cutter] == r_area[target],
+        )
         for seg, i, j, a_, b_ in zip(t.tolist(), r_area[t].tolist(), owner[c].tolist(), lo.tolist(), hi.tolist()):
             removed.setdefault(seg, []).append((a_, b_))
             if j == -1:
@@ -387,8 +412,9 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
     ink_cuts: dict[int, list] = {}
     targets = np.array(sorted({seg for stretch in shared.values() for seg in stretch}), dtype=int)
     if len(targets) and len(ia):
-        t, _, lo, hi = _near(shapely.STRtree(ring_geoms[targets]), _segment_geoms(ia, ib),
-                             ra[targets], rb[targets], ia, ib, ir, True)
+        t, _, lo, hi = _near(
+            shapely.STRtree(ring_geoms[targets]), _segment_geoms(ia, ib), ra[targets], rb[targets], ia, ib, ir, True
+        )
         for seg, a_, b_ in zip(targets[t].tolist(), lo.tolist(), hi.tolist()):
             ink_cuts.setdefault(seg, []).append((a_, b_))
     offsets = np.concatenate([[0], np.cumsum([len(r) - 1 for r in rings])]).astype(int)
@@ -430,16 +456,31 @@ def printed_sheet(dungeon: LineDungeon, geometry: LineGeometry, doors: list[tupl
         if door.id not in blocked:
             connections.append(Connection(areas[index_a].id, areas[index_b].id, "door", door.id))
 
-    outline_pieces = (ia[:len(ink_seg)], ib[:len(ink_seg)], r_area[ink_seg_arr]) if ink_seg else None
+    outline_pieces = (ia[: len(ink_seg)], ib[: len(ink_seg)], r_area[ink_seg_arr]) if ink_seg else None
     near_joints, bridges = _near_joints(geometry, required_mm, outline_pieces)
-    sheet = PrintedSheet(geometry, required_mm, openings, connections, near_joints, doors, blocked,
-                         rings, outline, stretches, closures, bridges)
+    sheet = PrintedSheet(
+        geometry,
+        required_mm,
+        openings,
+        connections,
+        near_joints,
+        doors,
+        blocked,
+        rings,
+        outline,
+        stretches,
+        closures,
+        bridges,
+    )
     sheet.narrow = narrow_areas(geometry, required_mm, lambda: sheet.printed_lines, sheet.pinches)
     sheet.narrow_doors = _narrow_doors(sheet)
     if sheet.narrow or sheet.narrow_doors:
         shut = {areas[i].id for i in sheet.narrow}
-        sheet.connections = [c for c in connections if c.a not in shut and c.b not in shut
-                             and not (c.kind == "door" and c.door_id in sheet.narrow_doors)]
+        sheet.connections = [
+            c
+            for c in connections
+            if c.a not in shut and c.b not in shut and not (c.kind == "door" and c.door_id in sheet.narrow_doors)
+        ]
     return sheet
 
 
@@ -460,7 +501,8 @@ def _narrow_doors(sheet: PrintedSheet) -> dict[str, float]:
             continue
         segment = LineString(door.segment)
         if segment.length < sheet.required_mm + OUTLINE_WALL_MM or (
-                wall_tree is not None and len(wall_tree.query(segment, predicate="dwithin", distance=INNER_WALL_MM / 2))):
+            wall_tree is not None and len(wall_tree.query(segment, predicate="dwithin", distance=INNER_WALL_MM / 2))
+        ):
             suspects.append(door.id)
     if not suspects:
         return out
@@ -475,23 +517,27 @@ def _narrow_doors(sheet: PrintedSheet) -> dict[str, float]:
         if tree is not None:
             near = tree.query(segment, predicate="dwithin", distance=OUTLINE_WALL_MM)
             if len(near):
-                ink = shapely.union_all(shapely.buffer(geoms[near], [printed[k].width_mm / 2 for k in near],
-                                                       quad_segs=8))
+                ink = shapely.union_all(
+                    shapely.buffer(geoms[near], [printed[k].width_mm / 2 for k in near], quad_segs=8)
+                )
                 paper = segment.difference(ink).length
         if paper < sheet.required_mm - WIDTH_TOLERANCE_MM:
             out[door.id] = round(paper, 3)
     return out
 
 
-
-def narrow_areas(geometry: LineGeometry, required_mm: float, printed_lines: Callable[[], list[InkLine]],
-                 pinches: dict[int, tuple[float, float, float]] | None = None) -> dict[int, float]:
+def narrow_areas(
+    geometry: LineGeometry,
+    required_mm: float,
+    printed_lines: Callable[[], list[InkLine]],
+    pinches: dict[int, tuple[float, float, float]] | None = None,
+) -> dict[int, float]:
     """The areas of ``geometry`` no line fits in: their paper (the area less the printed ink:
-    ``printed_lines()``, :attr:`PrintedSheet.printed_lines`, asked only when needed) holds no disc ``required_mm`` across
-    anywhere (less :data:`WIDTH_TOLERANCE_MM`), such as a corridor whose walls leave less paper
-    than a line needs. Returns area index -> the widest paper in it (mm, twice the radius of the
-    largest disc that fits; 0 when there is none). RULES.md 2, Drawing rules: a line there
-    crosses a wall; the referee fills such paper
+    ``printed_lines()``, :attr:`PrintedSheet.printed_lines`, asked only when needed) holds no
+    disc ``required_mm`` across anywhere (less :data:`WIDTH_TOLERANCE_MM`), such as a corridor
+    whose walls leave less paper than a line needs. Returns area index -> the widest paper in it
+    (mm, twice the radius of the largest disc that fits; 0 when there is none). RULES.md 2,
+    Drawing rules: a line there crosses a wall; the referee fills such paper
     (:func:`inkcrawl.engines.wall_network.close_channels`).
 
     When ``pinches`` is given it receives the areas whose paper is one piece but narrows below
@@ -510,8 +556,9 @@ def narrow_areas(geometry: LineGeometry, required_mm: float, printed_lines: Call
         crossing, wall_index = _areas_with_walls(geometry, walls)
         for area in np.unique(crossing).tolist():
             if not shapely.is_empty(cores[area]):
-                reach = shapely.union_all(shapely.buffer(walls[wall_index[crossing == area]],
-                                                        INNER_WALL_MM / 2 + radius, quad_segs=4))
+                reach = shapely.union_all(
+                    shapely.buffer(walls[wall_index[crossing == area]], INNER_WALL_MM / 2 + radius, quad_segs=4)
+                )
                 cores[area] = shapely.difference(cores[area], reach)
     suspects = np.flatnonzero(shapely.is_empty(cores) | (shapely.get_num_geometries(cores) > 1)).tolist()
     if not suspects:
@@ -526,8 +573,9 @@ def narrow_areas(geometry: LineGeometry, required_mm: float, printed_lines: Call
         near = tree.query(polygon, predicate="dwithin", distance=OUTLINE_WALL_MM / 2 + radius)
         if not len(near):
             continue
-        core = shapely.difference(polygon, shapely.union_all(shapely.buffer(geoms[near], halves[near] + radius,
-                                                                            quad_segs=8)))
+        core = shapely.difference(
+            polygon, shapely.union_all(shapely.buffer(geoms[near], halves[near] + radius, quad_segs=8))
+        )
         paper = shapely.difference(polygon, shapely.union_all(shapely.buffer(geoms[near], halves[near], quad_segs=8)))
         parts = [part for part in shapely.get_parts(core) if part.area > 1e-9]
         if not parts:
@@ -539,9 +587,13 @@ def narrow_areas(geometry: LineGeometry, required_mm: float, printed_lines: Call
             parts.sort(key=lambda part: -part.area)
             a, b = shapely.get_coordinates(shapely.shortest_line(parts[0], parts[1]))
             mid = (a + b) / 2
-            pinches[area] = (round(float(mid[0]), 1), round(float(mid[1]), 1),
-                             round(2 * float(paper.exterior.distance(shapely.Point(mid))) if paper.geom_type ==
-                                   "Polygon" else 0.0, 2))
+            pinches[area] = (
+                round(float(mid[0]), 1),
+                round(float(mid[1]), 1),
+                round(
+                    2 * float(paper.exterior.distance(shapely.Point(mid))) if paper.geom_type == "Polygon" else 0.0, 2
+                ),
+            )
     return out
 
 
@@ -567,13 +619,13 @@ def _blocked_doors(geometry: LineGeometry, doors: list[tuple[Element, int, int]]
             wall = geometry.walls[k]
             meeting = wall.intersection(segment)
             if meeting.length > JOINED_MM:
-                out[door.id] = geometry.wall_ids[k]   # along the door
+                out[door.id] = geometry.wall_ids[k]  # along the door
                 break
             (ax, ay), (bx, by) = door.segment
             sides = [(bx - ax) * (y - ay) - (by - ay) * (x - ax) for x, y in shapely.get_coordinates(wall)]
             reach = max(abs(v) for v in sides) or 1.0
             if any(v > 1e-9 * reach for v in sides) and any(v < -1e-9 * reach for v in sides):
-                out[door.id] = geometry.wall_ids[k]   # across it
+                out[door.id] = geometry.wall_ids[k]  # across it
                 break
     return out
 
@@ -629,15 +681,22 @@ def _corner_bridges(lines: list[InkLine], required_mm: float) -> list[InkLine]:
                 target = geoms[best[1]].interpolate(geoms[best[1]].project(point))
                 key = frozenset((tuple(np.round(end, 6)), (round(target.x, 6), round(target.y, 6))))
                 if key in seen:
-                    continue   # the other end's bridge back
+                    continue  # the other end's bridge back
                 seen.add(key)
-                out.append(InkLine(f"bridge:{line.id}:{name}", "bridge",
-                                   LineString([tuple(end), (float(target.x), float(target.y))]), 0.0))
+                out.append(
+                    InkLine(
+                        f"bridge:{line.id}:{name}",
+                        "bridge",
+                        LineString([tuple(end), (float(target.x), float(target.y))]),
+                        0.0,
+                    )
+                )
     return out
 
 
-def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None) -> tuple[list[NearJoint],
-                                                                                           list[InkLine]]:
+def _near_joints(
+    geometry: LineGeometry, required_mm: float, outline_pieces=None
+) -> tuple[list[NearJoint], list[InkLine]]:
     """Explicit wall ends whose ink comes closer to the printed ink of another explicit wall or
     of an area's outline wall than the required gap without being joined, and a bridge line
     closing each such gap (from the end to the nearest point of that ink's centre line).
@@ -646,17 +705,21 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
     (openings, doors' stretches and Starts' entrance gaps are not printed, so nothing bridges to
     them). An end is joined when it lies on another explicit wall, or on an area's outline within
     the snap tolerance of its printed wall (a wall closing an opening from its corner)."""
-    explicit = [InkLine(wall_id, "wall", line, INNER_WALL_MM) for wall_id, line in zip(geometry.wall_ids,
-                                                                                       geometry.walls)]
+    explicit = [
+        InkLine(wall_id, "wall", line, INNER_WALL_MM) for wall_id, line in zip(geometry.wall_ids, geometry.walls)
+    ]
     if not explicit:
         return [], []
     # (centre line, wall id or None, area id or None, ink width)
     targets: list[tuple[BaseGeometry, str | None, str | None, float]] = [
-        (line.geom, line.id, None, line.width_mm) for line in explicit]
+        (line.geom, line.id, None, line.width_mm) for line in explicit
+    ]
     if outline_pieces is not None:
         a, b, owner = outline_pieces
-        targets += [(geom, None, geometry.areas[int(i)].id, OUTLINE_WALL_MM)
-                    for geom, i in zip(_segment_geoms(a, b).tolist(), owner.tolist())]
+        targets += [
+            (geom, None, geometry.areas[int(i)].id, OUTLINE_WALL_MM)
+            for geom, i in zip(_segment_geoms(a, b).tolist(), owner.tolist())
+        ]
     tree = shapely.STRtree([t[0] for t in targets])
     rings = [polygon.exterior for polygon in geometry.polygons]
     ring_tree = shapely.STRtree(rings) if rings else None
@@ -683,26 +746,44 @@ def _near_joints(geometry: LineGeometry, required_mm: float, outline_pieces=None
                 nearest = geom.interpolate(geom.project(point))
                 if line.geom.distance(nearest) < distance - JOINED_MM:
                     continue  # that ink is nearer another part of this wall (it meets it there, a T): no gap here
-                if distance - line.width_mm / 2 - width / 2 < required_mm - WIDTH_TOLERANCE_MM and (best is None or distance < best[0]):
+                if distance - line.width_mm / 2 - width / 2 < required_mm - WIDTH_TOLERANCE_MM and (
+                    best is None or distance < best[0]
+                ):
                     best = (distance, k)
             if joined or best is None:
                 continue
             distance, k = best
             geom, other_id, area_id, _ = targets[k]
             target = geom.interpolate(geom.project(point))
-            bridges.append(InkLine(f"bridge:{line.id}:{'start' if end == 0 else 'end'}", "bridge",
-                                   LineString([line.points[end], (float(target.x), float(target.y))]), 0.0))
+            bridges.append(
+                InkLine(
+                    f"bridge:{line.id}:{'start' if end == 0 else 'end'}",
+                    "bridge",
+                    LineString([line.points[end], (float(target.x), float(target.y))]),
+                    0.0,
+                )
+            )
             pair = frozenset((line.id, other_id or f"area:{area_id}"))
             if pair in reported:
                 continue
             reported.add(pair)
-            found.append(NearJoint(line.id, end, other_id, area_id, round(distance, 3), line.points[end],
-                                   round(distance - line.width_mm / 2 - targets[k][3] / 2, 3)))
+            found.append(
+                NearJoint(
+                    line.id,
+                    end,
+                    other_id,
+                    area_id,
+                    round(distance, 3),
+                    line.points[end],
+                    round(distance - line.width_mm / 2 - targets[k][3] / 2, 3),
+                )
+            )
     return found, bridges
 
 
-def area_connections(geometry: LineGeometry, doors: list[tuple[Element, int, int]],
-                     required_mm: float) -> list[Connection]:
+def area_connections(
+    geometry: LineGeometry, doors: list[tuple[Element, int, int]], required_mm: float
+) -> list[Connection]:
     """The open gaps and doors between areas of ``geometry`` (no Starts): the connections of
     :func:`printed_sheet`, for importers that probe a layout before it is a dungeon."""
     return printed_sheet(LineDungeon("probe", "", Sheet("probe")), geometry, doors, required_mm, starts=[]).connections
@@ -744,16 +825,27 @@ def sheet_of(dungeon: LineDungeon, ruleset: Ruleset, repair: bool = False) -> Pr
     placements = {kind: d.get("placement") for kind, d in (ruleset_data.get("elements") or {}).items()}
     doors = []
     for door in dungeon.elements:
-        if door.segment is None or placements.get(door.kind, "between_areas" if door.kind == "door" else None) \
-                != "between_areas" or tuple(door.segment[0]) == tuple(door.segment[1]):
+        if (
+            door.segment is None
+            or placements.get(door.kind, "between_areas" if door.kind == "door" else None) != "between_areas"
+            or tuple(door.segment[0]) == tuple(door.segment[1])
+        ):
             continue
         found = door_areas(geometry, door, snap)
         if len(found) == 2:
             doors.append((door, found[0], found[1]))
-    starts = [e for e in dungeon.elements if e.at is not None and e.size_mm is not None
-              and placements.get(e.kind, "outer_boundary" if e.kind == "start" else None) == "outer_boundary"]
+    starts = [
+        e
+        for e in dungeon.elements
+        if e.at is not None
+        and e.size_mm is not None
+        and placements.get(e.kind, "outer_boundary" if e.kind == "start" else None) == "outer_boundary"
+    ]
     sheet = printed_sheet(dungeon, geometry, doors, required_gap_mm(ruleset_data), starts)
     sheet.kinds = ruleset.kinds
-    sheet.key_shapes = {c["id"]: c.get("shape", "circle") for c in (ruleset_data.get("keys") or {}).get("colours", [])
-                        if isinstance(c, dict) and "id" in c}
+    sheet.key_shapes = {
+        c["id"]: c.get("shape", "circle")
+        for c in (ruleset_data.get("keys") or {}).get("colours", [])
+        if isinstance(c, dict) and "id" in c
+    }
     return sheet

@@ -30,10 +30,14 @@ def format_text(report: Report) -> str:
 
 def summary(report: Report) -> str:
     """``checked 3 files (2 dungeons): 1 error, 0 warnings``."""
+
     def plural(n: int, word: str) -> str:
         return f"{n} {word}{'' if n == 1 else 's'}"
-    return (f"checked {plural(report.files, 'file')} ({plural(report.dungeons, 'dungeon')}): "
-            f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}")
+
+    return (
+        f"checked {plural(report.files, 'file')} ({plural(report.dungeons, 'dungeon')}): "
+        f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}"
+    )
 
 
 def format_json(report: Report) -> str:
@@ -71,21 +75,30 @@ def format_sarif(report: Report) -> str:
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "inkcrawl",
-                "version": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": [{
-                    "id": rule.code,
-                    "name": rule.name,
-                    "shortDescription": {"text": rule.description},
-                    "defaultConfiguration": {"level": "error" if rule.severity is Severity.ERROR else "warning"},
-                } for rule in RULES],
-            }},
-            "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
-            "results": [_sarif_result(p, rule_index) for p in report.problems],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "inkcrawl",
+                        "version": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [
+                            {
+                                "id": rule.code,
+                                "name": rule.name,
+                                "shortDescription": {"text": rule.description},
+                                "defaultConfiguration": {
+                                    "level": "error" if rule.severity is Severity.ERROR else "warning"
+                                },
+                            }
+                            for rule in RULES
+                        ],
+                    }
+                },
+                "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
+                "results": [_sarif_result(p, rule_index) for p in report.problems],
+            }
+        ],
     }
     return json_terminal_safe(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 

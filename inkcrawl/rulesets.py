@@ -100,8 +100,14 @@ def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
     for kind, definition in data.get("elements", {}).items():
         count = definition.get("count")
         if isinstance(count, dict) and count.get("min", 0) > count.get("max", 0):
-            problems.append(problem("C006", f"element kind '{kind}': count min {count['min']} is above max "
-                                            f"{count['max']}", file, f"/elements/{kind}/count"))
+            problems.append(
+                problem(
+                    "C006",
+                    f"element kind '{kind}': count min {count['min']} is above max {count['max']}",
+                    file,
+                    f"/elements/{kind}/count",
+                )
+            )
     if data.get("family") == "line":
         problems += _line_kind_problems(data, file)
     players = data.get("players", {})
@@ -112,9 +118,15 @@ def ruleset_consistency_problems(data: dict, file: str) -> list[Problem]:
         shapes = set(data.get("segments", {}))
         for card in data.get("deck", {}):
             if card not in shapes and card not in SPECIAL_CARDS:
-                problems.append(problem("C006", f"deck card '{card}' is not a segment shape of this ruleset "
-                                                f"({', '.join(sorted(shapes))}) nor trap or draw_two",
-                                        file, f"/deck/{card}"))
+                problems.append(
+                    problem(
+                        "C006",
+                        f"deck card '{card}' is not a segment shape of this ruleset "
+                        f"({', '.join(sorted(shapes))}) nor trap or draw_two",
+                        file,
+                        f"/deck/{card}",
+                    )
+                )
     return problems
 
 
@@ -130,13 +142,25 @@ def _line_kind_problems(data: dict, file: str) -> list[Problem]:
         footprint = definition.get("footprint")
         owner = _SHAPED_KINDS.get(footprint or "")
         if owner is not None and owner != kind:
-            problems.append(problem("C006", f"element kind '{kind}': footprint '{footprint}' is the {owner}'s; a "
-                                            f"dungeon gives every other kind a disc (at, size_mm)", file,
-                                    f"/elements/{kind}/footprint"))
+            problems.append(
+                problem(
+                    "C006",
+                    f"element kind '{kind}': footprint '{footprint}' is the {owner}'s; a "
+                    f"dungeon gives every other kind a disc (at, size_mm)",
+                    file,
+                    f"/elements/{kind}/footprint",
+                )
+            )
         if definition.get("placement") == "between_areas" and kind != "door":
-            problems.append(problem("C006", f"element kind '{kind}': only doors are placed between areas (a door's "
-                                            f"segment); place it inside_area, on the outer_boundary or anywhere",
-                                    file, f"/elements/{kind}/placement"))
+            problems.append(
+                problem(
+                    "C006",
+                    f"element kind '{kind}': only doors are placed between areas (a door's "
+                    f"segment); place it inside_area, on the outer_boundary or anywhere",
+                    file,
+                    f"/elements/{kind}/placement",
+                )
+            )
     return problems
 
 
@@ -147,25 +171,51 @@ def _grid_ruleset_problems(data: dict, file: str) -> list[Problem]:
     elements = data.get("elements", {})
     counts = {kind: d["count"] for kind, d in elements.items() if isinstance(d.get("count"), dict)}
     if "weapon" in counts and "monster" in counts and counts["weapon"] != counts["monster"]:
-        problems.append(problem("C006", f"weapons ({counts['weapon']['min']}-{counts['weapon']['max']}) and monsters "
-                                        f"({counts['monster']['min']}-{counts['monster']['max']}) must come in pairs: "
-                                        f"give them the same count", file, "/elements/monster/count"))
+        problems.append(
+            problem(
+                "C006",
+                f"weapons ({counts['weapon']['min']}-{counts['weapon']['max']}) and monsters "
+                f"({counts['monster']['min']}-{counts['monster']['max']}) must come in pairs: "
+                f"give them the same count",
+                file,
+                "/elements/monster/count",
+            )
+        )
     for kind, definition in elements.items():
         letters = definition.get("letters")
         if letters is not None and kind in counts and counts[kind]["max"] > len(letters):
-            problems.append(problem("C006", f"element kind '{kind}': up to {counts[kind]['max']} of them but only "
-                                            f"{len(letters)} letters ({letters})", file, f"/elements/{kind}/letters"))
+            problems.append(
+                problem(
+                    "C006",
+                    f"element kind '{kind}': up to {counts[kind]['max']} of them but only "
+                    f"{len(letters)} letters ({letters})",
+                    file,
+                    f"/elements/{kind}/letters",
+                )
+            )
     board = data.get("board", {})
     rooms = board.get("columns", 0) * board.get("rows", 0)
     needed = sum(count["min"] for count in counts.values())
     if rooms and needed > rooms:
-        problems.append(problem("C006", f"the features need at least {needed} rooms but the default board has "
-                                        f"{rooms}", file, "/elements"))
+        problems.append(
+            problem(
+                "C006",
+                f"the features need at least {needed} rooms but the default board has {rooms}",
+                file,
+                "/elements",
+            )
+        )
     outer_edges = 2 * (board.get("columns", 0) + board.get("rows", 0))
     entryways = data.get("entryways", {}).get("count", {})
     if outer_edges and entryways.get("min", 0) > outer_edges:
-        problems.append(problem("C006", f"at least {entryways['min']} entryways but the default board has only "
-                                        f"{outer_edges} outer edges", file, "/entryways/count"))
+        problems.append(
+            problem(
+                "C006",
+                f"at least {entryways['min']} entryways but the default board has only {outer_edges} outer edges",
+                file,
+                "/entryways/count",
+            )
+        )
     return problems
 
 

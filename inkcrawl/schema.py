@@ -39,8 +39,12 @@ def schema_validator(file_type: str, definition: str | None = None):
         if definition not in schema.get("$defs", {}):
             raise KeyError(f"the {file_type} schema defines no {definition!r}")
         # the schema's definitions under its own $id, with ``#/$defs/<definition>`` as the root
-        schema = {"$schema": schema["$schema"], "$id": schema["$id"], "$defs": schema["$defs"],
-                  "$ref": f"#/$defs/{definition}"}
+        schema = {
+            "$schema": schema["$schema"],
+            "$id": schema["$id"],
+            "$defs": schema["$defs"],
+            "$ref": f"#/$defs/{definition}",
+        }
     return jsonschema_rs.validator_for(schema)
 
 

@@ -44,8 +44,9 @@ def _slab(offset: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.ndarra
     return lo, hi
 
 
-def near_intervals(p0: np.ndarray, p1: np.ndarray, a: np.ndarray, b: np.ndarray, r: np.ndarray,
-                   round_ends: np.ndarray | bool = True) -> tuple[np.ndarray, np.ndarray]:
+def near_intervals(
+    p0: np.ndarray, p1: np.ndarray, a: np.ndarray, b: np.ndarray, r: np.ndarray, round_ends: np.ndarray | bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """For pairs of segments, the part of each target segment ``p0 -> p1`` lying within ``r``
     of the cutter segment ``a -> b``.
 
@@ -90,8 +91,9 @@ def merge(intervals: list[tuple[float, float]], eps: float = 1e-9) -> list[tuple
     return [(lo, hi) for lo, hi in out]
 
 
-def subtract(keep: list[tuple[float, float]], cut: list[tuple[float, float]],
-             eps: float = 1e-9) -> list[tuple[float, float]]:
+def subtract(
+    keep: list[tuple[float, float]], cut: list[tuple[float, float]], eps: float = 1e-9
+) -> list[tuple[float, float]]:
     """Sorted disjoint intervals ``keep`` minus the union ``cut`` (both on ``[0, 1]``)."""
     cut = merge(cut, eps)
     out = []

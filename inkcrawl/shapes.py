@@ -45,6 +45,7 @@ INNER_WALL_MM = 1.08
 
 # -- placement ----------------------------------------------------------------------------------
 
+
 def place(local: Sequence[Point], at: Point, size_mm: float, rotation_deg: float = 0) -> list[Point]:
     """Map local points (unit = the footprint radius, y down) onto the sheet.
 
@@ -67,9 +68,13 @@ def _closed(points: list[Point]) -> list[Point]:
 
 def arc(cx: float, cy: float, rx: float, ry: float, start_deg: float, end_deg: float, steps: int) -> list[Point]:
     """Points of an elliptical arc in local units (angles in degrees, y down), both ends included."""
-    return [(cx + rx * math.cos(math.radians(start_deg + (end_deg - start_deg) * i / steps)),
-             cy + ry * math.sin(math.radians(start_deg + (end_deg - start_deg) * i / steps)))
-            for i in range(steps + 1)]
+    return [
+        (
+            cx + rx * math.cos(math.radians(start_deg + (end_deg - start_deg) * i / steps)),
+            cy + ry * math.sin(math.radians(start_deg + (end_deg - start_deg) * i / steps)),
+        )
+        for i in range(steps + 1)
+    ]
 
 
 def _mirror(right_half: list[Point]) -> list[Point]:
@@ -113,13 +118,22 @@ def spell_trace(variant: str, at: Point, size_mm: float, rotation_deg: float = 0
 # -- treasures ----------------------------------------------------------------------------------
 
 # chest: a box with a domed lid.
-_CHEST = [(-0.72, 0.56), (0.72, 0.56), (0.72, -0.12), *arc(0, -0.12, 0.72, 0.50, 0, -180, 16)[1:-1],
-          (-0.72, -0.12)]
+_CHEST = [(-0.72, 0.56), (0.72, 0.56), (0.72, -0.12), *arc(0, -0.12, 0.72, 0.50, 0, -180, 16)[1:-1], (-0.72, -0.12)]
 # crown: a band with three points, the middle one tallest.
 _CROWN = [(-0.66, 0.52), (0.66, 0.52), (0.74, -0.42), (0.36, -0.06), (0.0, -0.66), (-0.36, -0.06), (-0.74, -0.42)]
 # goblet: a round bowl on a stem and a wide foot.
-_GOBLET = _mirror([(0.0, -0.72), (0.56, -0.72), *arc(0, -0.72, 0.56, 0.64, 0, 70, 7)[1:], (0.10, -0.02),
-                   (0.10, 0.46), (0.46, 0.62), (0.46, 0.74), (0.0, 0.74)])
+_GOBLET = _mirror(
+    [
+        (0.0, -0.72),
+        (0.56, -0.72),
+        *arc(0, -0.72, 0.56, 0.64, 0, 70, 7)[1:],
+        (0.10, -0.02),
+        (0.10, 0.46),
+        (0.46, 0.62),
+        (0.46, 0.74),
+        (0.0, 0.74),
+    ]
+)
 
 _TREASURES: dict[str, list[Point]] = {"chest": _CHEST, "crown": _CROWN, "goblet": _GOBLET}
 
@@ -139,6 +153,7 @@ def treasure_outline(variant: str, at: Point, size_mm: float, rotation_deg: floa
 
 
 # -- monsters -----------------------------------------------------------------------------------
+
 
 def _head_local() -> list[Point]:
     # A round head (centre (0, -0.40), radii 0.40 x 0.33) with two horns rising from its top.
@@ -174,6 +189,7 @@ def monster_head(at: Point, size_mm: float, rotation_deg: float = 0) -> list[Poi
 
 # -- footprints ---------------------------------------------------------------------------------
 
+
 def disc_polygon(at: Point, size_mm: float, segments: int = FOOTPRINT_SEGMENTS) -> list[Point]:
     """A disc of diameter ``size_mm`` around ``at`` as a regular polygon (vertices on the circle,
     each listed once), in sheet mm."""
@@ -188,6 +204,7 @@ def element_footprint(element: Element) -> list[Point]:
     labels have no footprint).
     """
     if element.at is None or not element.size_mm or element.size_mm <= 0:
-        raise ValueError(f"{element.kind} {element.id!r} has no round footprint (it needs 'at' and a positive "
-                         f"'size_mm')")
+        raise ValueError(
+            f"{element.kind} {element.id!r} has no round footprint (it needs 'at' and a positive 'size_mm')"
+        )
     return disc_polygon(element.at, element.size_mm)

@@ -75,8 +75,14 @@ def game_seeds(seed: int, games: int) -> list[int]:
     return [master.getrandbits(64) for _ in range(games)]
 
 
-def simulate(entry: dict, games: int, players: int, policies: Sequence[str] | str, seed: int,
-             progress: Callable[[int], object] | None = None) -> dict:
+def simulate(
+    entry: dict,
+    games: int,
+    players: int,
+    policies: Sequence[str] | str,
+    seed: int,
+    progress: Callable[[int], object] | None = None,
+) -> dict:
     """Play ``games`` games of the grid dungeon ``entry`` (game data) and return the statistics
     (the JSON document described in the module docstring). ``policies``: one name for every
     seat, or one per seat. ``progress(n)`` is called with the number of games just finished.
@@ -137,8 +143,11 @@ def simulate(entry: dict, games: int, players: int, policies: Sequence[str] | st
     ordered = sorted(scores)
     rooms = []
     for i in range(n):
-        room: dict[str, object] = {"label": rules.labels[i], "cell": list(rules.cells[i]),
-                                   "feature": rules.feature_kind[i]}
+        room: dict[str, object] = {
+            "label": rules.labels[i],
+            "cell": list(rules.cells[i]),
+            "feature": rules.feature_kind[i],
+        }
         if rules.feature_letter[i] is not None:
             room["letter"] = rules.feature_letter[i]
         room["entered"] = _r(entered[i] / samples)
@@ -160,8 +169,10 @@ def simulate(entry: dict, games: int, players: int, policies: Sequence[str] | st
             "percentiles": {str(p): _r(percentile(ordered, p)) for p in PERCENTILES},
         },
         "terms": {term: _r(total / samples) for term, total in term_sums.items()},
-        "seats": [{"seat": p + 1, "policy": names[p], "mean": _r(seat_sums[p] / games), "wins": _r(seat_wins[p] / games)}
-                  for p in range(players)],
+        "seats": [
+            {"seat": p + 1, "policy": names[p], "mean": _r(seat_sums[p] / games), "wins": _r(seat_wins[p] / games)}
+            for p in range(players)
+        ],
         "tallies": {
             "mean": _r(tallies_total / samples),
             "max": max(tally_counts),
@@ -203,7 +214,9 @@ def format_text(stats: dict, columns: int) -> str:
     if stats["players"] > 1:
         lines += ["", "Seats:"]
         for seat in stats["seats"]:
-            lines.append(f"  {seat['seat']}. {seat['policy']:<8} mean {seat['mean']:6.2f}   wins {seat['wins'] * 100:5.1f}%")
+            lines.append(
+                f"  {seat['seat']}. {seat['policy']:<8} mean {seat['mean']:6.2f}   wins {seat['wins'] * 100:5.1f}%"
+            )
     tallies = stats["tallies"]
     lines += [
         "",
@@ -216,10 +229,14 @@ def format_text(stats: dict, columns: int) -> str:
         lines.append(f"  from traps with no empty room: {tallies['from_traps']:.2f} per player and game")
     if stats["switches"].get("segment_skip") == "voluntary_tally":
         lines.append(f"  voluntary skips: {tallies['skips']:.2f} per player and game")
-    lines += ["", f"Rounds played: {stats['rounds_played']:g} on average", "",
-              "Rooms entered (% of players; L loot, D dragon, w weapon, m monster):"]
+    lines += [
+        "",
+        f"Rounds played: {stats['rounds_played']:g} on average",
+        "",
+        "Rooms entered (% of players; L loot, D dragon, w weapon, m monster):",
+    ]
     rooms = stats["rooms"]
-    rows = [rooms[k:k + columns] for k in range(0, len(rooms), columns)]
+    rows = [rooms[k : k + columns] for k in range(0, len(rooms), columns)]
     col_labels = ["".join(ch for ch in room["label"] if not ch.isdigit()) or room["label"] for room in rows[0]]
     lines.append("      " + "".join(f"{label:>7}" for label in col_labels))
     for row in rows:

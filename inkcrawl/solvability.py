@@ -55,9 +55,15 @@ class Reachability:
         return [colour for i, colour in enumerate(self.colours) if mask >> i & 1]
 
 
-def explore(start_areas: list[str], connections: list[Connection], keys_in_area: dict[str, set[str]],
-            skeleton_keys_in_area: dict[str, list[str]], door_locks: dict[str, list[str]],
-            usable_colours: set[str], max_states: int = 200_000) -> Reachability:
+def explore(
+    start_areas: list[str],
+    connections: list[Connection],
+    keys_in_area: dict[str, set[str]],
+    skeleton_keys_in_area: dict[str, list[str]],
+    door_locks: dict[str, list[str]],
+    usable_colours: set[str],
+    max_states: int = 200_000,
+) -> Reachability:
     """Breadth-first search over ``(area, keys held, skeleton keys used)`` from every Start.
 
     ``connections`` are open gaps and doors (both ways) and portals (one-way, ``a`` to ``b``);
@@ -117,7 +123,7 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
             result.steps[area] = depth
         index = slot.get(area)
         if index is not None and used[index] < capacity[index]:
-            more = used[:index] + (used[index] + 1,) + used[index + 1:]
+            more = used[:index] + (used[index] + 1,) + used[index + 1 :]
             free = all_colours & ~keys
             while free:
                 lowest = free & -free
@@ -128,8 +134,16 @@ def explore(start_areas: list[str], connections: list[Connection], keys_in_area:
                 if not mask_opens(door_need.get(door), keys):
                     continue
                 result.doors_opened.add(door)
-            push(other, keys, used, depth + 1, state, "open" if door is None and (area, other) not in portal_pairs
-                 else ("portal" if door is None else f"door {door}"))
+            push(
+                other,
+                keys,
+                used,
+                depth + 1,
+                state,
+                "open"
+                if door is None and (area, other) not in portal_pairs
+                else ("portal" if door is None else f"door {door}"),
+            )
     return result
 
 
@@ -149,10 +163,16 @@ class Analysis:
 
     def as_dict(self) -> dict:
         """The analysis as JSON data (``inkcrawl analyze --format json``)."""
-        return {"dungeon": self.dungeon, "areas": len(self.areas), "reached": self.reached,
-                "unreached": [a for a in self.areas if a not in self.reached],
-                "unreachable_elements": self.unreachable_elements, "doors_never_open": self.doors_never_open,
-                "routes": self.routes, "complete": self.complete}
+        return {
+            "dungeon": self.dungeon,
+            "areas": len(self.areas),
+            "reached": self.reached,
+            "unreached": [a for a in self.areas if a not in self.reached],
+            "unreachable_elements": self.unreachable_elements,
+            "doors_never_open": self.doors_never_open,
+            "routes": self.routes,
+            "complete": self.complete,
+        }
 
 
 def analyze_line_game(data: dict, players: int | None = None) -> Analysis:
@@ -175,15 +195,20 @@ def analyze_line_game(data: dict, players: int | None = None) -> Analysis:
             skeletons[element["area"]].append(element["id"])
     connections = [Connection(c["a"], c["b"], c["kind"], c.get("door")) for c in data["connections"]]
     door_locks = {c["door"]: c["locks"] for c in data["connections"] if c["kind"] == "door"}
-    reach = explore([s["area"] for s in data["starts"] if s["area"]], connections, keys_in_area, skeletons,
-                    door_locks, usable)
-    unreachable = [{"id": e["id"], "kind": e["kind"], "name": e.get("name"), "area": e["area"]}
-                   for e in data["elements"] if e["area"] is not None and e["area"] not in reach.areas]
+    reach = explore(
+        [s["area"] for s in data["starts"] if s["area"]], connections, keys_in_area, skeletons, door_locks, usable
+    )
+    unreachable = [
+        {"id": e["id"], "kind": e["kind"], "name": e.get("name"), "area": e["area"]}
+        for e in data["elements"]
+        if e["area"] is not None and e["area"] not in reach.areas
+    ]
     never_open = [{"id": door, "locks": locks} for door, locks in door_locks.items() if door not in reach.doors_opened]
     routes = {}
     for element in data["elements"]:
         if element["kind"] in ("boss", "escape_portal", "exit") and element["area"]:
             routes[f"{element['kind']} {element['id']}"] = reach.route({element["area"]})
     areas = [a["id"] for a in data["areas"]]
-    return Analysis(data["id"], areas, [a for a in areas if a in reach.areas], unreachable, never_open, routes,
-                    reach.complete)
+    return Analysis(
+        data["id"], areas, [a for a in areas if a in reach.areas], unreachable, never_open, routes, reach.complete
+    )

@@ -99,15 +99,19 @@ def text_problem(owner: str, field: str, text: Any, file: str, pointer: str) -> 
         listed = ", ".join(named[:-1]) + " and " + named[-1]
     else:
         listed = named[0]
-    return problem("C007", f"{owner}: {field} contains {listed}; remove {'it' if len(found) == 1 else 'them'}",
-                   file, pointer)
+    return problem(
+        "C007", f"{owner}: {field} contains {listed}; remove {'it' if len(found) == 1 else 'them'}", file, pointer
+    )
 
 
 def owner_name(kind: str, obj_id: Any, name: Any = None) -> str:
     """:func:`~inkcrawl.problems.describe` for data that may not follow the schema, with the
     refused characters left out of the name so the message itself stays clean."""
-    return describe(kind, printable_text(obj_id) if isinstance(obj_id, str) else None,
-                    printable_text(name) if isinstance(name, str) else None)
+    return describe(
+        kind,
+        printable_text(obj_id) if isinstance(obj_id, str) else None,
+        printable_text(name) if isinstance(name, str) else None,
+    )
 
 
 # Collections of a pack manifest or ruleset whose members are named objects, and what each is.
@@ -128,8 +132,9 @@ def document_text_problems(value: Any, owner: str, file: str, pointer: str = "",
             key = str(key)
             where = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
             if field in _NAMED_MAPS and isinstance(child, dict):
-                problems += document_text_problems(child, owner_name(_NAMED_MAPS[field], key, child.get("name")),
-                                                   file, where)
+                problems += document_text_problems(
+                    child, owner_name(_NAMED_MAPS[field], key, child.get("name")), file, where
+                )
             else:
                 problems += document_text_problems(child, owner, file, where, f"{field}/{key}" if field else key)
     elif isinstance(value, list):
@@ -137,8 +142,9 @@ def document_text_problems(value: Any, owner: str, file: str, pointer: str = "",
         for index, child in enumerate(value):
             where = f"{pointer}/{index}"
             if kind and isinstance(child, dict) and "id" in child:
-                problems += document_text_problems(child, owner_name(kind, child.get("id"), child.get("name")),
-                                                   file, where)
+                problems += document_text_problems(
+                    child, owner_name(kind, child.get("id"), child.get("name")), file, where
+                )
             else:
                 problems += document_text_problems(child, owner, file, where, f"{field}/{index}")
     return problems

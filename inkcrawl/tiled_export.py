@@ -84,8 +84,10 @@ class _MapWriter:
             raise TiledExportError("tile-mm must be between 0.5 and 200 mm")
         tile_px = tile_mm * px_per_mm
         if abs(tile_px - round(tile_px)) > 1e-9 or round(tile_px) < 1:
-            raise TiledExportError(f"a tile of {tile_mm:g} mm at {px_per_mm:g} px per mm is {tile_px:g} px; "
-                                   f"Tiled needs a whole number of pixels")
+            raise TiledExportError(
+                f"a tile of {tile_mm:g} mm at {px_per_mm:g} px per mm is {tile_px:g} px; "
+                f"Tiled needs a whole number of pixels"
+            )
         self.px = px_per_mm
         self.tile_mm = tile_mm
         self.tile_px = int(round(tile_px))
@@ -97,15 +99,46 @@ class _MapWriter:
 
     def layer(self, name: str) -> list[dict]:
         objects: list[dict] = []
-        self.layers.append({"draworder": "topdown", "id": len(self.layers) + 1, "name": name, "objects": objects,
-                            "opacity": 1, "type": "objectgroup", "visible": True, "x": 0, "y": 0})
+        self.layers.append(
+            {
+                "draworder": "topdown",
+                "id": len(self.layers) + 1,
+                "name": name,
+                "objects": objects,
+                "opacity": 1,
+                "type": "objectgroup",
+                "visible": True,
+                "x": 0,
+                "y": 0,
+            }
+        )
         return objects
 
-    def obj(self, objects: list[dict], cls: str, name: str | None, x: float, y: float, width: float = 0,
-            height: float = 0, rotation: float = 0, properties: list[dict] | None = None, **shape) -> dict:
-        item = {"id": self.next_object, "name": name or "", "type": cls, "class": cls,
-                "x": _num(x), "y": _num(y), "width": _num(width), "height": _num(height),
-                "rotation": _num(rotation), "visible": True}
+    def obj(
+        self,
+        objects: list[dict],
+        cls: str,
+        name: str | None,
+        x: float,
+        y: float,
+        width: float = 0,
+        height: float = 0,
+        rotation: float = 0,
+        properties: list[dict] | None = None,
+        **shape,
+    ) -> dict:
+        item = {
+            "id": self.next_object,
+            "name": name or "",
+            "type": cls,
+            "class": cls,
+            "x": _num(x),
+            "y": _num(y),
+            "width": _num(width),
+            "height": _num(height),
+            "rotation": _num(rotation),
+            "visible": True,
+        }
         item.update(shape)
         if properties:
             item["properties"] = properties
@@ -161,12 +194,28 @@ def _line_layers(writer: _MapWriter, dungeon: LineDungeon) -> list[dict]:
             rotation = element.rotation_deg or 0
             ax, ay = writer.pt(element.at)
             dx, dy = _rotate(width / 2, height, rotation)
-            writer.obj(labels, "label", element.name, ax - dx, ay - dy, width, height, rotation, props,
-                       text={"text": text, "pixelsize": max(1, int(round(height_mm / 0.7 * writer.px))),
-                             "halign": "center", "valign": "bottom", "wrap": False})
+            writer.obj(
+                labels,
+                "label",
+                element.name,
+                ax - dx,
+                ay - dy,
+                width,
+                height,
+                rotation,
+                props,
+                text={
+                    "text": text,
+                    "pixelsize": max(1, int(round(height_mm / 0.7 * writer.px))),
+                    "halign": "center",
+                    "valign": "bottom",
+                    "wrap": False,
+                },
+            )
         elif element.at is not None:
-            writer.disc(elements, element.kind, element.name, element.at, element.size_mm or 6,
-                        element.rotation_deg or 0, props)
+            writer.disc(
+                elements, element.kind, element.name, element.at, element.size_mm or 6, element.rotation_deg or 0, props
+            )
     return [
         _typed("components", json.dumps(dungeon.sheet.components or [])),
         _typed("end_triggers", json.dumps([t.to_dict() for t in dungeon.sheet.end_triggers or []])),
@@ -179,8 +228,12 @@ def _edge(grid, cell, side) -> tuple[tuple[float, float], tuple[float, float]]:
     x0 = grid.origin_mm[0] + cell[0] * grid.cell_mm
     y0 = grid.origin_mm[1] + cell[1] * grid.cell_mm
     x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
-    return {"north": ((x0, y0), (x1, y0)), "south": ((x0, y1), (x1, y1)),
-            "west": ((x0, y0), (x0, y1)), "east": ((x1, y0), (x1, y1))}[side]
+    return {
+        "north": ((x0, y0), (x1, y0)),
+        "south": ((x0, y1), (x1, y1)),
+        "west": ((x0, y0), (x0, y1)),
+        "east": ((x1, y0), (x1, y1)),
+    }[side]
 
 
 def _grid_layers(writer: _MapWriter, dungeon: GridDungeon) -> list[dict]:
@@ -197,26 +250,36 @@ def _grid_layers(writer: _MapWriter, dungeon: GridDungeon) -> list[dict]:
             writer.poly(passages, "passage", None, list(_edge(grid, passage.cell, passage.side)), False)
     entryways = writer.layer("entryways")
     for entryway in dungeon.entryways:
-        writer.poly(entryways, "entryway", None, list(_edge(grid, entryway.cell, entryway.side)), False,
-                    [_typed("id", entryway.id)])
+        writer.poly(
+            entryways,
+            "entryway",
+            None,
+            list(_edge(grid, entryway.cell, entryway.side)),
+            False,
+            [_typed("id", entryway.id)],
+        )
     features = writer.layer("features")
     for feature in dungeon.features:
         props = [_typed("id", feature.id)]
         if feature.letter is not None:
             props.append(_typed("letter", feature.letter, "string"))
-        centre = (grid.origin_mm[0] + (feature.cell[0] + 0.5) * grid.cell_mm,
-                  grid.origin_mm[1] + (feature.cell[1] + 0.5) * grid.cell_mm)
+        centre = (
+            grid.origin_mm[0] + (feature.cell[0] + 0.5) * grid.cell_mm,
+            grid.origin_mm[1] + (feature.cell[1] + 0.5) * grid.cell_mm,
+        )
         writer.disc(features, feature.kind, feature.name, centre, grid.cell_mm * FEATURE_FRACTION, 0, props)
     return [
-        _typed("grid_columns", grid.columns, "int"), _typed("grid_rows", grid.rows, "int"),
+        _typed("grid_columns", grid.columns, "int"),
+        _typed("grid_rows", grid.rows, "int"),
         _typed("grid_cell_mm", grid.cell_mm, "float"),
-        _typed("grid_origin_x_mm", grid.origin_mm[0], "float"), _typed("grid_origin_y_mm", grid.origin_mm[1], "float"),
-        _typed("column_labels", grid.column_labels), _typed("row_labels", grid.row_labels),
+        _typed("grid_origin_x_mm", grid.origin_mm[0], "float"),
+        _typed("grid_origin_y_mm", grid.origin_mm[1], "float"),
+        _typed("column_labels", grid.column_labels),
+        _typed("row_labels", grid.row_labels),
     ]
 
 
-def dungeon_to_map(dungeon: Dungeon, px_per_mm: float = DEFAULT_PX_PER_MM,
-                   tile_mm: float = DEFAULT_TILE_MM) -> dict:
+def dungeon_to_map(dungeon: Dungeon, px_per_mm: float = DEFAULT_PX_PER_MM, tile_mm: float = DEFAULT_TILE_MM) -> dict:
     """The Tiled map (the data of a TMJ file) of ``dungeon``; raises :class:`TiledExportError`
     when ``px_per_mm`` and ``tile_mm`` do not give whole-pixel tiles."""
     writer = _MapWriter(px_per_mm, tile_mm)
@@ -228,8 +291,11 @@ def dungeon_to_map(dungeon: Dungeon, px_per_mm: float = DEFAULT_PX_PER_MM,
         raise TiledExportError(f"a {dungeon.family} dungeon has no Tiled map")
     sheet = dungeon.sheet
     properties = [
-        _typed(MARKER, 2, "int"), _typed("family", dungeon.family), _typed("id", dungeon.id),
-        _typed("ruleset", dungeon.ruleset), _typed("title", sheet.title),
+        _typed(MARKER, 2, "int"),
+        _typed("family", dungeon.family),
+        _typed("id", dungeon.id),
+        _typed("ruleset", dungeon.ruleset),
+        _typed("title", sheet.title),
         _typed("paper_width_mm", sheet.paper.width_mm, "float"),
         _typed("paper_height_mm", sheet.paper.height_mm, "float"),
         _typed("paper_margin_mm", sheet.paper.margin_mm, "float"),
@@ -241,11 +307,22 @@ def dungeon_to_map(dungeon: Dungeon, px_per_mm: float = DEFAULT_PX_PER_MM,
     columns = max(1, math.ceil(sheet.paper.width_mm / tile_mm - 1e-9))
     rows = max(1, math.ceil(sheet.paper.height_mm / tile_mm - 1e-9))
     return {
-        "compressionlevel": -1, "height": rows, "infinite": False, "layers": writer.layers,
-        "nextlayerid": len(writer.layers) + 1, "nextobjectid": writer.next_object, "orientation": "orthogonal",
-        "properties": properties, "renderorder": "right-down", "tiledversion": TILED_RELEASE,
-        "tileheight": writer.tile_px, "tilesets": [], "tilewidth": writer.tile_px, "type": "map",
-        "version": TILED_VERSION, "width": columns,
+        "compressionlevel": -1,
+        "height": rows,
+        "infinite": False,
+        "layers": writer.layers,
+        "nextlayerid": len(writer.layers) + 1,
+        "nextobjectid": writer.next_object,
+        "orientation": "orthogonal",
+        "properties": properties,
+        "renderorder": "right-down",
+        "tiledversion": TILED_RELEASE,
+        "tileheight": writer.tile_px,
+        "tilesets": [],
+        "tilewidth": writer.tile_px,
+        "type": "map",
+        "version": TILED_VERSION,
+        "width": columns,
     }
 
 
@@ -293,12 +370,14 @@ def _properties_xml(properties: list[dict], indent: str) -> list[str]:
 def map_to_tmx(tiled_map: dict) -> str:
     """The TMX (XML) text of a map of object layers, such as :func:`dungeon_to_map` makes."""
     m = tiled_map
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<map version="{m.get("version", TILED_VERSION)}" tiledversion="{m.get("tiledversion", TILED_RELEASE)}" '
-           f'orientation="{m.get("orientation", "orthogonal")}" renderorder="{m.get("renderorder", "right-down")}" '
-           f'width="{m["width"]}" height="{m["height"]}" tilewidth="{m["tilewidth"]}" '
-           f'tileheight="{m["tileheight"]}" infinite="0" nextlayerid="{m.get("nextlayerid", len(m["layers"]) + 1)}" '
-           f'nextobjectid="{m.get("nextobjectid", 1)}">']
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<map version="{m.get("version", TILED_VERSION)}" tiledversion="{m.get("tiledversion", TILED_RELEASE)}" '
+        f'orientation="{m.get("orientation", "orthogonal")}" renderorder="{m.get("renderorder", "right-down")}" '
+        f'width="{m["width"]}" height="{m["height"]}" tilewidth="{m["tilewidth"]}" '
+        f'tileheight="{m["tileheight"]}" infinite="0" nextlayerid="{m.get("nextlayerid", len(m["layers"]) + 1)}" '
+        f'nextobjectid="{m.get("nextobjectid", 1)}">',
+    ]
     out += _properties_xml(m.get("properties", []), " ")
     for number, layer in enumerate(m["layers"], 1):
         offsets = "".join(f' {key}="{_value_text(layer[key])}"' for key in ("offsetx", "offsety") if layer.get(key))
@@ -325,8 +404,10 @@ def map_to_tmx(tiled_map: dict) -> str:
                     children.append(f'   <{shape} points="{points}"/>')
             if "text" in o:
                 t = o["text"]
-                children.append(f'   <text pixelsize="{t.get("pixelsize", 16)}" halign="{t.get("halign", "left")}" '
-                                f'valign="{t.get("valign", "top")}">{_e(t.get("text", ""))}</text>')
+                children.append(
+                    f'   <text pixelsize="{t.get("pixelsize", 16)}" halign="{t.get("halign", "left")}" '
+                    f'valign="{t.get("valign", "top")}">{_e(t.get("text", ""))}</text>'
+                )
             if children:
                 out.append(f"  <object {attrs}>")
                 out += children
@@ -338,8 +419,9 @@ def map_to_tmx(tiled_map: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def export_tiled(dungeon: Dungeon, suffix: str, px_per_mm: float = DEFAULT_PX_PER_MM,
-                 tile_mm: float = DEFAULT_TILE_MM) -> str:
+def export_tiled(
+    dungeon: Dungeon, suffix: str, px_per_mm: float = DEFAULT_PX_PER_MM, tile_mm: float = DEFAULT_TILE_MM
+) -> str:
     """The text of the Tiled file for ``dungeon``: TMX for ``suffix`` ``.tmx``, else TMJ."""
     tiled_map = dungeon_to_map(dungeon, px_per_mm, tile_mm)
     return map_to_tmx(tiled_map) if suffix.lower() == ".tmx" else map_to_tmj(tiled_map)

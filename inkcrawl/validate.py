@@ -28,16 +28,44 @@ from inkcrawl.textchars import document_text_problems, owner_name
 MANIFEST_NAME = "pack.json"
 
 # List items whose schema errors leave the rest of the file checkable (see _prune_pointers).
-_COLLECTIONS = ("/passages/", "/entryways/", "/features/", "/areas/", "/walls/", "/elements/",
-                "/sheet/end_triggers/", "/sheet/reminders/", "/sheet/orb_tokens/")
+_COLLECTIONS = (
+    "/passages/",
+    "/entryways/",
+    "/features/",
+    "/areas/",
+    "/walls/",
+    "/elements/",
+    "/sheet/end_triggers/",
+    "/sheet/reminders/",
+    "/sheet/orb_tokens/",
+)
 
 
 #: Checks about the dungeon as a whole (counts, pairs, reachability): skipped while some of its
 #: objects have schema errors, since those objects are left out of the rule checks.
-WHOLE_DUNGEON_CODES = frozenset({
-    "G001", "G002", "G003", "G007", "G010", "G011", "G012",
-    "L009", "L010", "L012", "L013", "L014", "L015", "L017", "L018", "L019", "L020", "L023", "L025",
-})
+WHOLE_DUNGEON_CODES = frozenset(
+    {
+        "G001",
+        "G002",
+        "G003",
+        "G007",
+        "G010",
+        "G011",
+        "G012",
+        "L009",
+        "L010",
+        "L012",
+        "L013",
+        "L014",
+        "L015",
+        "L017",
+        "L018",
+        "L019",
+        "L020",
+        "L023",
+        "L025",
+    }
+)
 
 
 @dataclass
@@ -73,8 +101,15 @@ class Report:
         return 0
 
 
-_JSON_TYPE_NAMES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
-                    bool: "boolean", type(None): "null"}
+_JSON_TYPE_NAMES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
 
 
 @dataclass
@@ -100,22 +135,42 @@ def load_document(path: Path, file: str | None = None) -> LoadedDocument:
     file_type = data.get("type") if isinstance(data, dict) else None
     if file_type not in FILE_TYPES:
         if isinstance(data, dict):
-            found = f"\"type\": {json.dumps(data.get('type'), ensure_ascii=False)[:60]}" if "type" in data \
-                else "an object without \"type\""
+            found = (
+                f'"type": {json.dumps(data.get("type"), ensure_ascii=False)[:60]}'
+                if "type" in data
+                else 'an object without "type"'
+            )
         else:
             found = f"a JSON {_JSON_TYPE_NAMES.get(type(data), 'value')} at the top level"
-        return LoadedDocument(file, None, None, [problem(
-            "F008", f"not an inkcrawl file: expected an object with \"type\": \"dungeon\", \"pack\" or \"ruleset\", "
-                    f"found {found}", file, "/type" if isinstance(data, dict) and "type" in data else "")])
+        return LoadedDocument(
+            file,
+            None,
+            None,
+            [
+                problem(
+                    "F008",
+                    f'not an inkcrawl file: expected an object with "type": "dungeon", "pack" or "ruleset", '
+                    f"found {found}",
+                    file,
+                    "/type" if isinstance(data, dict) and "type" in data else "",
+                )
+            ],
+        )
     try:
         data, original = migrate(data, file_type)
     except FormatVersionError as exc:
         return LoadedDocument(file, None, file_type, [problem(exc.code, str(exc), file, "/format_version")])
     notes = []
     if original is not None:
-        notes.append(problem("F010", f"format_version {original} is older than the current {data['format_version']}; "
-                                     f"it was migrated in memory; 'inkcrawl migrate {file}' updates the file",
-                             file, "/format_version"))
+        notes.append(
+            problem(
+                "F010",
+                f"format_version {original} is older than the current {data['format_version']}; "
+                f"it was migrated in memory; 'inkcrawl migrate {file}' updates the file",
+                file,
+                "/format_version",
+            )
+        )
     return LoadedDocument(file, data, file_type, notes, original)
 
 
@@ -128,7 +183,7 @@ def _prune_pointers(problems: list[Problem]) -> tuple[frozenset[str], bool]:
         pointer = item.pointer
         for prefix in _COLLECTIONS:
             if pointer.startswith(prefix):
-                index = pointer[len(prefix):].split("/", 1)[0]
+                index = pointer[len(prefix) :].split("/", 1)[0]
                 skip.add(prefix + index)
                 break
         else:
@@ -153,8 +208,9 @@ class RulesetRegistry:
         return sorted(self._rulesets)
 
 
-def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
-                       deck: dict[str, int] | None = None) -> tuple[list[Problem], Dungeon | None]:
+def check_dungeon_data(
+    data: dict, file: str, registry: RulesetRegistry, deck: dict[str, int] | None = None
+) -> tuple[list[Problem], Dungeon | None]:
     """Validate one dungeon document (already migrated): schema, then rule checks (C007 on the
     document's texts first, so they are checked even when the ruleset is unknown).
 
@@ -174,15 +230,27 @@ def check_dungeon_data(data: dict, file: str, registry: RulesetRegistry,
         return problems, None
     ruleset = registry.get(dungeon.ruleset)
     if ruleset is None:
-        problems.append(problem("C002", f"ruleset '{dungeon.ruleset}' is not known (available: "
-                                        f"{', '.join(registry.ids())})", file, "/ruleset"))
+        problems.append(
+            problem(
+                "C002",
+                f"ruleset '{dungeon.ruleset}' is not known (available: {', '.join(registry.ids())})",
+                file,
+                "/ruleset",
+            )
+        )
         return problems, dungeon
     rule_problems = check_dungeon(dungeon, ruleset, file, deck)
     if skip:
         # Objects left out for schema errors would make whole-dungeon checks report false problems.
         rule_problems = [p for p in rule_problems if p.code not in WHOLE_DUNGEON_CODES]
-        problems.append(problem("S002", f"{len(skip)} object(s) with schema errors were left out of the rule checks; "
-                                        f"counts, pairs and reachability are checked once they are fixed", file))
+        problems.append(
+            problem(
+                "S002",
+                f"{len(skip)} object(s) with schema errors were left out of the rule checks; "
+                f"counts, pairs and reachability are checked once they are fixed",
+                file,
+            )
+        )
     return problems + rule_problems, dungeon
 
 
@@ -225,16 +293,18 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
     if document.data is None:
         return
     if document.file_type != "pack":
-        report.problems.append(problem("P005", f"expected a pack manifest, found a {document.file_type} file",
-                                       document.file, "/type"))
+        report.problems.append(
+            problem("P005", f"expected a pack manifest, found a {document.file_type} file", document.file, "/type")
+        )
         return
     manifest = document.data
     manifest_problems = schema_problems(manifest, "pack", document.file)
     report.problems += manifest_problems
     if manifest_problems:
         return
-    report.problems += document_text_problems(manifest, owner_name("pack", manifest["id"], manifest["name"]),
-                                              document.file)
+    report.problems += document_text_problems(
+        manifest, owner_name("pack", manifest["id"], manifest["name"]), document.file
+    )
     extra = []
     for index, relative in enumerate(manifest.get("rulesets", [])):
         path = _pack_path(base, relative, f"/rulesets/{index}", document.file, report)
@@ -243,8 +313,15 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
             report.files += 1
             report.problems += problems
             if ruleset is not None and ruleset.id in bundled_rulesets():
-                report.problems.append(problem("P006", f"the pack's ruleset '{ruleset.id}' has the id of a bundled "
-                                                       f"ruleset; give the variant an id of its own", str(path), "/id"))
+                report.problems.append(
+                    problem(
+                        "P006",
+                        f"the pack's ruleset '{ruleset.id}' has the id of a bundled "
+                        f"ruleset; give the variant an id of its own",
+                        str(path),
+                        "/id",
+                    )
+                )
             elif ruleset is not None:
                 if ruleset.family == "grid":
                     report.problems += deck_problems(ruleset.deck, ruleset, str(path), "/deck")
@@ -252,13 +329,20 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
     registry = RulesetRegistry(extra)
     pack_ruleset = registry.get(manifest["ruleset"])
     if pack_ruleset is None:
-        report.problems.append(problem("C002", f"ruleset '{manifest['ruleset']}' is not known (available: "
-                                               f"{', '.join(registry.ids())})", document.file, "/ruleset"))
+        report.problems.append(
+            problem(
+                "C002",
+                f"ruleset '{manifest['ruleset']}' is not known (available: {', '.join(registry.ids())})",
+                document.file,
+                "/ruleset",
+            )
+        )
     deck = None
     for index, deck_definition in enumerate(manifest.get("decks", [])):
         if pack_ruleset is not None and pack_ruleset.family == "grid":
-            report.problems += deck_problems(deck_definition["cards"], pack_ruleset, document.file,
-                                             f"/decks/{index}/cards")
+            report.problems += deck_problems(
+                deck_definition["cards"], pack_ruleset, document.file, f"/decks/{index}/cards"
+            )
         if deck is None:
             deck = deck_definition["cards"]
     jobs = []
@@ -273,18 +357,37 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
         if outcome.file_type is None:
             continue
         if outcome.file_type != "dungeon":
-            report.problems.append(problem("P005", f"'{job.relative}' is listed as a dungeon but is a "
-                                                   f"{outcome.file_type} file", document.file, f"/dungeons/{job.index}"))
+            report.problems.append(
+                problem(
+                    "P005",
+                    f"'{job.relative}' is listed as a dungeon but is a {outcome.file_type} file",
+                    document.file,
+                    f"/dungeons/{job.index}",
+                )
+            )
             continue
         report.dungeons += 1
         if outcome.dungeon_id is None:
             continue
         if outcome.ruleset != manifest["ruleset"]:
-            report.problems.append(problem("P003", f"dungeon '{outcome.dungeon_id}' uses ruleset '{outcome.ruleset}' "
-                                                   f"but the pack uses '{manifest['ruleset']}'", job.file, "/ruleset"))
+            report.problems.append(
+                problem(
+                    "P003",
+                    f"dungeon '{outcome.dungeon_id}' uses ruleset '{outcome.ruleset}' "
+                    f"but the pack uses '{manifest['ruleset']}'",
+                    job.file,
+                    "/ruleset",
+                )
+            )
         if outcome.dungeon_id in ids:
-            report.problems.append(problem("P004", f"dungeon id '{outcome.dungeon_id}' is also used by "
-                                                   f"{ids[outcome.dungeon_id]}", job.file, "/id"))
+            report.problems.append(
+                problem(
+                    "P004",
+                    f"dungeon id '{outcome.dungeon_id}' is also used by {ids[outcome.dungeon_id]}",
+                    job.file,
+                    "/id",
+                )
+            )
         else:
             ids[outcome.dungeon_id] = job.file
 
@@ -349,7 +452,9 @@ def _pack_path(base: Path, relative: str, pointer: str, manifest_file: str, repo
         report.problems.append(problem("P001", f"'{relative}' {reason}", manifest_file, pointer))
         return None
     if not path.is_file():
-        report.problems.append(problem("P002", f"'{relative}' does not exist in the pack folder", manifest_file, pointer))
+        report.problems.append(
+            problem("P002", f"'{relative}' does not exist in the pack folder", manifest_file, pointer)
+        )
         return None
     return path
 
@@ -459,8 +564,9 @@ def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str],
             if manifest.is_file():
                 validate_pack(manifest, report)
             else:
-                report.problems.append(problem("F001", f"this folder has no {MANIFEST_NAME}, so it is not a content "
-                                                       f"pack", str(raw)))
+                report.problems.append(
+                    problem("F001", f"this folder has no {MANIFEST_NAME}, so it is not a content pack", str(raw))
+                )
                 report.unreadable_input = True
         elif not path.exists():
             report.problems.append(problem("F001", "no such file or folder", str(raw)))

@@ -106,6 +106,7 @@ def fork_is_safe() -> bool:
 # The worker process
 # --------------------------------------------------------------------------------------------
 
+
 def _serve(connection, initializer, initargs) -> None:
     """A worker's life: run the initializer, say ready, then run jobs until told to stop or
     until the pipe closes."""
@@ -159,6 +160,7 @@ def _reply(connection, reply) -> None:
 # The pool
 # --------------------------------------------------------------------------------------------
 
+
 class _Job:
     __slots__ = ("future", "function", "args", "kwargs")
 
@@ -192,8 +194,12 @@ class _Worker:
             ours, theirs = pool._context.Pipe(duplex=True)
             for end in (ours, theirs):
                 _buffer_generously(end)
-            process = pool._context.Process(target=_serve, args=(theirs, pool._initializer, pool._initargs),
-                                            name=f"{pool.name}-{self.number}", daemon=True)
+            process = pool._context.Process(
+                target=_serve,
+                args=(theirs, pool._initializer, pool._initargs),
+                name=f"{pool.name}-{self.number}",
+                daemon=True,
+            )
             try:
                 process.start()
             finally:
@@ -267,8 +273,12 @@ class _Worker:
                 failures += 0 if killed and pool._start_failure is None else 1  # killed while starting: again
             if failures >= 2:
                 break
-        pool._break(WorkerDied(f"{pool.name}: a worker process could not start"
-                               + (f" ({pool._start_failure[0]})" if pool._start_failure else "")))
+        pool._break(
+            WorkerDied(
+                f"{pool.name}: a worker process could not start"
+                + (f" ({pool._start_failure[0]})" if pool._start_failure else "")
+            )
+        )
         return False
 
     def _replace(self) -> bool:
@@ -388,8 +398,10 @@ class _Worker:
             job = self.inflight.popleft()[0]
             name = getattr(job.function, "__name__", "a job")
             exitcode = self.process.exitcode if self.process is not None else None
-            _fail(job.future, WorkerDied(f"{pool.name}: the worker process stopped while running {name} "
-                                         f"(exit code {exitcode})"))
+            _fail(
+                job.future,
+                WorkerDied(f"{pool.name}: the worker process stopped while running {name} (exit code {exitcode})"),
+            )
             self.fruitless = 0
         return self._replace()
 
@@ -413,8 +425,15 @@ class WorkerPool(Executor):
     died (else the pool breaks). ``name`` names the processes and threads.
     """
 
-    def __init__(self, workers: int = 1, start: Literal["fork", "spawn", "forkserver"] | None = None, initializer=None, initargs: tuple = (),
-                 restart: bool = True, name: str = "inkcrawl-worker"):
+    def __init__(
+        self,
+        workers: int = 1,
+        start: Literal["fork", "spawn", "forkserver"] | None = None,
+        initializer=None,
+        initargs: tuple = (),
+        restart: bool = True,
+        name: str = "inkcrawl-worker",
+    ):
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
         self.name = name
@@ -461,8 +480,12 @@ class WorkerPool(Executor):
         if chunksize <= 1:
             return super().map(fn, *iterables, timeout=timeout)
         items = list(zip(*iterables))
-        chunks = super().map(_call_each, itertools.repeat(fn),
-                             [items[i:i + chunksize] for i in range(0, len(items), chunksize)], timeout=timeout)
+        chunks = super().map(
+            _call_each,
+            itertools.repeat(fn),
+            [items[i : i + chunksize] for i in range(0, len(items), chunksize)],
+            timeout=timeout,
+        )
         return itertools.chain.from_iterable(chunks)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -517,8 +540,11 @@ class WorkerPool(Executor):
 
     def pids(self) -> list[int]:
         """The process ids of the workers that run now."""
-        return [worker.process.pid for worker in self._workers
-                if worker.alive and worker.process is not None and worker.process.pid is not None]
+        return [
+            worker.process.pid
+            for worker in self._workers
+            if worker.alive and worker.process is not None and worker.process.pid is not None
+        ]
 
     @property
     def broken(self) -> bool:

@@ -87,8 +87,9 @@ class _ModulesThatGatherStayTogether:
             def _split_scope(self, nodeid: str) -> str:
                 if self.together is None:
                     collection = next(iter(self.registered_collections.values()))
-                    self.together = {n.split("::", 1)[0] for n in collection
-                                     if n.split("::")[-1].startswith("test_zz_")}
+                    self.together = {
+                        n.split("::", 1)[0] for n in collection if n.split("::")[-1].startswith("test_zz_")
+                    }
                 module = nodeid.split("::", 1)[0]
                 return module if module in self.together else nodeid
 

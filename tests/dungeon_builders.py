@@ -54,9 +54,15 @@ FILE = "test.json"
 # --------------------------------------------------------------------------------------------
 
 GRID_SWITCHES = {
-    "dragon_doubling": "one_loot", "trap_drawn_by": "every_player", "trap_timing": "any_time",
-    "no_trap_room": "skip", "segment_skip": "forbidden", "segment_skip_vp": -2,
-    "weapon_order": "game_end", "tie": "shared", "deck_exhausted": "reshuffle_discards",
+    "dragon_doubling": "one_loot",
+    "trap_drawn_by": "every_player",
+    "trap_timing": "any_time",
+    "no_trap_room": "skip",
+    "segment_skip": "forbidden",
+    "segment_skip_vp": -2,
+    "weapon_order": "game_end",
+    "tie": "shared",
+    "deck_exhausted": "reshuffle_discards",
     "solo_removes_traps": True,
 }
 
@@ -68,16 +74,30 @@ def grid_ruleset_data() -> dict:
     exactly 6 (2 straight, 2 corner, 2 trap). 2 traps fit the 3 empty rooms of grid_dungeon().
     """
     return {
-        "type": "ruleset", "format_version": 1, "id": "grid-test", "family": "grid",
+        "type": "ruleset",
+        "format_version": 1,
+        "id": "grid-test",
+        "family": "grid",
         "name": "Grid test ruleset",
         "board": {"columns": 3, "rows": 3, "cell_mm": 20, "column_labels": "letters", "row_labels": "numbers"},
         "elements": {
             "loot": {"description": "Loot.", "interaction": "enter", "vp": 2, "count": {"min": 1, "max": 1}},
             "dragon": {"description": "Dragon.", "interaction": "enter", "vp": 0, "count": {"min": 1, "max": 1}},
-            "weapon": {"description": "Weapon.", "interaction": "enter", "vp": 1, "count": {"min": 1, "max": 2},
-                       "letters": "AB"},
-            "monster": {"description": "Monster.", "interaction": "enter", "vp": 4, "unmatched_vp": -2,
-                        "count": {"min": 1, "max": 2}, "letters": "AB"},
+            "weapon": {
+                "description": "Weapon.",
+                "interaction": "enter",
+                "vp": 1,
+                "count": {"min": 1, "max": 2},
+                "letters": "AB",
+            },
+            "monster": {
+                "description": "Monster.",
+                "interaction": "enter",
+                "vp": 4,
+                "unmatched_vp": -2,
+                "count": {"min": 1, "max": 2},
+                "letters": "AB",
+            },
         },
         "entryways": {"count": {"min": 2, "max": 2}, "unlinked_vp": 1},
         "rounds": 2,
@@ -86,8 +106,11 @@ def grid_ruleset_data() -> dict:
         "tally_vp": -2,
         "trap_vp": -3,
         "segments": {
-            "straight": ["north", "south"], "corner": ["north", "east"], "t_junction": ["west", "north", "east"],
-            "cross": ["north", "east", "south", "west"], "dead_end": ["south"],
+            "straight": ["north", "south"],
+            "corner": ["north", "east"],
+            "t_junction": ["west", "north", "east"],
+            "cross": ["north", "east", "south", "west"],
+            "dead_end": ["south"],
         },
         "deck": {"straight": 2, "corner": 2, "trap": 2, "draw_two": 1},
         "switches": dict(GRID_SWITCHES),
@@ -115,11 +138,20 @@ def grid_dungeon() -> dict:
     (row by row), 6-11 south sides.
     """
     return {
-        "type": "dungeon", "format_version": 2, "id": "tiny-grid", "family": "grid", "ruleset": "grid-test",
-        "sheet": {"title": "Tiny Grid", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": []},
-        "grid": {"columns": 3, "rows": 3, "cell_mm": 20, "origin_mm": [20, 20],
-                 "column_labels": "letters", "row_labels": "numbers"},
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "tiny-grid",
+        "family": "grid",
+        "ruleset": "grid-test",
+        "sheet": {"title": "Tiny Grid", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10}, "reminders": []},
+        "grid": {
+            "columns": 3,
+            "rows": 3,
+            "cell_mm": 20,
+            "origin_mm": [20, 20],
+            "column_labels": "letters",
+            "row_labels": "numbers",
+        },
         "passages": inner_passages(3, 3),
         "entryways": [
             {"id": "e1", "cell": [0, 0], "side": "west"},
@@ -145,11 +177,24 @@ def classic_grid_dungeon() -> dict:
         features.append({"id": f"w{letter}", "kind": "weapon", "cell": [i, 2], "letter": letter})
         features.append({"id": f"m{letter}", "kind": "monster", "cell": [i, 5], "letter": letter})
     return {
-        "type": "dungeon", "format_version": 2, "id": "classic-grid", "family": "grid", "ruleset": "grid-classic",
-        "sheet": {"title": "Classic Grid", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": ["Find the dragon."]},
-        "grid": {"columns": 7, "rows": 7, "cell_mm": 24, "origin_mm": [21, 40],
-                 "column_labels": "letters", "row_labels": "numbers"},
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "classic-grid",
+        "family": "grid",
+        "ruleset": "grid-classic",
+        "sheet": {
+            "title": "Classic Grid",
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": ["Find the dragon."],
+        },
+        "grid": {
+            "columns": 7,
+            "rows": 7,
+            "cell_mm": 24,
+            "origin_mm": [21, 40],
+            "column_labels": "letters",
+            "row_labels": "numbers",
+        },
         "passages": inner_passages(7, 7),
         "entryways": [
             {"id": "n1", "cell": [0, 0], "side": "north"},
@@ -167,6 +212,7 @@ def classic_grid_dungeon() -> dict:
 # Line family
 # --------------------------------------------------------------------------------------------
 
+
 def line_dungeon() -> dict:
     """A valid line dungeon for ``line-classic`` (see the module docstring for the map).
 
@@ -175,10 +221,19 @@ def line_dungeon() -> dict:
     4 ex1 exit (r2), 5 lb1 label.
     """
     return {
-        "type": "dungeon", "format_version": 2, "id": "tiny-line", "family": "line", "ruleset": "line-classic",
-        "sheet": {"title": "Tiny Line", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": ["Reach the exit."], "components": [],
-                  "end_triggers": [{"kind": "exit_reached"}], "orb_tokens": {}},
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "tiny-line",
+        "family": "line",
+        "ruleset": "line-classic",
+        "sheet": {
+            "title": "Tiny Line",
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": ["Reach the exit."],
+            "components": [],
+            "end_triggers": [{"kind": "exit_reached"}],
+            "orb_tokens": {},
+        },
         "areas": [
             {"id": "r1", "kind": "room", "name": "Entry Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
             {"id": "c1", "kind": "corridor", "polygon": [[80, 40], [120, 40], [120, 60], [80, 60]]},
@@ -189,11 +244,17 @@ def line_dungeon() -> dict:
             {"id": "st1", "kind": "start", "at": [50, 20], "size_mm": 6, "rotation_deg": 0},
             {"id": "m1", "kind": "monster", "name": "Ghoul", "at": [50, 50], "size_mm": 8, "rotation_deg": 0},
             {"id": "p1", "kind": "plant", "at": [100, 50], "size_mm": 6, "rotation_deg": 0},
-            {"id": "t1", "kind": "treasure", "name": "Iron Chest", "at": [150, 50], "size_mm": 8,
-             "rotation_deg": 0, "variant": "chest"},
+            {
+                "id": "t1",
+                "kind": "treasure",
+                "name": "Iron Chest",
+                "at": [150, 50],
+                "size_mm": 8,
+                "rotation_deg": 0,
+                "variant": "chest",
+            },
             {"id": "ex1", "kind": "exit", "at": [165, 65], "size_mm": 8, "rotation_deg": 0},
-            {"id": "lb1", "kind": "label", "at": [100, 150], "rotation_deg": 0, "text": "Cellars",
-             "text_height_mm": 4},
+            {"id": "lb1", "kind": "label", "at": [100, 150], "rotation_deg": 0, "text": "Cellars", "text_height_mm": 4},
         ],
     }
 
@@ -217,8 +278,9 @@ def add_door(data: dict, locks: list[str], segment=((120, 40), (120, 60)), door_
     """Add a door (by default closing the whole c1/r2 edge) and list keys as a component."""
     if "keys" not in data["sheet"]["components"]:
         data["sheet"]["components"].append("keys")
-    return add(data, "elements", {"id": door_id, "kind": "door", "segment": [list(p) for p in segment],
-                                  "locks": list(locks)})
+    return add(
+        data, "elements", {"id": door_id, "kind": "door", "segment": [list(p) for p in segment], "locks": list(locks)}
+    )
 
 
 def add_key(data: dict, colour: str, at, key_id: str | None = None) -> int:
@@ -245,6 +307,7 @@ def pack_deck(pack_dir: Path, index: int = 0) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------
 # Running the checks
 # --------------------------------------------------------------------------------------------
+
 
 def check(data: dict, registry: RulesetRegistry | None = None, deck: dict[str, int] | None = None) -> list[Problem]:
     """Schema plus rule checks of one dungeon document, as ``inkcrawl validate`` runs them."""

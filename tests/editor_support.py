@@ -28,8 +28,7 @@ def copy_pack(tmp_path: Path, source: Path = LINE_PACK) -> Path:
 def click_pack_row(browser, row: int) -> None:
     """Click dungeon ``row`` in the Pack dock's list."""
     rect = browser.list.visualItemRect(browser.list.item(row))
-    QTest.mouseClick(browser.list.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     rect.center())
+    QTest.mouseClick(browser.list.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
 
 
 def open_document(path: Path):
@@ -63,14 +62,16 @@ def view_point(view, x_mm: float, y_mm: float) -> QPoint:
     return view.mapFromScene(QPointF(x_mm, y_mm))
 
 
-def click(view, x_mm: float, y_mm: float, button=Qt.MouseButton.LeftButton,
-          modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+def click(
+    view, x_mm: float, y_mm: float, button=Qt.MouseButton.LeftButton, modifiers=Qt.KeyboardModifier.NoModifier
+) -> None:
     """Press and release the mouse at a sheet point."""
     QTest.mouseClick(view.viewport(), button, modifiers, view_point(view, x_mm, y_mm))
 
 
-def drag(view, start: tuple[float, float], end: tuple[float, float], steps: int = 8,
-         modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+def drag(
+    view, start: tuple[float, float], end: tuple[float, float], steps: int = 8, modifiers=Qt.KeyboardModifier.NoModifier
+) -> None:
     """Drag with the left button from ``start`` to ``end`` (sheet mm) through ``steps`` moves."""
     viewport = view.viewport()
     QTest.mousePress(viewport, Qt.MouseButton.LeftButton, modifiers, view_point(view, *start))

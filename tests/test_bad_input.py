@@ -89,6 +89,7 @@ def check_case(capsys, path: Path, expected: dict, problem_file: str) -> list[di
 
 # -- the corpus ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("name", "expected"), list(_cases()))
 def test_corpus_case(capsys, name, expected):
     check_case(capsys, CORPUS / name, expected, _problem_file(name))
@@ -129,8 +130,20 @@ def test_whole_corpus_in_one_run_every_format(capsys, fmt):
     assert code == 1
     assert "Traceback" not in out + err
     if fmt == "json":
-        assert {p["code"] for p in json.loads(out)} >= {"F002", "F003", "F004", "F005", "F006", "F007", "F008",
-                                                       "F009", "S001", "C003", "P001", "P002"}
+        assert {p["code"] for p in json.loads(out)} >= {
+            "F002",
+            "F003",
+            "F004",
+            "F005",
+            "F006",
+            "F007",
+            "F008",
+            "F009",
+            "S001",
+            "C003",
+            "P001",
+            "P002",
+        }
     elif fmt == "sarif":
         assert json.loads(out)["version"] == "2.1.0"
     else:
@@ -146,11 +159,14 @@ def test_text_report_of_the_whole_corpus_prints_no_control_character_raw(capsys)
     assert main(["validate", *paths]) == 1
     out, err = capsys.readouterr()
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]", out + err)
-    assert (f'{CORPUS / "c1-control-in-id.json"}:/id: error S001 "tiny\\u001b\\x9b2J" does not match '
-            f'"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,63}}$"\n') in out
+    assert (
+        f'{CORPUS / "c1-control-in-id.json"}:/id: error S001 "tiny\\u001b\\x9b2J" does not match '
+        f'"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,63}}$"\n'
+    ) in out
 
 
 # -- unreadable input: exit 2 ---------------------------------------------------------------
+
 
 def test_missing_path_exits_2_with_f001(capsys, tmp_path):
     missing = tmp_path / "no-such-dungeon.json"
@@ -160,8 +176,9 @@ def test_missing_path_exits_2_with_f001(capsys, tmp_path):
 
 
 def test_missing_path_wins_over_other_problems(capsys, tmp_path):
-    code, problems, _ = run_validate(capsys, str(CORPUS / "malformed-missing-comma.json"), str(tmp_path / "gone.json"),
-                                     str(VALID_DUNGEON))
+    code, problems, _ = run_validate(
+        capsys, str(CORPUS / "malformed-missing-comma.json"), str(tmp_path / "gone.json"), str(VALID_DUNGEON)
+    )
     assert code == 2
     assert {p["code"] for p in problems} == {"F001", "F002"}
 
@@ -182,6 +199,7 @@ def test_manifest_that_is_a_folder_exits_2(capsys, tmp_path):
 
 # -- symlinks (made at test time, never committed) -------------------------------------------
 
+
 def _symlink(link: Path, target: str | Path) -> None:
     try:
         os.symlink(target, link)
@@ -191,8 +209,15 @@ def _symlink(link: Path, target: str | Path) -> None:
 
 def _pack(folder: Path, dungeons: list[str]) -> Path:
     (folder / "dungeons").mkdir(parents=True, exist_ok=True)
-    manifest = {"type": "pack", "format_version": 1, "id": "linked", "name": "Linked pack", "version": "1.0.0",
-                "ruleset": "line-classic", "dungeons": dungeons}
+    manifest = {
+        "type": "pack",
+        "format_version": 1,
+        "id": "linked",
+        "name": "Linked pack",
+        "version": "1.0.0",
+        "ruleset": "line-classic",
+        "dungeons": dungeons,
+    }
     (folder / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
     return folder
 
@@ -203,9 +228,18 @@ def test_symlinked_file_leading_out_of_the_pack_is_p001(capsys, tmp_path):
     (outside / "secret.json").write_text('{"type": "dungeon", broken', encoding="utf-8")
     pack = _pack(tmp_path / "pack", ["dungeons/link.json"])
     _symlink(pack / "dungeons" / "link.json", Path("..") / ".." / "outside" / "secret.json")
-    problems = check_case(capsys, pack, {"code": "P001", "pointer": "/dungeons/0", "exit": 1,
-                                         "absent_codes": ["F002"], "message_contains": ["dungeons/link.json"]},
-                          str(pack / "pack.json"))
+    problems = check_case(
+        capsys,
+        pack,
+        {
+            "code": "P001",
+            "pointer": "/dungeons/0",
+            "exit": 1,
+            "absent_codes": ["F002"],
+            "message_contains": ["dungeons/link.json"],
+        },
+        str(pack / "pack.json"),
+    )
     assert not [p for p in problems if "secret" in p["file"]]
 
 
@@ -249,10 +283,18 @@ def long_member_pack(folder: Path) -> Path:
 def test_a_member_name_longer_than_the_system_allows_is_p001(capsys, tmp_path):
     """validate, export, analyze, simulate and migrate once crashed on it (ENAMETOOLONG)."""
     pack = long_member_pack(tmp_path / "pack")
-    check_case(capsys, pack, {"code": "P001", "exit": 1, "pointer": "/dungeons/1", "absent_codes": ["P002"],
-                              "message_contains": [f"'dungeons/{'x' * 300}.json' cannot be used as a file name here: "
-                                                   f"File name too long"]},
-               str(pack / "pack.json"))
+    check_case(
+        capsys,
+        pack,
+        {
+            "code": "P001",
+            "exit": 1,
+            "pointer": "/dungeons/1",
+            "absent_codes": ["P002"],
+            "message_contains": [f"'dungeons/{'x' * 300}.json' cannot be used as a file name here: File name too long"],
+        },
+        str(pack / "pack.json"),
+    )
 
 
 def test_ruleset_path_outside_the_pack_is_p001(capsys, tmp_path):
@@ -262,12 +304,17 @@ def test_ruleset_path_outside_the_pack_is_p001(capsys, tmp_path):
     manifest["rulesets"] = ["../line-classic.json"]
     (pack / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
     (tmp_path / "line-classic.json").write_text("{not json", encoding="utf-8")
-    problems = check_case(capsys, pack, {"code": "P001", "pointer": "/rulesets/0", "exit": 1,
-                                         "absent_codes": ["F002"]}, str(pack / "pack.json"))
+    problems = check_case(
+        capsys,
+        pack,
+        {"code": "P001", "pointer": "/rulesets/0", "exit": 1, "absent_codes": ["F002"]},
+        str(pack / "pack.json"),
+    )
     assert len(problems) == 1
 
 
 # -- results that were once wrong or unhelpful ----------------------------------------------
+
 
 def test_schema_error_in_an_element_does_not_cascade(capsys):
     _, problems, _ = run_validate(capsys, str(CORPUS / "wrong-type-size.json"))
@@ -282,14 +329,34 @@ def test_f008_names_json_types(capsys):
 
 # -- a real process ---------------------------------------------------------------------------
 
+
 def test_subprocess_has_no_traceback():
-    names = ["deep-arrays.json", "binary.json", "latin1.json", "nan.json", "big-int-5000.json", "top-array.json",
-             "format-99.json", "wrong-type-size.json", "unknown-kind.json", "pack-dotdot"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-               PYTHONIOENCODING="utf-8")
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "validate", *[str(CORPUS / n) for n in names],
-                             "--format", "json"], capture_output=True, text=True, encoding="utf-8", env=env,
-                            cwd=REPO, timeout=120)
+    names = [
+        "deep-arrays.json",
+        "binary.json",
+        "latin1.json",
+        "nan.json",
+        "big-int-5000.json",
+        "top-array.json",
+        "format-99.json",
+        "wrong-type-size.json",
+        "unknown-kind.json",
+        "pack-dotdot",
+    ]
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        PYTHONIOENCODING="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "validate", *[str(CORPUS / n) for n in names], "--format", "json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 1, result.stderr
     codes = {p["code"] for p in json.loads(result.stdout)}

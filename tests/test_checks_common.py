@@ -36,6 +36,7 @@ def test_valid_fixtures_have_no_problem():
 
 # -- C001 duplicate ids ---------------------------------------------------------------------------------------
 
+
 def test_c001_two_elements_share_an_id():
     data = line_dungeon()
     data["elements"][3]["id"] = "m1"  # the treasure takes the monster's id
@@ -82,6 +83,7 @@ def test_ids_are_case_sensitive():
 
 # -- C002 unknown ruleset ----------------------------------------------------------------------------------------
 
+
 def test_c002_unknown_ruleset():
     data = line_dungeon()
     data["ruleset"] = "line-deluxe"
@@ -97,6 +99,7 @@ def test_c002_pack_ruleset_is_only_known_with_the_pack():
 
 
 # -- C003 unknown element kind ---------------------------------------------------------------------------------
+
 
 def test_c003_unknown_line_element_kind():
     data = line_dungeon()
@@ -118,14 +121,19 @@ def test_c003_unknown_grid_feature_kind():
 
 def test_c003_kind_known_to_a_pack_ruleset():
     variant = grid_ruleset_data()
-    variant["elements"]["chest"] = {"description": "Chest.", "interaction": "enter", "vp": 1,
-                                    "count": {"min": 0, "max": 1}}
+    variant["elements"]["chest"] = {
+        "description": "Chest.",
+        "interaction": "enter",
+        "vp": 1,
+        "count": {"min": 0, "max": 1},
+    }
     data = grid_dungeon()
     add(data, "features", {"id": "x1", "kind": "chest", "cell": [0, 2]})
     assert check(data, grid_registry(variant)) == []
 
 
 # -- C004 unknown named values ---------------------------------------------------------------------------------
+
 
 def test_c004_unknown_variant():
     data = line_dungeon()
@@ -204,6 +212,7 @@ def test_c004_letters_follow_the_ruleset():
 
 # -- C005 family mismatch ------------------------------------------------------------------------------------
 
+
 def test_c005_grid_dungeon_with_a_line_ruleset():
     data = grid_dungeon()
     data["ruleset"] = "line-classic"
@@ -223,6 +232,7 @@ def test_c005_line_dungeon_with_a_grid_ruleset():
 
 
 # -- C006 inconsistent ruleset -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("ruleset_id", ["grid-classic", "line-classic"])
 def test_bundled_rulesets_are_consistent(ruleset_id):
@@ -296,34 +306,40 @@ def test_c006_reported_when_validating_a_ruleset_file(tmp_path):
 # Refused: U+0000-U+001F but tab and newline, U+007F-U+009F, U+FFFE and U+FFFF (inkcrawl/textchars.py).
 # Positions count characters from 0: in "Entry Hall\x07" the BEL follows the 10 characters of "Entry Hall".
 
+
 def test_c007_area_name_names_object_field_character_and_position():
     data = line_dungeon()
     data["areas"][0]["name"] = "Entry Hall\x07"
     problems = check(data)
     assert_codes(problems, ["C007"])
     p = find(problems, "C007", "/areas/0/name")
-    assert p.message == ("room 'r1' (\"Entry Hall\"): name contains the control character U+0007 at position 10; "
-                         "remove it")
+    assert p.message == (
+        "room 'r1' (\"Entry Hall\"): name contains the control character U+0007 at position 10; remove it"
+    )
     assert p.severity.value == "error" and p.rule.name == "control-character"
 
 
 def test_c007_sheet_title_reminder_label_and_element_name():
     data = line_dungeon()
-    data["sheet"]["title"] = "Tiny\x01 Line\x7f"        # U+0001 at 4; "Tiny\x01 Line" is 10 characters
+    data["sheet"]["title"] = "Tiny\x01 Line\x7f"  # U+0001 at 4; "Tiny\x01 Line" is 10 characters
     data["sheet"]["reminders"].append("Mind the \x1bstep")  # reminder 1; "Mind the " is 9 characters
-    data["elements"][5]["text"] = "\x00Cellars"         # label lb1: position 0
-    data["elements"][1]["name"] = "Gh\uffffoul"          # monster m1: the noncharacter at 2
+    data["elements"][5]["text"] = "\x00Cellars"  # label lb1: position 0
+    data["elements"][1]["name"] = "Gh\uffffoul"  # monster m1: the noncharacter at 2
     problems = check(data)
     assert_codes(problems, ["C007"] * 4)
     assert find(problems, "C007", "/sheet/title").message == (
-        "sheet: title contains the control characters U+0001 at position 4 and U+007F at position 10; remove them")
+        "sheet: title contains the control characters U+0001 at position 4 and U+007F at position 10; remove them"
+    )
     assert find(problems, "C007", "/sheet/reminders/1").message == (
-        "sheet: reminder 1 contains the control character U+001B at position 9; remove it")
+        "sheet: reminder 1 contains the control character U+001B at position 9; remove it"
+    )
     assert find(problems, "C007", "/elements/5/text").message == (
-        "label 'lb1': text contains the control character U+0000 at position 0; remove it")
+        "label 'lb1': text contains the control character U+0000 at position 0; remove it"
+    )
     # the name shown in the message leaves the refused character out
     assert find(problems, "C007", "/elements/1/name").message == (
-        "monster 'm1' (\"Ghoul\"): name contains the noncharacter U+FFFF at position 2; remove it")
+        "monster 'm1' (\"Ghoul\"): name contains the noncharacter U+FFFF at position 2; remove it"
+    )
 
 
 def test_c007_grid_feature_name():
@@ -332,23 +348,26 @@ def test_c007_grid_feature_name():
     problems = check(data)
     assert_codes(problems, ["C007"])
     assert find(problems, "C007", "/features/0/name").message == (
-        "loot 'l1' (\"Coinpurse\"): name contains the control character U+0085 at position 4; remove it")
+        "loot 'l1' (\"Coinpurse\"): name contains the control character U+0085 at position 4; remove it"
+    )
 
 
 def test_c007_many_characters_are_summed_up():
     data = line_dungeon()
     data["areas"][2]["name"] = "\x01\x02V\x03a\x04u\x05lt\ufffe"  # 6 refused: at 0, 1, 3, 5, 7 and 10
     p = find(check(data), "C007", "/areas/2/name")
-    assert p.message == ("room 'r2' (\"Vault\"): name contains the control character U+0001 at position 0, the "
-                         "control character U+0002 at position 1, the control character U+0003 at position 3 and "
-                         "3 more; remove them")
+    assert p.message == (
+        "room 'r2' (\"Vault\"): name contains the control character U+0001 at position 0, the "
+        "control character U+0002 at position 1, the control character U+0003 at position 3 and "
+        "3 more; remove them"
+    )
 
 
 def test_c007_tab_newline_and_other_unicode_are_fine():
     data = line_dungeon()
     data["sheet"]["title"] = "Tiny\tLine"
     data["sheet"]["reminders"] = ["Reach the exit.\nThen leave.", "Crypte d'Éloïse 地下牢 \u00a0 \ufffd"]
-    data["areas"][0]["name"] = "Entry\u00a0Hall \U0001F56F"
+    data["areas"][0]["name"] = "Entry\u00a0Hall \U0001f56f"
     assert check(data) == []
 
 
@@ -386,10 +405,12 @@ def test_c007_in_a_ruleset():
     problems = ruleset_consistency_problems(data, FILE)
     assert_codes(problems, ["C007", "C007"])
     assert find(problems, "C007", "/characters/rogue/name").message == (
-        "character 'rogue' (\"Rogue\"): name contains the control character U+0008 at position 3; remove it")
+        "character 'rogue' (\"Rogue\"): name contains the control character U+0008 at position 3; remove it"
+    )
     assert find(problems, "C007", "/elements/monster/description").message == (
         "element kind 'monster' (\"Monster\"): description contains the control character U+001F at position 0; "
-        "remove it")  # the kind's display name (inkcrawl.kinds) names it
+        "remove it"
+    )  # the kind's display name (inkcrawl.kinds) names it
 
 
 def test_c007_in_a_pack_manifest_and_its_ruleset(tmp_path):
@@ -412,13 +433,15 @@ def test_c007_in_a_pack_manifest_and_its_ruleset(tmp_path):
     assert codes(report.problems) == ["C007", "C007", "C007"], describe_problems(report.problems)
     by_pointer = {(p.file.split("/")[-1], p.pointer): p.message for p in report.problems}
     assert by_pointer[("pack.json", "/name")] == (
-        "pack 'lantern-depths' (\"LanternDepths\"): name contains the control character U+0000 at position 7; "
-        "remove it")
+        "pack 'lantern-depths' (\"LanternDepths\"): name contains the control character U+0000 at position 7; remove it"
+    )
     assert by_pointer[("pack.json", "/description")] == (
         "pack 'lantern-depths' (\"LanternDepths\"): description contains the control character U+001A at "
-        "position 14; remove it")
+        "position 14; remove it"
+    )
     assert by_pointer[("variant.json", "/name")] == (
-        "ruleset 'line-variant' (\"Variant\"): name contains the control character U+009B at position 7; remove it")
+        "ruleset 'line-variant' (\"Variant\"): name contains the control character U+009B at position 7; remove it"
+    )
     assert report.exit_code() == 1
 
 
@@ -428,5 +451,9 @@ def test_c007_pack_deck_name():
     manifest = {"type": "pack", "id": "p", "name": "P", "decks": [{"id": "d1", "name": "Short\x03", "cards": {}}]}
     problems = document_text_problems(manifest, "pack 'p' (\"P\")", FILE)
     assert [(p.code, p.pointer, p.message) for p in problems] == [
-        ("C007", "/decks/0/name", "deck 'd1' (\"Short\"): name contains the control character U+0003 at position 5; "
-                                  "remove it")]
+        (
+            "C007",
+            "/decks/0/name",
+            "deck 'd1' (\"Short\"): name contains the control character U+0003 at position 5; remove it",
+        )
+    ]

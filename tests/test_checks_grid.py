@@ -44,6 +44,7 @@ def remove_passages(data: dict, *edges) -> None:
 
 # -- valid fixtures -----------------------------------------------------------------------------
 
+
 def test_valid_small_grid_has_no_problem():
     assert check(grid_dungeon()) == []
 
@@ -58,6 +59,7 @@ def test_valid_classic_grid_with_each_ember_halls_deck_has_no_problem():
 
 
 # -- G001 feature counts --------------------------------------------------------------------------
+
 
 def test_g001_missing_dragon():
     data = grid_dungeon()
@@ -104,6 +106,7 @@ def test_g001_classic_needs_six_monsters():
 
 # -- G002 / G003 / G004 letters ---------------------------------------------------------------------
 
+
 def test_g002_weapon_without_monster():
     data = grid_dungeon()
     del data["features"][feature_index(data, "mB")]
@@ -136,6 +139,7 @@ def test_g004_duplicate_letters():
 
 # -- G005 one feature per room ------------------------------------------------------------------------
 
+
 def test_g005_two_features_in_a_room():
     data = grid_dungeon()
     data["features"][feature_index(data, "l1")]["cell"] = [1, 0]  # into the dragon's room B1
@@ -146,6 +150,7 @@ def test_g005_two_features_in_a_room():
 
 
 # -- G006 / G007 / G016 entryways -------------------------------------------------------------------------
+
 
 def test_g006_entryway_on_inner_edge():
     data = grid_dungeon()
@@ -190,6 +195,7 @@ def test_entryway_on_a_corner_room_north_side_is_outer():
 
 # -- G008 / G015 passages -----------------------------------------------------------------------------------
 
+
 def test_g008_passage_on_outer_edge():
     data = grid_dungeon()
     index = add(data, "passages", {"cell": [1, 2], "side": "south"})
@@ -218,6 +224,7 @@ def test_g015_same_edge_listed_twice():
 
 # -- G009 cells outside the grid ---------------------------------------------------------------------------
 
+
 def test_g009_passage_outside_grid():
     data = grid_dungeon()
     index = add(data, "passages", {"cell": [5, 5], "side": "east"})
@@ -245,6 +252,7 @@ def test_g009_feature_outside_grid():
 
 
 # -- G010 / G011 reachability -----------------------------------------------------------------------------
+
 
 def test_g010_feature_rooms_walled_off():
     data = grid_dungeon()
@@ -284,6 +292,7 @@ def test_g010_and_g011_for_an_isolated_feature_room():
 
 
 # -- G012 / G013 / G014 deck ----------------------------------------------------------------------------------
+
 
 def test_g012_more_traps_than_empty_rooms():
     problems = check(grid_dungeon(), deck={"straight": 4, "corner": 4, "trap": 4, "draw_two": 1})
@@ -349,6 +358,7 @@ def test_g014_unknown_card():
 
 # -- G017 printability ------------------------------------------------------------------------------------------
 
+
 def test_g017_grid_off_paper():
     data = grid_dungeon()
     data["grid"]["origin_mm"] = [150, 20]  # 150 + 3 x 20 = 210 > 200 (210 mm paper, 10 mm margin)
@@ -371,10 +381,13 @@ def test_g017_cells_below_minimum():
     assert "10 mm" in find(problems, "G017", "/grid/cell_mm").message
 
 
-@pytest.mark.parametrize("mutate, code", [
-    (lambda d: d["features"].pop(1), "G001"),
-    (lambda d: d["entryways"].pop(1), "G007"),
-])
+@pytest.mark.parametrize(
+    "mutate, code",
+    [
+        (lambda d: d["features"].pop(1), "G001"),
+        (lambda d: d["entryways"].pop(1), "G007"),
+    ],
+)
 def test_grid_problems_are_errors(mutate, code):
     data = grid_dungeon()
     mutate(data)

@@ -45,6 +45,7 @@ def test_valid_line_dungeon_has_no_problem():
 
 # -- L001 / L002 / L003 polygons (on an extra, isolated room so nothing else depends on it) ----------
 
+
 def test_l001_polygon_with_two_distinct_points():
     data = line_dungeon()
     index = add(data, "areas", {"id": "r9", "kind": "room", "polygon": [[20, 200], [60, 200], [20, 200]]})
@@ -56,8 +57,16 @@ def test_l001_polygon_with_two_distinct_points():
 
 def test_l002_names_the_repeated_vertex():
     data = line_dungeon()
-    index = add(data, "areas", {"id": "r9", "kind": "room", "name": "Crypt",
-                                "polygon": [[20, 200], [60, 200], [60, 240], [60, 200], [20, 240]]})
+    index = add(
+        data,
+        "areas",
+        {
+            "id": "r9",
+            "kind": "room",
+            "name": "Crypt",
+            "polygon": [[20, 200], [60, 200], [60, 240], [60, 200], [20, 240]],
+        },
+    )
     problems = check(data)
     assert_codes(problems, ["L002"])
     p = find(problems, "L002", f"/areas/{index}/polygon")
@@ -67,8 +76,9 @@ def test_l002_names_the_repeated_vertex():
 
 def test_l002_closing_vertex_repeated():
     data = line_dungeon()
-    index = add(data, "areas", {"id": "r9", "kind": "room",
-                                "polygon": [[20, 200], [60, 200], [60, 240], [20, 240], [20, 200]]})
+    index = add(
+        data, "areas", {"id": "r9", "kind": "room", "polygon": [[20, 200], [60, 200], [60, 240], [20, 240], [20, 200]]}
+    )
     problems = check(data)
     assert_codes(problems, ["L002"])
     p = find(problems, "L002", f"/areas/{index}/polygon")
@@ -78,8 +88,7 @@ def test_l002_closing_vertex_repeated():
 def test_l003_names_the_crossing_edges():
     data = line_dungeon()
     # a bow tie: edge 0 (vertex 0 to 1) and edge 2 (vertex 2 to 3) are the two diagonals
-    index = add(data, "areas", {"id": "r9", "kind": "room",
-                                "polygon": [[20, 200], [60, 240], [60, 200], [20, 240]]})
+    index = add(data, "areas", {"id": "r9", "kind": "room", "polygon": [[20, 200], [60, 240], [60, 200], [20, 240]]})
     problems = check(data)
     assert_codes(problems, ["L003"])
     p = find(problems, "L003", f"/areas/{index}/polygon")
@@ -90,8 +99,9 @@ def test_l003_names_the_crossing_edges():
 def test_l003_spike_back_along_an_edge():
     data = line_dungeon()
     # edge 2 runs back along edge 1 (x = 60, y 240 -> 220)
-    index = add(data, "areas", {"id": "r9", "kind": "corridor",
-                                "polygon": [[20, 200], [60, 200], [60, 240], [60, 220]]})
+    index = add(
+        data, "areas", {"id": "r9", "kind": "corridor", "polygon": [[20, 200], [60, 200], [60, 240], [60, 220]]}
+    )
     problems = check(data)
     assert_codes(problems, ["L003"])
     p = find(problems, "L003", f"/areas/{index}/polygon")
@@ -110,11 +120,15 @@ def test_l003_in_a_crossed_corridor_names_edges_and_elements_inside_are_not_l005
 
 # -- L004 overlapping areas -----------------------------------------------------------------------------
 
+
 def test_l004_areas_overlap():
     data = line_dungeon()
     # 60..100 x 60..100 overlaps r1 on 60..80 x 60..80 (400 mm²) and only touches c1 at y = 60
-    index = add(data, "areas", {"id": "r9", "kind": "room", "name": "Annex",
-                                "polygon": [[60, 60], [100, 60], [100, 100], [60, 100]]})
+    index = add(
+        data,
+        "areas",
+        {"id": "r9", "kind": "room", "name": "Annex", "polygon": [[60, 60], [100, 60], [100, 100], [60, 100]]},
+    )
     problems = check(data)
     assert_codes(problems, ["L004"])
     p = find(problems, "L004", f"/areas/{index}/polygon")
@@ -128,6 +142,7 @@ def test_areas_sharing_an_edge_do_not_overlap():
 
 
 # -- L005 / L006 / L007 placement ------------------------------------------------------------------------
+
 
 def test_l005_element_in_no_area():
     data = line_dungeon()
@@ -189,6 +204,7 @@ def test_l007_within_overlap_tolerance_is_fine():
 
 
 # -- L008 / L009 / L026 doors ------------------------------------------------------------------------------
+
 
 def test_l008_door_in_the_middle_of_a_room():
     data = line_dungeon()
@@ -257,6 +273,7 @@ def test_l026_not_for_two_skeleton_locks():
 
 # -- L010 / L011 Starts -------------------------------------------------------------------------------------
 
+
 def test_l010_no_start():
     data = line_dungeon()
     del data["elements"][0]
@@ -290,6 +307,7 @@ def test_start_on_any_outer_wall_is_fine():
 
 
 # -- L012 / L013 portals --------------------------------------------------------------------------------------
+
 
 def test_l012_portal_entry_without_exit():
     data = line_dungeon()
@@ -368,8 +386,10 @@ STONE_SPOTS = [(130, 30), (140, 30), (150, 30), (160, 30), (170, 30), (130, 40),
 
 
 def add_stones(data: dict, numbers: list[int]) -> list[int]:
-    return [add(data, "elements", disc(f"a{i}", "artifact_stone", STONE_SPOTS[i], 4, number=n))
-            for i, n in enumerate(numbers)]
+    return [
+        add(data, "elements", disc(f"a{i}", "artifact_stone", STONE_SPOTS[i], 4, number=n))
+        for i, n in enumerate(numbers)
+    ]
 
 
 def test_artifact_stones_numbered_one_to_six_are_fine():
@@ -431,12 +451,16 @@ def test_l014_group_size_comes_from_the_ruleset():
 
 # -- L015 / L016 end triggers -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("trigger, target, pointer_suffix", [
-    ({"kind": "boss_covered"}, "boss", ""),
-    ({"kind": "escape_portal"}, "escape_portal", ""),
-    ({"kind": "exit_reached"}, "exit", ""),
-    ({"kind": "orb_taken", "colour": "blue", "when": "first"}, "blue orbs", "/colour"),
-])
+
+@pytest.mark.parametrize(
+    "trigger, target, pointer_suffix",
+    [
+        ({"kind": "boss_covered"}, "boss", ""),
+        ({"kind": "escape_portal"}, "escape_portal", ""),
+        ({"kind": "exit_reached"}, "exit", ""),
+        ({"kind": "orb_taken", "colour": "blue", "when": "first"}, "blue orbs", "/colour"),
+    ],
+)
 def test_l015_every_end_trigger_target_missing(trigger, target, pointer_suffix):
     data = line_dungeon()
     del data["elements"][4]  # ex1
@@ -466,8 +490,11 @@ def test_end_triggers_with_their_targets_are_fine():
     data["sheet"]["components"] = ["orbs", "timer"]
     data["sheet"]["orb_tokens"] = {"blue": [4, 3, 2, 1]}
     data["sheet"]["end_triggers"] = [
-        {"kind": "boss_covered"}, {"kind": "escape_portal"}, {"kind": "exit_reached"},
-        {"kind": "orb_taken", "colour": "blue", "when": "last"}, {"kind": "timer", "seconds": 300},
+        {"kind": "boss_covered"},
+        {"kind": "escape_portal"},
+        {"kind": "exit_reached"},
+        {"kind": "orb_taken", "colour": "blue", "when": "last"},
+        {"kind": "timer", "seconds": 300},
     ]
     assert check(data) == []
 
@@ -486,12 +513,15 @@ def test_orb_triggers_first_and_last_are_not_duplicates():
     add(data, "elements", disc("o1", "orb", R1_SPOTS[0], colour="blue"))
     data["sheet"]["components"] = ["orbs"]
     data["sheet"]["orb_tokens"] = {"blue": [4, 3]}
-    data["sheet"]["end_triggers"] += [{"kind": "orb_taken", "colour": "blue", "when": "first"},
-                                      {"kind": "orb_taken", "colour": "blue", "when": "last"}]
+    data["sheet"]["end_triggers"] += [
+        {"kind": "orb_taken", "colour": "blue", "when": "first"},
+        {"kind": "orb_taken", "colour": "blue", "when": "last"},
+    ]
     assert check(data) == []
 
 
 # -- L017 / L025 orb tokens, L023 components --------------------------------------------------------------------
+
 
 def test_l017_orbs_without_token_values():
     data = line_dungeon()
@@ -548,6 +578,7 @@ def test_l023_timer_trigger_without_the_component():
 
 
 # -- L018 / L019 / L020 reachability with keys, doors and walls ---------------------------------------------------
+
 
 def test_l018_l020_island_with_an_element():
     data = line_dungeon()
@@ -722,6 +753,7 @@ def test_key_supply_for_some_player_count_is_enough():
 
 # -- L021 / L022 printability ------------------------------------------------------------------------------------------
 
+
 def test_l021_element_too_small():
     data = line_dungeon()
     data["elements"][1]["size_mm"] = 2
@@ -792,6 +824,7 @@ def test_l022_door_in_the_margin():
 
 # -- L024 walls --------------------------------------------------------------------------------------------------------
 
+
 def test_l024_wall_with_one_distinct_point():
     data = line_dungeon()
     data["walls"][0]["points"] = [[130, 70], [130, 70]]
@@ -805,7 +838,8 @@ def test_line_checks_run_on_grid_ruleset_registry_too():
     assert check(line_dungeon(), grid_registry()) == []
 
 
-# -- known bugs ---------------------------------------------------------------------------------------------------------
+# -- known bugs --------------------------------------------------------------------------------------------------------
+
 
 def test_l004_overlap_within_tolerance_is_a_shared_edge():
     data = line_dungeon()
@@ -815,8 +849,13 @@ def test_l004_overlap_within_tolerance_is_a_shared_edge():
 
 def _ghost_registry() -> RulesetRegistry:
     variant = line_ruleset_variant("line-ghost")
-    variant["elements"]["ghost"] = {"description": "A ghost: cover it.", "interaction": "cover", "vp": 1,
-                                    "penalty": True, "placement": "inside_area"}
+    variant["elements"]["ghost"] = {
+        "description": "A ghost: cover it.",
+        "interaction": "cover",
+        "vp": 1,
+        "penalty": True,
+        "placement": "inside_area",
+    }
     return RulesetRegistry([Ruleset(variant)])
 
 
@@ -861,18 +900,19 @@ def test_l022_unrotated_long_label_near_the_left_margin():
 def test_a_pile_of_elements_gives_one_overlap_problem_per_element():
     data = line_dungeon()
     for n in range(5):  # five monsters on one spot (inside r1), plus m1 elsewhere
-        data["elements"].append({"id": f"pile{n}", "kind": "monster", "at": [40, 70], "size_mm": 6,
-                                 "rotation_deg": 0})
+        data["elements"].append({"id": f"pile{n}", "kind": "monster", "at": [40, 70], "size_mm": 6, "rotation_deg": 0})
     overlaps = [p for p in check(data) if p.code == "L007"]
     # 5 elements, 10 overlapping pairs: one problem for each element but the first of the pile
     assert len(overlaps) == 4
-    assert {p.pointer for p in overlaps} == {f"/elements/{i}/at" for i in range(len(data["elements"]) - 4,
-                                                                                   len(data["elements"]))}
+    assert {p.pointer for p in overlaps} == {
+        f"/elements/{i}/at" for i in range(len(data["elements"]) - 4, len(data["elements"]))
+    }
     assert any("and 3 more elements" in p.message for p in overlaps)
 
 
 # -- L028 points that saving would merge (inkcrawl/checks/precision.py) ----------------------------------
 # Saving rounds every coordinate to 0.001 mm (round(x, 3)). Worked by hand for each case below.
+
 
 def test_l028_consecutive_polygon_vertices_that_round_together():
     data = line_dungeon()
@@ -880,9 +920,11 @@ def test_l028_consecutive_polygon_vertices_that_round_together():
     problems = check(data)
     assert_codes(problems, ["L028"])
     p = find(problems, "L028", "/areas/0/polygon/1")
-    assert p.message == ("room 'r1' (\"Entry Hall\"): vertices 0 and 1 are 0.0004 mm apart; saving rounds "
-                         "coordinates to 0.001 mm and would merge them into one point at (20, 20); move them apart "
-                         "or remove one")
+    assert p.message == (
+        "room 'r1' (\"Entry Hall\"): vertices 0 and 1 are 0.0004 mm apart; saving rounds "
+        "coordinates to 0.001 mm and would merge them into one point at (20, 20); move them apart "
+        "or remove one"
+    )
     assert p.severity is Severity.ERROR
 
 
@@ -911,8 +953,15 @@ def test_l028_vertices_that_are_not_neighbours():
     # two notches whose tips (vertex 2 at (40, 220) and vertex 5 at (40, 220.0004)) almost touch:
     # a valid polygon now, a polygon repeating vertex 2 once saved
     data = line_dungeon()
-    index = add(data, "areas", {"id": "r9", "kind": "room",
-                                "polygon": [[20, 200], [60, 200], [40, 220], [60, 240], [20, 240], [40, 220.0004]]})
+    index = add(
+        data,
+        "areas",
+        {
+            "id": "r9",
+            "kind": "room",
+            "polygon": [[20, 200], [60, 200], [40, 220], [60, 240], [20, 240], [40, 220.0004]],
+        },
+    )
     problems = check(data)
     assert_codes(problems, ["L020", "L028"])  # L020: the extra room is out of reach (a warning)
     assert "vertices 2 and 5 are 0.0004 mm apart" in find(problems, "L028", f"/areas/{index}/polygon/5").message
@@ -927,13 +976,17 @@ def test_l028_polygon_that_rounding_flattens():
     assert_codes(problems, ["L020", "L028", "L034"])
     assert find(problems, "L028", f"/areas/{index}/polygon").message == (
         "room 'r9': saving rounds coordinates to 0.001 mm, and the rounded polygon fails L003: the polygon has no "
-        "area (all its points lie on one line); move its vertices further apart")
+        "area (all its points lie on one line); move its vertices further apart"
+    )
 
 
 def test_l028_not_for_an_exact_repeat_which_is_l002():
     data = line_dungeon()
-    index = add(data, "areas", {"id": "r9", "kind": "room",
-                                "polygon": [[20.0001, 200], [60, 200], [60, 240], [60, 200], [20, 240]]})
+    index = add(
+        data,
+        "areas",
+        {"id": "r9", "kind": "room", "polygon": [[20.0001, 200], [60, 200], [60, 240], [60, 200], [20, 240]]},
+    )
     problems = check(data)
     assert_codes(problems, ["L002"])
     find(problems, "L002", f"/areas/{index}/polygon")
@@ -946,7 +999,8 @@ def test_l028_consecutive_wall_points():
     assert_codes(problems, ["L028"])
     assert find(problems, "L028", "/walls/0/points/2").message == (
         "wall 'w1': points 1 and 2 are 0.000424 mm apart; saving rounds coordinates to 0.001 mm and would merge "
-        "them into one point at (140, 70); move them apart or remove one")
+        "them into one point at (140, 70); move them apart or remove one"
+    )
 
 
 def test_l028_door_ends():
@@ -957,8 +1011,9 @@ def test_l028_door_ends():
     # L009: a door 0.0004 mm long leaves the c1/r2 gap open; L035: no line passes such a door
     assert_codes(problems, ["L009", "L028", "L035"])
     assert find(problems, "L028", f"/elements/{index}/segment/1").message == (
-        "door 'd1': segment ends 0 and 1 are 0.0004 mm apart; saving rounds coordinates to 0.001 mm and would shrink the "
-        "door to the point (120, 50); make it longer")
+        "door 'd1': segment ends 0 and 1 are 0.0004 mm apart; saving rounds coordinates to 0.001 mm and would shrink "
+        "the door to the point (120, 50); make it longer"
+    )
 
 
 def test_l028_not_for_coordinates_with_more_decimals_that_stay_apart():

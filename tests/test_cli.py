@@ -59,7 +59,8 @@ def test_text_format_is_one_line_per_problem(capsys, broken_dungeon):
     assert lines and all(TEXT_LINE.match(line) for line in lines), lines
     parsed = [TEXT_LINE.match(line).groupdict() for line in lines]
     assert {"file": str(path), "pointer": f"/elements/{monster}/size_mm", "severity": "error", "code": "S001"} in [
-        {k: v for k, v in p.items()} for p in parsed]
+        {k: v for k, v in p.items()} for p in parsed
+    ]
     assert any(p["code"] == "L002" and p["pointer"] == "/areas/0/polygon" for p in parsed)
     assert re.match(r"checked 1 file \(1 dungeon\): \d+ errors?, \d+ warnings?", summary)
 
@@ -242,16 +243,42 @@ def test_a_path_named_twice_is_checked_and_exported_once(tmp_path):
     import sys
 
     pack = "content/packs/lantern-depths"
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "validate", pack, f"{pack}/pack.json",
-                             f"{pack}/dungeons/01-candlewick-cellars.json"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parent.parent, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inkcrawl",
+            "validate",
+            pack,
+            f"{pack}/pack.json",
+            f"{pack}/dungeons/01-candlewick-cellars.json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=120,
+    )
     assert result.returncode == 0
     # the folder and its pack.json are one pack; the dungeon named on its own is checked on its own too
     assert "checked 6 files (5 dungeons)" in result.stdout, result.stdout
     out = tmp_path / "svgs"
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "export", "sheet", pack,
-                             f"{pack}/dungeons/01-candlewick-cellars.json", "-o", str(out) + ".svg"],
-                            capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inkcrawl",
+            "export",
+            "sheet",
+            pack,
+            f"{pack}/dungeons/01-candlewick-cellars.json",
+            "-o",
+            str(out) + ".svg",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     written = sorted(p.name for p in tmp_path.iterdir())
     assert not any(name.startswith("dup-") for name in written), written
@@ -267,8 +294,12 @@ def test_export_of_a_pack_with_a_manifest_member_of_the_wrong_type_never_crashes
     manifest = json.loads((pack / "pack.json").read_text())
     manifest.update(manifest_change)
     (pack / "pack.json").write_text(json.dumps(manifest))
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "export", "sheet", str(pack), "-o",
-                             str(tmp_path / "out.pdf"), "--force"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "export", "sheet", str(pack), "-o", str(tmp_path / "out.pdf"), "--force"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode in (0, 1, 2)
 
@@ -305,7 +336,8 @@ def test_sigterm_during_start_up_is_an_interruption(moment):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-c", _SIGTERM_DURING_START_UP, moment], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", _SIGTERM_DURING_START_UP, moment], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 143, (result.returncode, result.stderr)
     assert result.stderr == "inkcrawl: stopped by SIGTERM\n" and result.stdout == ""

@@ -53,10 +53,18 @@ def test_pipes_and_devices_are_refused_without_reading_them(tmp_path, capsys):
 def test_a_start_on_a_courtyard_edge_is_not_on_the_outer_boundary():
     data = line_dungeon()
     # a ring of four rooms around an empty courtyard (x 60..100, y 120..160)
-    ring = [("q1", [[40, 100], [120, 100], [120, 120], [40, 120]]), ("q2", [[40, 160], [120, 160], [120, 180], [40, 180]]),
-            ("q3", [[40, 120], [60, 120], [60, 160], [40, 160]]), ("q4", [[100, 120], [120, 120], [120, 160], [100, 160]])]
-    data = {**data, "areas": [{"id": i, "kind": "room", "polygon": p} for i, p in ring], "walls": [],
-            "elements": [disc("st1", "start", (80, 120), 6), disc("ex1", "exit", (50, 170), 6)]}
+    ring = [
+        ("q1", [[40, 100], [120, 100], [120, 120], [40, 120]]),
+        ("q2", [[40, 160], [120, 160], [120, 180], [40, 180]]),
+        ("q3", [[40, 120], [60, 120], [60, 160], [40, 160]]),
+        ("q4", [[100, 120], [120, 120], [120, 160], [100, 160]]),
+    ]
+    data = {
+        **data,
+        "areas": [{"id": i, "kind": "room", "polygon": p} for i, p in ring],
+        "walls": [],
+        "elements": [disc("st1", "start", (80, 120), 6), disc("ex1", "exit", (50, 170), 6)],
+    }
     problems = check(data)
     assert_codes(problems, ["L011"])
     data["elements"][0]["at"] = [80, 100]  # the outer edge of the ring
@@ -68,11 +76,9 @@ def test_many_skeleton_keys_do_not_explode_the_search():
     connections = [Connection(a, b, "open") for a, b in zip(rooms, rooms[1:])]
     connections.append(Connection("r5", "vault", "door", "d1"))
     skeletons = {"r0": [f"s{i}" for i in range(40)]}
-    reach = explore(["r0"], connections, {}, skeletons, {"d1": ["skeleton"] * 4},
-                    {"red", "green", "blue", "yellow"})
+    reach = explore(["r0"], connections, {}, skeletons, {"d1": ["skeleton"] * 4}, {"red", "green", "blue", "yellow"})
     assert reach.complete and reach.areas == {*rooms, "vault"} and reach.doors_opened == {"d1"}
-    reach = explore(["r0"], connections, {}, skeletons, {"d1": ["skeleton"] * 5},
-                    {"red", "green", "blue", "yellow"})
+    reach = explore(["r0"], connections, {}, skeletons, {"d1": ["skeleton"] * 5}, {"red", "green", "blue", "yellow"})
     assert reach.complete and "vault" not in reach.areas  # five locks, four colours
 
 
@@ -90,8 +96,16 @@ def test_a_pack_ruleset_may_not_take_a_bundled_id(tmp_path, capsys):
     (pack / "dungeons").mkdir()
     source = next((PACKS / "lantern-depths" / "dungeons").glob("*.json"))
     (pack / "dungeons" / "a.json").write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
-    manifest = {"type": "pack", "format_version": 1, "id": "p", "name": "P", "version": "1.0.0",
-                "ruleset": "line-classic", "rulesets": ["rulesets/line-classic.json"], "dungeons": ["dungeons/a.json"]}
+    manifest = {
+        "type": "pack",
+        "format_version": 1,
+        "id": "p",
+        "name": "P",
+        "version": "1.0.0",
+        "ruleset": "line-classic",
+        "rulesets": ["rulesets/line-classic.json"],
+        "dungeons": ["dungeons/a.json"],
+    }
     (pack / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
     code, problems = _validate(capsys, pack)
     assert code == 1 and [(p["code"], p["pointer"]) for p in problems] == [("P006", "/id")]

@@ -157,8 +157,12 @@ def test_toggle_passage_both_ways():
     assert ref not in {ref_of(p) for p in dungeon.passages}
     # the same edge seen from the other room toggles it back
     (col, row), side = passage.cell, passage.side
-    other = {"east": ((col + 1, row), "west"), "south": ((col, row + 1), "north"),
-             "west": ((col - 1, row), "east"), "north": ((col, row - 1), "south")}[side]
+    other = {
+        "east": ((col + 1, row), "west"),
+        "south": ((col, row + 1), "north"),
+        "west": ((col - 1, row), "east"),
+        "north": ((col, row - 1), "south"),
+    }[side]
     assert passage_ref(*other) == ref
     roundtrip(dungeon, TogglePassage(dungeon, *other))
     assert ref in {ref_of(p) for p in dungeon.passages}
@@ -170,9 +174,14 @@ def test_toggle_passage_both_ways():
 def test_resize_grid_lists_and_restores_everything_outside():
     dungeon = grid_model()
     outside = objects_outside(dungeon, 5, 5)
-    expected = ({f.id for f in dungeon.features if f.cell[0] >= 5 or f.cell[1] >= 5}
-                | {e.id for e in dungeon.entryways if e.cell[0] >= 5 or e.cell[1] >= 5
-                   or (e.side == "east" and e.cell[0] != 4) or (e.side == "south" and e.cell[1] != 4)})
+    expected = {f.id for f in dungeon.features if f.cell[0] >= 5 or f.cell[1] >= 5} | {
+        e.id
+        for e in dungeon.entryways
+        if e.cell[0] >= 5
+        or e.cell[1] >= 5
+        or (e.side == "east" and e.cell[0] != 4)
+        or (e.side == "south" and e.cell[1] != 4)
+    }
     assert expected <= {ref_of(o) for o in outside}
     edit = ResizeGrid(dungeon, 5, 5)
     assert {ref_of(obj) for _, _, obj in edit.removed} == {ref_of(o) for o in outside}
@@ -211,6 +220,7 @@ def test_paste_gives_fresh_ids_and_refuses_other_family():
 
 
 # --- the document's undo stack ------------------------------------------------------------------
+
 
 def _random_edit(dungeon, draw):
     """One random edit of the kinds the editor makes, chosen by hypothesis."""
@@ -267,8 +277,12 @@ def _fresh_document(which: str):
     return DungeonDocument(copy.deepcopy(source.dungeon), source.ruleset, source.path, source.registry, source.deck)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data(), which=st.sampled_from(["line", "grid"]))
 def test_random_edit_sequences_undo_byte_for_byte(qapp, data, which):
     document = _fresh_document(which)

@@ -61,8 +61,15 @@ def _close(size, width_mm, height_mm):
     return abs(size[0] - width_mm * MM_TO_PT) <= 0.5 and abs(size[1] - height_mm * MM_TO_PT) <= 0.5
 
 
-@pytest.mark.parametrize("paper, fit, expected", [("A4", False, (210, 297)), ("Letter", True, (215.9, 279.4)),
-                                                  ("A3", False, (297, 420)), ("200x290mm", True, (200, 290))])
+@pytest.mark.parametrize(
+    "paper, fit, expected",
+    [
+        ("A4", False, (210, 297)),
+        ("Letter", True, (215.9, 279.4)),
+        ("A3", False, (297, 420)),
+        ("200x290mm", True, (200, 290)),
+    ],
+)
 def test_sheet_pdf_page_size_matches_the_paper(qtbot, tmp_path, paper, fit, expected):
     target = tmp_path / "sheet.pdf"
     window = _window(qtbot, LINE_DUNGEON, ExportOptions(paper=paper, page=PageOptions(fit=fit), copies=2), target)
@@ -79,8 +86,11 @@ def test_sheet_pdf_page_size_matches_the_paper(qtbot, tmp_path, paper, fit, expe
 
 def test_pdf_by_shortcut_with_bleed_crop_marks_landscape_and_copies(qtbot, tmp_path):
     target = tmp_path / "shop.pdf"
-    options = ExportOptions(paper="A4", page=PageOptions(orientation="landscape", fit=True, bleed_mm=3, crop_marks=True,
-                                                         grayscale=True), copies=3)
+    options = ExportOptions(
+        paper="A4",
+        page=PageOptions(orientation="landscape", fit=True, bleed_mm=3, crop_marks=True, grayscale=True),
+        copies=3,
+    )
     window = _window(qtbot, LINE_DUNGEON, options, target)
     window.windowHandle().requestActivate()
     qtbot.waitUntil(window.isActiveWindow, timeout=2000)
@@ -158,8 +168,9 @@ def test_unknown_deck_is_a_message(qtbot, tmp_path):
     assert level == "error" and "no-such-deck" in text and not target.exists()
 
 
-@pytest.mark.parametrize("kind, name", [("pdf", "out.pdf"), ("svg", "out.svg"), ("png", "out.png"),
-                                        ("game", "out.json")])
+@pytest.mark.parametrize(
+    "kind, name", [("pdf", "out.pdf"), ("svg", "out.svg"), ("png", "out.png"), ("game", "out.json")]
+)
 def test_export_into_an_unwritable_folder_is_a_message_and_leaves_no_file(qtbot, tmp_path, monkeypatch, kind, name):
     folder = tmp_path / "locked"
     folder.mkdir()
@@ -246,8 +257,13 @@ def test_print_preview_renders_the_sheet_at_true_size(qtbot, tmp_path):
 def test_export_menu_entries_have_tooltips_and_shortcuts(qtbot):
     window = _window(qtbot, LINE_DUNGEON)
     actions = window.exporter.submenu.actions()
-    assert [a.objectName() for a in actions] == ["export_pdf", "export_svg", "export_png", "export_game",
-                                                 "export_cards"]
+    assert [a.objectName() for a in actions] == [
+        "export_pdf",
+        "export_svg",
+        "export_png",
+        "export_game",
+        "export_cards",
+    ]
     assert actions[0].toolTip().endswith("(Ctrl+E)")
     assert window.exporter.preview_action.shortcut().toString() == "Ctrl+P"
     assert all(a.toolTip() for a in actions)
@@ -262,20 +278,24 @@ def test_export_options_round_trip_and_bad_values():
     assert options.to_json() == (
         '{"paper": "Letter", "orientation": "auto", "margin_mm": 7.5, "fit": false, "bleed_mm": 0.0, '
         '"crop_marks": false, "grayscale": false, "copies": 4, "dpi": 150.0, "backs": false, "deck": "gentle", '
-        '"scope": "all"}')
-    assert ExportOptions.from_json('{"orientation": "landscape", "bleed_mm": 3, "copies": 2, "page": 5, "x": 1}') == \
-        ExportOptions(page=PageOptions(orientation="landscape", bleed_mm=3), copies=2)
-    assert ExportOptions(paper="A5", page=PageOptions(crop_marks=True)).page_options() == \
-        PageOptions(paper=(148, 210), crop_marks=True)
+        '"scope": "all"}'
+    )
+    assert ExportOptions.from_json(
+        '{"orientation": "landscape", "bleed_mm": 3, "copies": 2, "page": 5, "x": 1}'
+    ) == ExportOptions(page=PageOptions(orientation="landscape", bleed_mm=3), copies=2)
+    assert ExportOptions(paper="A5", page=PageOptions(crop_marks=True)).page_options() == PageOptions(
+        paper=(148, 210), crop_marks=True
+    )
     assert ExportOptions.from_json("{damaged") == ExportOptions()
     assert ExportOptions.from_json("[1]") == ExportOptions()
     # damaged members of the right name but the wrong type or value fall back to the default
     assert ExportOptions.from_json(
         '{"paper": null, "margin_mm": "x", "bleed_mm": true, "copies": 2.5, "dpi": 300, "deck": null, "fit": 1, '
-        '"crop_marks": true, "orientation": "sideways", "scope": 7}') == \
-        ExportOptions(page=PageOptions(crop_marks=True), dpi=300)
-    assert ExportOptions.from_json('{"scope": "everything", "margin_mm": null, "deck": "gentle"}') == \
-        ExportOptions(deck="gentle")
+        '"crop_marks": true, "orientation": "sideways", "scope": 7}'
+    ) == ExportOptions(page=PageOptions(crop_marks=True), dpi=300)
+    assert ExportOptions.from_json('{"scope": "everything", "margin_mm": null, "deck": "gentle"}') == ExportOptions(
+        deck="gentle"
+    )
     from editor.files.export import ExportError
 
     with pytest.raises(ExportError, match="unknown paper"):
@@ -307,8 +327,14 @@ def test_export_dialog_gives_the_options_set_in_it(qtbot):
     dialog.backs.setChecked(True)
     dialog.deck.setCurrentIndex(0)
     options = dialog.options()
-    assert (options.paper, options.page.bleed_mm, options.page.crop_marks, options.backs, options.deck,
-            options.page.margin_mm) == ("Letter", 3, True, True, "gentle", None)
+    assert (
+        options.paper,
+        options.page.bleed_mm,
+        options.page.crop_marks,
+        options.backs,
+        options.deck,
+        options.page.margin_mm,
+    ) == ("Letter", 3, True, True, "gentle", None)
     pdf = ExportDialog("pdf", ExportOptions(copies=4, scope="all", page=PageOptions(margin_mm=5)), [], 3)
     qtbot.addWidget(pdf)
     assert pdf.options() == ExportOptions(copies=4, scope="all", page=PageOptions(margin_mm=5))

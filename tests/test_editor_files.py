@@ -162,6 +162,7 @@ def test_new_dungeon_from_each_bundled_ruleset(qtbot, tmp_path):
     rulesets = bundled_rulesets()
     offered = []
     for ruleset_id, ruleset in sorted(rulesets.items()):
+
         def ask(choices, chosen=ruleset):
             offered.append([r.id for r in choices])
             return chosen, f"Fresh {chosen.family} dungeon"
@@ -397,8 +398,13 @@ def test_recovery_after_the_editor_process_was_killed(qtbot, copies, tmp_path):
     line, _ = copies
     out = tmp_path / "autosaved.json"
     script = _CRASHING_EDITOR.format(repo=str(REPO), line=str(line), out=str(out))
-    result = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == -9, result.stderr
     autosaved = out.read_text(encoding="utf-8")
     window, offered = _new_window_offering(qtbot, lambda entries: entries)
@@ -497,16 +503,21 @@ def test_close_prompt_save_goes_through_the_safe_save(qtbot, copies, tmp_path, m
     assert (tmp_path / "fresh.json").is_file()
 
 
-@pytest.mark.parametrize("damage", [
-    # valid JSON, wrong types: opening it built a canvas item from a text rotation (a crash)
-    lambda record: record.__setitem__("dungeon_text", record["dungeon_text"].replace(
-        '"rotation_deg": 0', '"rotation_deg": "x"', 1)),
-    lambda record: record.__setitem__("dungeon_text", "[1, 2]"),
-    lambda record: record.__setitem__("ruleset", {"type": "ruleset"}),
-    # a ruleset of the other family
-    lambda record: record.__setitem__("ruleset", json.loads(
-        (REPO / "content/rulesets/grid-classic.json").read_text(encoding="utf-8"))),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        # valid JSON, wrong types: opening it built a canvas item from a text rotation (a crash)
+        lambda record: record.__setitem__(
+            "dungeon_text", record["dungeon_text"].replace('"rotation_deg": 0', '"rotation_deg": "x"', 1)
+        ),
+        lambda record: record.__setitem__("dungeon_text", "[1, 2]"),
+        lambda record: record.__setitem__("ruleset", {"type": "ruleset"}),
+        # a ruleset of the other family
+        lambda record: record.__setitem__(
+            "ruleset", json.loads((REPO / "content/rulesets/grid-classic.json").read_text(encoding="utf-8"))
+        ),
+    ],
+)
 def test_recovery_file_damaged_into_valid_json_is_set_aside(qtbot, copies, damage):
     line, _ = copies
     crashed = _crashed_with_edit(line)

@@ -66,8 +66,10 @@ def _play_seat(session: GridSession, chooser: random.Random) -> None:
 
 
 def test_the_session_module_imports_no_qt():
-    code = ("import sys, editor.playtest.grid_session; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')))")
+    code = (
+        "import sys, editor.playtest.grid_session; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6')))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -99,8 +101,7 @@ def test_a_hotseat_game_equals_play_game():
             assert session.seat == seat
             _play_seat(session, chooser)
             assert session.advance() is None
-    policies = [_Choices([(m.round, m.card, m.choice) for m in session.moves if m.seat == p])
-                for p in range(players)]
+    policies = [_Choices([(m.round, m.card, m.choice) for m in session.moves if m.seat == p]) for p in range(players)]
     result = play_game(rules, policies, seed)
     assert session.reveals == result.reveals
     for mine, theirs in zip(session.maps, result.maps):

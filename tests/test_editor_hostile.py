@@ -23,8 +23,11 @@ def messages(monkeypatch):
     import editor.mainwindow
 
     shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(editor.mainwindow.QMessageBox, "warning",
-                        lambda parent, title, text, *args, **kwargs: shown.append((title, text)))
+    monkeypatch.setattr(
+        editor.mainwindow.QMessageBox,
+        "warning",
+        lambda parent, title, text, *args, **kwargs: shown.append((title, text)),
+    )
     return shown
 
 
@@ -58,19 +61,21 @@ def test_every_corpus_file_opens_or_is_refused_with_a_reason(qtbot, messages, na
         assert messages[-1][1].split("\n\n", 1)[1].strip(), "the message names the reason"
 
 
-@pytest.mark.parametrize("source, change, pointer", [
-    (TINY, lambda d: d["sheet"]["paper"].__setitem__("width_mm", "210"), "/sheet/paper/width_mm"),
-    # a text rotation reached Qt as a number and crashed the process (segmentation fault)
-    (LINE_DUNGEON, lambda d: d["elements"][3].__setitem__("rotation_deg", "x"), "/elements/3/rotation_deg"),
-    (LINE_DUNGEON, lambda d: d["elements"][3].__setitem__("at", [1]), "/elements/3/at"),
-    (LINE_DUNGEON, lambda d: d["areas"][1].__setitem__("kind", [1]), "/areas/1/kind"),
-    (LINE_DUNGEON, lambda d: d.__setitem__("elements", "x"), "/elements"),
-    (LINE_DUNGEON, lambda d: d.__setitem__("ruleset", [[0, 0]]), "/ruleset"),
-    (GRID_DUNGEON, lambda d: d["passages"][3].__setitem__("side", "x"), "/passages/3/side"),
-    (GRID_DUNGEON, lambda d: d["grid"].__setitem__("columns", "9"), "/grid/columns"),
-])
-def test_values_of_the_wrong_type_or_shape_are_refused_naming_them(qtbot, messages, tmp_path, source, change,
-                                                                   pointer):
+@pytest.mark.parametrize(
+    "source, change, pointer",
+    [
+        (TINY, lambda d: d["sheet"]["paper"].__setitem__("width_mm", "210"), "/sheet/paper/width_mm"),
+        # a text rotation reached Qt as a number and crashed the process (segmentation fault)
+        (LINE_DUNGEON, lambda d: d["elements"][3].__setitem__("rotation_deg", "x"), "/elements/3/rotation_deg"),
+        (LINE_DUNGEON, lambda d: d["elements"][3].__setitem__("at", [1]), "/elements/3/at"),
+        (LINE_DUNGEON, lambda d: d["areas"][1].__setitem__("kind", [1]), "/areas/1/kind"),
+        (LINE_DUNGEON, lambda d: d.__setitem__("elements", "x"), "/elements"),
+        (LINE_DUNGEON, lambda d: d.__setitem__("ruleset", [[0, 0]]), "/ruleset"),
+        (GRID_DUNGEON, lambda d: d["passages"][3].__setitem__("side", "x"), "/passages/3/side"),
+        (GRID_DUNGEON, lambda d: d["grid"].__setitem__("columns", "9"), "/grid/columns"),
+    ],
+)
+def test_values_of_the_wrong_type_or_shape_are_refused_naming_them(qtbot, messages, tmp_path, source, change, pointer):
     window = make_window(qtbot)
     _assert_refused(window, messages, _mutated(tmp_path, source, change), pointer, "text editor")
 
@@ -118,6 +123,7 @@ def test_the_canvas_does_not_draw_a_sheet_beyond_the_format(qtbot):
 def test_members_the_format_does_not_know_are_named_on_opening(qtbot, messages, tmp_path):
     """The model keeps only the format's members: saving drops the others, so the designer is
     told which on opening (nothing goes without a word)."""
+
     def add_notes(data):
         data["elements"][0]["notes"] = "keep me"
         data["comment"] = "top"
@@ -175,15 +181,23 @@ def _pack(tmp_path, **manifest):
     folder = tmp_path / "pack"
     (folder / "dungeons").mkdir(parents=True)
     shutil.copy(TINY, folder / "dungeons" / "tiny.json")
-    data = {"type": "pack", "format_version": 1, "id": "p", "name": "P", "version": "1.0.0",
-            "ruleset": "line-classic", "dungeons": ["dungeons/tiny.json"]}
+    data = {
+        "type": "pack",
+        "format_version": 1,
+        "id": "p",
+        "name": "P",
+        "version": "1.0.0",
+        "ruleset": "line-classic",
+        "dungeons": ["dungeons/tiny.json"],
+    }
     data.update(manifest)
     (folder / "pack.json").write_text(json.dumps(data), encoding="utf-8")
     return folder
 
 
-@pytest.mark.parametrize("member", [{"name": 5}, {"description": [1]}, {"rulesets": 5}, {"decks": 5},
-                                    {"version": None}])
+@pytest.mark.parametrize(
+    "member", [{"name": 5}, {"description": [1]}, {"rulesets": 5}, {"decks": 5}, {"version": None}]
+)
 def test_a_manifest_with_members_of_the_wrong_type_is_refused(qtbot, messages, tmp_path, member):
     """``"rulesets": 5`` and ``"decks": 5`` raised inside the loader; a number as the pack's name
     raised in the Pack browser after the dungeons had opened."""

@@ -46,8 +46,11 @@ def test_shows_the_properties_of_a_selected_element(qtbot):
     window.scene.select_refs([door.id])
     assert set(window.inspector.fields_by_name) == {"id", "kind", "name", "locks"}
     locks = window.inspector.fields_by_name["locks"].list
-    checked = [locks.item(i).data(Qt.ItemDataRole.UserRole) for i in range(locks.count())
-               if locks.item(i).checkState() == Qt.CheckState.Checked]
+    checked = [
+        locks.item(i).data(Qt.ItemDataRole.UserRole)
+        for i in range(locks.count())
+        if locks.item(i).checkState() == Qt.CheckState.Checked
+    ]
     assert checked == [c for c in locks_order(locks) if c in door.locks]
 
 

@@ -23,7 +23,6 @@ def _window(qtbot, pack):
     return window, browser
 
 
-
 def _manifest(pack) -> dict:
     return json.loads((pack / "pack.json").read_text(encoding="utf-8"))
 
@@ -49,8 +48,12 @@ def test_lists_the_dungeons_of_a_pack_with_thumbnails(qtbot, tmp_path):
         assert revision == document.revision
         image = icon.pixmap(browser.list.iconSize()).toImage()
         assert image.width() > 40
-        inked = sum(1 for x in range(3, image.width() - 3) for y in range(3, image.height() - 3)
-                    if image.pixelColor(x, y).lightness() < 200)
+        inked = sum(
+            1
+            for x in range(3, image.width() - 3)
+            for y in range(3, image.height() - 3)
+            if image.pixelColor(x, y).lightness() < 200
+        )
         assert inked > 300  # the sheet is drawn (walls, title...), not a placeholder
     # a click shows that dungeon on the canvas
     _click_row(browser, 2)
@@ -82,8 +85,9 @@ def test_add_duplicate_remove_reorder_and_save_pack(qtbot, tmp_path):
     copy = window.documents[1]
     assert copy.dungeon.sheet.title == originals[0].dungeon.sheet.title + " (copy)"
     assert copy.dungeon.id == originals[0].dungeon.id + "-copy"
-    assert copy.canonical_text().replace(copy.dungeon.id, "X").replace(" (copy)", "") == \
-        originals[0].canonical_text().replace(originals[0].dungeon.id, "X")
+    assert copy.canonical_text().replace(copy.dungeon.id, "X").replace(" (copy)", "") == originals[
+        0
+    ].canonical_text().replace(originals[0].dungeon.id, "X")
     # move the copy down twice
     _click_row(browser, 1)
     QTest.mouseClick(browser.buttons["down"], Qt.MouseButton.LeftButton)
@@ -105,9 +109,13 @@ def test_add_duplicate_remove_reorder_and_save_pack(qtbot, tmp_path):
     assert not browser.modified, browser.message.text()
     expected = [d.path.relative_to(pack).as_posix() for d in window.documents]
     assert _manifest(pack)["dungeons"] == expected
-    assert expected == ["dungeons/01-candlewick-cellars.json", "dungeons/candlewick-cellars-copy.json",
-                        "dungeons/03-orchard-of-drowned-lanterns.json", "dungeons/04-lantern-kings-descent.json",
-                        "dungeons/moss-gate.json"]
+    assert expected == [
+        "dungeons/01-candlewick-cellars.json",
+        "dungeons/candlewick-cellars-copy.json",
+        "dungeons/03-orchard-of-drowned-lanterns.json",
+        "dungeons/04-lantern-kings-descent.json",
+        "dungeons/moss-gate.json",
+    ]
     assert added.path.exists() and copy.path.exists()
     manifest_text = (pack / "pack.json").read_text(encoding="utf-8")
     assert manifest_text.endswith("\n") and not list(pack.glob(".pack.json.*"))  # atomic: no leftovers
@@ -137,8 +145,11 @@ def test_manifest_properties(qtbot, tmp_path):
     assert browser.modified
     browser.save_action.trigger()
     manifest = _manifest(pack)
-    assert (manifest["name"], manifest["version"], manifest["description"]) == \
-        ("Lantern Depths Deluxe", "1.1.0", "Four dungeons, one lantern.")
+    assert (manifest["name"], manifest["version"], manifest["description"]) == (
+        "Lantern Depths Deluxe",
+        "1.1.0",
+        "Four dungeons, one lantern.",
+    )
     assert list(manifest)[:7] == ["type", "format_version", "id", "name", "version", "description", "ruleset"]
     assert _errors(pack) == []
     assert "Ctrl+Alt+S" in browser.save_action.toolTip()
@@ -225,8 +236,11 @@ def test_big_dungeons_get_their_thumbnails_from_the_worker_process(qtbot, tmp_pa
         assert revision == document.revision
         shown = icon.pixmap(browser.list.iconSize()).toImage()
         drawn_here = render_thumbnail(document.dungeon, document.ruleset)
-        differences = [abs(shown.pixelColor(x, y).lightness() - drawn_here.pixelColor(x, y).lightness())
-                       for x in range(0, shown.width(), 3) for y in range(0, shown.height(), 3)]
+        differences = [
+            abs(shown.pixelColor(x, y).lightness() - drawn_here.pixelColor(x, y).lightness())
+            for x in range(0, shown.width(), 3)
+            for y in range(0, shown.height(), 3)
+        ]
         assert sum(differences) / len(differences) < 6, document.display_name
     # an edit while its thumbnail is being drawn is drawn again when the worker is done
     document = window.current
@@ -270,8 +284,15 @@ def test_a_worker_killed_while_replying_leaves_no_thumbnail_waiting_forever(qtbo
         if shown is None or shown[0] != document.revision:
             return False
         image = shown[1].pixmap(browser.list.iconSize()).toImage()
-        return sum(1 for x in range(3, image.width() - 3, 2) for y in range(3, image.height() - 3, 2)
-                   if image.pixelColor(x, y).lightness() < 200) > 80
+        return (
+            sum(
+                1
+                for x in range(3, image.width() - 3, 2)
+                for y in range(3, image.height() - 3, 2)
+                if image.pixelColor(x, y).lightness() < 200
+            )
+            > 80
+        )
 
     qtbot.waitUntil(drawn, timeout=30_000)  # drawn again by the new worker, without another edit
     window.action("undo").trigger()

@@ -58,8 +58,11 @@ def pack(pack_dir) -> PackDocument:
 
 def state(pack: PackDocument):
     """Everything an edit may change: the entries (object, file, document), the manifest, the removed entries."""
-    return ([(id(e), e.relative, e.document) for e in pack.entries], copy.deepcopy(pack.manifest),
-            [id(e) for e in pack.removed])
+    return (
+        [(id(e), e.relative, e.document) for e in pack.entries],
+        copy.deepcopy(pack.manifest),
+        [id(e) for e in pack.removed],
+    )
 
 
 def new_entry(pack: PackDocument, title: str) -> PackEntry:
@@ -69,8 +72,10 @@ def new_entry(pack: PackDocument, title: str) -> PackEntry:
 
 
 def test_the_model_and_its_edits_import_no_qt():
-    code = ("import sys, editor.pack.document, editor.pack.edits; "
-            "sys.exit(any(m.startswith('PySide6') or m.startswith('shiboken') for m in sys.modules))")
+    code = (
+        "import sys, editor.pack.document, editor.pack.edits; "
+        "sys.exit(any(m.startswith('PySide6') or m.startswith('shiboken') for m in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
 
 
@@ -146,8 +151,13 @@ EDIT = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(EDIT, min_size=1, max_size=12))
 def test_random_edits_reverted_leave_pack_json_byte_for_byte(tmp_path_factory, edits):
     pack_dir = tmp_path_factory.mktemp("pack") / "lantern-depths"
@@ -241,12 +251,12 @@ def test_modified_follows_saving_and_undoing(pack):
     pack.revert(rename)
     assert not pack.modified  # back to the saved state
     pack.revert(move)
-    assert pack.modified      # before the save: differs again
+    assert pack.modified  # before the save: differs again
     pack.apply(move)
     assert not pack.modified
     back = MoveDungeon(pack, 1, -1)
     pack.apply(back)
-    assert pack.modified      # new edits count even when they restore the saved order (as an undo stack)
+    assert pack.modified  # new edits count even when they restore the saved order (as an undo stack)
 
 
 def test_typing_merges_into_one_edit_and_typing_back_leaves_none(pack):
@@ -320,8 +330,10 @@ def test_save_refuses_and_leaves_pack_json_untouched(pack, pack_dir, tmp_path):
     (pack_dir / "pack.json").write_bytes(original)
     assert pack.modified
     pack.save(save_fake)
-    assert not pack.modified and json.loads((pack_dir / "pack.json").read_text())["dungeons"][1] == \
-        "dungeons/01-candlewick-cellars.json"
+    assert (
+        not pack.modified
+        and json.loads((pack_dir / "pack.json").read_text())["dungeons"][1] == "dungeons/01-candlewick-cellars.json"
+    )
 
 
 def test_file_of_refuses_files_outside_the_folder_or_missing(pack, pack_dir):

@@ -24,7 +24,6 @@ LEFT = Qt.MouseButton.LeftButton
 CTRL = Qt.KeyboardModifier.ControlModifier
 
 
-
 def _window(qtbot, pack):
     window = make_window(qtbot, pack)
     browser = window.pack_browser
@@ -34,7 +33,6 @@ def _window(qtbot, pack):
     return window, browser
 
 
-
 def _click(button) -> None:
     QTest.mouseClick(button, LEFT)
 
@@ -42,9 +40,15 @@ def _click(button) -> None:
 def _state(window, browser):
     """Everything a pack edit may change: the entries (file and document object, in order),
     the manifest, the window's documents in tab order, what the manifest editors show."""
-    return ([(e.relative, e.document) for e in browser.entries], copy.deepcopy(browser.manifest),
-            list(window.documents), browser.name_edit.text(), browser.version_edit.text(),
-            browser.description_edit.toPlainText(), browser.list.count())
+    return (
+        [(e.relative, e.document) for e in browser.entries],
+        copy.deepcopy(browser.manifest),
+        list(window.documents),
+        browser.name_edit.text(),
+        browser.version_edit.text(),
+        browser.description_edit.toPlainText(),
+        browser.list.count(),
+    )
 
 
 def _type_line(qtbot, edit, text: str) -> None:
@@ -95,12 +99,17 @@ def test_each_pack_edit_undone_and_redone_restores_list_and_manifest(qtbot, tmp_
         (remove, RemoveDungeon, "Remove dungeon"),
         (up, MoveDungeon, "up"),
         (down, MoveDungeon, "down"),
-        (lambda: _type_line(qtbot, browser.name_edit, "Lantern Depths Deluxe"), ChangeManifestField,
-         "Change pack name to 'Lantern Depths Deluxe'"),
-        (lambda: _type_line(qtbot, browser.version_edit, "1.2.0"), ChangeManifestField,
-         "Change pack version to '1.2.0'"),
-        (lambda: _type_description(qtbot, browser, "Four dungeons."), ChangeManifestField,
-         "Change pack description"),
+        (
+            lambda: _type_line(qtbot, browser.name_edit, "Lantern Depths Deluxe"),
+            ChangeManifestField,
+            "Change pack name to 'Lantern Depths Deluxe'",
+        ),
+        (
+            lambda: _type_line(qtbot, browser.version_edit, "1.2.0"),
+            ChangeManifestField,
+            "Change pack version to '1.2.0'",
+        ),
+        (lambda: _type_description(qtbot, browser, "Four dungeons."), ChangeManifestField, "Change pack description"),
         (lambda: _type_description(qtbot, browser, ""), ChangeManifestField, "Change pack description"),
     ]
     for edit, kind, text in steps:
@@ -119,8 +128,9 @@ def test_each_pack_edit_undone_and_redone_restores_list_and_manifest(qtbot, tmp_
         assert text in browser.redo_button.toolTip()
         _click(browser.redo_button)
         assert _state(window, browser) == after, text
-        assert [e.document for e in browser.entries if e.document is not None] == \
-            [d for d in window.documents if any(d is e.document for e in browser.entries)]
+        assert [e.document for e in browser.entries if e.document is not None] == [
+            d for d in window.documents if any(d is e.document for e in browser.entries)
+        ]
     assert "description" not in browser.manifest  # an emptied description leaves the member out
     _click(browser.undo_button)
     assert browser.manifest["description"] == "Four dungeons."
@@ -248,13 +258,18 @@ def test_history_dock_keeps_the_pack_history_and_other_docks_give_it_back(qtbot,
     assert window.undo_view.stack() is browser.undo_stack
     # clicking the first line of the History dock ("<opened>") takes the pack back there
     history = window.undo_view
-    QTest.mouseClick(history.viewport(), LEFT, Qt.KeyboardModifier.NoModifier,
-                     history.visualRect(history.model().index(0, 0)).center())
+    QTest.mouseClick(
+        history.viewport(),
+        LEFT,
+        Qt.KeyboardModifier.NoModifier,
+        history.visualRect(history.model().index(0, 0)).center(),
+    )
     assert window.undo_group.activeStack() is browser.undo_stack and browser.undo_stack.index() == 0
     assert [e.relative for e in browser.entries] != order and not browser.modified
     # the focus moves to another dock: the dungeon's own history is in charge again
-    other = next(w for w in window.inspector.findChildren(QWidget)
-                 if w.focusPolicy() != Qt.FocusPolicy.NoFocus and w.isVisible())
+    other = next(
+        w for w in window.inspector.findChildren(QWidget) if w.focusPolicy() != Qt.FocusPolicy.NoFocus and w.isVisible()
+    )
     other.setFocus()
     assert window.undo_group.activeStack() is window.current.undo_stack
 
@@ -301,8 +316,13 @@ def test_random_pack_edits_undone_leave_pack_json_byte_for_byte(qtbot, tmp_path)
     kinds: set[str] = set()
     browser.ask_title = lambda default: title["value"]
 
-    @settings(max_examples=30, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @settings(
+        max_examples=30,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(st.lists(EDIT, min_size=2, max_size=10))
     def run(edits):
         for kind, value in edits:
@@ -420,7 +440,7 @@ def test_removing_and_bringing_back_a_dungeon_does_not_pile_up_its_connections(q
         window.set_current(document)
         window.scene.select_refs([document.dungeon.elements[0].id])
         window.action("delete").trigger()  # modified: the title gains its mark
-        document.undo_stack.undo()         # clean again
+        document.undo_stack.undo()  # clean again
         return calls.count(document)
 
     document = window.documents[1]

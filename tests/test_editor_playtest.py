@@ -67,6 +67,7 @@ def _draw(window, points, steps: int = 6) -> None:
 
 # -- line family ------------------------------------------------------------------------------
 
+
 def test_menu_action_has_shortcut_in_tooltip_and_dock(qtbot):
     window = make_window(qtbot, LINE_DUNGEON)
     action = window.playtest.action
@@ -90,8 +91,13 @@ def test_line_path_drawn_with_the_mouse_is_refereed_like_the_referee(qtbot):
     drawn = session.polylines[0]
     for point in points:  # the path passes within a screen pixel or two of every corner
         assert min(abs(x - point[0]) + abs(y - point[1]) for x, y in drawn) < 1.0
-    play = {"type": "play", "format_version": 1, "dungeon": "candlewick-cellars", "character": "ranger",
-            "path": [[list(p) for p in line] for line in session.polylines]}
+    play = {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": "candlewick-cellars",
+        "character": "ranger",
+        "path": [[list(p) for p in line] for line in session.polylines],
+    }
     expected = referee(_line_rules(LINE_DUNGEON), play)
     assert session.result == expected
     assert panel.total.text() == f"Total: {expected['total']} VP"
@@ -128,15 +134,17 @@ def test_line_breakdown_updates_while_the_button_is_held(qtbot):
     panel = window.playtest.active
     viewport = window.view.viewport()
     window.view.centerOn(60, 50)
-    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     view_point(window.view, 50, 35))
+    QTest.mousePress(
+        viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, 50, 35)
+    )
     for y in range(36, 62, 2):
         QTest.mouseMove(viewport, view_point(window.view, 50, y))
     qtbot.waitUntil(lambda: panel.session.result is not None, timeout=15_000)  # throttled, not on release
     assert panel.session.drawing and panel.total.text().startswith("Total: ")
     assert panel.section_texts()[0].startswith("1. Room r1")
-    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       view_point(window.view, 50, 62))
+    QTest.mouseRelease(
+        viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, 50, 62)
+    )
     assert not panel.session.drawing
 
 
@@ -165,8 +173,12 @@ def test_line_portal_jump_and_breakdown(qtbot):
     second = [(31, 140), (50, 143), (66, 128), (64, 114)]
     _draw(window, second)
     assert len(session.polylines) == 2 and session.polylines[1][0] == pytest.approx(second[0], abs=1.0)
-    play = {"type": "play", "format_version": 1, "dungeon": "lantern-kings-descent",
-            "path": [[list(p) for p in line] for line in session.polylines]}
+    play = {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": "lantern-kings-descent",
+        "path": [[list(p) for p in line] for line in session.polylines],
+    }
     expected = referee(_line_rules(DESCENT), play)
     assert session.result == expected
     assert any(line["kind"] == "portal" for s in expected["sections"] for line in s["lines"])
@@ -241,6 +253,7 @@ def test_unplayable_dungeon_shows_the_reason(qtbot):
 
 # -- grid family ------------------------------------------------------------------------------
 
+
 class _Replay:
     """Plays the designer's recorded moves again through the engine's play_game."""
 
@@ -313,7 +326,8 @@ def test_grid_game_by_mouse_matches_the_engine(qtbot, seed, players):
     first = deck.reveal(rules.reveal)
     assert [c.card for c in panel.session.cards] == first
     assert [t.split(" \u2014")[0] for t in panel.card_texts()] == [
-        {"t_junction": "T junction", "dead_end": "Dead end"}.get(c, c.capitalize()) for c in first]
+        {"t_junction": "T junction", "dead_end": "Dead end"}.get(c, c.capitalize()) for c in first
+    ]
     assert panel.round_label.text().startswith(f"Round 1 of {rules.rounds}")
     chooser = random.Random(seed)
     while not panel.session.finished:
@@ -329,8 +343,10 @@ def test_grid_game_by_mouse_matches_the_engine(qtbot, seed, players):
     score = panel.session.score()
     assert score == result.scores[0]
     assert panel.total.text() == f"Total: {result.scores[0].total} VP"
-    shown = {panel.score_tree.topLevelItem(i).text(0): panel.score_tree.topLevelItem(i).text(2)
-             for i in range(panel.score_tree.topLevelItemCount())}
+    shown = {
+        panel.score_tree.topLevelItem(i).text(0): panel.score_tree.topLevelItem(i).text(2)
+        for i in range(panel.score_tree.topLevelItemCount())
+    }
     assert shown["Tally marks"] == (f"{score.terms['tally']:+d}" if score.terms["tally"] else "0")
     assert sum(int(v) for v in shown.values()) == score.total
     assert "Game over" in panel.round_label.text()
@@ -345,8 +361,7 @@ def test_grid_click_places_a_legal_rotation_and_turning_cycles(qtbot):
     index = next(i for i, c in enumerate(session.cards) if c.card != TRAP and session.options(c.card))
     panel.cards.setCurrentRow(index)
     card = session.cards[index].card
-    room = max(set(r for r, _ in session.options(card)),
-               key=lambda r: len(session.masks_in(card, r)))
+    room = max(set(r for r, _ in session.options(card)), key=lambda r: len(session.masks_in(card, r)))
     masks = session.masks_in(card, room)
     x, y = _room_centre(window, room)
     QTest.mouseMove(window.view.viewport(), view_point(window.view, x, y))
@@ -356,9 +371,16 @@ def test_grid_click_places_a_legal_rotation_and_turning_cycles(qtbot):
         seen.append(tool.preview()[1])
         click(window.view, x, y, button=Qt.MouseButton.RightButton)
     assert sorted(seen) == sorted(masks) and tool.preview()[1] == masks[0]
-    wheel = QWheelEvent(QPointF(view_point(window.view, x, y)), QPointF(window.view.mapToGlobal(
-        view_point(window.view, x, y))), QPoint(0, 0), QPoint(0, -120), Qt.MouseButton.NoButton,
-        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    wheel = QWheelEvent(
+        QPointF(view_point(window.view, x, y)),
+        QPointF(window.view.mapToGlobal(view_point(window.view, x, y))),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
     zoom = window.view.zoom()
     QApplication.sendEvent(window.view.viewport(), wheel)
     assert window.view.zoom() == zoom  # the wheel turned the segment instead of zooming

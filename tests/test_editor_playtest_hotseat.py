@@ -75,8 +75,12 @@ def _click_card(panel, index: int) -> None:
     """Click row ``index`` of the revealed cards in the dock."""
     item = panel.cards.item(index)
     panel.cards.scrollToItem(item)
-    QTest.mouseClick(panel.cards.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     panel.cards.visualItemRect(item).center())
+    QTest.mouseClick(
+        panel.cards.viewport(),
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+        panel.cards.visualItemRect(item).center(),
+    )
     assert panel.cards.currentRow() == index and panel.current_index() == index
 
 
@@ -238,8 +242,10 @@ def test_hotseat_round_by_mouse_matches_the_engine_hand_worked(qtbot):
     for seat, pm in enumerate(engine):
         pm.round = 1
         cards = [revealed[i] for i, _, _ in plan[seat]]
-        choices = [(1, revealed[i], room(label) if revealed[i] == TRAP else (room(label), mask))
-                   for i, label, mask in plan[seat]]
+        choices = [
+            (1, revealed[i], room(label) if revealed[i] == TRAP else (room(label), mask))
+            for i, label, mask in plan[seat]
+        ]
         assert sorted(cards) == sorted(revealed)
         play_turn(pm, revealed, _Choices(choices), random.Random(f"2/{seat}"))
     for mine, theirs in zip(maps, engine):
@@ -287,8 +293,7 @@ def test_hotseat_whole_game_by_mouse_equals_play_game(qtbot, seed, players):
                 _place(window, room, mask)
             _next(panel, "Next Seat" if seat < players - 1 else "Next Round")
     assert rounds_seen == list(range(1, rules.rounds + 1))
-    policies = [_Choices([(m.round, m.card, m.choice) for m in session.moves if m.seat == p])
-                for p in range(players)]
+    policies = [_Choices([(m.round, m.card, m.choice) for m in session.moves if m.seat == p]) for p in range(players)]
     result = play_game(rules, policies, seed)
     assert session.reveals == result.reveals and session.round == result.rounds_played
     for mine, theirs in zip(session.maps, result.maps):
@@ -306,8 +311,12 @@ def test_hotseat_whole_game_by_mouse_equals_play_game(qtbot, seed, players):
     assert not panel.next_button.isEnabled()
     # once over, clicking a seat shows its map and its score term by term
     last = panel.seats.topLevelItem(players - 1)
-    QTest.mouseClick(panel.seats.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     panel.seats.visualItemRect(last).center())
+    QTest.mouseClick(
+        panel.seats.viewport(),
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+        panel.seats.visualItemRect(last).center(),
+    )
     assert session.seat == players - 1 and session.me is session.maps[-1]
     assert panel.total.text() == f"Seat {players} total: {result.scores[-1].total} VP"
     shown = [int(panel.score_tree.topLevelItem(i).text(2)) for i in range(panel.score_tree.topLevelItemCount())]

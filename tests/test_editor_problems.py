@@ -25,8 +25,9 @@ def test_validation_reruns_after_an_edit_and_click_selects(qtbot):
     monster = next(e for e in document.dungeon.elements if e.kind == "monster")
     document.push(MoveObjects(document.dungeon, [monster.id], 0, 400))  # below the paper
     # debounced: the panel updates by itself shortly after the edit
-    qtbot.waitUntil(lambda: any(window.problems_panel.located(i).ref == monster.id for i in rows(window)),
-                    timeout=15_000)
+    qtbot.waitUntil(
+        lambda: any(window.problems_panel.located(i).ref == monster.id for i in rows(window)), timeout=15_000
+    )
     item = next(i for i in rows(window) if window.problems_panel.located(i).ref == monster.id)
     zoom_before = window.view.zoom()
     window.problems_panel._on_clicked(item)

@@ -24,7 +24,7 @@ def test_tile_level_is_the_next_power_of_root_two_at_least_as_fine():
     assert tile_level(1.2) == pytest.approx(math.sqrt(2))
     assert tile_level(2.0) == 2.0
     assert tile_level(3.78) == 4.0  # 100 % on a 96 dpi screen
-    assert tile_level(0.3) == pytest.approx(2 ** -1.5)  # 0.354
+    assert tile_level(0.3) == pytest.approx(2**-1.5)  # 0.354
     assert tile_level(1e-6) == 1 / 16 and tile_level(1e6) == 256.0
 
 
@@ -33,7 +33,8 @@ def test_tiles_for_covers_the_rect_on_the_paper_only():
     level = TILE_PX / 100  # tiles of 100 mm
     assert background.tiles_for(QRectF(50, 50, 100, 100), level) == [(0, 0), (1, 0), (0, 1), (1, 1)]
     assert background.tiles_for(QRectF(-500, -500, 10_000, 10_000), level) == [
-        (c, r) for r in range(2) for c in range(3)]
+        (c, r) for r in range(2) for c in range(3)
+    ]
     assert background.tiles_for(QRectF(400, 0, 50, 50), level) == []
 
 

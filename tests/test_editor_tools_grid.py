@@ -79,8 +79,12 @@ def test_click_near_an_inner_edge_toggles_wall_and_passage(window):
     dungeon = document.dungeon
     grid = dungeon.grid
     before = document.canonical_text()
-    cell, side = next(((c, r), "east") for r in range(grid.rows) for c in range(grid.columns - 1)
-                      if not is_passage(dungeon, (c, r), "east"))
+    cell, side = next(
+        ((c, r), "east")
+        for r in range(grid.rows)
+        for c in range(grid.columns - 1)
+        if not is_passage(dungeon, (c, r), "east")
+    )
     ref = passage_ref(cell, side)
     window.set_tool("grid_passage")
     x, y = edge_mid(grid, cell, side, offset=-2)  # 2 mm inside the room: near enough
@@ -145,8 +149,9 @@ def test_undo_during_a_passage_drag_ends_it_safely(window):
     window.set_tool("grid_passage")
     viewport = window.view.viewport()
     start = centre(grid, (0, 1))
-    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     view_point(window.view, *start))
+    QTest.mousePress(
+        viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, *start)
+    )
     for i in range(1, 11):
         QTest.mouseMove(viewport, view_point(window.view, start[0] + 2.4 * i * 2, start[1]))
     assert document.canonical_text() != before
@@ -154,8 +159,9 @@ def test_undo_during_a_passage_drag_ends_it_safely(window):
     assert document.canonical_text() == before
     end = centre(grid, (5, 1))
     QTest.mouseMove(viewport, view_point(window.view, *end))
-    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       view_point(window.view, *end))
+    QTest.mouseRelease(
+        viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, *end)
+    )
     assert document.canonical_text() == before
 
 

@@ -25,8 +25,9 @@ LEFT = Qt.MouseButton.LeftButton
 
 
 # helpers ------------------------------------------------------------------------------------
-def _send_mouse(view, kind, x_mm, y_mm, button=Qt.MouseButton.NoButton, buttons=Qt.MouseButton.NoButton,
-                modifiers=NO_MOD):
+def _send_mouse(
+    view, kind, x_mm, y_mm, button=Qt.MouseButton.NoButton, buttons=Qt.MouseButton.NoButton, modifiers=NO_MOD
+):
     pos = QPointF(view_point(view, x_mm, y_mm))
     event = QMouseEvent(kind, pos, QPointF(view.viewport().mapToGlobal(pos.toPoint())), button, buttons, modifiers)
     QApplication.sendEvent(view.viewport(), event)
@@ -74,8 +75,9 @@ def activate(qtbot, window):
     for dock in window.findChildren(QDockWidget):
         dock.hide()
     window.resize(800, 800)
-    qtbot.waitUntil(lambda: window.view.viewport().width() > 600 and window.view.viewport().height() > 600,
-                    timeout=3000)
+    qtbot.waitUntil(
+        lambda: window.view.viewport().width() > 600 and window.view.viewport().height() > 600, timeout=3000
+    )
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)
     window.view.setFocus()
@@ -220,8 +222,8 @@ def test_wall_by_clicks_snaps_to_vertices_and_walls(qtbot):
     window = new_line_window(qtbot, [ROOM_A])
     before = window.current.canonical_text()
     window.set_tool("wall")
-    click(window.view, 20.6, 40.5)     # near the room's corner: snaps onto the vertex
-    click(window.view, 40.4, 41.2)     # near the room's top edge: onto it, at a grid line
+    click(window.view, 20.6, 40.5)  # near the room's corner: snaps onto the vertex
+    click(window.view, 40.4, 41.2)  # near the room's top edge: onto it, at a grid line
     double_click(window.view, 43, 57)  # inside: the grid
     (wall,) = window.current.dungeon.walls
     assert wall.id == "wall-1"
@@ -335,12 +337,22 @@ def test_door_by_click_and_skeleton_lock(qtbot):
 
 # elements -----------------------------------------------------------------------------------
 EXPECTED = {
-    "monster": {"size_mm": 8}, "boss": {"size_mm": 16, "vp": 5}, "spell": {"size_mm": 10, "variant": "bolt"},
-    "treasure": {"size_mm": 10, "variant": "chest"}, "artifact_stone": {"size_mm": 5, "number": 1},
-    "plant": {"size_mm": 7}, "orb": {"size_mm": 8, "colour": "blue"}, "key": {"size_mm": 6, "colour": "red"},
-    "skeleton_key": {"size_mm": 6}, "prisoner": {"size_mm": 7}, "portal_entry": {"size_mm": 8, "channel": "A"},
-    "portal_exit": {"size_mm": 8, "channel": "A"}, "escape_portal": {"size_mm": 10}, "start": {"size_mm": 8},
-    "exit": {"size_mm": 8}, "label": {"text": "Mind the wax", "text_height_mm": 3},
+    "monster": {"size_mm": 8},
+    "boss": {"size_mm": 16, "vp": 5},
+    "spell": {"size_mm": 10, "variant": "bolt"},
+    "treasure": {"size_mm": 10, "variant": "chest"},
+    "artifact_stone": {"size_mm": 5, "number": 1},
+    "plant": {"size_mm": 7},
+    "orb": {"size_mm": 8, "colour": "blue"},
+    "key": {"size_mm": 6, "colour": "red"},
+    "skeleton_key": {"size_mm": 6},
+    "prisoner": {"size_mm": 7},
+    "portal_entry": {"size_mm": 8, "channel": "A"},
+    "portal_exit": {"size_mm": 8, "channel": "A"},
+    "escape_portal": {"size_mm": 10},
+    "start": {"size_mm": 8},
+    "exit": {"size_mm": 8},
+    "label": {"text": "Mind the wax", "text_height_mm": 3},
 }
 
 
@@ -409,8 +421,9 @@ def test_artifact_stones_are_numbered_automatically(qtbot):
     click(window.view, 90, 60)
     assert [e.number for e in window.current.dungeon.elements] == [1, 2]
     # a gap in the numbers is filled first
-    AddObjects([("elements", None, Element("stone-x", "artifact_stone", at=(50, 60), size_mm=5, rotation_deg=0,
-                                           number=5))]).redo(window.current.dungeon)
+    AddObjects(
+        [("elements", None, Element("stone-x", "artifact_stone", at=(50, 60), size_mm=5, rotation_deg=0, number=5))]
+    ).redo(window.current.dungeon)
     click(window.view, 70, 50)
     assert sorted(e.number for e in window.current.dungeon.elements) == [1, 2, 3, 5]
     # renumbering on demand: the window's Dungeon > Renumber Artifact Stones
@@ -523,11 +536,20 @@ def test_edit_shapes_undo_is_exact_and_merges_by_key():
         AddObjects([("areas", None, Area(f"hall-{i}", "room", list(polygon)))]).redo(dungeon)
     before = dumps_canonical(dungeon.to_dict())
     assert coincident_vertices(dungeon, (60, 40), "hall-1") == [("hall-2", 0)]
-    first = EditShapes(dungeon, {"hall-1": [(20, 40), (61, 40), (60, 70), (20, 70)],
-                                 "hall-2": [(61, 40), (100, 40), (100, 70), (60, 70)]}, merge_key="k")
+    first = EditShapes(
+        dungeon,
+        {"hall-1": [(20, 40), (61, 40), (60, 70), (20, 70)], "hall-2": [(61, 40), (100, 40), (100, 70), (60, 70)]},
+        merge_key="k",
+    )
     first.redo(dungeon)
-    second = EditShapes(dungeon, {"hall-1": [(20, 40), (62.0004, 40), (60, 70), (20, 70)],
-                                  "hall-2": [(62.0004, 40), (100, 40), (100, 70), (60, 70)]}, merge_key="k")
+    second = EditShapes(
+        dungeon,
+        {
+            "hall-1": [(20, 40), (62.0004, 40), (60, 70), (20, 70)],
+            "hall-2": [(62.0004, 40), (100, 40), (100, 70), (60, 70)],
+        },
+        merge_key="k",
+    )
     second.redo(dungeon)
     assert first.merge(second) and first.refs == {"hall-1", "hall-2"}
     assert dungeon.areas[1].polygon[0] == (62, 40)

@@ -51,8 +51,9 @@ def test_undo_during_a_drag_ends_it_safely(qtbot):
     window.action("undo").trigger()
     assert window.current.canonical_text() == before
     QTest.mouseMove(viewport, view_point(window.view, x + 30, y))
-    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       view_point(window.view, x + 30, y))
+    QTest.mouseRelease(
+        viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, x + 30, y)
+    )
     assert window.current.canonical_text() == before  # no edit after the undo
     assert not window.scene.dragging
 
@@ -84,8 +85,11 @@ def test_copy_paste_between_dungeons_of_a_pack_and_delete(qtbot):
     window.action("paste").trigger()
     assert len(window.current.dungeon.elements) == count + 1
     pasted = window.current.dungeon.elements[-1]
-    assert pasted.kind == "monster" and pasted.id not in {e.id for e in first.dungeon.elements if e is not monster} \
+    assert (
+        pasted.kind == "monster"
+        and pasted.id not in {e.id for e in first.dungeon.elements if e is not monster}
         or pasted.id != monster.id
+    )
     assert window.scene.selected_refs() == [pasted.id]
     window.action("delete").trigger()
     assert len(window.current.dungeon.elements) == count
@@ -95,15 +99,23 @@ def test_copy_paste_between_dungeons_of_a_pack_and_delete(qtbot):
 
 def test_screenshot_command(tmp_path):
     out = tmp_path / "shot.png"
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out),
-                             "--size", "900x700"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out), "--size", "900x700"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     from PySide6.QtGui import QImage
 
     image = QImage(str(out))
     assert (image.width(), image.height()) == (900, 700)
-    bad = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(tmp_path / "nope.json")],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(tmp_path / "nope.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "does not exist" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -113,8 +125,13 @@ def test_screenshot_on_a_high_dpi_screen(tmp_path):
 
     out = tmp_path / "hidpi.png"
     env = dict(os.environ, QT_SCALE_FACTOR="2")
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out),
-                             "--size", "1000x700"], capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out), "--size", "1000x700"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     from PySide6.QtGui import QImage
 
@@ -162,13 +179,21 @@ def test_moving_deleting_and_undoing_many_selected_objects_reports_the_selection
 def test_screenshot_of_a_file_that_cannot_open_says_why_and_exits(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"type": "dungeon",}')
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(bad), "--screenshot",
-                             str(tmp_path / "x.png")], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(bad), "--screenshot", str(tmp_path / "x.png")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert "cannot be opened" in result.stderr and "comma after the last item" in result.stderr
     assert not (tmp_path / "x.png").exists()
-    missing = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot",
-                              str(tmp_path / "no" / "x.png")], capture_output=True, text=True, timeout=60)
+    missing = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(tmp_path / "no" / "x.png")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
@@ -177,8 +202,13 @@ def _editor_env(tmp_path) -> dict:
     files in ``tmp_path`` (never shared with the tests or other editors)."""
     import os
 
-    return dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
-                XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
+    return dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+    )
 
 
 def test_sigterm_stops_the_editor_cleanly(tmp_path):
@@ -188,8 +218,13 @@ def test_sigterm_stops_the_editor_cleanly(tmp_path):
     from tests.waiting import wait_for_line
 
     with (tmp_path / "stderr.txt").open("w") as stderr:  # a file: a pipe nobody reads could fill up
-        process = subprocess.Popen([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)],
-                                   env=_editor_env(tmp_path), stdout=subprocess.PIPE, stderr=stderr, text=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)],
+            env=_editor_env(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
     try:
         ready = wait_for_line(process.stdout, READY_LINE, "the editor's window to open")
         assert f"(process {process.pid})" in ready
@@ -249,8 +284,17 @@ sys.exit(main(["edit", path]))
 """
 
 
-@pytest.mark.parametrize("moment", ["loading Qt", "building the window", "opening the file", "showing the window",
-                                    "entering the event loop", "a message box at start-up"])
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "loading Qt",
+        "building the window",
+        "opening the file",
+        "showing the window",
+        "entering the event loop",
+        "a message box at start-up",
+    ],
+)
 def test_sigterm_during_start_up_stops_the_editor_cleanly(tmp_path, moment):
     """Before the window is up, SIGTERM ended the editor through the command line's handler:
     "inkcrawl: interrupted", exit 130. At every moment of start-up it stops the editor the
@@ -259,8 +303,14 @@ def test_sigterm_during_start_up_stops_the_editor_cleanly(tmp_path, moment):
     if moment == "a message box at start-up":
         path = tmp_path / "broken.json"
         path.write_text('{"type": "dungeon",}')
-    result = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_START_UP, moment, str(path)], cwd=REPO,
-                            env=_editor_env(tmp_path), capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_DURING_START_UP, moment, str(path)],
+        cwd=REPO,
+        env=_editor_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 143, result.stderr
     assert "stopped by SIGTERM" in result.stderr and "unsaved dungeons are kept as recovery files" in result.stderr
     assert "interrupted" not in result.stderr and "Traceback" not in result.stderr
@@ -280,15 +330,19 @@ def test_grid_snap_and_step_rotation_have_letter_shortcuts_every_layout_can_type
     grid_before, snap_before = view.show_grid, ctx.snap_enabled
     QTest.keyClick(view.viewport(), QtKeys.Key.Key_G, QtKeys.KeyboardModifier.ControlModifier)
     assert view.show_grid is not grid_before
-    QTest.keyClick(view.viewport(), QtKeys.Key.Key_G,
-                   QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.ShiftModifier)
+    QTest.keyClick(
+        view.viewport(),
+        QtKeys.Key.Key_G,
+        QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.ShiftModifier,
+    )
     assert ctx.snap_enabled is not snap_before
     assert "Ctrl+G" in window.action("show_grid").toolTip()
     element = next(e for e in window.current.dungeon.elements if e.at is not None and e.kind == "monster")
     window.select_refs([element.id], zoom=False)
     before = element.rotation_deg
-    QTest.keyClick(view.viewport(), QtKeys.Key.Key_R,
-                   QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.AltModifier)
+    QTest.keyClick(
+        view.viewport(), QtKeys.Key.Key_R, QtKeys.KeyboardModifier.ControlModifier | QtKeys.KeyboardModifier.AltModifier
+    )
     turned = next(e for e in window.current.dungeon.elements if e.id == element.id)
     assert turned.rotation_deg == (before + 15) % 360
 
@@ -297,13 +351,23 @@ def test_without_a_display_the_editor_says_so_instead_of_hiding_offscreen(tmp_pa
     import os
 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    result = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)], env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "no display" in result.stderr and "--screenshot" in result.stderr
     out = tmp_path / "shot.png"  # --screenshot needs none
-    shot = subprocess.run([sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    shot = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "edit", str(LINE_DUNGEON), "--screenshot", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shot.returncode == 0 and out.stat().st_size > 10_000, shot.stderr
 
 

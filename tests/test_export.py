@@ -122,7 +122,7 @@ def test_svg_uses_only_what_qt_draws(tmp_path, capsys):
     for path in tmp_path.glob("line-*.svg"):
         svg = path.read_text(encoding="utf-8")
         assert "clip-path" not in svg and "<marker" not in svg and "marker-" not in svg
-        assert not re.search(r'<g[^>]*\sopacity=', svg)
+        assert not re.search(r"<g[^>]*\sopacity=", svg)
         assert "<image" not in svg
 
 
@@ -218,9 +218,16 @@ def test_usage_errors(tmp_path, capsys):
     assert "unknown paper" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("text, expected", [("A4", (210, 297)), ("letter", (215.9, 279.4)),
-                                            ("210x297mm", (210, 297)), ("8.5x11in", (215.9, 279.4)),
-                                            ("595x842pt", (209.903, 297.039))])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("A4", (210, 297)),
+        ("letter", (215.9, 279.4)),
+        ("210x297mm", (210, 297)),
+        ("8.5x11in", (215.9, 279.4)),
+        ("595x842pt", (209.903, 297.039)),
+    ],
+)
 def test_parse_paper(text, expected):
     width, height = parse_paper(text)
     assert (round(width, 3), round(height, 3)) == expected
@@ -357,15 +364,18 @@ def test_landscape_card_backs_mirror_rows_for_long_edge_duplex():
 
 # PDF writing: exporters.qt.pdf_bytes ---------------------------------------------------------
 
+
 def _small_pages(count, copies=1):
     from exporters.pages import Page
 
     pages = []
     for number in range(1, count + 1):
         width, height = (100 + number, 60) if number % 3 else (60, 90)
-        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}mm" height="{height}mm" '
-               f'viewBox="0 0 {width} {height}"><rect x="2" y="2" width="20" height="10" fill="#8a2d1c"/>'
-               f'<text x="5" y="30" font-family="DejaVu Sans" font-size="6">Sheet {number} of {count}</text></svg>')
+        svg = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}mm" height="{height}mm" '
+            f'viewBox="0 0 {width} {height}"><rect x="2" y="2" width="20" height="10" fill="#8a2d1c"/>'
+            f'<text x="5" y="30" font-family="DejaVu Sans" font-size="6">Sheet {number} of {count}</text></svg>'
+        )
         page = Page(svg, width, height, f"Sheet {number} of {count}")
         pages += [page] * copies
     return pages
@@ -408,15 +418,18 @@ def test_a_bad_svg_names_its_page():
 
 # The formats API: exporters.formats, the one export path of the CLI and the editor ------------
 
+
 def test_the_formats_api_starts_no_qt_until_a_format_needs_it():
     import subprocess
     import sys
 
     from conftest import REPO
 
-    code = ("import sys, exporters.formats as f; assert f.format_for('sheet', 'x.SVG') is f.SHEET_SVG; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'editor')]; print(bad); "
-            "sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, exporters.formats as f; assert f.format_for('sheet', 'x.SVG') is f.SHEET_SVG; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'editor')]; print(bad); "
+        "sys.exit(1 if bad else 0)"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -467,7 +480,11 @@ def test_formats_report_progress_and_what_they_wrote(tmp_path):
     assert seen == [(n, len(dungeons)) for n in range(1, len(dungeons) + 1)]
     assert set(result.files) == set(tmp_path.glob("sheets-*.svg")) and len(result.files) == len(dungeons)
     seen.clear()
-    result = SHEET_PDF.write(dungeons[:1], tmp_path / "one.pdf", WriteOptions(copies=3),
-                             progress=lambda done, total: seen.append((done, total)))
+    result = SHEET_PDF.write(
+        dungeons[:1],
+        tmp_path / "one.pdf",
+        WriteOptions(copies=3),
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert result.pages == 3 and seen == [(1, 3), (2, 3), (3, 3)] and len(result.sheets) == 1
     assert len(pypdf.PdfReader(tmp_path / "one.pdf").pages) == 3

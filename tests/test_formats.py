@@ -47,7 +47,9 @@ def test_a_timer_without_seconds_is_reported_on_the_trigger():
 
 def test_old_format_fixture_is_migrated_and_validates():
     document = load_document(FIXTURES / "dungeon-format-1.json")
-    assert [(p.code, p.severity.value, p.pointer) for p in document.problems] == [("F010", "warning", "/format_version")]
+    assert [(p.code, p.severity.value, p.pointer) for p in document.problems] == [
+        ("F010", "warning", "/format_version")
+    ]
     assert "inkcrawl migrate" in document.problems[0].message
     assert document.migrated_from == 1
     data = document.data

@@ -69,7 +69,9 @@ def test_line_connectivity_walls_and_elements():
     assert sum(_length(w["points"]) for w in r1_walls) == pytest.approx(214.2, abs=0.01)
     assert {w["kind"] for w in r1_walls} == {"outline"} and {w["width_mm"] for w in r1_walls} == {1.2}
     monster = next(e for e in game["elements"] if e["kind"] == "monster")
-    assert monster["area"] == "r1" and monster["interaction"] == "cover" and monster["tolerance"] == {"min_coverage": 0.9}
+    assert (
+        monster["area"] == "r1" and monster["interaction"] == "cover" and monster["tolerance"] == {"min_coverage": 0.9}
+    )
     assert len(monster["footprint"]) >= 16 and monster["head"]
     assert game["starts"] == [{"id": "st1", "at": data["elements"][0]["at"], "area": "r1"}]
 
@@ -138,13 +140,16 @@ def _game_file(tmp_path, document, change):
     return path
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d["switches"].update(reentry="bogus"), "reentry"),
-    (lambda d: d["connections"][0].update(a="nowhere"), "'nowhere'"),
-    (lambda d: d["areas"].append(dict(d["areas"][0])), "listed twice"),
-    (lambda d: d["elements"][0].update(area="nowhere"), "'nowhere'"),
-    (lambda d: d.update(areas=[]), "areas"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["switches"].update(reentry="bogus"), "reentry"),
+        (lambda d: d["connections"][0].update(a="nowhere"), "'nowhere'"),
+        (lambda d: d["areas"].append(dict(d["areas"][0])), "listed twice"),
+        (lambda d: d["elements"][0].update(area="nowhere"), "'nowhere'"),
+        (lambda d: d.update(areas=[]), "areas"),
+    ],
+)
 def test_inconsistent_game_data_is_refused_clearly(tmp_path, capsys, document, change, message):
     path = _game_file(tmp_path, document, change)
     assert main(["analyze", str(path)]) == 1

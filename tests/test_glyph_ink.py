@@ -71,6 +71,7 @@ CASES = _cases()
 
 # -- drawing and rasterising --------------------------------------------------------------------
 
+
 def _glyph_svg(kind: str, size_mm: float, rotation_deg: float, options: dict) -> tuple[str, tuple, int]:
     """``(svg, centre, side)``: the glyph alone on a ``side`` mm square page, drawn as the line sheet draws it."""
     side = math.ceil(size_mm + 4)
@@ -108,7 +109,7 @@ def _ink_mask(svg: str, side_mm: int) -> np.ndarray:
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     renderer.render(painter, QRectF(0, 0, px, px))
     painter.end()
-    pixels = np.frombuffer(image.constBits(), np.uint8).reshape(px, image.bytesPerLine())[:, :px * 4]
+    pixels = np.frombuffer(image.constBits(), np.uint8).reshape(px, image.bytesPerLine())[:, : px * 4]
     return (pixels.reshape(px, px, 4)[:, :, :3] != 255).any(axis=2)
 
 
@@ -175,8 +176,8 @@ def test_the_raster_check_notices_a_wrong_silhouette():
 
 def test_hole_filling_fills_enclosed_paper_only():
     mask = np.zeros((9, 9), bool)
-    mask[2, 2:7] = mask[6, 2:7] = mask[2:7, 2] = mask[2:7, 6] = True   # a closed square ring
-    mask[0:4, 8] = True                                                 # a stroke touching the border
+    mask[2, 2:7] = mask[6, 2:7] = mask[2:7, 2] = mask[2:7, 6] = True  # a closed square ring
+    mask[0:4, 8] = True  # a stroke touching the border
     filled = _fill_holes(mask)
     assert filled[3:6, 3:6].all() and filled[2:7, 2:7].all()
     assert not filled[0, 0] and not filled[4, 7] and filled.sum() == 25 + 4
@@ -184,11 +185,12 @@ def test_hole_filling_fills_enclosed_paper_only():
 
 # -- values by hand -----------------------------------------------------------------------------
 
+
 def test_generic_glyph_is_a_disc_with_half_its_stroke():
     # ring radius 0.9 * size / 2, stroke max(0.05 * size, 0.25): 4.5 + 0.25 mm at 10 mm ...
     silhouette = glyph_silhouette("fountain", (50.0, 40.0), 10.0)
     assert silhouette.geom_type == "Polygon" and not silhouette.interiors
-    assert silhouette.area == pytest.approx(math.pi * 4.75 ** 2, rel=3e-3)
+    assert silhouette.area == pytest.approx(math.pi * 4.75**2, rel=3e-3)
     assert silhouette.contains(Point(50.0 + 4.74, 40.0)) and not silhouette.contains(Point(50.0 + 4.76, 40.0))
     # ... and 1.8 + 0.125 mm at 4 mm, where the stroke is clamped to the 0.25 mm minimum (not 0.2 mm)
     small = glyph_silhouette("fountain", (0.0, 0.0), 4.0, 123)
@@ -226,8 +228,12 @@ def test_key_blade_has_butt_ends_and_the_bow_its_shape():
 
 def test_rotation_turns_the_silhouette_about_its_centre():
     at = (30.0, 20.0)
-    for kind, options in (("boss", {}), ("spell", {"variant": "bolt"}), ("key", {"key_shape": "triangle"}),
-                          ("escape_portal", {})):
+    for kind, options in (
+        ("boss", {}),
+        ("spell", {"variant": "bolt"}),
+        ("key", {"key_shape": "triangle"}),
+        ("escape_portal", {}),
+    ):
         straight = glyph_silhouette(kind, at, 9.0, **options)
         turned = glyph_silhouette(kind, at, 9.0, 37, **options)
         expected = rotate(straight, 37, origin=at)  # counter-clockwise in y-up = clockwise on the sheet

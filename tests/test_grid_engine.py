@@ -42,8 +42,13 @@ from inkcrawl.engines.grid_policies import POLICIES, GreedyPolicy, Policy, Rando
 SIDES = ("north", "east", "south", "west")
 OFFSET = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 OPPOSITE = {"north": "south", "south": "north", "east": "west", "west": "east"}
-SEGMENTS = {"straight": ["north", "south"], "corner": ["north", "east"], "t_junction": ["west", "north", "east"],
-            "cross": ["north", "east", "south", "west"], "dead_end": ["south"]}
+SEGMENTS = {
+    "straight": ["north", "south"],
+    "corner": ["north", "east"],
+    "t_junction": ["west", "north", "east"],
+    "cross": ["north", "east", "south", "west"],
+    "dead_end": ["south"],
+}
 SCORING = [
     {"term": "loot", "label": "Loot rooms entered", "vp": 2},
     {"term": "dragon", "label": "Dragon room entered", "vp": 2, "mode": "one_loot"},
@@ -60,15 +65,29 @@ def label(c: int, r: int) -> str:
     return "ABCDEFGHIJ"[c] + str(r + 1)
 
 
-def grid_entry(columns: int, rows: int, walls=(), entryways=(), features=None, *, switches=None, deck=None,
-               rounds: int = 7, reveal: int = 4, players=(1, 4), dungeon_id: str = "test-board") -> dict:
+def grid_entry(
+    columns: int,
+    rows: int,
+    walls=(),
+    entryways=(),
+    features=None,
+    *,
+    switches=None,
+    deck=None,
+    rounds: int = 7,
+    reveal: int = 4,
+    players=(1, 4),
+    dungeon_id: str = "test-board",
+) -> dict:
     """A grid dungeon entry in the game-data format. Every inner edge is a passage except
     ``walls`` (pairs of labels); ``entryways``: ``(id, label, side)``; ``features``:
     label -> kind or (kind, letter)."""
     walls = {frozenset(w) for w in walls}
     features = features or {}
-    ways = [{"id": way_id, "cell": [ord(at[0]) - 65, int(at[1:]) - 1], "side": side, "label": at}
-            for way_id, at, side in entryways]
+    ways = [
+        {"id": way_id, "cell": [ord(at[0]) - 65, int(at[1:]) - 1], "side": side, "label": at}
+        for way_id, at, side in entryways
+    ]
     rooms = []
     for r in range(rows):
         for c in range(columns):
@@ -86,8 +105,15 @@ def grid_entry(columns: int, rows: int, walls=(), entryways=(), features=None, *
                 feature = {"id": f"{feature}-{here}", "kind": feature}
             elif feature is not None:
                 feature = {"id": f"{feature[0]}-{feature[1]}", "kind": feature[0], "letter": feature[1]}
-            rooms.append({"cell": [c, r], "label": here, "open": open_sides,
-                          "entryways": [w["id"] for w in ways if w["label"] == here], "feature": feature})
+            rooms.append(
+                {
+                    "cell": [c, r],
+                    "label": here,
+                    "open": open_sides,
+                    "entryways": [w["id"] for w in ways if w["label"] == here],
+                    "feature": feature,
+                }
+            )
     all_switches = dict(DEFAULT_SWITCHES)
     all_switches.update(switches or {})
     scoring = copy.deepcopy(SCORING)
@@ -95,24 +121,54 @@ def grid_entry(columns: int, rows: int, walls=(), entryways=(), features=None, *
     if all_switches["segment_skip"] == "voluntary_tally":
         scoring.append({"term": "segment_skip", "label": "Segments skipped", "vp": all_switches["segment_skip_vp"]})
     return {
-        "id": dungeon_id, "title": "Test board", "family": "grid",
+        "id": dungeon_id,
+        "title": "Test board",
+        "family": "grid",
         "ruleset": {"id": "grid-classic", "name": "Grid family, classic rules"},
-        "players": {"min": players[0], "max": players[1]}, "switches": all_switches, "scoring": scoring,
-        "board": {"columns": columns, "rows": rows, "cell_mm": 24, "origin_mm": [21, 40],
-                  "column_labels": "letters", "row_labels": "numbers"},
-        "rooms": rooms, "entryways": ways, "rounds": rounds, "reveal": reveal, "segments": copy.deepcopy(SEGMENTS),
-        "deck": {"name": "test deck", "cards": deck or {"straight": 7, "corner": 8, "t_junction": 6, "cross": 3,
-                                                        "dead_end": 4, "trap": 6, "draw_two": 2}},
+        "players": {"min": players[0], "max": players[1]},
+        "switches": all_switches,
+        "scoring": scoring,
+        "board": {
+            "columns": columns,
+            "rows": rows,
+            "cell_mm": 24,
+            "origin_mm": [21, 40],
+            "column_labels": "letters",
+            "row_labels": "numbers",
+        },
+        "rooms": rooms,
+        "entryways": ways,
+        "rounds": rounds,
+        "reveal": reveal,
+        "segments": copy.deepcopy(SEGMENTS),
+        "deck": {
+            "name": "test deck",
+            "cards": deck
+            or {"straight": 7, "corner": 8, "t_junction": 6, "cross": 3, "dead_end": 4, "trap": 6, "draw_two": 2},
+        },
     }
 
 
 def board(**switches) -> GridRules:
     """The 4 x 3 test board of the module docstring."""
-    return GridRules(grid_entry(
-        4, 3, walls=[("B2", "C2")], entryways=[("w1", "A1", "west"), ("n1", "C1", "north"), ("s1", "D3", "south")],
-        features={"B1": "loot", "C1": ("weapon", "A"), "D1": ("monster", "A"), "A2": "dragon",
-                  "C2": ("monster", "B"), "D2": ("weapon", "B"), "A3": "loot"},
-        switches=switches))
+    return GridRules(
+        grid_entry(
+            4,
+            3,
+            walls=[("B2", "C2")],
+            entryways=[("w1", "A1", "west"), ("n1", "C1", "north"), ("s1", "D3", "south")],
+            features={
+                "B1": "loot",
+                "C1": ("weapon", "A"),
+                "D1": ("monster", "A"),
+                "A2": "dragon",
+                "C2": ("monster", "B"),
+                "D2": ("weapon", "B"),
+                "A3": "loot",
+            },
+            switches=switches,
+        )
+    )
 
 
 def draw(rules: GridRules, pm: PlayerMap, shape: str, at: str, sides: list[str], round_number: int) -> None:
@@ -141,13 +197,15 @@ def full_map(rules: GridRules) -> PlayerMap:
 
 # shapes and rotations ------------------------------------------------------------------------
 
+
 def test_rotations_are_deduplicated_per_shape():
     counts = {name: len(shape_rotations(sides)) for name, sides in SEGMENTS.items()}
     assert counts == {"straight": 2, "corner": 4, "t_junction": 4, "cross": 1, "dead_end": 4}
     assert rotate_mask(mask_of(["north"]), 1) == mask_of(["east"])
     assert rotate_mask(mask_of(["north", "east"]), 3) == mask_of(["west", "north"])
-    assert set(shape_rotations(["north", "east"])) == {mask_of(p) for p in (["north", "east"], ["east", "south"],
-                                                                             ["south", "west"], ["west", "north"])}
+    assert set(shape_rotations(["north", "east"])) == {
+        mask_of(p) for p in (["north", "east"], ["east", "south"], ["south", "west"], ["west", "north"])
+    }
 
 
 def test_every_rotation_of_a_shape_can_be_drawn():
@@ -166,6 +224,7 @@ def sides_of(mask: int) -> list[str]:
 
 
 # placement legality --------------------------------------------------------------------------
+
 
 def test_first_segment_must_be_on_an_entryway():
     rules = board()
@@ -239,6 +298,7 @@ def test_unplaceable_segment_is_a_tally_and_costs_two():
 
 # deck ----------------------------------------------------------------------------------------
 
+
 def stacked_deck(top_first: list[str], reshuffle: bool = True) -> Deck:
     deck = Deck([], random.Random(0), reshuffle)
     deck.cards = list(reversed(top_first))
@@ -267,9 +327,13 @@ def test_a_deck_of_only_draw_two_cards_runs_out_instead_of_chaining_for_ever():
 def test_solo_game_with_a_deck_of_traps_and_draw_twos_ends():
     # solo play removes the 30 traps: 3 straights and 2 Draw 2 remain, and the discards hold
     # only Draw 2 cards once the straights are out (this used to loop for ever)
-    entry = grid_entry(4, 3, entryways=[("w1", "A1", "west")],
-                       switches={"solo_removes_traps": True, "deck_exhausted": "reshuffle_discards"},
-                       deck={"straight": 3, "trap": 30, "draw_two": 2})
+    entry = grid_entry(
+        4,
+        3,
+        entryways=[("w1", "A1", "west")],
+        switches={"solo_removes_traps": True, "deck_exhausted": "reshuffle_discards"},
+        deck={"straight": 3, "trap": 30, "draw_two": 2},
+    )
     rules = GridRules(entry)
     result = play_game(rules, [make_policy("random", rules)], seed=3)
     assert result.rounds_played == 7
@@ -288,8 +352,11 @@ def test_deck_is_shuffled_by_the_seed():
 
 def test_switch_deck_exhausted():
     entry = dict(grid_entry(4, 3, entryways=[("w1", "A1", "west")], deck={"dead_end": 5}, rounds=7, reveal=2))
-    ended = play_game(GridRules(dict(entry, switches=dict(entry["switches"], deck_exhausted="end_game"))),
-                      [RandomPolicy(GridRules(entry))], seed=3)
+    ended = play_game(
+        GridRules(dict(entry, switches=dict(entry["switches"], deck_exhausted="end_game"))),
+        [RandomPolicy(GridRules(entry))],
+        seed=3,
+    )
     # rounds 1 and 2 reveal 2 cards each, round 3 only 1 and ends the game
     assert ended.rounds_played == 3 and [len(c) for c in ended.reveals] == [2, 2, 1]
     reshuffled = play_game(GridRules(entry), [RandomPolicy(GridRules(entry))], seed=3)
@@ -309,6 +376,7 @@ def test_switch_solo_removes_traps():
 
 
 # traps ---------------------------------------------------------------------------------------
+
 
 def test_trap_hits_each_opponent_once_per_trap():
     rules = board()
@@ -333,10 +401,10 @@ def test_switch_trap_timing():
     for timing in ("any_time", "later_segments_only"):
         rules = board(trap_timing=timing)
         me, other = PlayerMap(rules), PlayerMap(rules)
-        draw(rules, me, "straight", "A1", ["west", "east"], 1)      # before the trap in A1 (round 2)
+        draw(rules, me, "straight", "A1", ["west", "east"], 1)  # before the trap in A1 (round 2)
         draw(rules, me, "corner", "B1", ["west", "south"], 2)
-        draw(rules, me, "straight", "B2", ["north", "south"], 2)    # same round as the trap in B2
-        draw(rules, me, "dead_end", "B3", ["north"], 3)             # after the trap in B3 (round 2)
+        draw(rules, me, "straight", "B2", ["north", "south"], 2)  # same round as the trap in B2
+        draw(rules, me, "dead_end", "B3", ["north"], 3)  # after the trap in B3 (round 2)
         for at in ("A1", "B2", "B3"):
             other.place_trap(rules.room(at), 2)
         maps[timing] = score_map(rules, me, [other])
@@ -347,8 +415,16 @@ def test_switch_trap_timing():
 
 def test_switch_no_trap_room():
     # the only room holds loot: a trap finds no empty room
-    entry = grid_entry(1, 1, entryways=[("w1", "A1", "west")], features={"A1": "loot"}, deck={"trap": 1},
-                       rounds=1, reveal=1, switches={"solo_removes_traps": False})
+    entry = grid_entry(
+        1,
+        1,
+        entryways=[("w1", "A1", "west")],
+        features={"A1": "loot"},
+        deck={"trap": 1},
+        rounds=1,
+        reveal=1,
+        switches={"solo_removes_traps": False},
+    )
     skip = play_game(GridRules(entry), [RandomPolicy(GridRules(entry))], seed=0)
     assert skip.scores[0].terms["tally"] == 0 and skip.scores[0].total == 1  # the unlinked entryway
     tally_rules = GridRules(dict(entry, switches=dict(entry["switches"], no_trap_room="tally")))
@@ -357,6 +433,7 @@ def test_switch_no_trap_room():
 
 
 # scoring terms -------------------------------------------------------------------------------
+
 
 def test_term_loot():
     rules = board()
@@ -375,9 +452,9 @@ def test_term_monster_unmatched():
     rules = board()
     pm = PlayerMap(rules)
     draw(rules, pm, "straight", "D3", ["north", "south"], 1)
-    draw(rules, pm, "t_junction", "D2", ["north", "south", "west"], 1)   # weapon B
-    draw(rules, pm, "dead_end", "D1", ["south"], 2)                      # monster A, no weapon A
-    draw(rules, pm, "dead_end", "C2", ["east"], 2)                       # monster B, weapon B
+    draw(rules, pm, "t_junction", "D2", ["north", "south", "west"], 1)  # weapon B
+    draw(rules, pm, "dead_end", "D1", ["south"], 2)  # monster A, no weapon A
+    draw(rules, pm, "dead_end", "C2", ["east"], 2)  # monster B, weapon B
     score = score_map(rules, pm)
     assert score.terms["weapon"] == 1
     assert score.terms["monster_matched"] == 4
@@ -405,8 +482,16 @@ def test_term_tally_and_total():
     assert score.terms["tally"] == -6
     # loot 4, dragon 2, weapon 1, matched 4, entryways n1 and s1 unlinked 2, tallies -6
     assert score.total == 4 + 2 + 1 + 4 + 2 - 6
-    assert list(score.terms) == ["loot", "dragon", "weapon", "monster_matched", "monster_unmatched",
-                                 "entryway_unlinked", "tally", "trap"]
+    assert list(score.terms) == [
+        "loot",
+        "dragon",
+        "weapon",
+        "monster_matched",
+        "monster_unmatched",
+        "entryway_unlinked",
+        "tally",
+        "trap",
+    ]
 
 
 def test_term_trap():
@@ -432,8 +517,8 @@ def test_switch_dragon_doubling():
         score = score_map(rules, full_map(rules))
         totals[mode] = (score.terms["dragon"], score.total)
     # base (no dragon): loot 4 + weapon 1 + matched 4 + entryways 2 = 11
-    assert totals["one_loot"] == (2, 13)   # one bag: +2
-    assert totals["all_loot"] == (4, 15)   # both bags again: +4
+    assert totals["one_loot"] == (2, 13)  # one bag: +2
+    assert totals["all_loot"] == (4, 15)  # both bags again: +4
     assert totals["best_item"] == (4, 15)  # the matched monster (+4) is the best item
     # best_item without the monster: the best item is a loot bag (+2), not the weapon (+1)
     rules = board(dragon_doubling="best_item")
@@ -485,7 +570,10 @@ def test_switch_weapon_order():
     results = {}
     for order in ("game_end", "same_network", "earlier_round"):
         rules = board(weapon_order=order)
-        results[order] = (score_map(rules, weapon_after_monster(rules)), score_map(rules, weapon_in_another_network(rules)))
+        results[order] = (
+            score_map(rules, weapon_after_monster(rules)),
+            score_map(rules, weapon_in_another_network(rules)),
+        )
     # weapon B in round 3 after monster B in round 2, same network
     after = {order: (s[0].terms["monster_matched"], s[0].terms["monster_unmatched"]) for order, s in results.items()}
     assert after == {"game_end": (4, 0), "same_network": (4, 0), "earlier_round": (0, -2)}
@@ -513,15 +601,31 @@ def test_switch_segment_skip():
         play_game(rules, [SkipPolicy(rules)], seed=0)
     placed = play_game(rules, [RandomPolicy(rules)], seed=0).scores[0]
     assert placed.total == 0 and "segment_skip" not in placed.terms  # the dead end links w1
-    voluntary = GridRules(grid_entry(1, 1, entryways=[("w1", "A1", "west")], deck={"dead_end": 1}, rounds=1,
-                                     reveal=1, switches={"segment_skip": "voluntary_tally"}))
+    voluntary = GridRules(
+        grid_entry(
+            1,
+            1,
+            entryways=[("w1", "A1", "west")],
+            deck={"dead_end": 1},
+            rounds=1,
+            reveal=1,
+            switches={"segment_skip": "voluntary_tally"},
+        )
+    )
     skipped = play_game(voluntary, [SkipPolicy(voluntary)], seed=0).scores[0]
     assert skipped.terms["segment_skip"] == -2 and skipped.terms["entryway_unlinked"] == 1 and skipped.total == -1
 
 
 def test_switch_segment_skip_vp_comes_from_the_data():
-    entry = grid_entry(1, 1, entryways=[("w1", "A1", "west")], deck={"dead_end": 1}, rounds=1, reveal=1,
-                       switches={"segment_skip": "voluntary_tally", "segment_skip_vp": -5})
+    entry = grid_entry(
+        1,
+        1,
+        entryways=[("w1", "A1", "west")],
+        deck={"dead_end": 1},
+        rounds=1,
+        reveal=1,
+        switches={"segment_skip": "voluntary_tally", "segment_skip_vp": -5},
+    )
     rules = GridRules(entry)
     assert play_game(rules, [SkipPolicy(rules)], seed=0).scores[0].terms["segment_skip"] == -5
 
@@ -533,6 +637,7 @@ def test_tie_is_shared():
 
 
 # players, policies, data errors ---------------------------------------------------------------
+
 
 def test_one_to_four_players_play_the_same_cards():
     rules = board()
@@ -595,6 +700,7 @@ def test_engine_reads_a_game_document_alone(tmp_path):
 
 # property: random games only ever place legal segments ----------------------------------------
 
+
 def brute_force_options(entry: dict, placed: dict, traps: set, shape: str) -> set:
     """Every legal (label, sides) of a shape, straight from RULES.md 1 (no engine code)."""
     rooms = {r["label"]: r for r in entry["rooms"]}
@@ -633,15 +739,21 @@ def random_boards(draw_):
     outer += [(label(0, r), "west") for r in range(rows)] + [(label(columns - 1, r), "east") for r in range(rows)]
     chosen = draw_(st.lists(st.sampled_from(outer), min_size=1, max_size=4, unique=True))
     ways = [(f"e{k}", at, side) for k, (at, side) in enumerate(chosen)]
-    kinds = st.one_of(st.none(), st.sampled_from(["loot", "dragon", ("weapon", "A"), ("monster", "A"),
-                                                  ("weapon", "B"), ("monster", "B")]))
+    kinds = st.one_of(
+        st.none(),
+        st.sampled_from(["loot", "dragon", ("weapon", "A"), ("monster", "A"), ("weapon", "B"), ("monster", "B")]),
+    )
     features = {label(c, r): f for r in range(rows) for c in range(columns) if (f := draw_(kinds)) is not None}
     return grid_entry(columns, rows, walls=walls, entryways=ways, features=features)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(entry=random_boards(), seed=st.integers(0, 2 ** 32), players=st.integers(1, 4),
-       policy=st.sampled_from(["random", "greedy"]))
+@given(
+    entry=random_boards(),
+    seed=st.integers(0, 2**32),
+    players=st.integers(1, 4),
+    policy=st.sampled_from(["random", "greedy"]),
+)
 def test_games_only_place_legal_segments(entry, seed, players, policy):
     rules = GridRules(entry)
     result = play_game(rules, [make_policy(policy, rules)] * players, seed)
@@ -668,7 +780,7 @@ def test_games_only_place_legal_segments(entry, seed, players, policy):
 
 
 @settings(max_examples=40, deadline=None)
-@given(entry=random_boards(), seed=st.integers(0, 2 ** 32))
+@given(entry=random_boards(), seed=st.integers(0, 2**32))
 def test_generator_finds_every_legal_placement(entry, seed):
     rules = GridRules(entry)
     rng = random.Random(seed)

@@ -84,6 +84,7 @@ def _bounds(root: ET.Element):
 
 # Content ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dungeon_id", _ids())
 def test_every_feature_kind_appears_with_its_ruleset_kind(dungeon_id):
     opened = _opened_by_id(dungeon_id)
@@ -156,10 +157,15 @@ def test_wall_runs_cover_exactly_the_closed_edges():
             for j in range(round((y0 - gy) / c), round((y1 - gy) / c)):
                 col = round((x0 - gx) / c)
                 covered.add(edge_key((col, j), "west") if col < grid.columns else edge_key((col - 1, j), "east"))
-    every_edge = {edge_key((i, j), side) for i in range(grid.columns) for j in range(grid.rows)
-                  for side in ("north", "east", "south", "west")}
-    open_edges = {edge_key(p.cell, p.side) for p in dungeon.passages} | \
-                 {edge_key(e.cell, e.side) for e in dungeon.entryways}
+    every_edge = {
+        edge_key((i, j), side)
+        for i in range(grid.columns)
+        for j in range(grid.rows)
+        for side in ("north", "east", "south", "west")
+    }
+    open_edges = {edge_key(p.cell, p.side) for p in dungeon.passages} | {
+        edge_key(e.cell, e.side) for e in dungeon.entryways
+    }
     assert covered == every_edge - open_edges
 
 
@@ -171,8 +177,16 @@ def test_scoring_area_has_every_term_with_ruleset_points_and_fields(dungeon_id):
     (scoring,) = _kinds(root, "scoring")
     texts = _texts(scoring)
     rows = _kinds(scoring, "scoring-term")
-    assert [r.get("data-term") for r in rows] == ["loot", "dragon", "weapon", "monster_matched", "monster_unmatched",
-                                                "entryways", "tally", "traps"]
+    assert [r.get("data-term") for r in rows] == [
+        "loot",
+        "dragon",
+        "weapon",
+        "monster_matched",
+        "monster_unmatched",
+        "entryways",
+        "tally",
+        "traps",
+    ]
     expected = {
         "loot": vp_text(data["elements"]["loot"]["vp"]) + " each",
         "weapon": vp_text(data["elements"]["weapon"]["vp"]) + " each",
@@ -208,12 +222,28 @@ def _ruleset_with(changes: dict, switches: dict | None = None) -> Ruleset:
 
 
 def test_points_come_from_the_ruleset_not_constants():
-    ruleset = _ruleset_with({"elements.loot.vp": 3, "elements.weapon.vp": 2, "elements.monster.vp": 5,
-                             "elements.monster.unmatched_vp": -4, "entryways.unlinked_vp": 0, "tally_vp": -1,
-                             "trap_vp": -6})
+    ruleset = _ruleset_with(
+        {
+            "elements.loot.vp": 3,
+            "elements.weapon.vp": 2,
+            "elements.monster.vp": 5,
+            "elements.monster.unmatched_vp": -4,
+            "entryways.unlinked_vp": 0,
+            "tally_vp": -1,
+            "trap_vp": -6,
+        }
+    )
     terms = {t.key: t.points for t in scoring_terms(ruleset)}
-    assert terms == {"loot": "+3 each", "dragon": "+3", "weapon": "+2 each", "monster_matched": "+5 each",
-                     "monster_unmatched": "-4 each", "entryways": "0 each", "tally": "-1 each", "traps": "-6 each"}
+    assert terms == {
+        "loot": "+3 each",
+        "dragon": "+3",
+        "weapon": "+2 each",
+        "monster_matched": "+5 each",
+        "monster_unmatched": "-4 each",
+        "entryways": "0 each",
+        "tally": "-1 each",
+        "traps": "-6 each",
+    }
     svg = render_sheet(_opened()[0].dungeon, ruleset).svg
     texts = _texts(_tree(svg))
     for points in terms.values():
@@ -221,8 +251,9 @@ def test_points_come_from_the_ruleset_not_constants():
     assert "Tally marks (-1 each)" in texts
 
 
-@pytest.mark.parametrize("switch, words", [("one_loot", "one loot bag"), ("all_loot", "all loot"),
-                                           ("best_item", "best item")])
+@pytest.mark.parametrize(
+    "switch, words", [("one_loot", "one loot bag"), ("all_loot", "all loot"), ("best_item", "best item")]
+)
 def test_dragon_row_follows_the_doubling_switch(switch, words):
     ruleset = _ruleset_with({}, {"dragon_doubling": switch})
     (dragon,) = [t for t in scoring_terms(ruleset) if t.key == "dragon"]
@@ -241,6 +272,7 @@ def test_a_feature_kind_of_another_ruleset_gets_a_glyph_with_its_kind():
 
 
 # What Qt draws and what prints ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("grayscale", [False, True], ids=["colour", "grayscale"])
 @pytest.mark.parametrize("dungeon_id", _ids())
@@ -271,9 +303,11 @@ def test_grayscale_sheet_uses_only_greys(dungeon_id):
 
 def _assert_inside_printable(svg: str, paper) -> None:
     x0, y0, x1, y1 = paper.printable
-    outside = [(e.get("data-kind") or e.tag, round(a, 2), round(b, 2), round(c, 2), round(d, 2))
-               for e, a, b, c, d in _bounds(_tree(svg))
-               if a < x0 - 1e-6 or b < y0 - 1e-6 or c > x1 + 1e-6 or d > y1 + 1e-6]
+    outside = [
+        (e.get("data-kind") or e.tag, round(a, 2), round(b, 2), round(c, 2), round(d, 2))
+        for e, a, b, c, d in _bounds(_tree(svg))
+        if a < x0 - 1e-6 or b < y0 - 1e-6 or c > x1 + 1e-6 or d > y1 + 1e-6
+    ]
     assert outside == []
 
 
@@ -284,6 +318,7 @@ def test_everything_inside_the_printable_area(dungeon_id, grayscale):
 
 
 # Layout ------------------------------------------------------------------------------------------------
+
 
 def _scoring_box(root):
     (scoring,) = _kinds(root, "scoring")
@@ -305,12 +340,16 @@ def _variant(**changes):
     return dungeon, opened.ruleset
 
 
-@pytest.mark.parametrize("changes", [
-    {"origin_mm": (21, 70)},                                          # 39 mm left below the grid
-    {"origin_mm": (22, 30), "cell_mm": 22, "paper": (297, 210)},      # landscape: beside the grid
-    {"origin_mm": (17.5, 40), "cell_mm": 25},                          # a wide grid
-    {"origin_mm": (17, 40), "cell_mm": 20, "title": "The Very Long Halls Of The Forgotten Ember King"},
-], ids=["low-grid", "landscape", "wide-grid", "off-centre"])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"origin_mm": (21, 70)},  # 39 mm left below the grid
+        {"origin_mm": (22, 30), "cell_mm": 22, "paper": (297, 210)},  # landscape: beside the grid
+        {"origin_mm": (17.5, 40), "cell_mm": 25},  # a wide grid
+        {"origin_mm": (17, 40), "cell_mm": 20, "title": "The Very Long Halls Of The Forgotten Ember King"},
+    ],
+    ids=["low-grid", "landscape", "wide-grid", "off-centre"],
+)
 def test_scoring_area_shrinks_or_moves_and_never_overlaps_the_grid(changes):
     dungeon, ruleset = _variant(**changes)
     svg = render_sheet(dungeon, ruleset).svg
@@ -343,5 +382,5 @@ def test_qt_renders_the_sheet():
     assert image.width() == round(210 / 25.4 * 40)
     gx, gy = opened.dungeon.grid.origin_mm
     k = 40 / 25.4
-    assert image.pixelColor(round(gx * k), round(gy * k)).lightness() < 100      # the wall corner is dark ink
-    assert image.pixelColor(round(3 * k), round(3 * k)).lightness() == 255       # the margin stays blank
+    assert image.pixelColor(round(gx * k), round(gy * k)).lightness() < 100  # the wall corner is dark ink
+    assert image.pixelColor(round(3 * k), round(3 * k)).lightness() == 255  # the margin stays blank

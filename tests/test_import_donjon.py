@@ -33,8 +33,14 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = Path(__file__).resolve().parent / "import_samples" / "donjon"
 BITS = DEFAULT_BITS
 DOOR_CHARS = {"A": "arch", "D": "door", "L": "locked", "T": "trapped", "S": "secret", "G": "portcullis"}
-DOOR_TYPE_NAMES = {"arch": "arch", "door": "open", "locked": "lock", "trapped": "trap", "secret": "secret",
-                   "portcullis": "portc"}
+DOOR_TYPE_NAMES = {
+    "arch": "arch",
+    "door": "open",
+    "locked": "lock",
+    "trapped": "trap",
+    "secret": "secret",
+    "portcullis": "portc",
+}
 
 # Legend: '#' rock, 'P' perimeter, 'X' blocked, '1'-'9' and 'a'-'c' (ids 10-12) room cells,
 # '.' corridor, door cells A arch, D door, L locked, T trapped, S secret, G portcullis,
@@ -45,55 +51,69 @@ SAMPLES = {
     # Three rooms: an arch, a plain door, a trapped door, a locked door in front of room 3 (its
     # key must go in room 1 or 2), stairs up on the west edge, stairs down beyond room 3, a
     # corridor feature 'k'. No bleed.
-    "crypt": dict(bleed=0, contents={2: "Goblin Boss and 1 x Goblin"}, features={"k": "Net Trap"}, rows=[
-        "#####################",
-        "#PPPPPPP#####PPPPPPP#",
-        "#P11111P#####P22222P#",
-        "#P11111A.....D22222P#",
-        "#P11111P#####P22222P#",
-        "#PPPAPPP#####PPPTPPP#",
-        "####.###########.####",
-        "<...........k....####",
-        "########.############",
-        "######PPLPPPP########",
-        "######P33333P########",
-        "######P33333A..>#####",
-        "######P33333P########",
-        "######PPPPPPP########",
-        "#####################",
-    ]),
+    "crypt": dict(
+        bleed=0,
+        contents={2: "Goblin Boss and 1 x Goblin"},
+        features={"k": "Net Trap"},
+        rows=[
+            "#####################",
+            "#PPPPPPP#####PPPPPPP#",
+            "#P11111P#####P22222P#",
+            "#P11111A.....D22222P#",
+            "#P11111P#####P22222P#",
+            "#PPPAPPP#####PPPTPPP#",
+            "####.###########.####",
+            "<...........k....####",
+            "########.############",
+            "######PPLPPPP########",
+            "######P33333P########",
+            "######P33333A..>#####",
+            "######P33333P########",
+            "######PPPPPPP########",
+            "#####################",
+        ],
+    ),
     # Everything as strings, bleed 2, a null first room, a corridor loop around a block of rock,
     # a secret door and a portcullis, stairs up in the middle of the map (its Start goes on
     # the nearest outer edge), an egress corridor leaving east, two-digit room ids (10, 11).
-    "vault-strings": dict(bleed=2, strings=True, egress=[(9, 14, "east")], rows=[
-        "###############",
-        "#PPPPPPP#PPPPP#",
-        "#P44444P#PaaaP#",
-        "#P44444S.GaaaP#",
-        "#P44444P.PaaaP#",
-        "#PPPAPPP.PPPPP#",
-        "####.....######",
-        "####.#<#.######",
-        "####.###.######",
-        "####...........",
-        "####.#######.##",
-        "#PPPAPPPPPPPAP#",
-        "#PbbbbbbbbbbbP#",
-        "#PPPPPPPPPPPPP#",
-        "###############",
-    ]),
+    "vault-strings": dict(
+        bleed=2,
+        strings=True,
+        egress=[(9, 14, "east")],
+        rows=[
+            "###############",
+            "#PPPPPPP#PPPPP#",
+            "#P44444P#PaaaP#",
+            "#P44444S.GaaaP#",
+            "#P44444P.PaaaP#",
+            "#PPPAPPP.PPPPP#",
+            "####.....######",
+            "####.#<#.######",
+            "####.###.######",
+            "####...........",
+            "####.#######.##",
+            "#PPPAPPPPPPPAP#",
+            "#PbbbbbbbbbbbP#",
+            "#PPPPPPPPPPPPP#",
+            "###############",
+        ],
+    ),
     # No stairs and no egress (a Start is placed on the outer wall nearest room 1), blocked
     # cells, room 12 listed in 'rooms' but with no cells, a locked door between two rooms.
-    "cellar-nostairs": dict(bleed=1, ghost_room=12, rows=[
-        "XXXXXXXXXXXXX",
-        "XPPPPPPPPPPPX",
-        "XP111L22222PX",
-        "XP111P22222PX",
-        "XP111P22222PX",
-        "XPAPPPPPPPPPX",
-        "XX.XXXXXXXXXX",
-        "XX.XXXXXXXXXX",
-    ]),
+    "cellar-nostairs": dict(
+        bleed=1,
+        ghost_room=12,
+        rows=[
+            "XXXXXXXXXXXXX",
+            "XPPPPPPPPPPPX",
+            "XP111L22222PX",
+            "XP111P22222PX",
+            "XP111P22222PX",
+            "XPAPPPPPPPPPX",
+            "XX.XXXXXXXXXX",
+            "XX.XXXXXXXXXX",
+        ],
+    ),
 }
 
 
@@ -117,8 +137,15 @@ def _cell_value(char: str) -> int:
     return BITS["corridor"] | ord(char) << 24  # a corridor-feature letter
 
 
-def donjon_json(rows: list[str], bleed: int = 0, strings: bool = False, contents: dict | None = None,
-                features: dict | None = None, egress: list | None = None, ghost_room: int | None = None) -> dict:
+def donjon_json(
+    rows: list[str],
+    bleed: int = 0,
+    strings: bool = False,
+    contents: dict | None = None,
+    features: dict | None = None,
+    egress: list | None = None,
+    ghost_room: int | None = None,
+) -> dict:
     """A donjon export (as donjon structures it) of the ASCII map ``rows``."""
     n_rows, n_cols = len(rows), len(rows[0])
     cells = [[0] * (n_cols + 2 * bleed) for _ in range(n_rows + 2 * bleed)]
@@ -142,41 +169,103 @@ def donjon_json(rows: list[str], bleed: int = 0, strings: bool = False, contents
             for c, char in enumerate(row):
                 if char not in DOOR_CHARS:
                     continue
-                side = ("north" if r == north - 1 and west <= c <= east else
-                        "south" if r == south + 1 and west <= c <= east else
-                        "west" if c == west - 1 and north <= r <= south else
-                        "east" if c == east + 1 and north <= r <= south else None)
+                side = (
+                    "north"
+                    if r == north - 1 and west <= c <= east
+                    else "south"
+                    if r == south + 1 and west <= c <= east
+                    else "west"
+                    if c == west - 1 and north <= r <= south
+                    else "east"
+                    if c == east + 1 and north <= r <= south
+                    else None
+                )
                 if side:
                     kind = DOOR_TYPE_NAMES[DOOR_CHARS[char]]
                     doors.setdefault(side, []).append({"row": r, "col": c, "type": kind, "desc": kind.title()})
         height, width = south - north + 1, east - west + 1
         summary = (contents or {}).get(room_id, "Empty")
-        rooms.append({"id": room_id, "row": north, "col": west, "north": north, "south": south, "west": west,
-                      "east": east, "height": height * 10, "width": width * 10, "area": height * width * 100,
-                      "shape": "square", "doors": doors, "contents": {"summary": summary}})
+        rooms.append(
+            {
+                "id": room_id,
+                "row": north,
+                "col": west,
+                "north": north,
+                "south": south,
+                "west": west,
+                "east": east,
+                "height": height * 10,
+                "width": width * 10,
+                "area": height * width * 100,
+                "shape": "square",
+                "doors": doors,
+                "contents": {"summary": summary},
+            }
+        )
     if ghost_room:
-        rooms.append({"id": ghost_room, "row": 1, "col": 1, "north": 1, "south": 1, "west": 1, "east": 1,
-                      "height": 10, "width": 10, "area": 100, "doors": {}, "contents": {"summary": "Empty"}})
-    stairs = [{"row": r, "col": c, "key": "up" if char == "<" else "down", "dir": "east"}
-              for r, row in enumerate(rows) for c, char in enumerate(row) if char in "<>"]
+        rooms.append(
+            {
+                "id": ghost_room,
+                "row": 1,
+                "col": 1,
+                "north": 1,
+                "south": 1,
+                "west": 1,
+                "east": 1,
+                "height": 10,
+                "width": 10,
+                "area": 100,
+                "doors": {},
+                "contents": {"summary": "Empty"},
+            }
+        )
+    stairs = [
+        {"row": r, "col": c, "key": "up" if char == "<" else "down", "dir": "east"}
+        for r, row in enumerate(rows)
+        for c, char in enumerate(row)
+        if char in "<>"
+    ]
     feature_list = {}
     for r, row in enumerate(rows):
         for c, char in enumerate(row):
             if char in (features or {}):
-                feature_list[char] = {"key": char, "summary": features[char], "detail": features[char],
-                                      "marks": [{"row": r, "col": c}]}
+                feature_list[char] = {
+                    "key": char,
+                    "summary": features[char],
+                    "detail": features[char],
+                    "marks": [{"row": r, "col": c}],
+                }
     data = {
-        "cell_bit": {"nothing": 0, "block": BITS["blocked"], "room": BITS["room"], "corridor": BITS["corridor"],
-                     "aperture": BITS["aperture"], "perimeter": BITS["perimeter"], "room_id": BITS["room_id"],
-                     "arch": BITS["arch"], "door": BITS["door"], "locked": BITS["locked"],
-                     "trapped": BITS["trapped"], "secret": BITS["secret"], "portcullis": BITS["portcullis"],
-                     "stair_down": BITS["stair_down"], "stair_up": BITS["stair_up"], "label": BITS["label"]},
+        "cell_bit": {
+            "nothing": 0,
+            "block": BITS["blocked"],
+            "room": BITS["room"],
+            "corridor": BITS["corridor"],
+            "aperture": BITS["aperture"],
+            "perimeter": BITS["perimeter"],
+            "room_id": BITS["room_id"],
+            "arch": BITS["arch"],
+            "door": BITS["door"],
+            "locked": BITS["locked"],
+            "trapped": BITS["trapped"],
+            "secret": BITS["secret"],
+            "portcullis": BITS["portcullis"],
+            "stair_down": BITS["stair_down"],
+            "stair_up": BITS["stair_up"],
+            "label": BITS["label"],
+        },
         "cells": cells,
         "corridor_features": feature_list,
         "egress": [{"row": r, "col": c, "dir": d, "depth": 0, "type": "corridor"} for r, c, d in (egress or [])],
         "rooms": rooms,
-        "settings": {"bleed": bleed, "n_rows": n_rows, "n_cols": n_cols, "name": "Sample dungeon",
-                     "dungeon_layout": "Rectangle", "seed": 1},
+        "settings": {
+            "bleed": bleed,
+            "n_rows": n_rows,
+            "n_cols": n_cols,
+            "name": "Sample dungeon",
+            "dungeon_layout": "Rectangle",
+            "seed": 1,
+        },
         "stairs": stairs,
     }
     return _stringify(data) if strings else data
@@ -218,8 +307,12 @@ def source_counts(data: dict) -> dict:
         for c, v in enumerate(row):
             if v & BITS["room"]:
                 room_ids.add((v & BITS["room_id"]) >> 6)
-            elif v & (BITS["corridor"] | BITS["stair_up"] | BITS["stair_down"]
-                      | sum(BITS[k] for k in (*door_kinds, "trapped"))):
+            elif v & (
+                BITS["corridor"]
+                | BITS["stair_up"]
+                | BITS["stair_down"]
+                | sum(BITS[k] for k in (*door_kinds, "trapped"))
+            ):
                 open_cells.add((r, c))
                 kinds = [k for k in door_kinds if v & BITS[k]] or (["door"] if v & BITS["trapped"] else [])
                 if kinds:
@@ -261,20 +354,29 @@ def source_counts(data: dict) -> dict:
     locked_like = [d for d in doors if d[1] in ("locked", "portcullis", "secret")]
     rooms = [room for room in data.get("rooms") or [] if room]
     listed_ids = {_number(room["id"]) for room in rooms}
-    warnings = (len(locked_like)                                     # each lock and where its key is
-                + sum(1 for d in doors if d[2])                      # each trap
-                + sum(1 for cell in up if not on_outer_wall(cell))   # Starts moved to an outer wall
-                + (0 if up or data.get("egress") else 1)             # no way in: a Start placed
-                + sum(1 for room in rooms if str(room["contents"]["summary"]) != "Empty"
-                      and _number(room["id"]) in room_ids)
-                + len(data.get("corridor_features") or {})
-                + len(listed_ids - room_ids))                        # listed rooms without cells
-    return {"rooms": len(room_ids), "corridor_cells": open_cells,
-            "corridors": _components(open_cells) + courtyards, "doors": len(locked_like),
-            "exits": len(down), "starts": len(up) + len(data.get("egress") or []) or 1,
-            "keys": len({"green" if d[1] == "portcullis" else "red" for d in locked_like if d[1] != "secret"}
-                        or {"red" for d in locked_like}),
-            "labels_text": _label_texts(cells), "warnings": warnings}
+    warnings = (
+        len(locked_like)  # each lock and where its key is
+        + sum(1 for d in doors if d[2])  # each trap
+        + sum(1 for cell in up if not on_outer_wall(cell))  # Starts moved to an outer wall
+        + (0 if up or data.get("egress") else 1)  # no way in: a Start placed
+        + sum(1 for room in rooms if str(room["contents"]["summary"]) != "Empty" and _number(room["id"]) in room_ids)
+        + len(data.get("corridor_features") or {})
+        + len(listed_ids - room_ids)
+    )  # listed rooms without cells
+    return {
+        "rooms": len(room_ids),
+        "corridor_cells": open_cells,
+        "corridors": _components(open_cells) + courtyards,
+        "doors": len(locked_like),
+        "exits": len(down),
+        "starts": len(up) + len(data.get("egress") or []) or 1,
+        "keys": len(
+            {"green" if d[1] == "portcullis" else "red" for d in locked_like if d[1] != "secret"}
+            or {"red" for d in locked_like}
+        ),
+        "labels_text": _label_texts(cells),
+        "warnings": warnings,
+    }
 
 
 def _label_texts(cells) -> list[str]:
@@ -433,8 +535,13 @@ def test_cli_import_and_export_sheet(tmp_path, capsys):
     from inkcrawl.cli import main
 
     out = tmp_path / "crypt-dungeon.json"
-    run = subprocess.run([sys.executable, "-m", "inkcrawl", "import", str(SAMPLE_DIR / "crypt.json"), "-o", str(out)],
-                         cwd=REPO, capture_output=True, text=True, env=_env())
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "import", str(SAMPLE_DIR / "crypt.json"), "-o", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
     assert run.returncode == 0, run.stderr
     assert "from donjon" in run.stdout
     assert "warning IMPORT cell (9, 8) locked door" in run.stderr
@@ -478,8 +585,13 @@ def test_malformed_input_fails_cleanly(name, tmp_path):
     with pytest.raises(ImportFailed) as caught:
         convert(path)
     assert str(caught.value)
-    run = subprocess.run([sys.executable, "-m", "inkcrawl", "import", str(path), "-o", str(tmp_path / "out.json"),
-                          "--format", "donjon"], cwd=REPO, capture_output=True, text=True, env=_env())
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "import", str(path), "-o", str(tmp_path / "out.json"), "--format", "donjon"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
     assert run.returncode == 2
     assert "Traceback" not in run.stderr
     assert not (tmp_path / "out.json").exists()
@@ -489,7 +601,7 @@ def test_hostile_values_are_repaired_and_reported(tmp_path):
     data = donjon_json(SAMPLES["crypt"]["rows"])
     data["cells"][0][0] = "abc"
     data["cells"][0][1] = -5
-    data["cells"][0][2] = 2 ** 40
+    data["cells"][0][2] = 2**40
     data["cells"][0][3] = True
     data["cells"][1] = data["cells"][1][:5]  # a short row
     data["cell_bit"]["room"] = "lots"
@@ -501,9 +613,21 @@ def test_hostile_values_are_repaired_and_reported(tmp_path):
     data["corridor_features"] = [1, 2]
     result = convert(_write(tmp_path / "x.json", data))
     sources = [n.source for n in result.notes]
-    for expected in ("cell (0, 0)", "cell (0, 1)", "cell (0, 2)", "cell (0, 3)", "cells row 1", "cell_bit room",
-                     "settings bleed", "rooms", "stairs 0", "stairs 1", "stairs 2 at (0, 0)", "egress",
-                     "corridor feature 0"):
+    for expected in (
+        "cell (0, 0)",
+        "cell (0, 1)",
+        "cell (0, 2)",
+        "cell (0, 3)",
+        "cells row 1",
+        "cell_bit room",
+        "settings bleed",
+        "rooms",
+        "stairs 0",
+        "stairs 1",
+        "stairs 2 at (0, 0)",
+        "egress",
+        "corridor feature 0",
+    ):
         assert expected in sources, (expected, sources)
     assert schema_problems(result.dungeon, "dungeon", "x") == []
 
@@ -569,24 +693,73 @@ def test_import_dump_reload_is_stable(tmp_path, case):
     assert shapely.union_all(polygons).area == pytest.approx(sum(p.area for p in polygons))
 
 
-_BIT_VALUES = [0, 1, 2, 4, 16, 32, BITS["room"] | 1 << 6, BITS["room"] | 3 << 6, BITS["room"] | 0x31000000,
-               BITS["arch"] | 4, BITS["door"] | 4, BITS["locked"] | 4, BITS["trapped"] | 4, BITS["secret"] | 4,
-               BITS["portcullis"] | 4, BITS["locked"] | BITS["secret"] | BITS["trapped"], BITS["stair_up"] | 4,
-               BITS["stair_down"], BITS["stair_up"] | BITS["stair_down"] | 2, 0x07000004, 0xFF000000, 0xFFFFFFFF]
+_BIT_VALUES = [
+    0,
+    1,
+    2,
+    4,
+    16,
+    32,
+    BITS["room"] | 1 << 6,
+    BITS["room"] | 3 << 6,
+    BITS["room"] | 0x31000000,
+    BITS["arch"] | 4,
+    BITS["door"] | 4,
+    BITS["locked"] | 4,
+    BITS["trapped"] | 4,
+    BITS["secret"] | 4,
+    BITS["portcullis"] | 4,
+    BITS["locked"] | BITS["secret"] | BITS["trapped"],
+    BITS["stair_up"] | 4,
+    BITS["stair_down"],
+    BITS["stair_up"] | BITS["stair_down"] | 2,
+    0x07000004,
+    0xFF000000,
+    0xFFFFFFFF,
+]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.lists(st.one_of(st.sampled_from(_BIT_VALUES), st.integers(-5, 2 ** 33), st.text(max_size=3),
-                                   st.none(), st.floats(allow_nan=False, allow_infinity=False)),
-                         min_size=0, max_size=8), min_size=1, max_size=8),
-       st.dictionaries(st.sampled_from(["bleed", "n_rows", "n_cols", "name"]),
-                       st.one_of(st.integers(-3, 12), st.text(max_size=4), st.none())),
-       st.lists(st.dictionaries(st.sampled_from(["row", "col", "key", "dir"]),
-                                st.one_of(st.integers(-3, 12), st.sampled_from(["up", "down", "east", "x"]))),
-                max_size=3))
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.sampled_from(_BIT_VALUES),
+                st.integers(-5, 2**33),
+                st.text(max_size=3),
+                st.none(),
+                st.floats(allow_nan=False, allow_infinity=False),
+            ),
+            min_size=0,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.dictionaries(
+        st.sampled_from(["bleed", "n_rows", "n_cols", "name"]),
+        st.one_of(st.integers(-3, 12), st.text(max_size=4), st.none()),
+    ),
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["row", "col", "key", "dir"]),
+            st.one_of(st.integers(-3, 12), st.sampled_from(["up", "down", "east", "x"])),
+        ),
+        max_size=3,
+    ),
+)
 def test_hostile_grids_never_crash(tmp_path, cells, settings_, stairs):
-    path = _write(tmp_path / "hostile.json", {"cells": cells, "cell_bit": {}, "settings": settings_,
-                                               "stairs": stairs, "egress": stairs, "rooms": [None, 5, {"id": "x"}]})
+    path = _write(
+        tmp_path / "hostile.json",
+        {
+            "cells": cells,
+            "cell_bit": {},
+            "settings": settings_,
+            "stairs": stairs,
+            "egress": stairs,
+            "rooms": [None, 5, {"id": "x"}],
+        },
+    )
     try:
         result = convert(path)
     except ImportFailed as exc:

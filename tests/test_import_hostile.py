@@ -45,8 +45,14 @@ def _import(tmp_path: Path, source: Path, *extra: str) -> tuple[subprocess.Compl
     output = tmp_path / "out.json"
     output.write_text("keep me")
     start = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "inkcrawl", "import", str(source), "-o", str(output), *extra],
-                         cwd=REPO, capture_output=True, text=True, env=_env(), timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "import", str(source), "-o", str(output), *extra],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
     return run, output, time.perf_counter() - start
 
 
@@ -72,6 +78,7 @@ def _notes(result) -> dict[str, list[str]]:
 
 # -- what an import may write ----------------------------------------------------------------
 
+
 def test_donjon_of_isolated_cells_is_refused_quickly_and_nothing_is_written(tmp_path):
     """A donjon grid whose every other cell is a corridor of its own would make 22,500 areas
     (a 500 x 500 grid: 62,500): refused with the limit named, the old output kept."""
@@ -85,8 +92,9 @@ def test_donjon_of_isolated_cells_is_refused_quickly_and_nothing_is_written(tmp_
 
 def test_outline_with_too_many_corners_is_refused_with_its_name(tmp_path):
     # a comb whose teeth have teeth: one corridor, no hole, an outline of about 5,000 corners
-    cells = [[CORRIDOR if r == 0 or c % 4 == 0 or (c % 4 == 1 and r % 2 == 0) else 0 for c in range(100)]
-             for r in range(100)]
+    cells = [
+        [CORRIDOR if r == 0 or c % 4 == 0 or (c % 4 == 1 and r % 2 == 0) else 0 for c in range(100)] for r in range(100)
+    ]
     run, output, _ = _import(tmp_path, _write(tmp_path / "comb.json", _donjon(cells)))
     assert run.returncode == 2
     assert "corridor corridor-1 has an outline of" in run.stderr and f"at most {MAX_OUTLINE_POINTS}" in run.stderr
@@ -108,7 +116,9 @@ def test_starts_past_the_limit_are_noted_not_placed():
     placed = [builder.add_element("start", (i, 0), f"start{i}") for i in range(MAX_STARTS + 5)]
     assert placed[:MAX_STARTS] == [f"start{i}" for i in range(MAX_STARTS)] and placed[MAX_STARTS:] == [None] * 5
     assert sum(e["kind"] == "start" for e in builder.elements) == MAX_STARTS
-    assert [n.source for n in builder.notes] == [f"Start start{i} at ({i}, 0)" for i in range(MAX_STARTS, MAX_STARTS + 5)]
+    assert [n.source for n in builder.notes] == [
+        f"Start start{i} at ({i}, 0)" for i in range(MAX_STARTS, MAX_STARTS + 5)
+    ]
 
 
 def test_check_limits_covers_plugins():
@@ -143,6 +153,7 @@ def test_unreachable_donjon_parts_are_summed_up(tmp_path):
 
 # -- warnings ----------------------------------------------------------------------------------
 
+
 def test_condense_notes_keeps_the_first_of_each_message_and_counts_the_rest():
     notes = [ImportNote(f"cell ({i}, 0)", "no room is next to it") for i in range(100)] + [ImportNote("x", "other")]
     kept = condense_notes(notes)
@@ -170,16 +181,21 @@ def test_json_kinds_in_messages_are_json_words(tmp_path):
 
 # -- slow loops -------------------------------------------------------------------------------
 
+
 def test_watabou_stacked_rects_are_grouped_quickly(tmp_path):
     """3,000 rects on top of each other were 4.5 million shapely intersections (13 s)."""
-    data = {"rects": [{"x": i * 0.01, "y": 0, "w": 4, "h": 4} for i in range(3000)],
-            "doors": [{"x": 1, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3}]}
+    data = {
+        "rects": [{"x": i * 0.01, "y": 0, "w": 4, "h": 4} for i in range(3000)],
+        "doors": [{"x": 1, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3}],
+    }
     start = time.perf_counter()
     result = _convert("watabou", _write(tmp_path / "stack.json", data))
     assert time.perf_counter() - start < 10
     merged = [m for m in _notes(result)["rect 0 at (0, 0) 4x4"] if "overlaps" in m]
-    assert merged == ["overlaps rect(s) 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and "
-                      "2979 more; merged into one room"]
+    assert merged == [
+        "overlaps rect(s) 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and "
+        "2979 more; merged into one room"
+    ]
 
 
 def test_watabou_without_entrance_finds_the_nearest_area_quickly(tmp_path):
@@ -193,22 +209,39 @@ def test_watabou_without_entrance_finds_the_nearest_area_quickly(tmp_path):
 
 # -- Universal VTT ----------------------------------------------------------------------------
 
+
 def test_uvtt_collapsed_polyline_counts_its_remaining_points(tmp_path):
     square = [{"x": 0, "y": 0}, {"x": 10, "y": 0}, {"x": 10, "y": 10}, {"x": 0, "y": 10}, {"x": 0, "y": 0}]
     tiny = [{"x": 1, "y": 1}, {"x": 1 + 1e-9, "y": 1}, {"x": 1 + 1e-9, "y": 1 + 1e-9}, {"x": 1, "y": 1}]
-    data = {"format": 0.3, "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": 10, "y": 10},
-                                          "pixels_per_grid": 70}, "line_of_sight": [square, tiny], "portals": []}
+    data = {
+        "format": 0.3,
+        "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": 10, "y": 10}, "pixels_per_grid": 70},
+        "line_of_sight": [square, tiny],
+        "portals": [],
+    }
     result = _convert("uvtt", _write(tmp_path / "tiny.dd2vtt", data))
     assert _notes(result)["line_of_sight 2 at (1, 1)"] == [
-        "has 1 distinct point(s) after removing near-duplicates; a wall needs 2: left out"]
+        "has 1 distinct point(s) after removing near-duplicates; a wall needs 2: left out"
+    ]
 
 
 # -- Tiled ------------------------------------------------------------------------------------
 
+
 def _tiled(objects, **members) -> dict:
-    data = {"type": "map", "version": "1.10", "orientation": "orthogonal", "width": 20, "height": 20,
-            "tilewidth": 32, "tileheight": 32, "infinite": False, "nextobjectid": 100, "tilesets": [],
-            "layers": [{"id": 1, "type": "objectgroup", "name": "L", "objects": objects}]}
+    data = {
+        "type": "map",
+        "version": "1.10",
+        "orientation": "orthogonal",
+        "width": 20,
+        "height": 20,
+        "tilewidth": 32,
+        "tileheight": 32,
+        "infinite": False,
+        "nextobjectid": 100,
+        "tilesets": [],
+        "layers": [{"id": 1, "type": "objectgroup", "name": "L", "objects": objects}],
+    }
     return {**data, **members}
 
 
@@ -217,8 +250,12 @@ START_OBJECT = {"id": 2, "type": "start", "x": 32, "y": 100, "point": True}
 
 
 def test_tiled_malformed_layers_and_objects_are_reported(tmp_path):
-    layers = [None, 5, {"type": "objectgroup", "name": "bad", "objects": "x"},
-              {"type": "objectgroup", "name": "L", "objects": [ROOM_OBJECT, START_OBJECT, None, ["x"]]}]
+    layers = [
+        None,
+        5,
+        {"type": "objectgroup", "name": "bad", "objects": "x"},
+        {"type": "objectgroup", "name": "L", "objects": [ROOM_OBJECT, START_OBJECT, None, ["x"]]},
+    ]
     result = _convert("tiled", _write(tmp_path / "m.tmj", _tiled([], layers=layers)))
     notes = _notes(result)
     assert notes["layer 1 of the map"] == ["is null, not a layer; ignored"]
@@ -229,8 +266,14 @@ def test_tiled_malformed_layers_and_objects_are_reported(tmp_path):
 
 
 def test_tiled_property_without_value_is_reported_not_read_as_none(tmp_path):
-    key = {"id": 3, "type": "key", "x": 64, "y": 64, "point": True,
-           "properties": [{"name": "colour", "type": "string", "value": None}, {"value": 1}]}
+    key = {
+        "id": 3,
+        "type": "key",
+        "x": 64,
+        "y": 64,
+        "point": True,
+        "properties": [{"name": "colour", "type": "string", "value": None}, {"value": 1}],
+    }
     result = _convert("tiled", _write(tmp_path / "k.tmj", _tiled([ROOM_OBJECT, START_OBJECT, key])))
     notes = _notes(result)["object 3 (class 'key') on layer 'L'"]
     assert notes[0] == "property 'colour' (no value), property 2 (an object without a name): not a property; ignored"
@@ -239,10 +282,13 @@ def test_tiled_property_without_value_is_reported_not_read_as_none(tmp_path):
 
 
 def test_tiled_label_text_is_cleaned_and_cut_with_notes(tmp_path):
-    objects = [ROOM_OBJECT, START_OBJECT,
-               {"id": 3, "x": 64, "y": 64, "width": 100, "height": 20, "text": {"text": "x" * 1000}},
-               {"id": 4, "x": 64, "y": 128, "width": 100, "height": 20, "text": {"text": "\x00\x01Hall"}},
-               {"id": 5, "type": "monster", "name": "N" * 300, "x": 128, "y": 200, "point": True}]
+    objects = [
+        ROOM_OBJECT,
+        START_OBJECT,
+        {"id": 3, "x": 64, "y": 64, "width": 100, "height": 20, "text": {"text": "x" * 1000}},
+        {"id": 4, "x": 64, "y": 128, "width": 100, "height": 20, "text": {"text": "\x00\x01Hall"}},
+        {"id": 5, "type": "monster", "name": "N" * 300, "x": 128, "y": 200, "point": True},
+    ]
     result = _convert("tiled", _write(tmp_path / "t.tmj", _tiled(objects)))
     notes = _notes(result)
     assert notes["object 3 on layer 'L'"] == ["its text has 1000 characters; cut to 500"]
@@ -252,23 +298,29 @@ def test_tiled_label_text_is_cleaned_and_cut_with_notes(tmp_path):
 
 
 def test_tiled_invalid_object_ids_are_named(tmp_path):
-    objects = [ROOM_OBJECT, START_OBJECT, {"id": -5, "type": "monster", "x": 64, "y": 64, "point": True},
-               {"id": "x", "type": "plant", "x": 96, "y": 64, "point": True}]
+    objects = [
+        ROOM_OBJECT,
+        START_OBJECT,
+        {"id": -5, "type": "monster", "x": 64, "y": 64, "point": True},
+        {"id": "x", "type": "plant", "x": 96, "y": 64, "point": True},
+    ]
     result = _convert("tiled", _write(tmp_path / "i.tmj", _tiled(objects)))
     notes = _notes(result)
-    for source in ("object -5 (class 'monster') on layer 'L'", 'object "x" (class \'plant\') on layer \'L\''):
+    for source in ("object -5 (class 'monster') on layer 'L'", "object \"x\" (class 'plant') on layer 'L'"):
         assert notes[source] == ["its id is not a whole number above 0; numbered after the highest id"]
 
 
 def test_tmx_attribute_that_is_not_a_number_skips_only_its_object(tmp_path):
     path = tmp_path / "nan.tmx"
-    path.write_text('<?xml version="1.0"?><map version="1.10" orientation="orthogonal" width="20" height="20" '
-                    'tilewidth="32" tileheight="32"><objectgroup name="L">'
-                    '<object id="1" type="room" x="32" y="32" width="320" height="320"/>'
-                    '<object id="2" type="start" x="32" y="100"><point/></object>'
-                    '<object id="3" type="monster" x="nan" y="64"/>'
-                    '<object id="4" type="room" x="0" y="0"><polygon points="0,0 1,1 2"/></object>'
-                    '<object id="5" type="monster" x="64" y="64"><point/></object></objectgroup></map>')
+    path.write_text(
+        '<?xml version="1.0"?><map version="1.10" orientation="orthogonal" width="20" height="20" '
+        'tilewidth="32" tileheight="32"><objectgroup name="L">'
+        '<object id="1" type="room" x="32" y="32" width="320" height="320"/>'
+        '<object id="2" type="start" x="32" y="100"><point/></object>'
+        '<object id="3" type="monster" x="nan" y="64"/>'
+        '<object id="4" type="room" x="0" y="0"><polygon points="0,0 1,1 2"/></object>'
+        '<object id="5" type="monster" x="64" y="64"><point/></object></objectgroup></map>'
+    )
     result = _convert("tiled", path)
     notes = _notes(result)
     assert notes["object 3 on layer 'L'"] == ["x 'nan' is out of range; skipped"]
@@ -277,22 +329,38 @@ def test_tmx_attribute_that_is_not_a_number_skips_only_its_object(tmp_path):
 
 
 def test_tiled_door_polyline_of_one_point_says_so(tmp_path):
-    door = {"id": 3, "type": "door", "x": 64, "y": 64, "polyline": [{"x": 0, "y": 0}],
-            "properties": [{"name": "locks", "type": "string", "value": "red"}]}
+    door = {
+        "id": 3,
+        "type": "door",
+        "x": 64,
+        "y": 64,
+        "polyline": [{"x": 0, "y": 0}],
+        "properties": [{"name": "locks", "type": "string", "value": "red"}],
+    }
     result = _convert("tiled", _write(tmp_path / "d.tmj", _tiled([ROOM_OBJECT, START_OBJECT, door])))
     assert _notes(result)["object 3 (class 'door') on layer 'L'"] == [
-        "a door polyline needs 2 points, this one has 1; skipped"]
+        "a door polyline needs 2 points, this one has 1; skipped"
+    ]
 
 
 def test_tiled_grid_monsters_and_weapons_without_letters_get_one(tmp_path):
     """The grid family wrote monsters without the letter the schema requires: the import
     stopped with 'does not match the dungeon schema'."""
-    objects = [{"id": 1, "type": "monster", "x": 16, "y": 16, "point": True},
-               {"id": 2, "type": "weapon", "x": 48, "y": 16, "point": True},
-               {"id": 3, "type": "loot", "x": 80, "y": 16, "point": True,
-                "properties": [{"name": "letter", "type": "string", "value": "Q"}]}]
-    result = _convert("tiled", _write(tmp_path / "g.tmj", _tiled(objects, width=4, height=4)),
-                      mapping={"family": "grid"})
+    objects = [
+        {"id": 1, "type": "monster", "x": 16, "y": 16, "point": True},
+        {"id": 2, "type": "weapon", "x": 48, "y": 16, "point": True},
+        {
+            "id": 3,
+            "type": "loot",
+            "x": 80,
+            "y": 16,
+            "point": True,
+            "properties": [{"name": "letter", "type": "string", "value": "Q"}],
+        },
+    ]
+    result = _convert(
+        "tiled", _write(tmp_path / "g.tmj", _tiled(objects, width=4, height=4)), mapping={"family": "grid"}
+    )
     assert schema_problems(result.dungeon, "dungeon", "g") == []
     features = {f["kind"]: f.get("letter") for f in result.dungeon["features"]}
     assert features == {"monster": "A", "weapon": "A", "loot": None}
@@ -302,18 +370,22 @@ def test_tiled_grid_monsters_and_weapons_without_letters_get_one(tmp_path):
 
 # -- the command line ---------------------------------------------------------------------------
 
+
 def test_listing_importers_does_not_load_them():
     """Building the ``inkcrawl`` parser imported every importer and numpy/shapely with them:
     about 0.2 s on every command."""
-    code = ("import sys\nfrom inkcrawl.cli import build_parser\nbuild_parser()\n"
-            "print(sorted(m for m in sys.modules if m.startswith('inkcrawl.importers.')), 'shapely' in sys.modules)")
+    code = (
+        "import sys\nfrom inkcrawl.cli import build_parser\nbuild_parser()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('inkcrawl.importers.')), 'shapely' in sys.modules)"
+    )
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=_env())
     assert run.stdout.split() == ["[]", "False"], run.stderr
 
 
 def test_built_in_names_match_the_importers():
-    assert BUILT_IN_NAMES == {name: importer.description for name, importer in importers().items()
-                              if name in BUILT_IN_NAMES}
+    assert BUILT_IN_NAMES == {
+        name: importer.description for name, importer in importers().items() if name in BUILT_IN_NAMES
+    }
     assert set(BUILT_IN_NAMES) <= set(importers())
 
 

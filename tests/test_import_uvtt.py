@@ -45,42 +45,81 @@ def _portal(a, b, closed=False, freestanding=False):
 #: Our own small maps, in local cells (before ``origin`` is added).
 SAMPLES = {
     # A cropped map: two rooms and an open door, everything offset by map_origin (100, 50).
-    "origin_crop": dict(origin=(100, 50), size=(12, 8), walls=[
-        [(1, 1), (11, 1), (11, 7), (1, 7), (1, 1)],
-        [(6, 1), (6, 3.5)], [(6, 4.5), (6, 7)],
-    ], portals=[_portal((6, 3.5), (6, 4.5))], lights=2,
-        image="iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"),
+    "origin_crop": dict(
+        origin=(100, 50),
+        size=(12, 8),
+        walls=[
+            [(1, 1), (11, 1), (11, 7), (1, 7), (1, 1)],
+            [(6, 1), (6, 3.5)],
+            [(6, 4.5), (6, 7)],
+        ],
+        portals=[_portal((6, 3.5), (6, 4.5))],
+        lights=2,
+        image="iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
+    ),
     # Near-duplicate points, collinear points, a ring that almost closes, a wall that stops just
     # short of the outline: one room split in two by that wall, with an open gap.
-    "duplicates": dict(origin=(0, 0), size=(10, 8), walls=[
-        [(1, 1), (1.001, 1), (3, 1), (5, 1), (5.015, 1.0), (9, 1), (9, 4), (9, 4.005), (9, 7), (5, 7), (1, 7),
-         (1, 4), (1, 1.01)],
-        [(5, 1.01), (5, 3)], [(5, 4), (5, 5.5), (5, 7)],
-    ], portals=[_portal((5, 3), (5, 4))]),
+    "duplicates": dict(
+        origin=(0, 0),
+        size=(10, 8),
+        walls=[
+            [
+                (1, 1),
+                (1.001, 1),
+                (3, 1),
+                (5, 1),
+                (5.015, 1.0),
+                (9, 1),
+                (9, 4),
+                (9, 4.005),
+                (9, 7),
+                (5, 7),
+                (1, 7),
+                (1, 4),
+                (1, 1.01),
+            ],
+            [(5, 1.01), (5, 3)],
+            [(5, 4), (5, 5.5), (5, 7)],
+        ],
+        portals=[_portal((5, 3), (5, 4))],
+    ),
     # A hall (west) and two rooms (east): a closed door, an open door whose wall runs on under it,
     # a freestanding door, a door to the outside (the Start), a narrow door, a door standing in
     # the middle of the hall, and a door whose bounds stop short of the wall gap.
-    "portals": dict(origin=(0, 0), size=(16, 10), walls=[
-        [(1, 1), (15, 1), (15, 9), (1, 9), (1, 1)],
-        [(7, 1), (7, 3)], [(7, 4), (7, 9)],
-        [(7, 5), (11, 5)], [(11.3, 5), (15, 5)],
-        [(3, 9), (3, 10)],
-    ], portals=[
-        _portal((7, 3), (7, 4), closed=True),
-        _portal((7, 6), (7, 7)),
-        _portal((11, 5), (11.3, 5)),
-        _portal((3, 3), (4, 3), closed=True, freestanding=True),
-        _portal((4, 1), (5, 1)),
-        _portal((2, 6), (3, 6)),
-    ]),
+    "portals": dict(
+        origin=(0, 0),
+        size=(16, 10),
+        walls=[
+            [(1, 1), (15, 1), (15, 9), (1, 9), (1, 1)],
+            [(7, 1), (7, 3)],
+            [(7, 4), (7, 9)],
+            [(7, 5), (11, 5)],
+            [(11.3, 5), (15, 5)],
+            [(3, 9), (3, 10)],
+        ],
+        portals=[
+            _portal((7, 3), (7, 4), closed=True),
+            _portal((7, 6), (7, 7)),
+            _portal((11, 5), (11.3, 5)),
+            _portal((3, 3), (4, 3), closed=True, freestanding=True),
+            _portal((4, 1), (5, 1)),
+            _portal((2, 6), (3, 6)),
+        ],
+    ),
     # A ring room around an inner room with a door, a pillar drawn as a wall ring and a statue
     # drawn as an object outline.
-    "nested": dict(origin=(0, 0), size=(12, 12), walls=[
-        [(1, 1), (11, 1), (11, 11), (1, 11), (1, 1)],
-        [(5, 5), (7, 5), (7, 5.5)], [(7, 6.5), (7, 7), (5, 7), (5, 5)],
-        [(2, 2), (3, 2), (3, 3), (2, 3), (2, 2)],
-    ], objects=[[(8.5, 8.5), (9.5, 8.5), (9.5, 9.5), (8.5, 9.5), (8.5, 8.5)]],
-        portals=[_portal((7, 5.5), (7, 6.5))]),
+    "nested": dict(
+        origin=(0, 0),
+        size=(12, 12),
+        walls=[
+            [(1, 1), (11, 1), (11, 11), (1, 11), (1, 1)],
+            [(5, 5), (7, 5), (7, 5.5)],
+            [(7, 6.5), (7, 7), (5, 7), (5, 5)],
+            [(2, 2), (3, 2), (3, 3), (2, 3), (2, 2)],
+        ],
+        objects=[[(8.5, 8.5), (9.5, 8.5), (9.5, 9.5), (8.5, 9.5), (8.5, 8.5)]],
+        portals=[_portal((7, 5.5), (7, 6.5))],
+    ),
     # Walls that never close a room: the whole map is one room with the walls inside.
     "open_walls": dict(origin=(0, 0), size=(10, 6), walls=[[(2, 2), (8, 2)], [(5, 2), (5, 5)]], portals=[]),
 }
@@ -97,19 +136,30 @@ def sample_data(spec: dict) -> dict:
     for portal in spec["portals"]:
         a, b = portal["a"], portal["b"]
         angle = math.atan2(b[1] - a[1], b[0] - a[0])
-        portals.append({"position": point(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)), "bounds": [point(a), point(b)],
-                        "rotation": round(angle, 6), "closed": portal["closed"],
-                        "freestanding": portal["freestanding"]})
+        portals.append(
+            {
+                "position": point(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)),
+                "bounds": [point(a), point(b)],
+                "rotation": round(angle, 6),
+                "closed": portal["closed"],
+                "freestanding": portal["freestanding"],
+            }
+        )
     return {
         "format": 0.3,
-        "resolution": {"map_origin": {"x": ox, "y": oy}, "map_size": {"x": spec["size"][0], "y": spec["size"][1]},
-                       "pixels_per_grid": 64},
+        "resolution": {
+            "map_origin": {"x": ox, "y": oy},
+            "map_size": {"x": spec["size"][0], "y": spec["size"][1]},
+            "pixels_per_grid": 64,
+        },
         "line_of_sight": [[point(p) for p in wall] for wall in spec["walls"]],
         "objects_line_of_sight": [[point(p) for p in line] for line in spec.get("objects", [])],
         "portals": portals,
         "environment": {"baked_lighting": False, "ambient_light": "ffffffff"},
-        "lights": [{"position": point((2 + i, 2)), "range": 4, "intensity": 1, "color": "ffeccd8b", "shadows": True}
-                   for i in range(spec.get("lights", 0))],
+        "lights": [
+            {"position": point((2 + i, 2)), "range": 4, "intensity": 1, "color": "ffeccd8b", "shadows": True}
+            for i in range(spec.get("lights", 0))
+        ],
         "image": spec.get("image", ""),
     }
 
@@ -167,8 +217,11 @@ def source_faces(source: dict) -> list[Polygon]:
     """The regions the walls and set-in portals of the source enclose (shapely, independently)."""
     segments = [LineString(line) for line in local_lines(source, "line_of_sight") if len(line) >= 2]
     segments += [LineString([p["a"], p["b"]]) for p in local_portals(source) if not p["freestanding"]]
-    return [f for f in shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.union_all(segments))))
-            if f.area > 0.05]
+    return [
+        f
+        for f in shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.union_all(segments))))
+        if f.area > 0.05
+    ]
 
 
 def sheet_transform(data: dict, faces: list[Polygon]):
@@ -196,8 +249,9 @@ def simplification_counts(lines: list[list[tuple[float, float]]]) -> tuple[int, 
             kept[-1] = kept[0]
         duplicates += len(line) - len(kept)
         if len(kept) >= 3:
-            simple = shapely.get_coordinates(shapely.simplify(LineString(kept), COLLINEAR_CELLS,
-                                                              preserve_topology=False))
+            simple = shapely.get_coordinates(
+                shapely.simplify(LineString(kept), COLLINEAR_CELLS, preserve_topology=False)
+            )
             if not (kept[0] == kept[-1] and len(simple) < 4):
                 collinear += len(kept) - len(simple)
     return duplicates, collinear
@@ -209,8 +263,9 @@ def portal_faces(portal: dict, faces: list[Polygon]) -> list[int | None]:
     length = math.dist(portal["a"], portal["b"])
     nx, ny = -(by - ay) / length * 0.05, (bx - ax) / length * 0.05
     mx, my = (ax + bx) / 2, (ay + by) / 2
-    return [next((i for i, f in enumerate(faces) if f.contains(Point(mx + s * nx, my + s * ny))), None)
-            for s in (1, -1)]
+    return [
+        next((i for i, f in enumerate(faces) if f.contains(Point(mx + s * nx, my + s * ny))), None) for s in (1, -1)
+    ]
 
 
 def gap_is_open(data: dict, a_mm, b_mm) -> bool:
@@ -227,8 +282,9 @@ def connections(data: dict) -> set[frozenset]:
 
 
 # the real sample -----------------------------------------------------------------------------
-needs_shared = pytest.mark.skipif(not SHARED_SAMPLE.is_file(),
-                                  reason=f"third-party sample {SHARED_SAMPLE} absent (../shared beside the clone)")
+needs_shared = pytest.mark.skipif(
+    not SHARED_SAMPLE.is_file(), reason=f"third-party sample {SHARED_SAMPLE} absent (../shared beside the clone)"
+)
 
 
 @needs_shared
@@ -448,21 +504,24 @@ def _valid_text() -> str:
     return sample_text("origin_crop")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hello {", "invalid JSON"),
-    ("", "empty"),
-    ("[1, 2]", "top level is a list"),
-    ('{"format": 0.3, "line_of_sight": []}', "no 'resolution'"),
-    (_valid_text().replace('"x": 101,', '"x": NaN,', 1), "NaN"),
-    (_valid_text().replace('"x": 101,', '"x": 1e999,', 1), "too large"),
-    (_valid_text().replace('"x": 101,', '"x": 1e300,', 1), "finite and within"),
-    (_valid_text().replace('"x": 101,', '"x": "101",', 1), "must be a number"),
-    (_valid_text().replace('"line_of_sight": [', '"line_of_sight": 3, "x": [', 1), "must be a list of polylines"),
-    ('{"format": 0.3, "resolution": {"map_origin": {"x": 0}}}', "must be a point"),
-    ('{"format": 0.3, "resolution": {}}', "nothing to import"),
-    ('{"resolution": ' + "[" * 200 + "]" * 200 + "}", "nested deeper"),
-    ('{"format": 0.3, "resolution": {"map_origin": {"x": ' + "9" * 40 + ', "y": 0}}}', "digits"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("hello {", "invalid JSON"),
+        ("", "empty"),
+        ("[1, 2]", "top level is a list"),
+        ('{"format": 0.3, "line_of_sight": []}', "no 'resolution'"),
+        (_valid_text().replace('"x": 101,', '"x": NaN,', 1), "NaN"),
+        (_valid_text().replace('"x": 101,', '"x": 1e999,', 1), "too large"),
+        (_valid_text().replace('"x": 101,', '"x": 1e300,', 1), "finite and within"),
+        (_valid_text().replace('"x": 101,', '"x": "101",', 1), "must be a number"),
+        (_valid_text().replace('"line_of_sight": [', '"line_of_sight": 3, "x": [', 1), "must be a list of polylines"),
+        ('{"format": 0.3, "resolution": {"map_origin": {"x": 0}}}', "must be a point"),
+        ('{"format": 0.3, "resolution": {}}', "nothing to import"),
+        ('{"resolution": ' + "[" * 200 + "]" * 200 + "}", "nested deeper"),
+        ('{"format": 0.3, "resolution": {"map_origin": {"x": ' + "9" * 40 + ', "y": 0}}}', "digits"),
+    ],
+)
 def test_malformed_input_fails_clearly(tmp_path, text, message):
     path = tmp_path / "bad.dd2vtt"
     path.write_text(text, encoding="utf-8")
@@ -473,8 +532,12 @@ def test_malformed_input_fails_clearly(tmp_path, text, message):
 def test_a_million_points_are_refused(tmp_path):
     point = '{"x": 1.5, "y": 2.5}, '
     path = tmp_path / "million.dd2vtt"
-    path.write_text('{"format": 0.3, "resolution": {"map_origin": {"x": 0, "y": 0}}, "line_of_sight": [['
-                    + point * (10 ** 6 - 1) + '{"x": 1, "y": 1}]]}', encoding="utf-8")
+    path.write_text(
+        '{"format": 0.3, "resolution": {"map_origin": {"x": 0, "y": 0}}, "line_of_sight": [['
+        + point * (10**6 - 1)
+        + '{"x": 1, "y": 1}]]}',
+        encoding="utf-8",
+    )
     with pytest.raises(ImportFailed, match=f"more than {MAX_POINTS:,} points"):
         convert(path)
 
@@ -497,8 +560,12 @@ def test_binary_file_and_bad_portals(tmp_path):
     with pytest.raises(ImportFailed, match="binary"):
         convert(path)
     data = sample_data(SAMPLES["origin_crop"])
-    data["portals"] += [None, {"bounds": [{"x": 1, "y": 1}]}, {"bounds": [{"x": 1, "y": 1}, {"x": 1, "y": 1}]},
-                        {"bounds": [{"x": 101, "y": 51}, {"x": 102, "y": 51}], "closed": "yes"}]
+    data["portals"] += [
+        None,
+        {"bounds": [{"x": 1, "y": 1}]},
+        {"bounds": [{"x": 1, "y": 1}, {"x": 1, "y": 1}]},
+        {"bounds": [{"x": 101, "y": 51}, {"x": 102, "y": 51}], "closed": "yes"},
+    ]
     data["mystery"] = 1
     path = tmp_path / "portals.dd2vtt"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -523,10 +590,16 @@ def buildings(draw):
         walls[0][1:1] = [(xs[0] + 0.004, ys[0]), ((xs[0] + xs[-1]) / 2, ys[0])]
     portals = []
     doors = {(c, r): 0 for c in range(len(widths)) for r in range(len(heights))}
-    edges = [((xs[i], ys[j]), (xs[i], ys[j + 1]), (i - 1, j), (i, j))
-             for i in range(1, len(xs) - 1) for j in range(len(heights))]
-    edges += [((xs[i], ys[j]), (xs[i + 1], ys[j]), (i, j - 1), (i, j))
-              for j in range(1, len(ys) - 1) for i in range(len(widths))]
+    edges = [
+        ((xs[i], ys[j]), (xs[i], ys[j + 1]), (i - 1, j), (i, j))
+        for i in range(1, len(xs) - 1)
+        for j in range(len(heights))
+    ]
+    edges += [
+        ((xs[i], ys[j]), (xs[i + 1], ys[j]), (i, j - 1), (i, j))
+        for j in range(1, len(ys) - 1)
+        for i in range(len(widths))
+    ]
     for a, b, cell_a, cell_b in edges:
         kind = draw(st.sampled_from(["wall", "open", "closed"]))
         if kind == "wall":
@@ -573,12 +646,19 @@ points = st.tuples(coordinates, coordinates)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(walls=st.lists(st.lists(points, min_size=1, max_size=6), max_size=8),
-       portals=st.lists(st.tuples(points, points, st.booleans(), st.booleans()), max_size=4),
-       objects=st.lists(st.lists(points, min_size=3, max_size=5).map(lambda p: p + p[:1]), max_size=2))
+@given(
+    walls=st.lists(st.lists(points, min_size=1, max_size=6), max_size=8),
+    portals=st.lists(st.tuples(points, points, st.booleans(), st.booleans()), max_size=4),
+    objects=st.lists(st.lists(points, min_size=3, max_size=5).map(lambda p: p + p[:1]), max_size=2),
+)
 def test_property_random_walls_import_valid_or_fail_cleanly(tmp_path, walls, portals, objects):
-    spec = dict(origin=(0, 0), size=(10, 10), walls=walls, objects=objects,
-                portals=[_portal(a, b, closed=c, freestanding=f) for a, b, c, f in portals])
+    spec = dict(
+        origin=(0, 0),
+        size=(10, 10),
+        walls=walls,
+        objects=objects,
+        portals=[_portal(a, b, closed=c, freestanding=f) for a, b, c, f in portals],
+    )
     path = tmp_path / "random.dd2vtt"
     path.write_text(json.dumps(sample_data(spec)), encoding="utf-8")
     try:
@@ -591,16 +671,37 @@ def test_property_random_walls_import_valid_or_fail_cleanly(tmp_path, walls, por
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10, 10) | st.floats(-20, 20, allow_nan=False) | st.text(max_size=3),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["x", "y", "bounds", "position", "closed", "freestanding", "map_origin", "map_size"]),
-        children, max_size=4),
-    max_leaves=25)
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["x", "y", "bounds", "position", "closed", "freestanding", "map_origin", "map_size"]),
+            children,
+            max_size=4,
+        )
+    ),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(document=st.fixed_dictionaries({}, optional={
-    key: json_values for key in ("format", "resolution", "line_of_sight", "objects_line_of_sight", "portals",
-                                 "lights", "image", "environment")}))
+@given(
+    document=st.fixed_dictionaries(
+        {},
+        optional={
+            key: json_values
+            for key in (
+                "format",
+                "resolution",
+                "line_of_sight",
+                "objects_line_of_sight",
+                "portals",
+                "lights",
+                "image",
+                "environment",
+            )
+        },
+    )
+)
 def test_property_hostile_structure_never_crashes(tmp_path, document):
     path = tmp_path / "hostile.dd2vtt"
     path.write_text(json.dumps(document), encoding="utf-8")

@@ -26,9 +26,11 @@ from inkcrawl.validate import RulesetRegistry, check_dungeon_data
 SAMPLES = REPO.parent / "shared" / "samples"
 SAMPLE = SAMPLES / "watabou" / "prison_of_raianai.json"
 #: How an import note names its source object.
-SOURCE = re.compile(r"^(rect \d+ at \(-?[\d.]+, -?[\d.]+\) [\d.]+x[\d.]+|door \d+ at \(-?[\d.]+, -?[\d.]+\) type .+"
-                    r"|note \d+( \(ref [^)]*\))? at \(-?[\d.]+, -?[\d.]+\)|note \d+|columns|water|doors|notes|rects"
-                    r"|title|story|version|the whole map)$")
+SOURCE = re.compile(
+    r"^(rect \d+ at \(-?[\d.]+, -?[\d.]+\) [\d.]+x[\d.]+|door \d+ at \(-?[\d.]+, -?[\d.]+\) type .+"
+    r"|note \d+( \(ref [^)]*\))? at \(-?[\d.]+, -?[\d.]+\)|note \d+|columns|water|doors|notes|rects"
+    r"|title|story|version|the whole map)$"
+)
 
 
 def _sample() -> Path:
@@ -64,6 +66,7 @@ def _canonical(dungeon: dict) -> str:
 
 # -- the real sample ---------------------------------------------------------------------------
 
+
 def _covered(rects: list[dict], x: float, y: float) -> bool:
     """Whether the cell centred at (x, y) lies in a rect."""
     return any(r["x"] < x < r["x"] + r["w"] and r["y"] < y < r["y"] + r["h"] for r in rects)
@@ -95,19 +98,20 @@ def test_sample_counts_match_the_source_file():
     assert len(_kinds(dungeon, "exit")) == off_map
     doors = _kinds(dungeon, "door")
     assert len(doors) == types[6] + types[7]
-    assert Counter(lock for d in doors for lock in d["locks"]) == Counter({"skeleton": types[6], "red": types[7]} if
-                                                                          types[6] else {"red": types[7]})
+    assert Counter(lock for d in doors for lock in d["locks"]) == Counter(
+        {"skeleton": types[6], "red": types[7]} if types[6] else {"red": types[7]}
+    )
     red_keys = [k for k in _kinds(dungeon, "key") if k["colour"] == "red"]
     assert (len(red_keys) >= 1) == (types[7] > 0)
     if types[6] and not types[7]:
         assert _kinds(dungeon, "skeleton_key")
 
     labels = _kinds(dungeon, "label")
-    assert {lab["id"] for lab in labels if "-" not in lab["id"][len("note-"):]} == \
-        {f"note-{n['ref']}" for n in source["notes"]}
+    assert {lab["id"] for lab in labels if "-" not in lab["id"][len("note-") :]} == {
+        f"note-{n['ref']}" for n in source["notes"]
+    }
     assert dungeon["sheet"]["title"] == source["title"]
-    assert dungeon["sheet"]["reminders"] == [source["story"][:300]] or \
-        dungeon["sheet"]["reminders"][0].endswith("…")
+    assert dungeon["sheet"]["reminders"] == [source["story"][:300]] or dungeon["sheet"]["reminders"][0].endswith("…")
     assert ("exit_reached" in {t["kind"] for t in dungeon["sheet"]["end_triggers"]}) == (off_map > 0)
 
     problems = _problems(dungeon)
@@ -167,13 +171,15 @@ def test_detection():
 
 # -- hand-made dungeons ------------------------------------------------------------------------
 
+
 def _two_rooms(door_type, direction=(1, 0), entrance=True) -> dict:
     """Room A (0,0 3x3) -- door cell (3,1) -- room B (4,0 3x3), entrance below A at (1,3)."""
-    data = {"title": f"door type {door_type}",
-            "rects": [{"x": 0, "y": 0, "w": 3, "h": 3}, {"x": 3, "y": 1, "w": 1, "h": 1},
-                      {"x": 4, "y": 0, "w": 3, "h": 3}],
-            "doors": [{"x": 3, "y": 1, "dir": {"x": direction[0], "y": direction[1]}, "type": door_type}],
-            "notes": []}
+    data = {
+        "title": f"door type {door_type}",
+        "rects": [{"x": 0, "y": 0, "w": 3, "h": 3}, {"x": 3, "y": 1, "w": 1, "h": 1}, {"x": 4, "y": 0, "w": 3, "h": 3}],
+        "doors": [{"x": 3, "y": 1, "dir": {"x": direction[0], "y": direction[1]}, "type": door_type}],
+        "notes": [],
+    }
     if entrance:
         data["rects"].append({"x": 1, "y": 3, "w": 1, "h": 1})
         data["doors"].append({"x": 1, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3})
@@ -216,10 +222,17 @@ def test_each_door_type(tmp_path, door_type):
 
 
 def test_stairs_off_the_map_are_an_exit(tmp_path):
-    data = {"rects": [{"x": -3, "y": -3, "w": 3, "h": 3}, {"x": 0, "y": -2, "w": 1, "h": 1},
-                      {"x": -2, "y": 0, "w": 1, "h": 1}],
-            "doors": [{"x": 0, "y": -2, "dir": {"x": 1, "y": 0}, "type": 8},
-                      {"x": -2, "y": 0, "dir": {"x": 0, "y": -1}, "type": 3}]}
+    data = {
+        "rects": [
+            {"x": -3, "y": -3, "w": 3, "h": 3},
+            {"x": 0, "y": -2, "w": 1, "h": 1},
+            {"x": -2, "y": 0, "w": 1, "h": 1},
+        ],
+        "doors": [
+            {"x": 0, "y": -2, "dir": {"x": 1, "y": 0}, "type": 8},
+            {"x": -2, "y": 0, "dir": {"x": 0, "y": -1}, "type": 3},
+        ],
+    }
     result = _import(_write(tmp_path, data))
     exits = _kinds(result.dungeon, "exit")
     assert [e["id"] for e in exits] == ["exit-0"]
@@ -229,13 +242,23 @@ def test_stairs_off_the_map_are_an_exit(tmp_path):
 
 
 def test_negative_coordinates_and_half_cells(tmp_path):
-    data = {"title": "Negative",
-            "rects": [{"x": -20.5, "y": -14, "w": 4, "h": 3}, {"x": -16.5, "y": -13, "w": 1, "h": 1},
-                      {"x": -15.5, "y": -14.5, "w": 3, "h": 4}, {"x": -19, "y": -11, "w": 1, "h": 1}],
-            "doors": [{"x": -16.5, "y": -13, "dir": {"x": 1, "y": 0}, "type": 1},
-                      {"x": -19, "y": -11, "dir": {"x": 0, "y": -1}, "type": 3}],
-            "notes": [{"text": "West", "ref": "1", "pos": {"x": -18.5, "y": -12.5}},
-                      {"text": "East", "ref": "2", "pos": {"x": -14, "y": -12.5}}]}
+    data = {
+        "title": "Negative",
+        "rects": [
+            {"x": -20.5, "y": -14, "w": 4, "h": 3},
+            {"x": -16.5, "y": -13, "w": 1, "h": 1},
+            {"x": -15.5, "y": -14.5, "w": 3, "h": 4},
+            {"x": -19, "y": -11, "w": 1, "h": 1},
+        ],
+        "doors": [
+            {"x": -16.5, "y": -13, "dir": {"x": 1, "y": 0}, "type": 1},
+            {"x": -19, "y": -11, "dir": {"x": 0, "y": -1}, "type": 3},
+        ],
+        "notes": [
+            {"text": "West", "ref": "1", "pos": {"x": -18.5, "y": -12.5}},
+            {"text": "East", "ref": "2", "pos": {"x": -14, "y": -12.5}},
+        ],
+    }
     result = _import(_write(tmp_path, data))
     dungeon = result.dungeon
     assert not _problems(dungeon)
@@ -252,8 +275,11 @@ def test_negative_coordinates_and_half_cells(tmp_path):
 
 
 def test_half_cell_note_position_maps_onto_the_sheet(tmp_path):
-    data = {"rects": [{"x": 0, "y": 0, "w": 9, "h": 9}], "doors": [],
-            "notes": [{"text": "here", "ref": "1", "pos": {"x": 2.5, "y": 6.5}}]}
+    data = {
+        "rects": [{"x": 0, "y": 0, "w": 9, "h": 9}],
+        "doors": [],
+        "notes": [{"text": "here", "ref": "1", "pos": {"x": 2.5, "y": 6.5}}],
+    }
     result = _import(_write(tmp_path, data))
     room = result.dungeon["areas"][0]["polygon"]
     x0, y0 = min(p[0] for p in room), min(p[1] for p in room)
@@ -265,8 +291,11 @@ def test_half_cell_note_position_maps_onto_the_sheet(tmp_path):
 
 def test_long_notes_are_wrapped_and_shortened_with_a_note(tmp_path):
     text = "A very long description " * 12
-    data = {"rects": [{"x": 0, "y": 0, "w": 40, "h": 3}, {"x": 0, "y": 3, "w": 3, "h": 3}], "doors": [],
-            "notes": [{"text": text, "ref": "9", "pos": {"x": 1.5, "y": 4.5}}]}
+    data = {
+        "rects": [{"x": 0, "y": 0, "w": 40, "h": 3}, {"x": 0, "y": 3, "w": 3, "h": 3}],
+        "doors": [],
+        "notes": [{"text": text, "ref": "9", "pos": {"x": 1.5, "y": 4.5}}],
+    }
     result = _import(_write(tmp_path, data))
     labels = _kinds(result.dungeon, "label")
     assert labels and labels[-1]["text"].endswith("…")
@@ -275,8 +304,11 @@ def test_long_notes_are_wrapped_and_shortened_with_a_note(tmp_path):
 
 
 def test_a_note_outside_the_dungeon_goes_to_the_nearest_area(tmp_path):
-    data = {"rects": [{"x": 0, "y": 0, "w": 4, "h": 4}], "doors": [],
-            "notes": [{"text": "far", "ref": "", "pos": {"x": 50, "y": 50}}]}
+    data = {
+        "rects": [{"x": 0, "y": 0, "w": 4, "h": 4}],
+        "doors": [],
+        "notes": [{"text": "far", "ref": "", "pos": {"x": 50, "y": 50}}],
+    }
     result = _import(_write(tmp_path, data))
     assert [lab["text"] for lab in _kinds(result.dungeon, "label")] == ["far"]
     assert any(n.source == "note 0 at (50, 50)" and "nearest area" in n.message for n in result.notes)
@@ -284,10 +316,16 @@ def test_a_note_outside_the_dungeon_goes_to_the_nearest_area(tmp_path):
 
 def test_entrance_onto_a_courtyard_moves_the_start_to_the_outer_boundary(tmp_path):
     # four rooms around a courtyard; the entrance doorway opens from the courtyard
-    data = {"rects": [{"x": 0, "y": 0, "w": 9, "h": 3}, {"x": 0, "y": 6, "w": 9, "h": 3},
-                      {"x": 0, "y": 3, "w": 3, "h": 3}, {"x": 6, "y": 3, "w": 3, "h": 3},
-                      {"x": 4, "y": 3, "w": 1, "h": 1}],
-            "doors": [{"x": 4, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3}]}
+    data = {
+        "rects": [
+            {"x": 0, "y": 0, "w": 9, "h": 3},
+            {"x": 0, "y": 6, "w": 9, "h": 3},
+            {"x": 0, "y": 3, "w": 3, "h": 3},
+            {"x": 6, "y": 3, "w": 3, "h": 3},
+            {"x": 4, "y": 3, "w": 1, "h": 1},
+        ],
+        "doors": [{"x": 4, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3}],
+    }
     result = _import(_write(tmp_path, data))
     assert len(_kinds(result.dungeon, "start")) == 1
     assert any("courtyard" in n.message for n in result.notes)
@@ -302,17 +340,25 @@ def test_no_entrance_adds_a_start(tmp_path):
 
 
 def test_rooms_corridors_overlaps_and_holes(tmp_path):
-    data = {"rects": [{"x": 0, "y": 0, "w": 3, "h": 3},  # room
-                      {"x": 3, "y": 1, "w": 5, "h": 1},  # corridor with a door cell at each end
-                      {"x": 5, "y": -3, "w": 1, "h": 5},  # a crossing corridor: merged with the first
-                      {"x": 8, "y": 0, "w": 3, "h": 3},  # room
-                      {"x": 20, "y": 0, "w": 5, "h": 2}, {"x": 20, "y": 0, "w": 2, "h": 5},  # a ring of rooms
-                      {"x": 23, "y": 0, "w": 2, "h": 5}, {"x": 20, "y": 3, "w": 5, "h": 2},
-                      {"x": 1, "y": 3, "w": 1, "h": 1}],
-            "doors": [{"x": 3, "y": 1, "dir": {"x": 1, "y": 0}, "type": 7},
-                      {"x": 7, "y": 1, "dir": {"x": 1, "y": 0}, "type": 6},
-                      {"x": 1, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3},
-                      {"x": 40, "y": 40, "dir": {"x": 1, "y": 0}, "type": 1}]}
+    data = {
+        "rects": [
+            {"x": 0, "y": 0, "w": 3, "h": 3},  # room
+            {"x": 3, "y": 1, "w": 5, "h": 1},  # corridor with a door cell at each end
+            {"x": 5, "y": -3, "w": 1, "h": 5},  # a crossing corridor: merged with the first
+            {"x": 8, "y": 0, "w": 3, "h": 3},  # room
+            {"x": 20, "y": 0, "w": 5, "h": 2},
+            {"x": 20, "y": 0, "w": 2, "h": 5},  # a ring of rooms
+            {"x": 23, "y": 0, "w": 2, "h": 5},
+            {"x": 20, "y": 3, "w": 5, "h": 2},
+            {"x": 1, "y": 3, "w": 1, "h": 1},
+        ],
+        "doors": [
+            {"x": 3, "y": 1, "dir": {"x": 1, "y": 0}, "type": 7},
+            {"x": 7, "y": 1, "dir": {"x": 1, "y": 0}, "type": 6},
+            {"x": 1, "y": 3, "dir": {"x": 0, "y": -1}, "type": 3},
+            {"x": 40, "y": 40, "dir": {"x": 1, "y": 0}, "type": 1},
+        ],
+    }
     result = _import(_write(tmp_path, data))
     dungeon = result.dungeon
     ids = [a["id"] for a in dungeon["areas"]]
@@ -363,10 +409,17 @@ MALFORMED = [
     ("NaN", '{"rects": [{"x": NaN, "y": 0, "w": 1, "h": 1}], "doors": []}', "NaN"),
     ("Infinity", '{"rects": [{"x": 0, "y": Infinity, "w": 1, "h": 1}], "doors": []}', "Infinity"),
     ("huge number", '{"rects": [{"x": 1e300, "y": 0, "w": 1, "h": 1}], "doors": []}', "within"),
-    ("door coordinate", '{"rects": [{"x": 0, "y": 0, "w": 2, "h": 2}], "doors": [{"x": null, "y": 0}]}',
-     "door 0: 'x' is missing"),
-    ("note position", '{"rects": [{"x": 0, "y": 0, "w": 2, "h": 2}], "doors": [], '
-                      '"notes": [{"text": "t", "pos": {"x": [], "y": 0}}]}', "note 0: 'pos.x'"),
+    (
+        "door coordinate",
+        '{"rects": [{"x": 0, "y": 0, "w": 2, "h": 2}], "doors": [{"x": null, "y": 0}]}',
+        "door 0: 'x' is missing",
+    ),
+    (
+        "note position",
+        '{"rects": [{"x": 0, "y": 0, "w": 2, "h": 2}], "doors": [], '
+        '"notes": [{"text": "t", "pos": {"x": [], "y": 0}}]}',
+        "note 0: 'pos.x'",
+    ),
     ("deep nesting", '{"rects": ' + "[" * 3000 + "]" * 3000 + ', "doors": []}', "nested"),
     ("rect not an object", '{"rects": [5], "doors": []}', "rect 0 is not an object"),
     ("only slivers", '{"rects": [{"x": 0, "y": 0, "w": 0.1, "h": 5}], "doors": []}', "no rooms"),
@@ -400,16 +453,40 @@ def test_malformed_input_through_the_command_line_exits_2(tmp_path, capsys):
 # -- stability ---------------------------------------------------------------------------------
 
 _half = st.integers(-16, 16).map(lambda v: v / 2)
-_rects = st.lists(st.fixed_dictionaries({"x": _half, "y": _half, "w": st.integers(1, 10).map(lambda v: v / 2),
-                                         "h": st.integers(1, 10).map(lambda v: v / 2)},
-                                        optional={"rotunda": st.booleans(), "ending": st.booleans()}),
-                  min_size=1, max_size=12)
-_doors = st.lists(st.fixed_dictionaries({"x": st.integers(-8, 8), "y": st.integers(-8, 8),
-                                         "dir": st.sampled_from([{"x": 1, "y": 0}, {"x": -1, "y": 0},
-                                                                 {"x": 0, "y": 1}, {"x": 0, "y": -1}]),
-                                         "type": st.integers(0, 10)}), max_size=8)
-_notes = st.lists(st.fixed_dictionaries({"text": st.text(max_size=60), "ref": st.text(max_size=3),
-                                         "pos": st.fixed_dictionaries({"x": _half, "y": _half})}), max_size=4)
+_rects = st.lists(
+    st.fixed_dictionaries(
+        {
+            "x": _half,
+            "y": _half,
+            "w": st.integers(1, 10).map(lambda v: v / 2),
+            "h": st.integers(1, 10).map(lambda v: v / 2),
+        },
+        optional={"rotunda": st.booleans(), "ending": st.booleans()},
+    ),
+    min_size=1,
+    max_size=12,
+)
+_doors = st.lists(
+    st.fixed_dictionaries(
+        {
+            "x": st.integers(-8, 8),
+            "y": st.integers(-8, 8),
+            "dir": st.sampled_from([{"x": 1, "y": 0}, {"x": -1, "y": 0}, {"x": 0, "y": 1}, {"x": 0, "y": -1}]),
+            "type": st.integers(0, 10),
+        }
+    ),
+    max_size=8,
+)
+_notes = st.lists(
+    st.fixed_dictionaries(
+        {
+            "text": st.text(max_size=60),
+            "ref": st.text(max_size=3),
+            "pos": st.fixed_dictionaries({"x": _half, "y": _half}),
+        }
+    ),
+    max_size=4,
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -61,6 +61,7 @@ def _assert_points_equal(found, expected, tolerance=0.0006):
 
 # -- what appears -------------------------------------------------------------------------------
 
+
 def test_every_element_kind_of_each_dungeon_appears(bundled):
     for opened, _, root, _, _ in bundled:
         kinds = _kinds(root)
@@ -144,6 +145,7 @@ def test_footer_lies_inside_the_printable_area_below_the_dungeon(bundled):
 
 # -- Qt-safe, printable SVG ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("variant", ["colour", "gray"])
 def test_svg_uses_only_what_qt_draws(bundled, variant):
     for _, colour, root, gray, groot in bundled:
@@ -191,6 +193,7 @@ def test_colour_sheet_prints_keys_in_their_ruleset_colours(bundled):
 
 # -- geometry shared with the referee ------------------------------------------------------------
 
+
 def test_spells_follow_spell_trace(bundled):
     seen = set()
     for opened, _, root, _, _ in bundled:
@@ -218,11 +221,14 @@ def test_treasures_and_monster_heads_follow_the_shapes(bundled):
             (path,) = [n for n in groups[treasure.id].iter() if n.get("data-kind") == "treasure-outline"]
             points, closed = _path_points(path.get("d"))
             assert closed
-            _assert_points_equal(points, shapes.treasure_outline(treasure.variant, treasure.at, treasure.size_mm,
-                                                                 treasure.rotation_deg or 0))
+            _assert_points_equal(
+                points,
+                shapes.treasure_outline(treasure.variant, treasure.at, treasure.size_mm, treasure.rotation_deg or 0),
+            )
             assert path.get("stroke") == palette_yellow
-            gray_path = [n for n in _by_id(gray_root, "treasure")[treasure.id].iter()
-                         if n.get("data-kind") == "treasure-outline"][0]
+            gray_path = [
+                n for n in _by_id(gray_root, "treasure")[treasure.id].iter() if n.get("data-kind") == "treasure-outline"
+            ][0]
             assert gray_path.get("stroke") not in ("#1b1b1b", "#ffffff")  # dark grey, distinct from the ink
             treasures_seen.add(treasure.variant)
         monsters = _by_id(root, "monster")
@@ -230,8 +236,9 @@ def test_treasures_and_monster_heads_follow_the_shapes(bundled):
             (path,) = [n for n in monsters[monster.id].iter() if n.get("data-kind") == "monster-head"]
             points, closed = _path_points(path.get("d"))
             assert closed
-            _assert_points_equal(points[:-1], shapes.monster_head(monster.at, monster.size_mm,
-                                                                  monster.rotation_deg or 0))
+            _assert_points_equal(
+                points[:-1], shapes.monster_head(monster.at, monster.size_mm, monster.rotation_deg or 0)
+            )
             heads += 1
     assert treasures_seen == set(shapes.TREASURE_VARIANTS) and heads >= 5
 
@@ -252,6 +259,7 @@ def test_walls_leave_openings_between_areas_and_an_entrance_at_each_start(bundle
 
 
 # -- unusual input ------------------------------------------------------------------------------
+
 
 def test_unusual_dungeon_renders_every_lock_and_unknown_kinds():
     data = line_dungeon()

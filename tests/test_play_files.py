@@ -27,8 +27,13 @@ DOC = REPO / "docs" / "play-files.md"
 
 
 def minimal_play(**extra) -> dict:
-    return {"type": "play", "format_version": 1, "dungeon": "candlewick-cellars",
-            "path": [[[50, 35], [50, 45], [60, 64], [76, 64], [84, 56], [116, 56]]], **extra}
+    return {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": "candlewick-cellars",
+        "path": [[[50, 35], [50, 45], [60, 64], [76, 64], [84, 56], [116, 56]]],
+        **extra,
+    }
 
 
 def codes(data) -> list[tuple[str, str]]:
@@ -55,6 +60,7 @@ def write(path: Path, data) -> str:
 
 # -- the schema ----------------------------------------------------------------------------------
 
+
 def test_play_schema_is_a_valid_draft_2020_12_schema():
     schema = json.loads((REPO / "schemas" / "play.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -65,33 +71,44 @@ def test_play_schema_is_a_valid_draft_2020_12_schema():
 
 def test_a_minimal_play_is_valid():
     assert codes(minimal_play()) == []
-    full = minimal_play(player="Jane", character="ranger", pen_width_mm=0.8, players=3,
-                        orb_tokens={"blue": [2, 4]}, keys_gone=["k1"], skeleton_keys={"sk1": "red"},
-                        end={"trigger": "orb_taken", "colour": "pink", "at": {"length_mm": 12.5}}, notes="x")
+    full = minimal_play(
+        player="Jane",
+        character="ranger",
+        pen_width_mm=0.8,
+        players=3,
+        orb_tokens={"blue": [2, 4]},
+        keys_gone=["k1"],
+        skeleton_keys={"sk1": "red"},
+        end={"trigger": "orb_taken", "colour": "pink", "at": {"length_mm": 12.5}},
+        notes="x",
+    )
     assert codes(full) == []
     assert codes(minimal_play(character=None, end={"trigger": "timer", "at": {"polyline": 0, "point": 3}})) == []
 
 
-@pytest.mark.parametrize("change, pointer", [
-    (lambda p: p.pop("path"), ""),
-    (lambda p: p.pop("dungeon"), ""),
-    (lambda p: p.update(path=[]), "/path"),
-    (lambda p: p.update(path=[[]]), "/path/0"),
-    (lambda p: p.update(path=[[[1, 2, 3]]]), "/path/0/0"),
-    (lambda p: p.update(path=[[["1", 2]]]), "/path/0/0/0"),
-    (lambda p: p.update(path=[[[1e9, 2]]]), "/path/0/0/0"),
-    (lambda p: p.update(pen_width_mm=0), "/pen_width_mm"),
-    (lambda p: p.update(players=0), "/players"),
-    (lambda p: p.update(character=7), "/character"),
-    (lambda p: p.update(orb_tokens={"blue": [0]}), "/orb_tokens/blue/0"),
-    (lambda p: p.update(keys_gone=["k1", "k1"]), "/keys_gone"),
-    (lambda p: p.update(end={"trigger": "timer"}), "/end"),
-    (lambda p: p.update(end={"trigger": "nap", "at": {"length_mm": 1}}), "/end/trigger"),
-    (lambda p: p.update(end={"trigger": "timer", "at": {}}), "/end/at"),
-    (lambda p: p.update(end={"trigger": "timer", "at": {"length_mm": 1, "point": 2}}), "/end/at/point"),
-    (lambda p: p.update(extra=True), ""),
-    (lambda p: p.update(format_version=0), "/format_version"),
-])
+@pytest.mark.parametrize(
+    "change, pointer",
+    [
+        (lambda p: p.pop("path"), ""),
+        (lambda p: p.pop("dungeon"), ""),
+        (lambda p: p.update(path=[]), "/path"),
+        (lambda p: p.update(path=[[]]), "/path/0"),
+        (lambda p: p.update(path=[[[1, 2, 3]]]), "/path/0/0"),
+        (lambda p: p.update(path=[[["1", 2]]]), "/path/0/0/0"),
+        (lambda p: p.update(path=[[[1e9, 2]]]), "/path/0/0/0"),
+        (lambda p: p.update(pen_width_mm=0), "/pen_width_mm"),
+        (lambda p: p.update(players=0), "/players"),
+        (lambda p: p.update(character=7), "/character"),
+        (lambda p: p.update(orb_tokens={"blue": [0]}), "/orb_tokens/blue/0"),
+        (lambda p: p.update(keys_gone=["k1", "k1"]), "/keys_gone"),
+        (lambda p: p.update(end={"trigger": "timer"}), "/end"),
+        (lambda p: p.update(end={"trigger": "nap", "at": {"length_mm": 1}}), "/end/trigger"),
+        (lambda p: p.update(end={"trigger": "timer", "at": {}}), "/end/at"),
+        (lambda p: p.update(end={"trigger": "timer", "at": {"length_mm": 1, "point": 2}}), "/end/at/point"),
+        (lambda p: p.update(extra=True), ""),
+        (lambda p: p.update(format_version=0), "/format_version"),
+    ],
+)
 def test_schema_errors_point_at_the_bad_value(change, pointer):
     play = minimal_play()
     change(play)
@@ -118,6 +135,7 @@ def test_load_play_never_raises(tmp_path):
 
 # -- the documented examples --------------------------------------------------------------------------
 
+
 def _doc_examples() -> list[tuple[dict, str]]:
     text = DOC.read_text(encoding="utf-8")
     blocks = re.findall(r"```(json|text)\n(.*?)```", text, flags=re.S)
@@ -142,9 +160,11 @@ def test_the_documented_examples_are_valid_and_score_as_shown(tmp_path, capsys):
 
 # -- the command ----------------------------------------------------------------------------------
 
+
 def test_score_json_output(tmp_path, capsys):
-    status, out, _ = run_score([str(LANTERN), write(tmp_path / "p.json", minimal_play(character="ranger")),
-                                "--format", "json"], capsys)
+    status, out, _ = run_score(
+        [str(LANTERN), write(tmp_path / "p.json", minimal_play(character="ranger")), "--format", "json"], capsys
+    )
     result = json.loads(out)
     assert status == 0 and result["type"] == "score" and result["total"] == 3
     assert [(s["area"], s["subtotal"]) for s in result["sections"]] == [("r1", 1), ("c1", 2)]
@@ -158,6 +178,7 @@ def test_score_from_a_game_json_alone(tmp_path, capsys, monkeypatch):
 
     def forbidden(*args, **kwargs):
         raise AssertionError("the referee must not read dungeons or rulesets")
+
     monkeypatch.setattr("inkcrawl.loading.open_dungeons", forbidden)
     monkeypatch.setattr("inkcrawl.rulesets.bundled_rulesets", forbidden)
     status, out, err = run_score([game, play], capsys)
@@ -174,13 +195,15 @@ def test_exit_codes(tmp_path, capsys):
     # 1: the play is invalid (schema), or cannot be drawn on the dungeon, or names another dungeon
     status, _, err = run_score([str(LANTERN), write(tmp_path / "s.json", minimal_play(players="two"))], capsys)
     assert status == 1 and "/players" in err
-    status, _, err = run_score([str(LANTERN), write(tmp_path / "far.json", minimal_play(path=[[[5, 5], [6, 6]]]))],
-                               capsys)
+    status, _, err = run_score(
+        [str(LANTERN), write(tmp_path / "far.json", minimal_play(path=[[[5, 5], [6, 6]]]))], capsys
+    )
     assert status == 1 and "/path/0/0" in err and "Start" in err
     status, _, err = run_score([str(LANTERN), write(tmp_path / "o.json", minimal_play(dungeon="nowhere"))], capsys)
     assert status == 1 and "nowhere" in err
-    status, _, err = run_score([str(PACKS / "ember-halls"), write(tmp_path / "g.json", minimal_play(
-        dungeon="cinder-vault"))], capsys)
+    status, _, err = run_score(
+        [str(PACKS / "ember-halls"), write(tmp_path / "g.json", minimal_play(dungeon="cinder-vault"))], capsys
+    )
     assert status == 1 and "grid" in err
     # 1: the dungeon has validation errors
     broken = json.loads((LANTERN / "dungeons" / "01-candlewick-cellars.json").read_text(encoding="utf-8"))
@@ -189,16 +212,19 @@ def test_exit_codes(tmp_path, capsys):
     assert status == 1 and "error" in err
 
 
-@pytest.mark.parametrize("play, pointer", [
-    (minimal_play(character="monk"), "/character"),
-    (minimal_play(players=9), "/players"),
-    (minimal_play(keys_gone=["m1"]), "/keys_gone/0"),
-    (minimal_play(skeleton_keys={"m1": "red"}), "/skeleton_keys/m1"),
-    (minimal_play(orb_tokens={"green": [1]}), "/orb_tokens/green"),
-    (minimal_play(end={"trigger": "timer", "at": {"length_mm": 5}}), "/end/trigger"),
-    (minimal_play(path=[[[50, 35], [50, 45]], [[60, 60]]]), "/path/1"),
-    (minimal_play(end={"trigger": "exit_reached", "at": {"polyline": 3, "point": 0}}), "/end/at/polyline"),
-])
+@pytest.mark.parametrize(
+    "play, pointer",
+    [
+        (minimal_play(character="monk"), "/character"),
+        (minimal_play(players=9), "/players"),
+        (minimal_play(keys_gone=["m1"]), "/keys_gone/0"),
+        (minimal_play(skeleton_keys={"m1": "red"}), "/skeleton_keys/m1"),
+        (minimal_play(orb_tokens={"green": [1]}), "/orb_tokens/green"),
+        (minimal_play(end={"trigger": "timer", "at": {"length_mm": 5}}), "/end/trigger"),
+        (minimal_play(path=[[[50, 35], [50, 45]], [[60, 60]]]), "/path/1"),
+        (minimal_play(end={"trigger": "exit_reached", "at": {"polyline": 3, "point": 0}}), "/end/at/polyline"),
+    ],
+)
 def test_plays_that_cannot_be_drawn_on_the_dungeon(play, pointer):
     entry = game_document(open_dungeons([str(LANTERN / "dungeons" / "01-candlewick-cellars.json")]).dungeons)
     with pytest.raises(PlayError) as caught:
@@ -215,8 +241,13 @@ def test_every_problem_of_a_play_is_reported():
 
 
 HOSTILE = [
-    "", "null", "[]", '{"type": "play"}', '{"type": "play", "format_version": 1, "dungeon": "x", "path": [[[1, 2]]]}',
-    json.dumps(minimal_play(path=[[[50, 35]] * 3])), json.dumps(minimal_play(path=[[[50, 35], [1e5, -1e5]]])),
+    "",
+    "null",
+    "[]",
+    '{"type": "play"}',
+    '{"type": "play", "format_version": 1, "dungeon": "x", "path": [[[1, 2]]]}',
+    json.dumps(minimal_play(path=[[[50, 35]] * 3])),
+    json.dumps(minimal_play(path=[[[50, 35], [1e5, -1e5]]])),
     json.dumps(minimal_play(end={"trigger": "exit_reached", "at": {"polyline": 0, "point": 99}})),
     "[" * 10000 + "]" * 10000,
 ]
@@ -225,10 +256,18 @@ HOSTILE = [
 @pytest.mark.parametrize("text", HOSTILE)
 def test_never_a_traceback(tmp_path, text):
     play = write(tmp_path / "play.json", text)
-    code = ("import sys; from inkcrawl.cli import score; import argparse; p = argparse.ArgumentParser(); "
-            "score.register(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
-    done = subprocess.run([sys.executable, "-c", code, "score", str(LANTERN), play], capture_output=True, text=True,
-                          cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import sys; from inkcrawl.cli import score; import argparse; p = argparse.ArgumentParser(); "
+        "score.register(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "score", str(LANTERN), play],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert "Traceback" not in done.stderr
     assert done.returncode in (0, 1, 2)
 

@@ -34,8 +34,12 @@ def game(data: dict, **switches) -> dict:
 
 
 def play(entry: dict, *points, character: str | None = None) -> dict:
-    document = {"type": "play", "format_version": 1, "dungeon": entry["id"],
-                "path": [[list(map(float, p)) for p in points]]}
+    document = {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": entry["id"],
+        "path": [[list(map(float, p)) for p in points]],
+    }
     if character:
         document["character"] = character
     return referee(LineRules(entry), document)
@@ -43,8 +47,11 @@ def play(entry: dict, *points, character: str | None = None) -> dict:
 
 def line_items(result: dict, kind: str | None = None, element: str | None = None) -> list[dict]:
     found = [line for s in result["sections"] for line in s["lines"]]
-    return [line for line in found if (kind is None or line["kind"] == kind)
-            and (element is None or line.get("element") == element)]
+    return [
+        line
+        for line in found
+        if (kind is None or line["kind"] == kind) and (element is None or line.get("element") == element)
+    ]
 
 
 def walls_at_joint(data: dict, gap: float, x: float = 50, y: float = 30, half: float = 20) -> None:
@@ -59,6 +66,7 @@ DOWN = [(50, 20), (50, 36)]
 
 
 # -- walls that meet or nearly meet -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("gap", [0.0, 0.01, 0.5, 2.5])
 def test_a_line_through_a_joint_or_a_narrow_gap_crosses_a_wall(gap):
@@ -95,9 +103,9 @@ def test_wall_ends_that_nearly_meet_are_reported(gap, warned):
         message = near[0].message
         assert "wall 'wa'" in message and "wall 'wb'" in message and f"{gap:g} mm" in message
         assert near[0].pointer == "/walls/1/points/1"  # wa (after w1) ends near wb
-        if gap < 1.08:   # the two 1.08 mm inks overlap: printed as one wall, but not joined
+        if gap < 1.08:  # the two 1.08 mm inks overlap: printed as one wall, but not joined
             assert "their ink touches" in message and "move the end onto the other wall" in message
-        else:            # 2.5 - 1.08 = 1.42 mm of paper between them
+        else:  # 2.5 - 1.08 = 1.42 mm of paper between them
             assert "leaving 1.42 mm of paper" in message and "join them" in message
 
 
@@ -129,9 +137,10 @@ def test_an_opening_closed_by_two_walls_is_closed_for_everyone(gap):
 
 # -- doors ---------------------------------------------------------------------------------------
 
+
 def test_a_wall_drawn_across_a_door_is_an_error_and_closes_it_for_everyone():
     data = line_dungeon()
-    add_door(data, ["red"])                       # on c1|r2, x = 120, y 40..60
+    add_door(data, ["red"])  # on c1|r2, x = 120, y 40..60
     add_key(data, "red", (30, 30))
     add(data, "walls", {"id": "wx", "points": [[115, 50], [125, 50]]})
     problems = check(data)
@@ -149,7 +158,7 @@ def test_a_wall_ending_at_a_door_end_does_not_cross_it():
     data = line_dungeon()
     add_door(data, ["red"], segment=((120, 40), (120, 50)))
     add_key(data, "red", (30, 30))
-    add(data, "walls", {"id": "wc", "points": [[120, 50], [120, 60]]})   # closes the rest of the stretch
+    add(data, "walls", {"id": "wc", "points": [[120, 50], [120, 60]]})  # closes the rest of the stretch
     assert "L030" not in codes(check(data))
     entry = game(data)
     assert [c["door"] for c in entry["connections"] if c["kind"] == "door"] == ["d1"]
@@ -178,9 +187,10 @@ def test_a_zero_length_door_says_so():
 
 # -- openings narrower than the rule asks ------------------------------------------------------------
 
+
 def narrow_corridor() -> dict:
     data = line_dungeon()
-    data["areas"][1]["polygon"] = [[80, 49.5], [120, 49.5], [120, 50.5], [80, 50.5]]   # 1 mm wide
+    data["areas"][1]["polygon"] = [[80, 49.5], [120, 49.5], [120, 50.5], [80, 50.5]]  # 1 mm wide
     data["elements"] = [e for e in data["elements"] if e["id"] != "p1"]
     return data
 
@@ -200,7 +210,7 @@ def test_an_opening_narrower_than_the_pen_is_closed_and_reported():
     # both mouths of the corridor: r1|c1, and c1|r2 the same by symmetry
     assert len(narrow) == 2 and all("0.34 mm wide" in m and "corridor 'c1'" in m for m in narrow)
     assert "room 'r1'" in narrow[0] and "room 'r2'" in narrow[1]
-    assert "L020" in codes(problems)   # the corridor and the room beyond it cannot be reached
+    assert "L020" in codes(problems)  # the corridor and the room beyond it cannot be reached
     entry = game(data)
     assert "c1" not in analyze_line_game(entry).reached
     # the referee: the corridor is all ink (1 mm wide); a line ending in it only touched the wall,
@@ -218,8 +228,12 @@ def test_the_pen_switch_opens_a_gap_as_wide_as_the_pen():
     # = 1.836 mm: closed under min_gap (2 mm), open under pen (1.5 mm).
     for width, under_gap, under_pen in ((3.5, True, True), (2.5, False, True)):
         data = narrow_corridor()
-        data["areas"][1]["polygon"] = [[80, 50 - width / 2], [120, 50 - width / 2], [120, 50 + width / 2],
-                                       [80, 50 + width / 2]]
+        data["areas"][1]["polygon"] = [
+            [80, 50 - width / 2],
+            [120, 50 - width / 2],
+            [120, 50 + width / 2],
+            [80, 50 + width / 2],
+        ]
         dungeon = dungeon_from_dict(data)
         gap = sheet_of(dungeon, RULESET)
         pen_data = json.loads(json.dumps(RULESET.data))
@@ -232,6 +246,7 @@ def test_the_pen_switch_opens_a_gap_as_wide_as_the_pen():
 
 
 # -- touch on the printed glyph ------------------------------------------------------------------------
+
 
 def test_the_rogue_collects_a_treasure_only_by_touching_its_printed_outline():
     # The chest t1 at (150, 50), 8 mm: its outline's right side stands 0.72 radii = 2.88 mm
@@ -256,12 +271,17 @@ def test_game_data_carries_the_printed_ink_of_every_glyph():
     # room's wall stops 0.5 mm short of the corridor's side and the corridor's 0.5 mm short of the room
     bridges = sorted(sorted(map(tuple, w["points"])) for w in walls if w["kind"] == "bridge")
     # (r1's wall ends at (80, 39.5), within 0.5 mm of c1's outline; c1's starts at (80.5, 40))
-    assert bridges == [[(80.0, 39.5), (80.5, 40.0)], [(80.0, 60.5), (80.5, 60.0)], [(119.5, 40.0), (120.0, 39.5)],
-                       [(119.5, 60.0), (120.0, 60.5)]], bridges
+    assert bridges == [
+        [(80.0, 39.5), (80.5, 40.0)],
+        [(80.0, 60.5), (80.5, 60.0)],
+        [(119.5, 40.0), (120.0, 39.5)],
+        [(119.5, 60.0), (120.0, 60.5)],
+    ], bridges
     assert {w["width_mm"] for w in entry["walls"] if w["kind"] == "wall"} == {1.08}
 
 
 # -- the poke-through reading -------------------------------------------------------------------------
+
 
 def test_wall_poke_switch_reads_a_poke_into_another_area_and_back():
     # r1 and r3 (below it) share y = 80 closed by the wall wr; the line pokes down to y = 86
@@ -279,17 +299,21 @@ def test_wall_poke_switch_reads_a_poke_into_another_area_and_back():
 
 # -- holes that crashed -------------------------------------------------------------------------------------
 
+
 def test_a_duplicate_area_id_named_by_a_door_is_a_problem_not_a_crash(tmp_path, capsys):
     data = line_dungeon()
-    data["areas"][2]["id"] = "c1"   # r2 takes the corridor's id
-    add_door(data, ["red"], segment=((120, 40), (120, 50)))   # beside an opening between the two "c1"s
+    data["areas"][2]["id"] = "c1"  # r2 takes the corridor's id
+    add_door(data, ["red"], segment=((120, 40), (120, 50)))  # beside an opening between the two "c1"s
     add_key(data, "red", (30, 30))
     assert "C001" in codes(check(data))
     path = tmp_path / "dup.json"
     path.write_text(json.dumps(data))
-    for command in (["validate", str(path)], ["analyze", str(path)],
-                    ["export", "game", str(path), "-o", str(tmp_path / "g.json"), "--force"],
-                    ["export", "sheet", str(path), "-o", str(tmp_path / "s.svg"), "--force"]):
+    for command in (
+        ["validate", str(path)],
+        ["analyze", str(path)],
+        ["export", "game", str(path), "-o", str(tmp_path / "g.json"), "--force"],
+        ["export", "sheet", str(path), "-o", str(tmp_path / "s.svg"), "--force"],
+    ):
         status = main(command)
         err = capsys.readouterr().err
         assert status in (0, 1) and "Traceback" not in err, (command, err)
@@ -330,6 +354,7 @@ def test_the_stroke_through_a_door_gap_beside_disc_elements_is_judged_on_their_i
 
 # -- found by review ------------------------------------------------------------------------------
 
+
 def test_a_wall_closing_part_of_an_opening_is_measured_by_the_opening_alone():
     # r1|c1 shares x = 80, y 40..60; a wall along it from y 40 to 57.1 leaves the paper between
     # its round end (57.1 + 0.54 = 57.64) and the corridor's side wall's cap (60 - 0.332 = 59.668):
@@ -349,9 +374,15 @@ def test_a_wall_closing_part_of_an_opening_is_measured_by_the_opening_alone():
 def test_areas_touching_only_at_a_corner_share_no_opening():
     # four rooms of a 2 x 2 grid meet at (50, 70): the diagonal pairs only touch there
     data = line_dungeon()
-    data["areas"] = [{"id": i, "kind": "room", "polygon": p} for i, p in (
-        ("nw", [[20, 40], [50, 40], [50, 70], [20, 70]]), ("ne", [[50, 40], [80, 40], [80, 70], [50, 70]]),
-        ("sw", [[20, 70], [50, 70], [50, 100], [20, 100]]), ("se", [[50, 70], [80, 70], [80, 100], [50, 100]]))]
+    data["areas"] = [
+        {"id": i, "kind": "room", "polygon": p}
+        for i, p in (
+            ("nw", [[20, 40], [50, 40], [50, 70], [20, 70]]),
+            ("ne", [[50, 40], [80, 40], [80, 70], [50, 70]]),
+            ("sw", [[20, 70], [50, 70], [50, 100], [20, 100]]),
+            ("se", [[50, 70], [80, 70], [80, 100], [50, 100]]),
+        )
+    ]
     data["walls"] = []
     data["elements"] = [{"id": "st1", "kind": "start", "at": [35, 40], "size_mm": 6, "rotation_deg": 0}]
     data["sheet"]["end_triggers"] = []
@@ -362,9 +393,9 @@ def test_areas_touching_only_at_a_corner_share_no_opening():
 
 def test_a_wall_that_only_meets_a_door_from_one_side_leaves_it_open():
     data = line_dungeon()
-    add_door(data, ["red"])                       # c1|r2, x = 120, y 40..60
+    add_door(data, ["red"])  # c1|r2, x = 120, y 40..60
     add_key(data, "red", (30, 30))
-    add(data, "walls", {"id": "wt", "points": [[100, 53], [119.5, 53]]})   # its ink touches the door
+    add(data, "walls", {"id": "wt", "points": [[100, 53], [119.5, 53]]})  # its ink touches the door
     problems = check(data)
     assert "L030" not in codes(problems), describe_problems(problems)
     assert [c["door"] for c in game(data)["connections"] if c["kind"] == "door"] == ["d1"]
@@ -372,11 +403,16 @@ def test_a_wall_that_only_meets_a_door_from_one_side_leaves_it_open():
 
 # -- paper narrower than a line, and touching a wall ------------------------------------------------
 
+
 def corridor_of_width(width: float) -> dict:
     """line_dungeon() with the corridor c1 ``width`` mm wide, centred on y = 50 (x 80..120)."""
     data = line_dungeon()
-    data["areas"][1]["polygon"] = [[80, 50 - width / 2], [120, 50 - width / 2], [120, 50 + width / 2],
-                                   [80, 50 + width / 2]]
+    data["areas"][1]["polygon"] = [
+        [80, 50 - width / 2],
+        [120, 50 - width / 2],
+        [120, 50 + width / 2],
+        [80, 50 + width / 2],
+    ]
     data["elements"] = [e for e in data["elements"] if e["id"] != "p1"]
     return data
 
@@ -421,12 +457,13 @@ def test_a_door_too_narrow_for_a_line_is_closed_even_with_its_key():
     add(data, "walls", {"id": "wd", "points": [[120, 50.75], [120, 60]]})
     problems = check(data)
     l035 = [p for p in problems if p.code == "L035"]
-    assert len(l035) == 1 and "door 'd1' leaves 0.42 mm of paper clear of the wall ink" in l035[0].message, \
+    assert len(l035) == 1 and "door 'd1' leaves 0.42 mm of paper clear of the wall ink" in l035[0].message, (
         describe_problems(problems)
+    )
     entry = game(data)
     assert not [c for c in entry["connections"] if c["kind"] == "door"]
     assert "r2" not in analyze_line_game(entry).reached
-    result = play(entry, (50, 20), (30, 30), (60, 50), (110, 50), (130, 50))   # with the red key
+    result = play(entry, (50, 20), (30, 30), (60, 50), (110, 50), (130, 50))  # with the red key
     assert result["ignored"] and "crossed a wall into room r2" in result["ignored"]["reason"]
 
 
@@ -471,8 +508,10 @@ def test_poking_into_the_ink_of_a_wall_between_two_rooms_does_not_enter_the_othe
     # polygon, but inside w1's ink (79.46..80.54), and comes back. It never reached r2's paper:
     # r2 is not entered, so its monster is not missed (RULES.md 2, Drawing rules 2 and 3)
     data = line_dungeon()
-    data["areas"] = [data["areas"][0], {"id": "r2", "kind": "room", "name": "East",
-                                        "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]}]
+    data["areas"] = [
+        data["areas"][0],
+        {"id": "r2", "kind": "room", "name": "East", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
+    ]
     data["elements"] = [e for e in data["elements"] if e["id"] in ("st1", "m1")]
     data["sheet"]["end_triggers"] = []
     data["walls"] = [{"id": "w1", "points": [[80, 20], [80, 65]]}]
@@ -533,8 +572,10 @@ def test_a_line_beginning_in_the_next_room_beyond_a_wall_is_illegal():
     # st1 at (77, 20) on the top outline, 6 mm: its reach (3 mm + half the pen) covers (80.5, 21.5),
     # which is r2's paper beyond w1's ink (79.46..80.54)
     data = line_dungeon()
-    data["areas"] = [data["areas"][0], {"id": "r2", "kind": "room", "name": "East",
-                                        "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]}]
+    data["areas"] = [
+        data["areas"][0],
+        {"id": "r2", "kind": "room", "name": "East", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
+    ]
     data["elements"] = [e for e in data["elements"] if e["id"] in ("st1", "m1")]
     next(e for e in data["elements"] if e["id"] == "st1")["at"] = [77, 20]
     data["sheet"]["end_triggers"] = []

@@ -50,6 +50,7 @@ W = 1.5  # line-classic pen width
 
 # -- the test dungeon ---------------------------------------------------------------------------
 
+
 def _el(ident, kind, at, size, **extra):
     return {"id": ident, "kind": kind, "at": list(at), "size_mm": size, "rotation_deg": 0, **extra}
 
@@ -57,11 +58,19 @@ def _el(ident, kind, at, size, **extra):
 def keep_dungeon() -> dict:
     """The Test Keep dungeon document (see the module docstring)."""
     return {
-        "type": "dungeon", "format_version": 2, "id": "test-keep", "family": "line", "ruleset": "line-classic",
-        "sheet": {"title": "Test Keep", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": [], "components": ["orbs", "keys", "timer"],
-                  "end_triggers": [{"kind": "boss_covered"}, {"kind": "timer", "seconds": 180}],
-                  "orb_tokens": {"blue": [4, 3, 2, 1]}},
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "test-keep",
+        "family": "line",
+        "ruleset": "line-classic",
+        "sheet": {
+            "title": "Test Keep",
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": [],
+            "components": ["orbs", "keys", "timer"],
+            "end_triggers": [{"kind": "boss_covered"}, {"kind": "timer", "seconds": 180}],
+            "orb_tokens": {"blue": [4, 3, 2, 1]},
+        },
         "areas": [
             {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
             {"id": "c1", "kind": "corridor", "polygon": [[80, 40], [120, 40], [120, 60], [80, 60]]},
@@ -120,8 +129,13 @@ _RULES = LineRules(_KEEP)
 
 def score(*polylines, entry=None, **play) -> dict:
     """Score a play (polylines of points) on the Test Keep (or ``entry``)."""
-    document = {"type": "play", "format_version": 1, "dungeon": "test-keep",
-                "path": [[list(map(float, p)) for p in line] for line in polylines], **play}
+    document = {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": "test-keep",
+        "path": [[list(map(float, p)) for p in line] for line in polylines],
+        **play,
+    }
     return referee(_RULES if entry is None else LineRules(entry), document)
 
 
@@ -132,8 +146,11 @@ def subtotals(result: dict) -> list[tuple[str, int]]:
 def lines(result: dict, element: str | None = None, kind: str | None = None) -> list[dict]:
     found = [line for s in result["sections"] for line in s["lines"]]
     found += result["orbs"]["lines"] + result["boss"]["lines"]
-    return [line for line in found if (element is None or line.get("element") == element)
-            and (kind is None or line["kind"] == kind)]
+    return [
+        line
+        for line in found
+        if (element is None or line.get("element") == element) and (kind is None or line["kind"] == kind)
+    ]
 
 
 def vp_of(result: dict, element: str) -> int:
@@ -141,6 +158,7 @@ def vp_of(result: dict, element: str) -> int:
 
 
 # -- path pieces ---------------------------------------------------------------------------------
+
 
 def cover(cx, cy, size, fraction=1.0, step=0.9):
     """Rows across a round element (1.5 mm pen, rows 0.9 mm apart) covering the top
@@ -174,6 +192,7 @@ TAKE_KEY = [(96, 129)]
 
 
 # -- the elements ------------------------------------------------------------------------------
+
 
 def test_monster_covered_scores_and_the_others_left_cost_their_vp():
     result = score(START + cover(35, 40, 8) + LEAVE_R1)
@@ -213,8 +232,9 @@ def test_spell_traced_within_the_tolerance_but_not_beyond():
 
     def offset(d):  # the ring (radius 3.5) drawn d mm outside itself
         return [tuple(centre + (p - centre) * (1 + d / 3.5)) for p in ring]
-    assert vp_of(score(START + [(50, 55)] + offset(1.3) + LEAVE_R1), "s1") == 1   # 1.3 mm <= 2.25 mm
-    assert vp_of(score(START + [(50, 55)] + offset(2.0) + LEAVE_R1), "s1") == 1   # 2.0 mm <= 2.25 mm
+
+    assert vp_of(score(START + [(50, 55)] + offset(1.3) + LEAVE_R1), "s1") == 1  # 1.3 mm <= 2.25 mm
+    assert vp_of(score(START + [(50, 55)] + offset(2.0) + LEAVE_R1), "s1") == 1  # 2.0 mm <= 2.25 mm
     assert vp_of(score(START + [(50, 55)] + offset(2.4) + LEAVE_R1), "s1") == -1  # 2.4 mm > 2.25: missed, r1 left
 
 
@@ -226,9 +246,10 @@ def test_treasure_outline_traced_within_the_tolerance_but_not_beyond():
     def around(d):
         ring = list(outline.buffer(d, quad_segs=32).exterior.coords)
         return [(165, 58 - d)] + ring  # from above, away from the outline
+
     # r1 left: -4; r2 is the end room: t1 +1 when traced, else exempt 0
-    assert vp_of(score(TO_R4[:6] + [(150, 50)] + around(2.0)), "t1") == 1   # 2.0 mm <= 2.25 mm
-    assert vp_of(score(TO_R4[:6] + [(150, 50)] + around(2.4)), "t1") == 0   # 2.4 mm > 2.25 mm: not traced
+    assert vp_of(score(TO_R4[:6] + [(150, 50)] + around(2.0)), "t1") == 1  # 2.0 mm <= 2.25 mm
+    assert vp_of(score(TO_R4[:6] + [(150, 50)] + around(2.4)), "t1") == 0  # 2.4 mm > 2.25 mm: not traced
 
 
 def test_treasure_traced():
@@ -269,13 +290,15 @@ def test_prisoner_touched_by_the_stroke_edge():
     # coming from the right touches it when its end is within half the pen (0.75 mm): x <= 38.025.
     def towards(x):
         return START + [(50, 55), (50, 65), (x, 65), (50, 65), (50, 55)] + LEAVE_R1
+
     touched = score(towards(37.9))
-    missed = score(towards(38.2))   # 3.2 mm from the centre: inside the old 4.25 mm disc reach
+    missed = score(towards(38.2))  # 3.2 mm from the centre: inside the old 4.25 mm disc reach
     assert vp_of(touched, "pr1") == 1 and touched["total"] == -2
     assert vp_of(missed, "pr1") == -1 and missed["total"] == -4
 
 
 # -- rooms, corridors and re-entry ------------------------------------------------------------------
+
 
 def test_corridor_elements_are_optional():
     result = score(TO_R4[:4] + [(100, 57), (125, 55)])  # through c1 past plant p2, into r2
@@ -331,7 +354,7 @@ def test_wall_crossing_out_and_back_costs_one():
 
 def test_touching_a_wall_is_free():
     stroke_touch = score(START + [(72, 22), (72, 20.5), (75, 22)])
-    line_touch = score(START + [(72, 22), (72, 20), (75, 22)])   # the centre line reaches the wall, turns back
+    line_touch = score(START + [(72, 22), (72, 20), (75, 22)])  # the centre line reaches the wall, turns back
     corner = score(START + [(70, 30), (80, 40), (80, 40.5), (78, 45)])  # through the end of a wall, at the opening
     for result in (stroke_touch, line_touch, corner):
         assert lines(result, kind="wall_crossing") == [] and result["total"] == 0
@@ -361,6 +384,7 @@ def test_crossing_a_wall_into_another_area_ignores_the_rest():
 # -- the Start and its entrance gap --------------------------------------------------------------------
 # st1 at (50, 20) on r1's top wall, 8 mm across: its reach (and r1's entrance gap) is 4 + 0.75 mm.
 
+
 def test_the_line_is_in_the_start_area_from_its_first_point():
     result = score([(50, 17), (50, 30)])  # begun just outside the outline, into r1 through the gap
     assert [s["area"] for s in result["sections"]] == ["r1"]
@@ -378,8 +402,11 @@ def test_back_into_the_start_area_through_a_wall_is_an_excursion():
     begun_outside = score([(50, 20), (50, 17), (70, 17), (70, 25)])
     # begun inside, out through the gap (free), back through the wall: one crossing, -1 either way
     begun_inside = [(50, 22), (50, 17), (70, 17), (70, 25)]
-    for result in (begun_outside, score(begun_inside), score(begun_inside,
-                                                             entry=mutated(wall_crossing_count="per_wall_segment"))):
+    for result in (
+        begun_outside,
+        score(begun_inside),
+        score(begun_inside, entry=mutated(wall_crossing_count="per_wall_segment")),
+    ):
         assert [line["vp"] for line in lines(result, kind="wall_crossing")] == [-1]
         assert result["sections"][0]["lines"][0]["at"] == [70.0, 20.0]
         assert result["total"] == -1
@@ -453,6 +480,7 @@ def test_skeleton_key_takes_the_colour_the_next_door_needs():
         k1 = next(e for e in dungeon["elements"] if e["id"] == "k1")
         k1.update(kind="skeleton_key", id="sk1")
         del k1["colour"]
+
     entry = mutated(skeleton_key)
     chosen = score(TO_R4 + TAKE_KEY + DOOR_TO_R3, entry=entry)
     assert chosen["ignored"] is None and any("red key" in line["text"] for line in lines(chosen, "sk1"))
@@ -462,12 +490,13 @@ def test_skeleton_key_takes_the_colour_the_next_door_needs():
 
 # -- elements without a penalty -------------------------------------------------------------------
 
+
 def test_an_orb_left_uncovered_is_listed_without_penalty():
     result = score(TO_R4 + TAKE_KEY + DOOR_TO_R3)  # through r4 past the blue orb o1 without covering it
     [orb] = lines(result, "o1")
     assert orb == {"kind": "optional", "vp": 0, "element": "o1", "text": "orb o1: not covered (no penalty)"}
-    assert orb in result["sections"][4]["lines"]     # r4, the area the orb is in
-    assert result["total"] == BASE_TO_R4 - 3 + 1     # unchanged: r4 s2, m3, pe1 -3; r3 pr2 +1
+    assert orb in result["sections"][4]["lines"]  # r4, the area the orb is in
+    assert result["total"] == BASE_TO_R4 - 3 + 1  # unchanged: r4 s2, m3, pe1 -3; r3 pr2 +1
     assert "0  orb o1: not covered (no penalty)" in format_breakdown(result)
     covered = score(TO_R4 + [(96, 158)] + cover(100, 165, 8))  # covered: on the orb token lines only
     assert [line["kind"] for line in lines(covered, "o1")] == ["orb"]
@@ -478,8 +507,9 @@ def test_an_element_whose_penalty_is_false_is_listed_without_penalty():
     next(e for e in entry["elements"] if e["id"] == "m1")["penalty"] = False
     result = score(START + LEAVE_R1, entry=entry)
     # r1 left: p1, pr1, s1 -1 each; m1 (penalty false): 0, listed
-    assert lines(result, "m1") == [{"kind": "optional", "vp": 0, "element": "m1",
-                                    "text": "monster m1 (Rat): not completed (no penalty)"}]
+    assert lines(result, "m1") == [
+        {"kind": "optional", "vp": 0, "element": "m1", "text": "monster m1 (Rat): not completed (no penalty)"}
+    ]
     assert result["total"] == -3
     assert lines(result, "k1") == []  # keys of areas not entered, or left alone, are not listed
 
@@ -517,9 +547,10 @@ def test_switch_unused_portal_entry_vp():
 
 # -- orbs, boss and end triggers ---------------------------------------------------------------------
 
+
 def test_orb_tokens_by_position():
-    path = TO_R4 + [(96, 158)] + cover(100, 165, 8)   # ends in r4: exempt
-    assert score(path)["orbs"]["subtotal"] == 4                       # 1st blue token
+    path = TO_R4 + [(96, 158)] + cover(100, 165, 8)  # ends in r4: exempt
+    assert score(path)["orbs"]["subtotal"] == 4  # 1st blue token
     assert score(path, orb_tokens={"blue": [3]})["orbs"]["subtotal"] == 2
     assert score(path, orb_tokens={"blue": [5]})["orbs"]["subtotal"] == 0  # the stack is empty
     assert score(path)["total"] == BASE_TO_R4 + 4
@@ -528,13 +559,14 @@ def test_orb_tokens_by_position():
 def _orb_trigger(when):
     def change(dungeon):
         dungeon["sheet"]["end_triggers"].append({"kind": "orb_taken", "colour": "blue", "when": when})
+
     return mutated(change)
 
 
 def test_orb_taken_first_or_last_ends_the_scrawl():
     path = TO_R4 + [(96, 158)] + cover(100, 165, 8) + [(150, 131)] + cover(160, 135, 8)
     first = _orb_trigger("first")
-    assert vp_of(score(path, entry=first), "m3") == 0            # cut when the 1st token is taken
+    assert vp_of(score(path, entry=first), "m3") == 0  # cut when the 1st token is taken
     assert vp_of(score(path, entry=first, orb_tokens={"blue": [2]}), "m3") == 1
     last = _orb_trigger("last")
     assert vp_of(score(path, entry=last), "m3") == 1
@@ -556,6 +588,7 @@ def test_boss_covered_scores_its_vp_and_ends_the_scrawl():
 def test_boss_without_the_end_trigger_does_not_cut():
     def no_trigger(dungeon):
         dungeon["sheet"]["end_triggers"] = [{"kind": "timer", "seconds": 180}]
+
     result = score(TO_R4 + TAKE_KEY + [(100, 138), (85, 138)] + BOSS + [(66, 131)], entry=mutated(no_trigger))
     assert result["boss"]["subtotal"] == 5 and vp_of(result, "pr2") == 1
     assert result["end"]["reason"] == "the path ends"
@@ -566,6 +599,7 @@ def _with_element(kind, trigger):
         dungeon["elements"].append(_el("e1", kind, (72, 28), 8))
         if trigger:
             dungeon["sheet"]["end_triggers"].append({"kind": trigger})
+
     return change
 
 
@@ -597,6 +631,7 @@ def test_end_trigger_from_the_play_must_be_on_the_sheet():
 
 
 # -- characters ------------------------------------------------------------------------------------
+
 
 def test_rogue_touches_a_treasure():
     path = TO_R4[:6] + [(150, 50), (165, 64)]  # into t1's middle, no tracing
@@ -645,20 +680,22 @@ def test_barbarian_does_not_behead_bosses():
 
 WORKED = (
     START
-    + cover(35, 40, 8)                                   # r1: m1 covered (+1)
-    + [(58, 40), (72, 40)]                               # p1 passed through (+1)
-    + [(72, 22), (72, 17), (75, 17), (75, 22)]           # out through the top wall and back (-1)
-    + [(75, 50), (36, 64)]                               # pr1 touched (+1); s1 never traced (-1)
-    + [(50, 52), (82, 50), (110, 50), (125, 50)]         # c1: plant p2 passed through (+1)
-    + cover(135, 65, 8, fraction=0.5) + [(141, 60)]      # r2: m2 half covered (0)
-    + shapes.treasure_outline("chest", (165, 68), 10)    # through wall w2 (-1); t1 traced (+1); stones untouched (-1)
-    + [(155, 52), (145, 52), (130, 85)]                  # c2: m5 left alone (optional)
-    + [(125, 115), (125, 125), (97, 128)]                # r4: red key
-    + cover(100, 165, 8)                                 # blue orb: 1st token (4)
-    + shapes.spell_trace("star", (130, 150), 10)[0]      # s2 traced (+1)
-    + cover(160, 135, 8)                                 # m3 covered (+1); pe1 never used (-1)
-    + [(85, 150), (78, 150), (78, 138)]                  # through two walls into r3: the rest is ignored
-    + [(58, 120)] + cover(50, 105, 16)                   # the boss covered after the illegal crossing: ends, 0
+    + cover(35, 40, 8)  # r1: m1 covered (+1)
+    + [(58, 40), (72, 40)]  # p1 passed through (+1)
+    + [(72, 22), (72, 17), (75, 17), (75, 22)]  # out through the top wall and back (-1)
+    + [(75, 50), (36, 64)]  # pr1 touched (+1); s1 never traced (-1)
+    + [(50, 52), (82, 50), (110, 50), (125, 50)]  # c1: plant p2 passed through (+1)
+    + cover(135, 65, 8, fraction=0.5)
+    + [(141, 60)]  # r2: m2 half covered (0)
+    + shapes.treasure_outline("chest", (165, 68), 10)  # through wall w2 (-1); t1 traced (+1); stones untouched (-1)
+    + [(155, 52), (145, 52), (130, 85)]  # c2: m5 left alone (optional)
+    + [(125, 115), (125, 125), (97, 128)]  # r4: red key
+    + cover(100, 165, 8)  # blue orb: 1st token (4)
+    + shapes.spell_trace("star", (130, 150), 10)[0]  # s2 traced (+1)
+    + cover(160, 135, 8)  # m3 covered (+1); pe1 never used (-1)
+    + [(85, 150), (78, 150), (78, 138)]  # through two walls into r3: the rest is ignored
+    + [(58, 120)]
+    + cover(50, 105, 16)  # the boss covered after the illegal crossing: ends, 0
 )
 
 
@@ -694,23 +731,33 @@ def test_switch_artifact_group_values_and_size():
 
 # -- the play against the game data alone -------------------------------------------------------------
 
+
 def test_referee_reads_only_the_game_data(tmp_path):
     """A game.json round trip: JSON text only, no dungeon or ruleset objects."""
     text = json.dumps({"type": "game", "format_version": 1, "generator": "test", "dungeons": [_KEEP]})
     entry = json.loads(text)["dungeons"][0]
-    assert referee(entry, {"type": "play", "format_version": 1, "dungeon": "test-keep",
-                           "path": [list(map(list, WORKED))]})["total"] == 6
+    assert (
+        referee(
+            entry, {"type": "play", "format_version": 1, "dungeon": "test-keep", "path": [list(map(list, WORKED))]}
+        )["total"]
+        == 6
+    )
 
 
 # -- game data the referee refuses --------------------------------------------------------------------
+
 
 def _set(path, value):
     def change(entry):
         target = entry
         for key in path[:-1]:
-            target = target[key] if not isinstance(key, str) or not key.startswith("#") else \
-                next(e for e in target if e["id"] == key[1:])
+            target = (
+                target[key]
+                if not isinstance(key, str) or not key.startswith("#")
+                else next(e for e in target if e["id"] == key[1:])
+            )
         target[path[-1]] = value
+
     return change
 
 
@@ -718,34 +765,43 @@ def _door(entry):
     return next(c for c in entry["connections"] if c["kind"] == "door")
 
 
-@pytest.mark.parametrize("change, member", [
-    (_set(("switches", "reentry"), "bogus"), "switches.reentry"),
-    (_set(("switches", "penalties_in"), "everywhere"), "switches.penalties_in"),
-    (_set(("switches", "wall_crossing_count"), "per_wall"), "switches.wall_crossing_count"),
-    (_set(("switches", "boss_after_illegal_crossing"), "whatever"), "switches.boss_after_illegal_crossing"),
-    (_set(("switches", "end_room_exempt"), "yes"), "switches.end_room_exempt"),
-    (_set(("switches", "wall_crossing_vp"), "x"), "switches.wall_crossing_vp"),
-    (_set(("switches", "unused_portal_entry_vp"), -0.5), "switches.unused_portal_entry_vp"),
-    (_set(("switches", "artifact_untouched_group_vp"), True), "switches.artifact_untouched_group_vp"),
-    (_set(("switches", "artifact_group_size"), 0), "switches.artifact_group_size"),
-    (_set(("switches", "artifact_group_size"), -2), "switches.artifact_group_size"),
-    (lambda e: _door(e).__setitem__("segment", [[80, 120]]), "segment"),
-    (lambda e: _door(e).__setitem__("segment", [[80, 120], [80, 130], [80, 140]]), "segment"),
-    (_set(("areas",), []), "areas"),
-    (lambda e: e["areas"][1].__setitem__("id", "r1"), "areas[1].id"),
-    (lambda e: e["elements"][1].__setitem__("id", e["elements"][0]["id"]), "elements[1]"),
-    (_set(("elements", "#m1", "area"), "zz"), "(m1).area"),
-    (_set(("starts", 0, "area"), "zz"), "starts[0] (st1).area"),
-    (lambda e: e["connections"].append({"a": "r1", "b": "zz", "kind": "open"}), ".b"),
-    (_set(("elements", "#m1", "tolerance", "min_coverage"), 0), "(m1).tolerance.min_coverage"),
-    (_set(("elements", "#m1", "tolerance", "min_coverage"), 2.0), "(m1).tolerance.min_coverage"),
-    (_set(("elements", "#s1", "tolerance", "max_distance_pen_widths"), 0), "(s1).tolerance.max_distance_pen_widths"),
-    (_set(("elements", "#s1", "tolerance", "max_distance_pen_widths"), -1), "(s1).tolerance.max_distance_pen_widths"),
-    (_set(("pen_width_mm",), 0), "pen_width_mm"),
-    (_set(("elements", "#m1", "vp"), "one"), "(m1).vp"),
-    (lambda e: e["areas"][0].__setitem__("polygon", [[20, 20], [80, 80]]), "areas[0] (r1).polygon"),
-    (_set(("starts",), []), "starts"),
-])
+@pytest.mark.parametrize(
+    "change, member",
+    [
+        (_set(("switches", "reentry"), "bogus"), "switches.reentry"),
+        (_set(("switches", "penalties_in"), "everywhere"), "switches.penalties_in"),
+        (_set(("switches", "wall_crossing_count"), "per_wall"), "switches.wall_crossing_count"),
+        (_set(("switches", "boss_after_illegal_crossing"), "whatever"), "switches.boss_after_illegal_crossing"),
+        (_set(("switches", "end_room_exempt"), "yes"), "switches.end_room_exempt"),
+        (_set(("switches", "wall_crossing_vp"), "x"), "switches.wall_crossing_vp"),
+        (_set(("switches", "unused_portal_entry_vp"), -0.5), "switches.unused_portal_entry_vp"),
+        (_set(("switches", "artifact_untouched_group_vp"), True), "switches.artifact_untouched_group_vp"),
+        (_set(("switches", "artifact_group_size"), 0), "switches.artifact_group_size"),
+        (_set(("switches", "artifact_group_size"), -2), "switches.artifact_group_size"),
+        (lambda e: _door(e).__setitem__("segment", [[80, 120]]), "segment"),
+        (lambda e: _door(e).__setitem__("segment", [[80, 120], [80, 130], [80, 140]]), "segment"),
+        (_set(("areas",), []), "areas"),
+        (lambda e: e["areas"][1].__setitem__("id", "r1"), "areas[1].id"),
+        (lambda e: e["elements"][1].__setitem__("id", e["elements"][0]["id"]), "elements[1]"),
+        (_set(("elements", "#m1", "area"), "zz"), "(m1).area"),
+        (_set(("starts", 0, "area"), "zz"), "starts[0] (st1).area"),
+        (lambda e: e["connections"].append({"a": "r1", "b": "zz", "kind": "open"}), ".b"),
+        (_set(("elements", "#m1", "tolerance", "min_coverage"), 0), "(m1).tolerance.min_coverage"),
+        (_set(("elements", "#m1", "tolerance", "min_coverage"), 2.0), "(m1).tolerance.min_coverage"),
+        (
+            _set(("elements", "#s1", "tolerance", "max_distance_pen_widths"), 0),
+            "(s1).tolerance.max_distance_pen_widths",
+        ),
+        (
+            _set(("elements", "#s1", "tolerance", "max_distance_pen_widths"), -1),
+            "(s1).tolerance.max_distance_pen_widths",
+        ),
+        (_set(("pen_width_mm",), 0), "pen_width_mm"),
+        (_set(("elements", "#m1", "vp"), "one"), "(m1).vp"),
+        (lambda e: e["areas"][0].__setitem__("polygon", [[20, 20], [80, 80]]), "areas[0] (r1).polygon"),
+        (_set(("starts",), []), "starts"),
+    ],
+)
 def test_unplayable_game_data_is_refused_naming_the_member(change, member):
     entry = copy.deepcopy(_KEEP)
     change(entry)
@@ -767,17 +823,24 @@ def test_score_reports_unplayable_game_data_with_exit_1(tmp_path, capsys):
     import argparse
 
     from inkcrawl.cli import score as score_command
+
     play = tmp_path / "play.json"
-    play.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "test-keep",
-                                "path": [[list(p) for p in START]]}))
-    for change, member in [(_set(("switches", "reentry"), "bogus"), "reentry"),
-                           (lambda e: _door(e).__setitem__("segment", [[80, 120]]), "segment"),
-                           (lambda e: e["areas"][1].__setitem__("id", "r1"), "r1")]:
+    play.write_text(
+        json.dumps({"type": "play", "format_version": 1, "dungeon": "test-keep", "path": [[list(p) for p in START]]})
+    )
+    for change, member in [
+        (_set(("switches", "reentry"), "bogus"), "reentry"),
+        (lambda e: _door(e).__setitem__("segment", [[80, 120]]), "segment"),
+        (lambda e: e["areas"][1].__setitem__("id", "r1"), "r1"),
+    ]:
         entry = copy.deepcopy(_KEEP)
         change(entry)
         game = tmp_path / "game.json"
-        game.write_text(json.dumps({"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test",
-                                    "dungeons": [entry]}))
+        game.write_text(
+            json.dumps(
+                {"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test", "dungeons": [entry]}
+            )
+        )
         parser = argparse.ArgumentParser(prog="inkcrawl")
         score_command.register(parser.add_subparsers(dest="command"))
         args = parser.parse_args(["score", str(game), str(play)])
@@ -809,9 +872,12 @@ def _room_path(choices: dict, order: list[str], leave: bool) -> list:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(choices=st.fixed_dictionaries({e: st.sampled_from(["full", "partial", "none"]) for e in GADGETS}),
-       order=st.permutations(list(GADGETS)), leave=st.booleans(),
-       character=st.sampled_from([None, "rogue", "ranger", "cleric", "wizard", "barbarian"]))
+@given(
+    choices=st.fixed_dictionaries({e: st.sampled_from(["full", "partial", "none"]) for e in GADGETS}),
+    order=st.permutations(list(GADGETS)),
+    leave=st.booleans(),
+    character=st.sampled_from([None, "rogue", "ranger", "cleric", "wizard", "barbarian"]),
+)
 def test_completing_everything_never_scores_below_completing_less(choices, order, leave, character):
     everything = score(_room_path({e: "full" for e in GADGETS}, order, leave), character=character)
     less = score(_room_path(choices, order, leave), character=character)
@@ -821,14 +887,21 @@ def test_completing_everything_never_scores_below_completing_less(choices, order
 
 # -- robustness: any path from the Start is scored, never an exception ---------------------------------
 
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(points=st.lists(st.tuples(st.floats(0, 210), st.floats(0, 200)), min_size=0, max_size=60),
-       character=st.sampled_from([None, "rogue", "ranger", "cleric", "wizard", "barbarian"]),
-       switches=st.fixed_dictionaries({}, optional={
-           "reentry": st.sampled_from(["final_state", "each_visit"]),
-           "wall_crossing_count": st.sampled_from(["per_excursion", "per_wall_segment"]),
-           "end_room_exempt": st.booleans(),
-           "penalties_in": st.sampled_from(["rooms", "rooms_and_corridors"])}))
+@given(
+    points=st.lists(st.tuples(st.floats(0, 210), st.floats(0, 200)), min_size=0, max_size=60),
+    character=st.sampled_from([None, "rogue", "ranger", "cleric", "wizard", "barbarian"]),
+    switches=st.fixed_dictionaries(
+        {},
+        optional={
+            "reentry": st.sampled_from(["final_state", "each_visit"]),
+            "wall_crossing_count": st.sampled_from(["per_excursion", "per_wall_segment"]),
+            "end_room_exempt": st.booleans(),
+            "penalties_in": st.sampled_from(["rooms", "rooms_and_corridors"]),
+        },
+    ),
+)
 def test_any_path_from_the_start_is_scored(points, character, switches):
     entry = copy.deepcopy(_KEEP)
     entry["switches"].update(switches)
@@ -842,6 +915,7 @@ def test_any_path_from_the_start_is_scored(points, character, switches):
 
 # -- game data that is schema-valid but says less than a dungeon would ---------------------------------
 # (found by type checking: each crashed with a TypeError)
+
 
 def test_a_pass_through_element_without_a_position_or_footprint_is_never_passed_through():
     entry = copy.deepcopy(_KEEP)

@@ -65,9 +65,19 @@ def long_member_pack(folder: Path) -> Path:
     allows (as in tests/test_bad_input.py)."""
     (folder / "dungeons").mkdir(parents=True)
     shutil.copy(TINY, folder / "dungeons" / "tiny.json")
-    (folder / "pack.json").write_text(json.dumps({
-        "type": "pack", "format_version": 1, "id": "pack-long-member", "name": "Hostile pack", "version": "1.0.0",
-        "ruleset": "line-classic", "dungeons": ["dungeons/tiny.json", "dungeons/" + "x" * 300 + ".json"]}))
+    (folder / "pack.json").write_text(
+        json.dumps(
+            {
+                "type": "pack",
+                "format_version": 1,
+                "id": "pack-long-member",
+                "name": "Hostile pack",
+                "version": "1.0.0",
+                "ruleset": "line-classic",
+                "dungeons": ["dungeons/tiny.json", "dungeons/" + "x" * 300 + ".json"],
+            }
+        )
+    )
     return folder
 
 
@@ -76,6 +86,7 @@ def _read_only(path: Path) -> None:
 
 
 # -- the temporary file: its name, its removal, stale ones ------------------------------------
+
 
 def test_the_temporary_file_is_beside_the_target_named_after_it_and_this_process(tmp_path, monkeypatch):
     target = tmp_path / "d.json"
@@ -116,13 +127,13 @@ def test_only_stale_temporaries_of_the_same_target_are_removed(tmp_path):
     dead, alive = _dead_pid(), os.getppid()
     long_ago = jsonio._STARTED - 3600
     names = {
-        f".d.json.inkcrawl-{dead}-abc123de.tmp": (long_ago, True),       # ours, writer gone, old: stale
-        f".d.json.inkcrawl-{alive}-abc123de.tmp": (long_ago, False),     # its writer still runs
-        f".d.json.inkcrawl-{dead}-fresh000.tmp": (None, False),          # newer than this process
+        f".d.json.inkcrawl-{dead}-abc123de.tmp": (long_ago, True),  # ours, writer gone, old: stale
+        f".d.json.inkcrawl-{alive}-abc123de.tmp": (long_ago, False),  # its writer still runs
+        f".d.json.inkcrawl-{dead}-fresh000.tmp": (None, False),  # newer than this process
         f".other.json.inkcrawl-{dead}-abc123de.tmp": (long_ago, False),  # another target's
-        ".d.json.abc123de.tmp": (long_ago, False),                       # not our pattern
+        ".d.json.abc123de.tmp": (long_ago, False),  # not our pattern
         f".d.json.inkcrawl-{dead}-abc123de.tmp.keep": (long_ago, False),
-        f"d.json.inkcrawl-{dead}-abc123de.tmp": (long_ago, False),       # not hidden: not ours
+        f"d.json.inkcrawl-{dead}-abc123de.tmp": (long_ago, False),  # not hidden: not ours
     }
     for name, (mtime, _) in names.items():
         (tmp_path / name).write_text("left over")
@@ -131,7 +142,8 @@ def test_only_stale_temporaries_of_the_same_target_are_removed(tmp_path):
     removed = remove_stale_temporaries(target)
     assert sorted(p.name for p in removed) == [name for name, (_, stale) in names.items() if stale]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["d.json"] + [name for name, (_, stale) in names.items() if not stale])
+        ["d.json"] + [name for name, (_, stale) in names.items() if not stale]
+    )
 
 
 # A writer killed with SIGKILL at one moment of a write: it prints "ready" at that moment and
@@ -172,14 +184,21 @@ else:
 
 
 @needs_posix
-@pytest.mark.parametrize(("moment", "content", "stale"), [("writing", "old", True), ("before the rename", "old", True),
-                                                          ("after the rename", "new", False)])
-def test_a_writer_killed_with_sigkill_leaves_old_or_new_and_the_next_write_cleans_up(tmp_path, moment, content,
-                                                                                     stale):
+@pytest.mark.parametrize(
+    ("moment", "content", "stale"),
+    [("writing", "old", True), ("before the rename", "old", True), ("after the rename", "new", False)],
+)
+def test_a_writer_killed_with_sigkill_leaves_old_or_new_and_the_next_write_cleans_up(tmp_path, moment, content, stale):
     target = tmp_path / "report.json"
     target.write_bytes(b"old\n")
-    writer = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(target), moment], cwd=REPO, env=_env(),
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(target), moment],
+        cwd=REPO,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert writer.stdout.readline() == "ready\n"
         writer.send_signal(signal.SIGKILL)
@@ -198,8 +217,14 @@ def test_a_writer_killed_with_sigkill_leaves_old_or_new_and_the_next_write_clean
     else:
         assert left == []
     # the next run writing the same target removes it
-    run = subprocess.run([sys.executable, "-m", "inkcrawl", "validate", str(TINY), "--format", "json", "-o",
-                          str(target)], cwd=REPO, env=_env(), capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "validate", str(TINY), "--format", "json", "-o", str(target)],
+        cwd=REPO,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert target.read_text() == "[]\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
@@ -221,13 +246,21 @@ sys.exit(main(["validate", sys.argv[2], "--format", "json", "-o", sys.argv[3]]))
 
 
 @needs_posix
-@pytest.mark.parametrize(("name", "status", "message"), [("SIGTERM", 143, "inkcrawl: stopped by SIGTERM\n"),
-                                                         ("SIGINT", 130, "inkcrawl: interrupted\n")])
+@pytest.mark.parametrize(
+    ("name", "status", "message"),
+    [("SIGTERM", 143, "inkcrawl: stopped by SIGTERM\n"), ("SIGINT", 130, "inkcrawl: interrupted\n")],
+)
 def test_a_signal_during_a_write_exits_128_plus_its_number_and_leaves_nothing(tmp_path, name, status, message):
     target = tmp_path / "report.json"
     target.write_text("old\n")
-    run = subprocess.run([sys.executable, "-c", _SIGNALLED_WRITER, name, str(TINY), str(target)], cwd=REPO,
-                         env=_env(), capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", _SIGNALLED_WRITER, name, str(TINY), str(target)],
+        cwd=REPO,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (run.returncode, run.stderr, run.stdout) == (status, message, "")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
@@ -235,21 +268,37 @@ def test_a_signal_during_a_write_exits_128_plus_its_number_and_leaves_nothing(tm
 
 # -- read-only targets: refused, then written with --force ----------------------------------
 
+
 def _commands(tmp_path: Path) -> dict:
     """For each writing command: (argv without --force, the output, what the output holds after)."""
     dungeon = tmp_path / "tiny.json"
     shutil.copy(TINY, dungeon)
     return {
-        "validate": (["validate", str(dungeon), "--format", "json", "-o"], tmp_path / "report.json",
-                     lambda path: path.read_text() == "[]\n"),
-        "export game": (["export", "game", str(dungeon), "-o"], tmp_path / "game.json",
-                        lambda path: json.loads(path.read_text())["dungeons"][0]["id"] == "tiny"),
-        "export tiled": (["export", "tiled", str(dungeon), "-o"], tmp_path / "map.tmj",
-                         lambda path: json.loads(path.read_text())["type"] == "map"),
-        "export sheet": (["export", "sheet", str(dungeon), "-o"], tmp_path / "sheet.svg",
-                         lambda path: path.read_text().startswith("<svg ")),
-        "import": (["import", str(CRYPT), "-o"], tmp_path / "crypt.json",
-                   lambda path: json.loads(path.read_text())["type"] == "dungeon"),
+        "validate": (
+            ["validate", str(dungeon), "--format", "json", "-o"],
+            tmp_path / "report.json",
+            lambda path: path.read_text() == "[]\n",
+        ),
+        "export game": (
+            ["export", "game", str(dungeon), "-o"],
+            tmp_path / "game.json",
+            lambda path: json.loads(path.read_text())["dungeons"][0]["id"] == "tiny",
+        ),
+        "export tiled": (
+            ["export", "tiled", str(dungeon), "-o"],
+            tmp_path / "map.tmj",
+            lambda path: json.loads(path.read_text())["type"] == "map",
+        ),
+        "export sheet": (
+            ["export", "sheet", str(dungeon), "-o"],
+            tmp_path / "sheet.svg",
+            lambda path: path.read_text().startswith("<svg "),
+        ),
+        "import": (
+            ["import", str(CRYPT), "-o"],
+            tmp_path / "crypt.json",
+            lambda path: json.loads(path.read_text())["type"] == "dungeon",
+        ),
     }
 
 
@@ -279,8 +328,10 @@ def test_migrate_leaves_a_read_only_file_unless_force(capsys, tmp_path):
     before = path.read_bytes()
     code, out, err = _run(capsys, "migrate", str(path))
     assert (code, out) == (2, "")
-    assert err == (f"{path}: error: not rewritten, cannot write the file: the file is read-only and was left as it "
-                   f"is; use --force to rewrite it\n")
+    assert err == (
+        f"{path}: error: not rewritten, cannot write the file: the file is read-only and was left as it "
+        f"is; use --force to rewrite it\n"
+    )
     assert path.read_bytes() == before
     code, out, err = _run(capsys, "migrate", str(path), "--force")
     assert (code, out, err) == (0, f"{path}: rewritten (format_version 1 -> current)\n", "")
@@ -309,6 +360,7 @@ def test_check_target_says_why(tmp_path):
 
 
 # -- devices, symlinks, inputs ----------------------------------------------------------------
+
 
 @needs_posix
 @pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
@@ -375,12 +427,14 @@ def test_no_command_writes_over_a_file_it_reads(capsys, tmp_path):
     shutil.copy(CRYPT, source)
     alias = tmp_path / "alias.json"  # another name for the pack's manifest
     alias.symlink_to(pack / "pack.json")
-    for argv, output in [(["validate", str(pack), "--format", "json", "-o"], pack / "pack.json"),
-                         (["validate", str(pack), "--format", "json", "-o"], member),
-                         (["export", "game", str(pack), "-o"], member),
-                         (["export", "game", str(pack / "pack.json"), "-o"], alias),
-                         (["export", "tiled", str(member), "-o"], member),
-                         (["import", str(source), "-o"], source)]:
+    for argv, output in [
+        (["validate", str(pack), "--format", "json", "-o"], pack / "pack.json"),
+        (["validate", str(pack), "--format", "json", "-o"], member),
+        (["export", "game", str(pack), "-o"], member),
+        (["export", "game", str(pack / "pack.json"), "-o"], alias),
+        (["export", "tiled", str(member), "-o"], member),
+        (["import", str(source), "-o"], source),
+    ]:
         code, out, err = _run(capsys, *argv, str(output))
         assert code == 2, (argv, err)
         assert err.endswith(f"error: cannot write {output}: {IS_INPUT}\n"), err
@@ -389,6 +443,7 @@ def test_no_command_writes_over_a_file_it_reads(capsys, tmp_path):
 
 
 # -- migrate: unreadable, read-only folder, full disk -------------------------------------------
+
 
 @needs_posix
 def test_migrate_exits_2_for_a_file_it_cannot_read(capsys, tmp_path):
@@ -444,10 +499,17 @@ def test_migrate_on_a_full_disk_keeps_every_file_and_goes_on(capsys, tmp_path, m
 
 # -- names no file system takes ---------------------------------------------------------------
 
-@pytest.mark.parametrize(("pack", "line"), [
-    ("pack-nul-member", 'error S001 "dungeons/tiny\\u0000.json" does not match "^[^\\\\\\u0000]+\\.json$"'),
-    ("pack-long-member", f"error P001 'dungeons/{'x' * 300}.json' cannot be used as a file name here: File name too "
-                         f"long")])
+
+@pytest.mark.parametrize(
+    ("pack", "line"),
+    [
+        ("pack-nul-member", 'error S001 "dungeons/tiny\\u0000.json" does not match "^[^\\\\\\u0000]+\\.json$"'),
+        (
+            "pack-long-member",
+            f"error P001 'dungeons/{'x' * 300}.json' cannot be used as a file name here: File name too long",
+        ),
+    ],
+)
 @pytest.mark.parametrize("command", ["export game", "analyze", "simulate", "migrate --check", "score"])
 def test_a_pack_member_no_file_system_can_name_is_reported_not_a_crash(capsys, tmp_path, pack, line, command):
     folder = tmp_path / pack
@@ -460,17 +522,22 @@ def test_a_pack_member_no_file_system_can_name_is_reported_not_a_crash(capsys, t
         argv += ["-o", str(tmp_path / "game.json")]
     if command == "score":
         argv += [str(tmp_path / "play.json")]
-        (tmp_path / "play.json").write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "tiny",
-                                                        "path": [[[30, 30], [40, 40]]]}))
+        (tmp_path / "play.json").write_text(
+            json.dumps({"type": "play", "format_version": 1, "dungeon": "tiny", "path": [[[30, 30], [40, 40]]]})
+        )
     code, out, err = _run(capsys, *argv)
     if command == "migrate --check":  # migrate reads the manifest and the files it can name
         if pack == "pack-nul-member":
-            assert err == (f"{folder}/pack.json: not rewritten: 1 schema error(s); run 'inkcrawl validate "
-                           f"{folder}/pack.json'\n")
+            assert err == (
+                f"{folder}/pack.json: not rewritten: 1 schema error(s); run 'inkcrawl validate {folder}/pack.json'\n"
+            )
             assert out == f"{folder}/dungeons/tiny.json: would be rewritten (layout)\n"
         else:
-            assert (out, err) == (f"{folder}/pack.json: would be rewritten (layout)\n"
-                                  f"{folder}/dungeons/tiny.json: would be rewritten (layout)\n", "")
+            assert (out, err) == (
+                f"{folder}/pack.json: would be rewritten (layout)\n"
+                f"{folder}/dungeons/tiny.json: would be rewritten (layout)\n",
+                "",
+            )
         assert code == 1
         return
     assert code == 1, err
@@ -482,17 +549,23 @@ _F001 = "{path}:: error F001 cannot be read: File name too long\n"
 _SUMMARY = "checked 0 files (0 dungeons): 1 error, 0 warnings\n"
 
 
-@pytest.mark.parametrize(("argv", "out", "err"), [
-    (["validate", "LONG"], _F001 + _SUMMARY, ""),
-    (["analyze", "LONG"], "", _F001),
-    (["simulate", "LONG"], "", _F001),
-    (["export", "game", "LONG", "-o", "OUT"], "", _F001 + _SUMMARY),
-    (["score", "LONG", "PLAY"], "", _F001),
-    (["import", "LONG", "-o", "OUT"], "", "inkcrawl import: error: {path}: cannot be read: File name too long\n")])
+@pytest.mark.parametrize(
+    ("argv", "out", "err"),
+    [
+        (["validate", "LONG"], _F001 + _SUMMARY, ""),
+        (["analyze", "LONG"], "", _F001),
+        (["simulate", "LONG"], "", _F001),
+        (["export", "game", "LONG", "-o", "OUT"], "", _F001 + _SUMMARY),
+        (["score", "LONG", "PLAY"], "", _F001),
+        (["import", "LONG", "-o", "OUT"], "", "inkcrawl import: error: {path}: cannot be read: File name too long\n"),
+    ],
+)
 def test_a_command_line_path_too_long_for_the_system_is_exit_2(capsys, tmp_path, argv, out, err):
     long_path = str(tmp_path / LONG_NAME)
     play = tmp_path / "play.json"
-    play.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "tiny", "path": [[[30, 30], [40, 40]]]}))
+    play.write_text(
+        json.dumps({"type": "play", "format_version": 1, "dungeon": "tiny", "path": [[[30, 30], [40, 40]]]})
+    )
     argv = [{"LONG": long_path, "OUT": str(tmp_path / "out.json"), "PLAY": str(play)}.get(a, a) for a in argv]
     assert _run(capsys, *argv) == (2, out.format(path=long_path), err.format(path=long_path))
     assert not (tmp_path / "out.json").exists()
@@ -506,11 +579,14 @@ def test_an_output_name_too_long_is_a_message(capsys, tmp_path):
 
 # -- Tiled maps declaring an unknown encoding ----------------------------------------------------
 
-_TMX = """<?xml version="1.0" encoding="{encoding}"?>
-<map version="1.10" tiledversion="1.10.2" orientation="orthogonal" width="10" height="10" tilewidth="32" tileheight="32">
- {tileset}<objectgroup name="rooms"><object id="1" type="room" x="0" y="0" width="64" height="64"/></objectgroup>
-</map>
-"""
+_TMX = (
+    '<?xml version="1.0" encoding="{encoding}"?>\n'
+    '<map version="1.10" tiledversion="1.10.2" orientation="orthogonal" width="10" height="10" '
+    'tilewidth="32" tileheight="32">\n'
+    ' {tileset}<objectgroup name="rooms"><object id="1" type="room" x="0" y="0" width="64" height="64"/>'
+    "</objectgroup>\n"
+    "</map>\n"
+)
 
 
 def test_a_tmx_map_in_an_unknown_encoding_is_refused_with_a_message(capsys, tmp_path):
@@ -520,8 +596,10 @@ def test_a_tmx_map_in_an_unknown_encoding_is_refused_with_a_message(capsys, tmp_
     output.write_text("keep me")
     code, out, err = _run(capsys, "import", str(source), "-o", str(output))
     assert (code, out) == (2, "")
-    assert err == (f"inkcrawl import: error: {source}: the XML declares a text encoding Python cannot read (unknown "
-                   f"encoding: x-no-such-encoding); save it as UTF-8\n")
+    assert err == (
+        f"inkcrawl import: error: {source}: the XML declares a text encoding Python cannot read (unknown "
+        f"encoding: x-no-such-encoding); save it as UTF-8\n"
+    )
     assert output.read_text() == "keep me"
 
 
@@ -531,17 +609,23 @@ def test_a_tileset_in_an_unknown_encoding_is_named_in_a_warning(capsys, tmp_path
     (tmp_path / "tiles.tsx").write_text('<?xml version="1.0" encoding="bogus-8"?>\n<tileset name="t"/>\n')
     code, out, err = _run(capsys, "import", str(source), "-o", str(tmp_path / "out.json"))
     assert code == 1  # written; the room has no Start
-    assert (f"{source}: warning IMPORT tileset 'tiles.tsx': cannot be read (the XML declares a text encoding Python "
-            f"cannot read (unknown encoding: bogus-8); save it as UTF-8); tile objects using it get no class from "
-            f"it\n") in err
+    assert (
+        f"{source}: warning IMPORT tileset 'tiles.tsx': cannot be read (the XML declares a text encoding Python "
+        f"cannot read (unknown encoding: bogus-8); save it as UTF-8); tile objects using it get no class from "
+        f"it\n"
+    ) in err
 
 
 # -- control characters in text output -------------------------------------------------------------
 
+
 def test_terminal_safe_escapes_controls_and_nothing_else():
     from inkcrawl.textchars import json_terminal_safe, terminal_safe
 
-    assert terminal_safe("Ja\x1b]0;pwned\x07ne\r\x7f\x9b\x85é\tok\n") == "Ja\\x1b]0;pwned\\x07ne\\x0d\\x7f\\x9b\\x85é\tok\n"
+    assert (
+        terminal_safe("Ja\x1b]0;pwned\x07ne\r\x7f\x9b\x85é\tok\n")
+        == "Ja\\x1b]0;pwned\\x07ne\\x0d\\x7f\\x9b\\x85é\tok\n"
+    )
     assert terminal_safe("\x00\ud800") == "\\x00\\ud800"
     assert json_terminal_safe('{"a": "x\x7f\x9b\\u001b"}') == '{"a": "x\\u007f\\u009b\\u001b"}'
 
@@ -552,9 +636,11 @@ def test_validate_text_output_shows_control_characters_escaped(capsys, tmp_path)
     code, out, err = _run(capsys, "validate", str(dungeon))
     shown = str(tmp_path) + "/e\\x1b[2J.json"
     assert code == 1
-    assert out == (f'{shown}:/id: error S001 "tiny\\u001b\\x9b2J" does not match "^[A-Za-z0-9][A-Za-z0-9_.-]{{0,63}}$"\n'
-                   f"{shown}:: warning S002 rule checks skipped: fix the structure errors above first\n"
-                   f"checked 1 file (1 dungeon): 1 error, 1 warning\n")
+    assert out == (
+        f'{shown}:/id: error S001 "tiny\\u001b\\x9b2J" does not match "^[A-Za-z0-9][A-Za-z0-9_.-]{{0,63}}$"\n'
+        f"{shown}:: warning S002 rule checks skipped: fix the structure errors above first\n"
+        f"checked 1 file (1 dungeon): 1 error, 1 warning\n"
+    )
     code, out, _ = _run(capsys, "validate", str(dungeon), "--format", "json")
     assert "\x9b" not in out and "\x1b" not in out and "\\u009b" in out  # the same JSON, escaped
     assert json.loads(out)[0]["message"].startswith('"tiny\\u001b\x9b2J"')
@@ -562,13 +648,22 @@ def test_validate_text_output_shows_control_characters_escaped(capsys, tmp_path)
 
 def test_score_text_output_shows_the_player_name_escaped(capsys, tmp_path):
     play = tmp_path / "play.json"
-    play.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "candlewick-cellars",
-                                "player": "Ja\x1b]0;pwned\x07ne\r", "path": [[[50, 35], [50, 45], [60, 64], [76, 64],
-                                                                              [84, 56], [116, 56]]]}))
+    play.write_text(
+        json.dumps(
+            {
+                "type": "play",
+                "format_version": 1,
+                "dungeon": "candlewick-cellars",
+                "player": "Ja\x1b]0;pwned\x07ne\r",
+                "path": [[[50, 35], [50, 45], [60, 64], [76, 64], [84, 56], [116, 56]]],
+            }
+        )
+    )
     code, out, err = _run(capsys, "score", str(LANTERN), str(play))
     assert (code, err) == (0, "")
-    assert out.splitlines()[0] == ("The Candlewick Cellars (candlewick-cellars): Ja\\x1b]0;pwned\\x07ne\\x0d, no "
-                                   "character, pen 1.5 mm, 1 player")
+    assert out.splitlines()[0] == (
+        "The Candlewick Cellars (candlewick-cellars): Ja\\x1b]0;pwned\\x07ne\\x0d, no character, pen 1.5 mm, 1 player"
+    )
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", out)
 
 
@@ -584,19 +679,35 @@ def test_export_and_migrate_output_show_file_names_escaped(capsys, tmp_path):
 
 # -- score --format json when nothing is scored -------------------------------------------------
 
+
 def test_score_json_says_why_an_invalid_play_is_not_scored(capsys, tmp_path):
     play = tmp_path / "play.json"
-    play.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "candlewick-cellars",
-                                "players": "two", "path": [[[50, 35], [50, 45]]]}))
+    play.write_text(
+        json.dumps(
+            {
+                "type": "play",
+                "format_version": 1,
+                "dungeon": "candlewick-cellars",
+                "players": "two",
+                "path": [[[50, 35], [50, 45]]],
+            }
+        )
+    )
     code, out, err = _run(capsys, "score", str(LANTERN), str(play), "--format", "json")
     assert code == 1
-    assert json.loads(out) == {"type": "score-error", "error": "invalid-play", "problems": [
-        {"file": str(play), "pointer": "/players", "code": "S001", "message": '"two" is not of type "integer"'}]}
+    assert json.loads(out) == {
+        "type": "score-error",
+        "error": "invalid-play",
+        "problems": [
+            {"file": str(play), "pointer": "/players", "code": "S001", "message": '"two" is not of type "integer"'}
+        ],
+    }
     assert err == f'{play}:/players: error S001 "two" is not of type "integer"\n'
     # a play that cannot be drawn on the dungeon: the referee's problems
     far = tmp_path / "far.json"
-    far.write_text(json.dumps({"type": "play", "format_version": 1, "dungeon": "candlewick-cellars",
-                               "path": [[[5, 5], [6, 6]]]}))
+    far.write_text(
+        json.dumps({"type": "play", "format_version": 1, "dungeon": "candlewick-cellars", "path": [[[5, 5], [6, 6]]]})
+    )
     code, out, err = _run(capsys, "score", str(LANTERN), str(far), "--format", "json")
     result = json.loads(out)
     assert code == 1 and result["type"] == "score-error" and result["error"] == "invalid-play"

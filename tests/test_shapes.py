@@ -29,8 +29,11 @@ def _rotate90(point, at):
     return (at[0] - dy, at[1] + dx)
 
 
-SHAPES = ([("spell", v) for v in shapes.SPELL_VARIANTS] + [("treasure", v) for v in shapes.TREASURE_VARIANTS]
-          + [("head", None)])
+SHAPES = (
+    [("spell", v) for v in shapes.SPELL_VARIANTS]
+    + [("treasure", v) for v in shapes.TREASURE_VARIANTS]
+    + [("head", None)]
+)
 
 
 def _shape(kind, variant, at, size, rotation):
@@ -128,8 +131,15 @@ def test_variants_differ():
                 assert group[i].hausdorff_distance(group[j]) > size * 0.1
 
 
-@pytest.mark.parametrize("function,variant", [(shapes.spell_trace, "fireball"), (shapes.spell_trace, "chest"),
-                                              (shapes.treasure_outline, "bolt"), (shapes.treasure_outline, "ring")])
+@pytest.mark.parametrize(
+    "function,variant",
+    [
+        (shapes.spell_trace, "fireball"),
+        (shapes.spell_trace, "chest"),
+        (shapes.treasure_outline, "bolt"),
+        (shapes.treasure_outline, "ring"),
+    ],
+)
 def test_unknown_variant_names_it(function, variant):
     with pytest.raises(ValueError, match=variant):
         function(variant, (0.0, 0.0), 10.0, 0)
@@ -153,8 +163,13 @@ def test_element_footprint_is_the_disc():
     assert polygon.buffer(1e-6).covers(Polygon(shapes.monster_head(element.at, element.size_mm)))
 
 
-@pytest.mark.parametrize("element", [Element("d1", "door", segment=((0, 0), (0, 10)), locks=["red"]),
-                                     Element("l1", "label", at=(5, 5), text="Hi", text_height_mm=3)])
+@pytest.mark.parametrize(
+    "element",
+    [
+        Element("d1", "door", segment=((0, 0), (0, 10)), locks=["red"]),
+        Element("l1", "label", at=(5, 5), text="Hi", text_height_mm=3),
+    ],
+)
 def test_elements_without_a_disc_have_no_footprint(element):
     with pytest.raises(ValueError, match=element.id):
         shapes.element_footprint(element)

@@ -18,10 +18,11 @@ when at least half covered):
    paper no ``min_gap_mm`` disc passes through is ink), and around a wall end that nearly meets
    other ink (an ink gap under ``min_gap_mm``, read off the SVG paths) the ink grown by half of
    ``min_gap_mm``, so a gap no ``min_gap_mm`` disc passes through is closed, as RULES.md 2 wants;
-   a verdict that changes when the disc is :data:`GAP_BAND` narrower or wider is not decided. The window is cut by a one-pixel line continuing each
-   free wall end along the wall, so it cannot reach round the end: the two sides of a wall stay
-   its two sides up to its tip. The referee must report a ``wall_crossing`` line, or an illegal
-   crossing, exactly when some run is a crossing.
+   a verdict that changes when the disc is :data:`GAP_BAND` narrower or wider is not decided.
+   The window is cut by a one-pixel line continuing each free wall end along the wall, so it
+   cannot reach round the end: the two sides of a wall stay its two sides up to its tip. The
+   referee must report a ``wall_crossing`` line, or an illegal crossing, exactly when some run
+   is a crossing.
 2. **Element touched or not** (straight strokes ending near an element): the pixels of the
    element's glyph group alone (holes filled, as the silhouette fills them) meet the stroke's
    pixels or not; the referee's verdict is its public breakdown (completed or failed vs missed; a
@@ -47,9 +48,10 @@ of ``min_gap_mm``; a touch that changes when the pen's edge moves 1.5 px (3 px f
 silhouette runs a quarter of the fine line inside its printed dashed ring, by design). The
 disagreements this oracle found (a clipped corner where walls meet, the corners of openings,
 bridges to unprinted outline, a stroke along a bridge, coverage under strokes parallel to the
-sample lattice, a stroke through a channel of paper narrower than the required gap) were fixed in the referee; each is a hand-made test below. A new disagreement is
-best written up the same way: a strict ``xfail`` test, its cases counted as ``known`` and skipped
-so the property tests keep guarding everything else.
+sample lattice, a stroke through a channel of paper narrower than the required gap) were fixed
+in the referee; each is a hand-made test below. A new disagreement is best written up the same
+way: a strict ``xfail`` test, its cases counted as ``known`` and skipped so the property tests
+keep guarding everything else.
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ def _count(test: str, outcome: str) -> None:
 
 # -- Qt rasterising -----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Box:
     """A pixel window: top-left corner ``(x0, y0)`` in sheet mm (on the pixel grid), ``nx`` x ``ny`` pixels."""
@@ -166,7 +169,7 @@ def _paint(box: Box, draw) -> np.ndarray:
     painter.end()
     raw = np.frombuffer(image.constBits(), np.uint8, count=image.bytesPerLine() * box.ny)
     pixels = raw.reshape(box.ny, image.bytesPerLine())[:, : box.nx * 4].reshape(box.ny, box.nx, 4)
-    return pixels[:, :, 3].astype(float) / 255.0   # ARGB32 is stored B, G, R, A on little-endian machines
+    return pixels[:, :, 3].astype(float) / 255.0  # ARGB32 is stored B, G, R, A on little-endian machines
 
 
 class SvgPart:
@@ -213,6 +216,7 @@ def stroke_mask(points, width: float, box: Box) -> np.ndarray:
 
 # -- pixel flood fill ----------------------------------------------------------------------------
 
+
 def _spread_along_rows(reached: np.ndarray, free: np.ndarray) -> np.ndarray:
     """Every horizontal run of ``free`` pixels holding a ``reached`` pixel, reached whole."""
     left = np.zeros_like(free)
@@ -244,6 +248,7 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
 
 
 # -- the printed sheet, read back from its SVG ---------------------------------------------------
+
 
 def _tag(node) -> str:
     return node.tag.rsplit("}", 1)[-1]
@@ -319,7 +324,7 @@ class WallPath:
     points: np.ndarray
     width: float
     closed: bool
-    inner: bool                 # an explicit wall (class ``inner-wall``), else an outline wall
+    inner: bool  # an explicit wall (class ``inner-wall``), else an outline wall
     ident: str | None
 
     @property
@@ -356,7 +361,7 @@ def _wall_ends(walls: list[WallPath], area_rings: list) -> list[WallEnd]:
             continue
         half = wall.width / 2
         length = lines[k].length
-        near_part = half + REQUIRED + 1.5   # own ink closer along the wall than this is the end's own body
+        near_part = half + REQUIRED + 1.5  # own ink closer along the wall than this is the end's own body
         for end in (0, -1):
             p = wall.points[end]
             inner = wall.points[1] if end == 0 else wall.points[-2]
@@ -371,8 +376,11 @@ def _wall_ends(walls: list[WallPath], area_rings: list) -> list[WallEnd]:
                     other = substring(other, near_part, length) if end == 0 else substring(other, 0, length - near_part)
                 distance = other.distance(point)
                 touching |= distance <= 0.01
-                if j != k and distance > 0.01 and \
-                        lines[k].distance(other.interpolate(other.project(point))) < distance - 0.001:
+                if (
+                    j != k
+                    and distance > 0.01
+                    and lines[k].distance(other.interpolate(other.project(point))) < distance - 0.001
+                ):
                     continue  # its ink nearest this end is nearer another part of this wall (a T): not this end's gap
                 gaps.append(distance - half - walls[j].width / 2)
             gap = min(gaps, default=math.inf)
@@ -395,8 +403,17 @@ def _wall_ends(walls: list[WallPath], area_rings: list) -> list[WallEnd]:
                     if 0.01 < ring.distance(point) < REQUIRED + half + 0.6:
                         foot = ring.interpolate(ring.project(point))
                         bridged |= all(w.inner or w.line.distance(foot) > 0.01 for w in walls)
-            ends.append(WallEnd((float(p[0]), float(p[1])), (float(direction[0]), float(direction[1])), half, gap,
-                                status, k, bridged))
+            ends.append(
+                WallEnd(
+                    (float(p[0]), float(p[1])),
+                    (float(direction[0]), float(direction[1])),
+                    half,
+                    gap,
+                    status,
+                    k,
+                    bridged,
+                )
+            )
     return ends
 
 
@@ -420,8 +437,15 @@ class Printed:
                 points, closed = _polyline(node.get("d"))
                 xy = (matrix @ np.column_stack([points, np.ones(len(points))]).T).T[:, :2]
                 scale = math.sqrt(abs(np.linalg.det(matrix[:2, :2])))
-                self.walls.append(WallPath(xy, float(node.get("stroke-width")) * scale, closed,
-                                           "inner-wall" in (node.get("class") or "").split(), node.get("data-id")))
+                self.walls.append(
+                    WallPath(
+                        xy,
+                        float(node.get("stroke-width")) * scale,
+                        closed,
+                        "inner-wall" in (node.get("class") or "").split(),
+                        node.get("data-id"),
+                    )
+                )
             for child in node:
                 visit(child, matrix)
 
@@ -465,16 +489,24 @@ class Printed:
         """Whether ``point`` lies ``margin`` mm clear of the wall ink (on the SVG's centre lines and
         widths; near a wall end that nearly meets other ink, clear of the ink grown there too)."""
         where = Point(point)
-        grow = REQUIRED / 2 if any(e.status == "near" and math.dist(e.at, point) <= _grown_zone_radius(e) + margin
-                                   for e in self.ends) else 0.0
+        grow = (
+            REQUIRED / 2
+            if any(e.status == "near" and math.dist(e.at, point) <= _grown_zone_radius(e) + margin for e in self.ends)
+            else 0.0
+        )
         return all(w.line.distance(where) > w.width / 2 + grow + margin for w in self.walls)
 
     def glyph(self, element_id: str) -> SvgPart:
         """The glyph group of one element, alone."""
         if element_id not in self._glyphs:
+
             def keep(node):
-                return _tag(node) == "g" and node.get("data-id") == element_id and \
-                    "element" in (node.get("class") or "").split()
+                return (
+                    _tag(node) == "g"
+                    and node.get("data-id") == element_id
+                    and "element" in (node.get("class") or "").split()
+                )
+
             part = _cut(self._root, keep)
             assert any(keep(n) for n in part.iter()), f"{self.name}: no glyph group for element {element_id}"
             self._glyphs[element_id] = SvgPart(ET.tostring(part, encoding="unicode"), *self.page_size)
@@ -510,8 +542,9 @@ def play_entry(printed: Printed) -> dict:
     entry = dict(printed.entry)
     union = shapely.union_all([polygon for _, polygon in printed.areas])
     x0, y0, x1, y1 = union.bounds
-    xs, ys = np.meshgrid(np.arange(x0, x1 + START_GRID_MM, START_GRID_MM),
-                         np.arange(y0, y1 + START_GRID_MM, START_GRID_MM))
+    xs, ys = np.meshgrid(
+        np.arange(x0, x1 + START_GRID_MM, START_GRID_MM), np.arange(y0, y1 + START_GRID_MM, START_GRID_MM)
+    )
     xs, ys = xs.ravel(), ys.ravel()
     keep = shapely.dwithin(union, shapely.points(xs, ys), 4.0)
     starts = list(printed.entry["starts"])
@@ -525,8 +558,12 @@ def play_entry(printed: Printed) -> dict:
 
 
 def play_of(printed: Printed, points) -> dict:
-    return {"type": "play", "format_version": 1, "dungeon": printed.entry["id"],
-            "path": [[[float(x), float(y)] for x, y in points]]}
+    return {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": printed.entry["id"],
+        "path": [[[float(x), float(y)] for x, y in points]],
+    }
 
 
 def judge(printed: Printed, points) -> dict:
@@ -556,6 +593,7 @@ def _play_text(printed: Printed, points) -> str:
 
 # -- oracle 1: wall crossings --------------------------------------------------------------------
 
+
 @dataclass
 class Run:
     """A run of wall pixels along a stroke's centre line: the paper points just before and just
@@ -569,8 +607,10 @@ class Run:
 
     def __str__(self) -> str:
         side = "the same paper (no crossing)" if self.connected else "different paper (a crossing)"
-        return (f"wall ink from ({self.before[0]:.2f}, {self.before[1]:.2f}) to ({self.after[0]:.2f}, "
-                f"{self.after[1]:.2f}), {side}, {self.centre_lines} printed centre line(s) inside")
+        return (
+            f"wall ink from ({self.before[0]:.2f}, {self.before[1]:.2f}) to ({self.after[0]:.2f}, "
+            f"{self.after[1]:.2f}), {side}, {self.centre_lines} printed centre line(s) inside"
+        )
 
 
 @dataclass
@@ -610,14 +650,16 @@ def dilate(mask: np.ndarray, radius_px: float) -> np.ndarray:
     ny, nx = mask.shape
     reach = int(math.floor(radius_px))
     padded = np.zeros((ny, nx + 2 * reach), dtype=np.int32)
-    padded[:, reach:reach + nx] = mask
+    padded[:, reach : reach + nx] = mask
     sums = np.concatenate([np.zeros((ny, 1), np.int32), np.cumsum(padded, axis=1)], axis=1)
     rows: dict[int, np.ndarray] = {}
     out = np.zeros_like(mask)
     for dy in range(-reach, reach + 1):
         half = int(math.floor(math.sqrt(max(radius_px * radius_px - dy * dy, 0.0))))
         if half not in rows:
-            rows[half] = (sums[:, reach + half + 1: reach + half + 1 + nx] - sums[:, reach - half: reach - half + nx]) > 0
+            rows[half] = (
+                sums[:, reach + half + 1 : reach + half + 1 + nx] - sums[:, reach - half : reach - half + nx]
+            ) > 0
         row = rows[half]
         if dy >= 0:
             out[: ny - dy] |= row[dy:]
@@ -633,26 +675,31 @@ def wall_pixels(printed: Printed, box: Box, gap: float = REQUIRED) -> np.ndarray
     the ink), the paper left over grown back by the same disc in pixels (:func:`dilate`); what
     that paper does not reach is closed; and around each wall end that nearly meets other ink
     (an ink gap under the required gap, read off the SVG paths) the ink grown by half the gap,
-    which closes the gap between two round ends that a closing leaves open. RULES.md 2: a gap no line of the required width passes
-    through is no way through, whether it is an opening, a gap between wall ends or a channel
-    between walls. Computed on a box ``gap/2`` larger, so the paper outside ``box`` counts."""
+    which closes the gap between two round ends that a closing leaves open. RULES.md 2: a gap no
+    line of the required width passes through is no way through, whether it is an opening, a gap
+    between wall ends or a channel between walls. Computed on a box ``gap/2`` larger, so the
+    paper outside ``box`` counts."""
     pad = math.ceil(gap / 2 * PX) + 2
     big = Box(box.x0 - pad / PX, box.y0 - pad / PX, box.nx + 2 * pad, box.ny + 2 * pad)
     grown = printed.grown(gap).mask(big)
-    ink = (~dilate(~grown, gap / 2 * PX) | printed.wall_ink.mask(big))[pad:pad + box.ny, pad:pad + box.nx]
+    ink = (~dilate(~grown, gap / 2 * PX) | printed.wall_ink.mask(big))[pad : pad + box.ny, pad : pad + box.nx]
     # a closing leaves most of the gap between two round wall ends open (a disc slips in from the
     # side): around a wall end that nearly meets other ink, the ink grown by half the gap closes it
     x1, y1 = box.x0 + box.nx / PX, box.y0 + box.ny / PX
-    near = [e for e in printed.ends if e.status == "near" and
-            box.x0 - _grown_zone_radius(e) <= e.at[0] <= x1 + _grown_zone_radius(e) and
-            box.y0 - _grown_zone_radius(e) <= e.at[1] <= y1 + _grown_zone_radius(e)]
+    near = [
+        e
+        for e in printed.ends
+        if e.status == "near"
+        and box.x0 - _grown_zone_radius(e) <= e.at[0] <= x1 + _grown_zone_radius(e)
+        and box.y0 - _grown_zone_radius(e) <= e.at[1] <= y1 + _grown_zone_radius(e)
+    ]
     if near:
         xs, ys = box.centres()
         zone = np.zeros_like(ink)
         for end in near:
             zone |= np.hypot(xs - end.at[0], ys - end.at[1]) <= _grown_zone_radius(end)
         if zone.any():
-            ink |= grown[pad:pad + box.ny, pad:pad + box.nx] & zone
+            ink |= grown[pad : pad + box.ny, pad : pad + box.nx] & zone
     return ink
 
 
@@ -683,12 +730,12 @@ def _crossing_pixels(printed: Printed, a, b, box: Box, wall: np.ndarray) -> tupl
     cols = np.floor((samples[:, 0] - box.x0) * PX).astype(int)
     on_wall = wall[rows, cols]
     for r, c in ((rows[0], cols[0]), (rows[-1], cols[-1])):
-        if wall[r - 2:r + 3, c - 2:c + 3].any():
+        if wall[r - 2 : r + 3, c - 2 : c + 3].any():
             return None, "ambiguous: the stroke ends on or next to wall ink", []
     free_ends = _free_ends(printed)
     runs = []
     edges = np.flatnonzero(np.diff(on_wall.astype(int)))
-    for start, stop in zip(edges[::2], edges[1::2]):   # on_wall[start + 1 .. stop] is a run
+    for start, stop in zip(edges[::2], edges[1::2]):  # on_wall[start + 1 .. stop] is a run
         before, after = samples[start], samples[stop + 1]
         mid = (before + after) / 2
         radius = max(WINDOW_MM, float(np.hypot(*(after - before))) / 2 + MARGIN)
@@ -703,8 +750,8 @@ def _crossing_pixels(printed: Printed, a, b, box: Box, wall: np.ndarray) -> tupl
             if math.dist(end.at, mid) <= radius + end.half + 1:
                 tip = (end.at[0] + end.direction[0] * (2 * radius + 2), end.at[1] + end.direction[1] * (2 * radius + 2))
                 window &= _segment_distance(xs, ys, end.at, tip) > 1.0 / PX
-        free = ~wall[r_lo:r_lo + crop.ny, c_lo:c_lo + crop.nx] & window
-        r0, c0 = rows[start] - r_lo, cols[start] - c_lo          # the same pixels the samples were read in
+        free = ~wall[r_lo : r_lo + crop.ny, c_lo : c_lo + crop.nx] & window
+        r0, c0 = rows[start] - r_lo, cols[start] - c_lo  # the same pixels the samples were read in
         r1, c1 = rows[stop + 1] - r_lo, cols[stop + 1] - c_lo
         if not free[r0, c0] or not free[r1, c1]:
             return None, "ambiguous: the paper next to a run of wall ink is cut off", runs
@@ -725,7 +772,7 @@ def crossing_oracle(printed: Printed, a, b) -> CrossingView:
     for end, radius in _free_ends(printed):
         if segment.distance(Point(end.at)) < radius + MARGIN + GRAZE:
             return CrossingView(None, "ambiguous: the centre line crosses or grazes the round end of a free wall end")
-    for end in printed.ends:   # any end not joined: its round cap is the same undecidable tip
+    for end in printed.ends:  # any end not joined: its round cap is the same undecidable tip
         if end.status != "joined" and segment.distance(Point(end.at)) < end.half + MARGIN + GRAZE:
             return CrossingView(None, "ambiguous: the centre line crosses or grazes the round end of a free wall end")
     for end in printed.ends:
@@ -754,6 +801,7 @@ def crossing_oracle(printed: Printed, a, b) -> CrossingView:
 
 # -- strokes near walls -------------------------------------------------------------------------
 
+
 def _round_point(p) -> tuple[float, float]:
     """Points are rounded to the saved precision (0.001 mm), so the play in a message replays exactly."""
     return (round(float(p[0]), 3), round(float(p[1]), 3))
@@ -779,7 +827,8 @@ def strokes_near_walls(draw, printed: Printed):
     s = min(max(s, 0.0), line.length)
     p = np.array(line.interpolate(s).coords[0])
     q = np.array(line.interpolate(min(s + 0.01, line.length)).coords[0]) - np.array(
-        line.interpolate(max(s - 0.01, 0)).coords[0])
+        line.interpolate(max(s - 0.01, 0)).coords[0]
+    )
     tangent = q / (np.hypot(*q) or 1.0)
     normal = np.array([-tangent[1], tangent[0]])
     p = p + normal * draw(st.floats(-2.0, 2.0))
@@ -793,7 +842,7 @@ def strokes_near_walls(draw, printed: Printed):
     if draw(st.booleans()):
         a, b = b, a
     if printed.area_at(*a, inset=0.05) is None:
-        a, b = b, a   # begin in an area when one end is in one
+        a, b = b, a  # begin in an area when one end is in one
     # cheaply (on the SVG's centre lines) keep strokes that begin and end on clear paper
     assume(printed.clear_of_ink(a) and printed.clear_of_ink(b))
     return a, b
@@ -829,14 +878,20 @@ def check_crossing(test: str, printed: Printed, a, b) -> None:
     note(f"dungeon {printed.name}, play {_play_text(printed, [a, b])}")
     assert referee_crossed(result) is view.crossing, (
         f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): "
-        f"the pixels saw {view}; the referee saw {referee_crossing_text(result)}")
+        f"the pixels saw {view}; the referee saw {referee_crossing_text(result)}"
+    )
 
 
 def oracle_settings(examples: int) -> settings:
     """Reproducible (derandomized) and untimed: an example renders and scores a sheet."""
-    return settings(max_examples=examples, derandomize=True, deadline=None, database=None, print_blob=False,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                           HealthCheck.data_too_large])
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        print_blob=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    )
 
 
 @oracle_settings(320)
@@ -849,16 +904,31 @@ def test_bundled_sheets_wall_crossings_match_the_pixels(data):
 
 # -- small generated dungeons -------------------------------------------------------------------
 
+
 def _dungeon_doc(areas: list[dict], walls: list[list], start: tuple[float, float], elements: list[dict] = ()) -> dict:
     """A line dungeon on A4 (line-classic) with a Start at ``start`` (on the outline)."""
-    return {"type": "dungeon", "format_version": 2, "id": "oracle", "family": "line", "ruleset": "line-classic",
-            "sheet": {"title": "Oracle", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                      "reminders": [], "components": [], "end_triggers": []},
-            "areas": areas,
-            "walls": [{"id": f"w{i + 1}", "points": [list(_round_point(p)) for p in points]}
-                      for i, points in enumerate(walls)],
-            "elements": [{"id": "st1", "kind": "start", "at": list(_round_point(start)), "size_mm": 6,
-                          "rotation_deg": 0}, *elements]}
+    return {
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "oracle",
+        "family": "line",
+        "ruleset": "line-classic",
+        "sheet": {
+            "title": "Oracle",
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": [],
+            "components": [],
+            "end_triggers": [],
+        },
+        "areas": areas,
+        "walls": [
+            {"id": f"w{i + 1}", "points": [list(_round_point(p)) for p in points]} for i, points in enumerate(walls)
+        ],
+        "elements": [
+            {"id": "st1", "kind": "start", "at": list(_round_point(start)), "size_mm": 6, "rotation_deg": 0},
+            *elements,
+        ],
+    }
 
 
 def _rect(x0, y0, x1, y1) -> list[list[float]]:
@@ -884,8 +954,14 @@ def walled_dungeons(draw) -> dict:
     if draw(st.booleans()):
         w2, h2 = draw(st.floats(25, 50)), draw(st.floats(20, 45))
         top = draw(st.floats(y0 - h2 + 10, y0 + height - 10))
-        areas.append({"id": "r2", "kind": draw(st.sampled_from(["room", "corridor"])), "name": "Side",
-                      "polygon": _rect(x0 + width, top, x0 + width + w2, top + h2)})
+        areas.append(
+            {
+                "id": "r2",
+                "kind": draw(st.sampled_from(["room", "corridor"])),
+                "name": "Side",
+                "polygon": _rect(x0 + width, top, x0 + width + w2, top + h2),
+            }
+        )
     inside = room.buffer(-1.5)
     walls: list[list] = []
 
@@ -930,9 +1006,14 @@ def _generated_name(doc: dict) -> str:
     """A generated dungeon as the message names it: its areas and walls."""
     areas = ", ".join(f"{a['id']} {a['kind']} {a['polygon']}" for a in doc["areas"])
     walls = ", ".join(f"{w['id']} {w['points']}" for w in doc["walls"])
-    elements = ", ".join(json.dumps({k: v for k, v in e.items() if k not in ("rotation_deg",) or v})
-                         for e in doc["elements"] if e["kind"] != "start")
-    return f"generated [areas: {areas}; walls: {walls or 'none'}" + (f"; elements: {elements}" if elements else "") + "]"
+    elements = ", ".join(
+        json.dumps({k: v for k, v in e.items() if k not in ("rotation_deg",) or v})
+        for e in doc["elements"]
+        if e["kind"] != "start"
+    )
+    return (
+        f"generated [areas: {areas}; walls: {walls or 'none'}" + (f"; elements: {elements}" if elements else "") + "]"
+    )
 
 
 @oracle_settings(220)
@@ -991,8 +1072,10 @@ def touch_oracle(printed: Printed, element_id: str, points) -> tuple[bool | None
     band = touch_band(printed, element_id)
     thin, thick = PEN - 2 * band, PEN + 2 * band
     counts = {width: int(np.count_nonzero(glyph & stroke_mask(points, width, box))) for width in (thin, PEN, thick)}
-    seen = (f"{counts[PEN]} glyph pixel(s) under the {PEN:g} mm stroke ({counts[thin]} with the pen {band * PX:.1f} px "
-            f"thinner on each side, {counts[thick]} with it {band * PX:.1f} px thicker)")
+    seen = (
+        f"{counts[PEN]} glyph pixel(s) under the {PEN:g} mm stroke ({counts[thin]} with the pen {band * PX:.1f} px "
+        f"thinner on each side, {counts[thick]} with it {band * PX:.1f} px thicker)"
+    )
     if counts[thin]:
         return True, seen
     if not counts[thick]:
@@ -1015,8 +1098,11 @@ def _element_setup_problem(printed: Printed, element_id: str, points) -> str | N
     if any(line.distance(door) < 3.0 for door in printed.doors):
         return "setup: the stroke passes within 3 mm of a door"
     for other, ink in printed.element_ink.items():
-        if other != element_id and printed.elements[other]["kind"] == "portal_entry" and \
-                line.distance(ink) < PEN / 2 + 0.3:
+        if (
+            other != element_id
+            and printed.elements[other]["kind"] == "portal_entry"
+            and line.distance(ink) < PEN / 2 + 0.3
+        ):
             return "setup: the stroke touches another portal entry (the pen lifts)"
     return None
 
@@ -1057,16 +1143,23 @@ def check_touch(test: str, printed: Printed, element_id: str, points) -> None:
     result = judge(printed, points)
     said = referee_touched(result, element)
     _count(test, f"checked: {'touched' if seen else 'not touched'}")
-    where = (f"dungeon {printed.name}: {element['kind']} {element_id} (size {element['size_mm']} mm, rotation "
-             f"{element.get('rotation_deg', 0)}), stroke {points[0]} -> {points[-1]} (play {_play_text(printed, points)})")
+    where = (
+        f"dungeon {printed.name}: {element['kind']} {element_id} (size {element['size_mm']} mm, rotation "
+        f"{element.get('rotation_deg', 0)}), stroke {points[0]} -> {points[-1]} (play {_play_text(printed, points)})"
+    )
     assert said is not None, f"{where}: the referee's breakdown says nothing about the element: {result}"
-    assert said is seen, (f"{where}: the pixels saw {'a touch' if seen else 'no touch'} ({pixels}); the referee "
-                          f"saw {'a touch' if said else 'no touch'} ({referee_lines_text(result, element_id)})")
+    assert said is seen, (
+        f"{where}: the pixels saw {'a touch' if seen else 'no touch'} ({pixels}); the referee "
+        f"saw {'a touch' if said else 'no touch'} ({referee_lines_text(result, element_id)})"
+    )
 
 
 def _touchable(printed: Printed) -> list[str]:
-    return [i for i, e in printed.elements.items() if e["kind"] in TOUCH_KINDS and e.get("area")
-            and i in printed.element_ink]
+    return [
+        i
+        for i, e in printed.elements.items()
+        if e["kind"] in TOUCH_KINDS and e.get("area") and i in printed.element_ink
+    ]
 
 
 @oracle_settings(220)
@@ -1084,8 +1177,13 @@ def dungeons_with_one_element(draw, kinds):
     random variant, key colour or portal channel."""
     kind = draw(st.sampled_from(kinds))
     size = draw(st.floats(4, 14))
-    element = {"id": "e1", "kind": kind, "at": [70.0, 70.0], "size_mm": round(size, 2),
-               "rotation_deg": round(draw(st.floats(-180, 180)), 1)}
+    element = {
+        "id": "e1",
+        "kind": kind,
+        "at": [70.0, 70.0],
+        "size_mm": round(size, 2),
+        "rotation_deg": round(draw(st.floats(-180, 180)), 1),
+    }
     if kind in ("spell", "treasure"):
         element["variant"] = draw(st.sampled_from(SPELL_VARIANTS if kind == "spell" else TREASURE_VARIANTS))
     elif kind in ("key", "orb"):
@@ -1095,8 +1193,9 @@ def dungeons_with_one_element(draw, kinds):
         element["channel"] = draw(st.sampled_from(["A", "B"]))
     elif kind == "boss":
         element["vp"] = 5
-    return _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(40, 45, 100, 95)}], [],
-                        (70, 45), [element])
+    return _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(40, 45, 100, 95)}], [], (70, 45), [element]
+    )
 
 
 @oracle_settings(150)
@@ -1118,8 +1217,10 @@ def cover_rules(printed: Printed) -> LineRules:
     uncovered boss's, while a monster's line always does (``covered (93%)``, ``only 45% covered``)."""
     if printed._cover_rules is None:
         entry = play_entry(printed)
-        entry["elements"] = [dict(e, kind="monster", vp=1, penalty=True) if e["kind"] in ("orb", "boss") else e
-                             for e in entry["elements"]]
+        entry["elements"] = [
+            dict(e, kind="monster", vp=1, penalty=True) if e["kind"] in ("orb", "boss") else e
+            for e in entry["elements"]
+        ]
         printed._cover_rules = LineRules(entry)
     return printed._cover_rules
 
@@ -1184,17 +1285,23 @@ def check_coverage(test: str, printed: Printed, element_id: str, points) -> None
     element = printed.elements[element_id]
     _count(test, "checked")
     COVERAGE_DIFFS[test].append(said - seen)
-    where = (f"dungeon {printed.name}: {element['kind']} {element_id} (size {element['size_mm']} mm, rotation "
-             f"{element.get('rotation_deg', 0)}), stroke of {len(points)} points (play {_play_text(printed, points)})")
+    where = (
+        f"dungeon {printed.name}: {element['kind']} {element_id} (size {element['size_mm']} mm, rotation "
+        f"{element.get('rotation_deg', 0)}), stroke of {len(points)} points (play {_play_text(printed, points)})"
+    )
     assert said is not None, f"{where}: the breakdown prints no coverage: {referee_lines_text(result, element_id)}"
     assert abs(said - seen) <= COVERAGE_PP, (
         f"{where}: the pixels saw {seen:.1f} % of the glyph's {np.count_nonzero(glyph)} ink pixels under the "
-        f"stroke; the referee printed {said:.0f} % ({referee_lines_text(result, element_id)})")
+        f"stroke; the referee printed {said:.0f} % ({referee_lines_text(result, element_id)})"
+    )
 
 
 def _coverable(printed: Printed) -> list[str]:
-    return [i for i, e in printed.elements.items() if e["kind"] in COVER_KINDS and e.get("area")
-            and i in printed.element_ink]
+    return [
+        i
+        for i, e in printed.elements.items()
+        if e["kind"] in COVER_KINDS and e.get("area") and i in printed.element_ink
+    ]
 
 
 @oracle_settings(90)
@@ -1216,10 +1323,14 @@ def test_generated_glyphs_coverage_matches_the_pixels(doc, data):
 
 # -- by hand ------------------------------------------------------------------------------------
 
+
 def _room_with_walls(*walls) -> Printed:
     """Room r1 (x 20-120, y 40-120, Start on the top wall at x 70) with explicit walls."""
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 120, 120)}],
-                       [list(w) for w in walls], (70, 40))
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 120, 120)}],
+        [list(w) for w in walls],
+        (70, 40),
+    )
     return Printed(_generated_name(doc), doc)
 
 
@@ -1231,8 +1342,10 @@ def _both_verdicts(printed: Printed, a, b) -> tuple[CrossingView, dict]:
 
 
 def _verdict_message(printed: Printed, a, b, view: CrossingView, result: dict) -> str:
-    return (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw {view}; "
-            f"the referee saw {referee_crossing_text(result)}")
+    return (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw {view}; "
+        f"the referee saw {referee_crossing_text(result)}"
+    )
 
 
 def test_a_stroke_through_the_exact_joint_of_two_walls_is_a_crossing():
@@ -1283,7 +1396,7 @@ def test_the_referee_reads_a_round_wall_end_as_wall_up_to_its_tip(past_end, cros
     # property tests skip strokes there and this test records the referee's reading.
     printed = _room_with_walls([(50, 80), (70, 80)])
     a, b = (70 + past_end, 76.0), (70 + past_end, 84.0)
-    view, result = crossing_oracle(printed, a, b), judge(printed, [a, b])   # with the skip rules
+    view, result = crossing_oracle(printed, a, b), judge(printed, [a, b])  # with the skip rules
     message = _verdict_message(printed, a, b, view, result)
     assert referee_crossed(result) is crossed, message
     if -0.54 - MARGIN - GRAZE < past_end < 0.54 + MARGIN + GRAZE:
@@ -1302,20 +1415,29 @@ def test_clipping_the_corner_where_two_walls_meet_is_no_crossing(inside):
     # judges that passage through the ink as a whole: the same paper before and after, no crossing.
     printed = _room_with_walls([(50, 80), (70, 80), (70, 60)])
     c = inside / math.sqrt(2)
-    a, b = _round_point((70 - c - 4 / math.sqrt(2), 80 - c + 4 / math.sqrt(2))), \
-        _round_point((70 - c + 4 / math.sqrt(2), 80 - c - 4 / math.sqrt(2)))
+    a, b = (
+        _round_point((70 - c - 4 / math.sqrt(2), 80 - c + 4 / math.sqrt(2))),
+        _round_point((70 - c + 4 / math.sqrt(2), 80 - c - 4 / math.sqrt(2))),
+    )
     view, result = _both_verdicts(printed, a, b)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}"
+    )
     if not (verdict is False and any(run.centre_lines == 2 for run in runs)):
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     assert not referee_crossed(result), message
 
 
 def _box_and_wall(printed: Printed, a, b) -> tuple[Box, np.ndarray]:
-    box = Box.around(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]),
-                     max(WINDOW_MM, math.dist(a, b) / 2 + MARGIN) + 0.5)
+    box = Box.around(
+        min(a[0], b[0]),
+        min(a[1], b[1]),
+        max(a[0], b[0]),
+        max(a[1], b[1]),
+        max(WINDOW_MM, math.dist(a, b) / 2 + MARGIN) + 0.5,
+    )
     return box, wall_pixels(printed, box)
 
 
@@ -1324,15 +1446,22 @@ def test_clipping_the_corner_of_an_opening_is_no_crossing():
     # room's outline stops at (70, 69.5), the corridor's at (70.5, 70): their ink overlaps in a
     # corner whose outer side faces the opening. The stroke goes from the room into the
     # corridor, crossing x = 70 at y = 70.05, through that corner of ink.
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 70, 120)},
-                        {"id": "c1", "kind": "corridor", "name": "Way", "polygon": _rect(70, 70, 110, 82)}],
-                       [], (45, 40))
+    doc = _dungeon_doc(
+        [
+            {"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 70, 120)},
+            {"id": "c1", "kind": "corridor", "name": "Way", "polygon": _rect(70, 70, 110, 82)},
+        ],
+        [],
+        (45, 40),
+    )
     printed = Printed(_generated_name(doc), doc)
     a, b = (68.8, 69.1), (71.2, 71.0)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
     result = judge(printed, [a, b])
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}"
+    )
     if not (verdict is False and runs):
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     assert not referee_crossed(result), message
@@ -1342,16 +1471,23 @@ def test_a_wall_end_is_not_bridged_to_an_unprinted_outline():
     # Rooms r1 (x 20-70) and r2 (x 70-120) share x = 70 along their whole height, open. Wall w1
     # runs in r1 from (40, 80) to (68.5, 80): its ink ends at x = 69.04, and beyond it there is
     # paper in r1 and in r2. The stroke runs down at x = 69.3 in r1, past the wall's end.
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 70, 120)},
-                        {"id": "r2", "kind": "room", "name": "Side", "polygon": _rect(70, 40, 120, 120)}],
-                       [[(40, 80), (68.5, 80)]], (45, 40))
+    doc = _dungeon_doc(
+        [
+            {"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 70, 120)},
+            {"id": "r2", "kind": "room", "name": "Side", "polygon": _rect(70, 40, 120, 120)},
+        ],
+        [[(40, 80), (68.5, 80)]],
+        (45, 40),
+    )
     printed = Printed(_generated_name(doc), doc)
     a, b = (69.3, 75.0), (69.3, 85.0)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
     result = judge(printed, [a, b])
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs)) or 'no wall ink on the centre line'}; the referee saw "
-               f"{referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs)) or 'no wall ink on the centre line'}; the referee saw "
+        f"{referee_crossing_text(result)}"
+    )
     if not (verdict is False and not runs):
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     assert not referee_crossed(result), message
@@ -1362,14 +1498,19 @@ def test_a_wall_end_near_a_start_gap_closes_the_gap_it_nearly_meets():
     # x = 40.1 to 44.9. Wall w1 ends at (42, 41.75): 1.44 mm of paper from the ink of the outline's
     # end at (40.1, 40), under the required 2 mm. The stroke leaves the room through that gap and
     # out through the Start's gap.
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
-                       [[(42, 41.75), (45.498, 43.689)]], (42.5, 40))
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
+        [[(42, 41.75), (45.498, 43.689)]],
+        (42.5, 40),
+    )
     printed = Printed(_generated_name(doc), doc)
     a, b = (40.98, 45.577), (42.05, 39.673)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
     result = judge(printed, [a, b])
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}"
+    )
     if verdict is not True:
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     assert referee_crossed(result), message
@@ -1380,8 +1521,11 @@ def test_a_stroke_along_the_line_closing_a_gap_and_out_through_the_outline_cross
     # between its ink and the right outline's, so the game data bridges (62.5, 43)-(65, 43). A
     # horizontal stroke at y = 43 passes the wall's end, runs along that bridge and leaves the
     # room through the right outline. 0.01 mm higher or lower the referee counts the crossing.
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
-                       [[(62.5, 43), (62.5, 50)]], (42.5, 40))
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
+        [[(62.5, 43), (62.5, 50)]],
+        (42.5, 40),
+    )
     printed = Printed(_generated_name(doc), doc)
     for y in (42.99, 43.01):
         if not referee_crossed(judge(printed, [(60.0, y), (67.0, y)])):
@@ -1389,8 +1533,10 @@ def test_a_stroke_along_the_line_closing_a_gap_and_out_through_the_outline_cross
     a, b = (60.0, 43.0), (67.0, 43.0)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
     result = judge(printed, [a, b])
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}"
+    )
     if verdict is not True:
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     assert referee_crossed(result), message
@@ -1399,20 +1545,28 @@ def test_a_stroke_along_the_line_closing_a_gap_and_out_through_the_outline_cross
 def test_coverage_of_rows_parallel_to_the_sample_lattice_is_within_2_points():
     # A 10 mm orb at (70, 70); two horizontal rows at y = 72 and 74 joined at x = 74. Exact
     # geometry (the glyph silhouette and the stroke buffered by 0.75 mm) gives 28.6 %.
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(40, 45, 100, 95)}], [],
-                       (70, 45), [{"id": "e1", "kind": "orb", "at": [70.0, 70.0], "size_mm": 10.0,
-                                   "rotation_deg": 0, "colour": "blue"}])
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(40, 45, 100, 95)}],
+        [],
+        (70, 45),
+        [{"id": "e1", "kind": "orb", "at": [70.0, 70.0], "size_mm": 10.0, "rotation_deg": 0, "colour": "blue"}],
+    )
     printed = Printed(_generated_name(doc), doc)
     points = [(66.0, 72.0), (74.0, 72.0), (74.0, 74.0), (66.0, 74.0)]
     box, glyph = glyph_pixels(printed, "e1")
     seen = 100.0 * np.count_nonzero(glyph & stroke_mask(points, PEN, box)) / np.count_nonzero(glyph)
-    exact = 100.0 * printed.element_ink["e1"].intersection(LineString(points).buffer(PEN / 2, quad_segs=32)).area \
+    exact = (
+        100.0
+        * printed.element_ink["e1"].intersection(LineString(points).buffer(PEN / 2, quad_segs=32)).area
         / printed.element_ink["e1"].area
+    )
     result = referee(cover_rules(printed), play_of(printed, points))
     said = referee_coverage(result, "e1")
-    message = (f"dungeon {printed.name}: play {_play_text(printed, points)}: the pixels saw {seen:.1f} % covered "
-               f"(the silhouette's exact geometry {exact:.1f} %); the referee printed "
-               f"{referee_lines_text(result, 'e1')}")
+    message = (
+        f"dungeon {printed.name}: play {_play_text(printed, points)}: the pixels saw {seen:.1f} % covered "
+        f"(the silhouette's exact geometry {exact:.1f} %); the referee printed "
+        f"{referee_lines_text(result, 'e1')}"
+    )
     if not abs(seen - exact) < 0.5:
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     assert abs(said - seen) <= COVERAGE_PP, message
@@ -1421,9 +1575,12 @@ def test_coverage_of_rows_parallel_to_the_sample_lattice_is_within_2_points():
 def test_the_touch_oracle_sees_the_pen_edge_within_a_pixel():
     # A prisoner (7 mm) at (70, 70) in a room; strokes end straight below it, their pen edge
     # 0.3 mm into / 0.3 mm short of the glyph's lowest ink (found on the silhouette).
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(40, 45, 100, 95)}], [],
-                       (70, 45), [{"id": "e1", "kind": "prisoner", "at": [70.0, 70.0], "size_mm": 7.0,
-                                   "rotation_deg": 0}])
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(40, 45, 100, 95)}],
+        [],
+        (70, 45),
+        [{"id": "e1", "kind": "prisoner", "at": [70.0, 70.0], "size_mm": 7.0, "rotation_deg": 0}],
+    )
     printed = Printed(_generated_name(doc), doc)
     lowest = printed.element_ink["e1"].bounds[3]
     for overlap, touched in ((0.3, True), (-0.3, False)):
@@ -1431,8 +1588,10 @@ def test_the_touch_oracle_sees_the_pen_edge_within_a_pixel():
         points = [(70.0, end[1] + 8), end]
         seen, pixels = touch_oracle(printed, "e1", points)
         result = judge(printed, points)
-        message = (f"dungeon {printed.name}: play {_play_text(printed, points)}: the pixels saw {pixels}; the referee "
-                   f"saw {referee_lines_text(result, 'e1')}")
+        message = (
+            f"dungeon {printed.name}: play {_play_text(printed, points)}: the pixels saw {pixels}; the referee "
+            f"saw {referee_lines_text(result, 'e1')}"
+        )
         assert seen is touched, message
         assert referee_touched(result, printed.elements["e1"]) is touched, message
 
@@ -1440,8 +1599,14 @@ def test_the_touch_oracle_sees_the_pen_edge_within_a_pixel():
 # -- the numbers --------------------------------------------------------------------------------
 
 #: The property tests above, and the fewest examples each must check.
-PROPERTY_TESTS = {"bundled wall crossings": 100, "generated wall crossings": 60, "bundled touch": 60,
-                  "generated touch": 40, "bundled coverage": 25, "generated coverage": 20}
+PROPERTY_TESTS = {
+    "bundled wall crossings": 100,
+    "generated wall crossings": 60,
+    "bundled touch": 60,
+    "generated touch": 40,
+    "bundled coverage": 25,
+    "generated coverage": 20,
+}
 
 
 def test_zz_oracle_statistics():
@@ -1455,12 +1620,16 @@ def test_zz_oracle_statistics():
         known = sum(n for outcome, n in counts.items() if outcome.startswith("known"))
         setup = sum(n for outcome, n in counts.items() if outcome.startswith("setup"))
         judged = checked + ambiguous + known
-        report.append(f"{test}: {checked} checked, {ambiguous} ambiguous ({ambiguous / max(judged, 1):.0%} of the "
-                      f"strokes the oracle looked at), {known} in a known disagreement, {setup} set-up misses")
+        report.append(
+            f"{test}: {checked} checked, {ambiguous} ambiguous ({ambiguous / max(judged, 1):.0%} of the "
+            f"strokes the oracle looked at), {known} in a known disagreement, {setup} set-up misses"
+        )
         report += [f"    {n:4d}  {outcome}" for outcome, n in sorted(counts.items(), key=lambda kv: -kv[1])]
         diffs = np.abs(COVERAGE_DIFFS.get(test, []))
         if len(diffs):
-            report.append(f"    referee minus pixels: largest {diffs.max():.2f}, mean {diffs.mean():.2f} percentage points")
+            report.append(
+                f"    referee minus pixels: largest {diffs.max():.2f}, mean {diffs.mean():.2f} percentage points"
+            )
     text = "\n".join(report)
     print(text)
     for test, counts in STATS.items():
@@ -1476,8 +1645,11 @@ def _channel_room() -> Printed:
     # the top outline's ink (to y 40.6) lies a strip of paper 0.36 mm wide from x 30 to 40: no
     # line of the required 2 mm passes through it. Its two mouths open out slowly (the bends),
     # so no wall end is near other ink and nothing bridges them.
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
-                       [[(25.0, 45.0), (30.0, 41.5), (40.0, 41.5), (45.0, 45.0)]], (55, 40))
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
+        [[(25.0, 45.0), (30.0, 41.5), (40.0, 41.5), (45.0, 45.0)]],
+        (55, 40),
+    )
     return Printed(_generated_name(doc), doc)
 
 
@@ -1490,8 +1662,10 @@ def test_a_stroke_through_a_channel_narrower_than_the_required_gap_crosses_the_w
     a, b = (25.5, 40.8), (44.5, 40.8)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
     result = judge(printed, [a, b])
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}"
+    )
     if not (verdict is True and len(runs) == 1 and all(run.centre_lines == 0 for run in runs)):
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     crossings = [line for line in all_lines(result) if line["kind"] == "wall_crossing"]
@@ -1512,16 +1686,20 @@ def test_crossing_two_walls_with_too_narrow_paper_between_is_one_crossing():
     # Two walls along y = 50 and y = 51.8 (x 30-50): 0.72 mm of paper between their ink, too narrow
     # for a line, so the band is one wall to cross. The stroke goes straight across at x = 40 from
     # y 46 to 56: one crossing, -1 (RULES.md 2: crossings are counted per excursion).
-    doc = _dungeon_doc([{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
-                       [[(30.0, 50.0), (50.0, 50.0)], [(30.0, 51.8), (50.0, 51.8)]], (55, 40))
+    doc = _dungeon_doc(
+        [{"id": "r1", "kind": "room", "name": "Hall", "polygon": _rect(20, 40, 65, 80)}],
+        [[(30.0, 50.0), (50.0, 50.0)], [(30.0, 51.8), (50.0, 51.8)]],
+        (55, 40),
+    )
     printed = Printed(_generated_name(doc), doc)
     a, b = (40.0, 46.0), (40.0, 56.0)
     verdict, _, runs = _crossing_pixels(printed, a, b, *_box_and_wall(printed, a, b))
     result = judge(printed, [a, b])
-    message = (f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
-               f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}")
+    message = (
+        f"dungeon {printed.name}: stroke {a} -> {b} (play {_play_text(printed, [a, b])}): the pixels saw "
+        f"{'; '.join(map(str, runs))}; the referee saw {referee_crossing_text(result)}"
+    )
     if not (verdict is True and len(runs) == 1 and runs[0].centre_lines == 2):
         pytest.fail(f"the oracle no longer sees what this test documents: {message}")
     crossings = [line for line in all_lines(result) if line["kind"] == "wall_crossing"]
     assert len(crossings) == 1 and crossings[0]["vp"] == -1, message
-

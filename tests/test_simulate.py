@@ -28,7 +28,11 @@ def run(argv: list[str]) -> int:
 
 def write_game(tmp_path, *entries) -> str:
     path = tmp_path / "game.json"
-    path.write_text(json.dumps({"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test", "dungeons": list(entries)}))
+    path.write_text(
+        json.dumps(
+            {"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test", "dungeons": list(entries)}
+        )
+    )
     return str(path)
 
 
@@ -43,8 +47,13 @@ def test_statistics_of_a_game_with_known_outcome():
     # one room open only to its entryway and a deck of crosses: every cross is a tally
     entry = grid_entry(1, 1, entryways=[("w1", "A1", "west")], deck={"cross": 8}, rounds=2, reveal=2)
     stats = sim.simulate(entry, games=5, players=3, policies="random", seed=1)
-    assert stats["score"] == {"mean": -7, "stdev": 0, "min": -7, "max": -7,
-                              "percentiles": {"10": -7, "25": -7, "50": -7, "75": -7, "90": -7}}
+    assert stats["score"] == {
+        "mean": -7,
+        "stdev": 0,
+        "min": -7,
+        "max": -7,
+        "percentiles": {"10": -7, "25": -7, "50": -7, "75": -7, "90": -7},
+    }
     assert stats["terms"]["tally"] == -8 and stats["terms"]["entryway_unlinked"] == 1
     assert stats["tallies"]["mean"] == 4 and stats["tallies"]["share_with_tally"] == 1
     assert stats["tallies"]["unplaceable_segments"] == 1 and stats["tallies"]["distribution"] == {"4": 15}
@@ -53,9 +62,15 @@ def test_statistics_of_a_game_with_known_outcome():
 
 
 def test_room_usage_counts_player_games():
-    entry = grid_entry(2, 1, entryways=[("w1", "A1", "west")], features={"B1": "loot"},
-                       deck={"straight": 1, "dead_end": 1},
-                       rounds=1, reveal=2)
+    entry = grid_entry(
+        2,
+        1,
+        entryways=[("w1", "A1", "west")],
+        features={"B1": "loot"},
+        deck={"straight": 1, "dead_end": 1},
+        rounds=1,
+        reveal=2,
+    )
     stats = sim.simulate(entry, games=4, players=2, policies="greedy", seed=0)
     # the straight goes to A1 (the entryway), the dead end continues into B1 (the loot)
     assert [r["entered"] for r in stats["rooms"]] == [1, 1]
@@ -78,7 +93,9 @@ def test_same_seed_gives_identical_output(capsys):
     outputs = []
     for seed in ("7", "7", "8"):
         for fmt in ("text", "json"):
-            assert run(["simulate", EMBER, "--games", "300", "--policy", "greedy", "--seed", seed, "--format", fmt]) == 0
+            assert (
+                run(["simulate", EMBER, "--games", "300", "--policy", "greedy", "--seed", seed, "--format", fmt]) == 0
+            )
             outputs.append(capsys.readouterr().out.encode())
     assert outputs[0] == outputs[2] and outputs[1] == outputs[3]
     assert outputs[0] != outputs[4] and outputs[1] != outputs[5]
@@ -90,8 +107,14 @@ def test_text_output_is_readable(capsys):
     assert run(["simulate", EMBER, "--dungeon", "cinder-vault", "--games", "50", "--players", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("The Cinder Vault (cinder-vault): 50 games, 3 players, policy random, seed 0")
-    for text in ("Final score: mean", "percentiles: 10%", "monster_unmatched", "Tally marks:", "Rooms entered",
-                 "Seats:"):
+    for text in (
+        "Final score: mean",
+        "percentiles: 10%",
+        "monster_unmatched",
+        "Tally marks:",
+        "Rooms entered",
+        "Seats:",
+    ):
         assert text in out
     assert sum(1 for line in out.splitlines() if line.strip()[:1].isdigit() and "%" not in line) >= 7
 
@@ -106,8 +129,12 @@ def test_game_json_alone_gives_the_same_output(tmp_path, capsys):
 
 
 def test_switches_change_the_statistics():
-    base = grid_entry(4, 3, entryways=[("w1", "A1", "west"), ("s1", "D3", "south")],
-                      features={"B1": ("monster", "A"), "C3": ("weapon", "A"), "B2": "loot", "C2": "dragon"})
+    base = grid_entry(
+        4,
+        3,
+        entryways=[("w1", "A1", "west"), ("s1", "D3", "south")],
+        features={"B1": ("monster", "A"), "C3": ("weapon", "A"), "B2": "loot", "C2": "dragon"},
+    )
     early = dict(base, switches=dict(base["switches"], weapon_order="earlier_round"))
     a = sim.simulate(base, games=300, players=2, policies="random", seed=3)
     b = sim.simulate(early, games=300, players=2, policies="random", seed=3)
@@ -117,13 +144,16 @@ def test_switches_change_the_statistics():
     assert b["terms"]["monster_unmatched"] < a["terms"]["monster_unmatched"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--policy", "clever"], "unknown policy 'clever'"),
-    (["--players", "5"], "use 1 to 4 players"),
-    (["--policy", "random,greedy,random"], "3 policies for 2 players"),
-    (["--dungeon", "nowhere"], "no dungeon 'nowhere'"),
-    (["--heatmap", "out.svg"], "must end in .png"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--policy", "clever"], "unknown policy 'clever'"),
+        (["--players", "5"], "use 1 to 4 players"),
+        (["--policy", "random,greedy,random"], "3 policies for 2 players"),
+        (["--dungeon", "nowhere"], "no dungeon 'nowhere'"),
+        (["--heatmap", "out.svg"], "must end in .png"),
+    ],
+)
 def test_usage_errors_exit_2(argv, message, capsys):
     assert run(["simulate", EMBER, "--games", "3", *argv]) == 2
     assert message in capsys.readouterr().err
@@ -168,8 +198,9 @@ def test_heatmap_is_found_through_the_renderer_registry(tmp_path, monkeypatch, c
 def test_heatmap_over_the_sheet(tmp_path, monkeypatch, capsys):
     from exporters.heatmap import write_heatmap_png
 
-    monkeypatch.setattr(simulate_command, "find_renderer",
-                        lambda name: write_heatmap_png if name == "heatmap" else None)
+    monkeypatch.setattr(
+        simulate_command, "find_renderer", lambda name: write_heatmap_png if name == "heatmap" else None
+    )
     out = tmp_path / "heat.png"
     assert run(["simulate", EMBER, "--games", "40", "--heatmap", str(out), "--dpi", "40"]) == 0
     data = out.read_bytes()

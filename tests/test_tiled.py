@@ -73,9 +73,21 @@ def _write_map(tmp_path: Path, data: dict, name: str = "map.json") -> Path:
 
 
 def _map(layers: list, **extra) -> dict:
-    return {"type": "map", "version": "1.10", "tiledversion": "1.10.2", "orientation": "orthogonal", "width": 40,
-            "height": 30, "tilewidth": 16, "tileheight": 16, "infinite": False, "tilesets": [],
-            "nextobjectid": 100, "layers": layers, **extra}
+    return {
+        "type": "map",
+        "version": "1.10",
+        "tiledversion": "1.10.2",
+        "orientation": "orthogonal",
+        "width": 40,
+        "height": 30,
+        "tilewidth": 16,
+        "tileheight": 16,
+        "infinite": False,
+        "tilesets": [],
+        "nextobjectid": 100,
+        "layers": layers,
+        **extra,
+    }
 
 
 def _layer(name: str, objects: list, **extra) -> dict:
@@ -94,6 +106,7 @@ def _props(**values) -> list:
 # ------------------------------------------------------------------------------------------
 # the shared samples: counts computed from the source files
 
+
 def _sample_files():
     return sorted(SAMPLES.glob("*")) if SAMPLES.is_dir() else []
 
@@ -102,9 +115,14 @@ def _source_summary(path: Path) -> dict:
     """Counts read straight from a sample (trusted file): layers by type, objects and classes."""
     if path.suffix == ".tmx":
         root = ET.parse(path).getroot()
-        summary = {"tile": len(list(root.iter("layer"))),
-                   "image": len(list(root.iter("imagelayer"))), "objects": [], "missing_tilesets": 0,
-                   "layer_extras": 0, "map_props": len(root.findall("properties/property"))}
+        summary = {
+            "tile": len(list(root.iter("layer"))),
+            "image": len(list(root.iter("imagelayer"))),
+            "objects": [],
+            "missing_tilesets": 0,
+            "layer_extras": 0,
+            "map_props": len(root.findall("properties/property")),
+        }
         for tileset in root.findall("tileset"):
             if tileset.get("source") and not (path.parent / tileset.get("source")).exists():
                 summary["missing_tilesets"] += 1
@@ -112,16 +130,28 @@ def _source_summary(path: Path) -> dict:
             if group.get("class") or group.find("properties") is not None:
                 summary["layer_extras"] += 1
             for obj in group.findall("object"):
-                summary["objects"].append({"class": obj.get("class") or obj.get("type") or "",
-                                           "template": obj.get("template"), "text": obj.find("text") is not None,
-                                           "props": len(obj.findall("properties/property"))})
+                summary["objects"].append(
+                    {
+                        "class": obj.get("class") or obj.get("type") or "",
+                        "template": obj.get("template"),
+                        "text": obj.find("text") is not None,
+                        "props": len(obj.findall("properties/property")),
+                    }
+                )
         summary["map_class"] = bool(root.get("class"))
         return summary
     data = json.loads(path.read_text(encoding="utf-8"))
-    summary = {"tile": 0, "image": 0, "objects": [], "layer_extras": 0,
-               "missing_tilesets": sum(1 for t in data.get("tilesets", [])
-                                       if t.get("source") and not (path.parent / t["source"]).exists()),
-               "map_props": len(data.get("properties", [])), "map_class": bool(data.get("class"))}
+    summary = {
+        "tile": 0,
+        "image": 0,
+        "objects": [],
+        "layer_extras": 0,
+        "missing_tilesets": sum(
+            1 for t in data.get("tilesets", []) if t.get("source") and not (path.parent / t["source"]).exists()
+        ),
+        "map_props": len(data.get("properties", [])),
+        "map_class": bool(data.get("class")),
+    }
 
     def walk(layers):
         for layer in layers:
@@ -135,16 +165,29 @@ def _source_summary(path: Path) -> dict:
                 if layer.get("class") or layer.get("properties"):
                     summary["layer_extras"] += 1
                 for obj in layer["objects"]:
-                    summary["objects"].append({"class": obj.get("class") or obj.get("type") or "",
-                                               "template": obj.get("template"), "text": "text" in obj,
-                                               "props": len(obj.get("properties", []))})
+                    summary["objects"].append(
+                        {
+                            "class": obj.get("class") or obj.get("type") or "",
+                            "template": obj.get("template"),
+                            "text": "text" in obj,
+                            "props": len(obj.get("properties", [])),
+                        }
+                    )
+
     walk(data["layers"])
     return summary
 
 
-@pytest.mark.parametrize("path", _sample_files() or [pytest.param(None, marks=pytest.mark.skip(
-    reason=f"the shared Tiled samples are not beside the clone ({SAMPLES})"))],
-    ids=lambda p: p.name if p else "absent")
+@pytest.mark.parametrize(
+    "path",
+    _sample_files()
+    or [
+        pytest.param(
+            None, marks=pytest.mark.skip(reason=f"the shared Tiled samples are not beside the clone ({SAMPLES})")
+        )
+    ],
+    ids=lambda p: p.name if p else "absent",
+)
 def test_tiled_samples_import_with_counts_from_the_source(path):
     assert detect_format(path) == "tiled"
     summary = _source_summary(path)
@@ -164,12 +207,21 @@ def test_tiled_samples_import_with_counts_from_the_source(path):
     elements = result.dungeon["elements"]
     assert len(elements) + len(result.dungeon["areas"]) + len(result.dungeon["walls"]) == len(mapped)
     assert Counter(e["kind"] for e in elements) == Counter(
-        "label" if not o["class"] else LINE_CLASSES[o["class"].lower()] for o in mapped)
+        "label" if not o["class"] else LINE_CLASSES[o["class"].lower()] for o in mapped
+    )
     with_props = [o for o in mapped if o["props"]]  # none of the samples' properties mean anything here
     assert sum(1 for n in notes if "have no meaning for a " in n.message) == len(with_props)
-    expected_total = (summary["tile"] + summary["image"] + summary["missing_tilesets"] + len(templates)
-                      + len(unmapped) + len(with_props) + summary["layer_extras"]
-                      + (1 if summary["map_props"] else 0) + (1 if summary["map_class"] else 0))
+    expected_total = (
+        summary["tile"]
+        + summary["image"]
+        + summary["missing_tilesets"]
+        + len(templates)
+        + len(unmapped)
+        + len(with_props)
+        + summary["layer_extras"]
+        + (1 if summary["map_props"] else 0)
+        + (1 if summary["map_class"] else 0)
+    )
     assert len(notes) == expected_total, [f"{n.source}: {n.message}" for n in notes]
 
 
@@ -201,6 +253,7 @@ def test_sample_cli_import_writes_a_dungeon_and_names_the_objects(tmp_path, caps
 # ------------------------------------------------------------------------------------------
 # our export: the real Tiled reads it, and importing it gives the dungeon back
 
+
 @pytest.mark.parametrize("source", sorted(bundled_dungeon_files()), ids=lambda p: p.stem)
 @pytest.mark.parametrize("suffix", [".tmj", ".tmx"])
 def test_export_then_import_gives_the_same_dungeon(tmp_path, source, suffix):
@@ -223,13 +276,16 @@ def test_export_layers_classes_and_typed_properties():
     assert all(o["type"] == o["class"] for layer in layers.values() for o in layer["objects"])
     boss = next(o for o in layers["elements"]["objects"] if o["type"] == "boss")
     assert {"name": "vp", "type": "int", "value": 6} in boss["properties"] or any(
-        p["name"] == "vp" and p["type"] == "int" for p in boss["properties"])
+        p["name"] == "vp" and p["type"] == "int" for p in boss["properties"]
+    )
     door = layers["doors"]["objects"][0]
-    assert len(door["polyline"]) == 2 and any(p["name"] == "locks" and p["type"] == "string"
-                                              for p in door["properties"])
+    assert len(door["polyline"]) == 2 and any(
+        p["name"] == "locks" and p["type"] == "string" for p in door["properties"]
+    )
     label = layers["labels"]["objects"][0]
-    assert label["text"]["text"] and any(p["name"] == "text_height_mm" and p["type"] == "float"
-                                         for p in label["properties"])
+    assert label["text"]["text"] and any(
+        p["name"] == "text_height_mm" and p["type"] == "float" for p in label["properties"]
+    )
     ids = [o["id"] for layer in layers.values() for o in layer["objects"]]
     assert sorted(ids) == list(range(1, len(ids) + 1)) and tiled_map["nextobjectid"] == len(ids) + 1
     marker = {p["name"]: p for p in tiled_map["properties"]}
@@ -265,8 +321,14 @@ def test_the_real_tiled_reads_our_export(tmp_path, source, suffix):
     ours.write_text(export_tiled(dungeon, suffix), encoding="utf-8")
     converted = tmp_path / "converted-by-tiled.tmx"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    run = subprocess.run([TILED, "--export-map", str(ours), str(converted)], capture_output=True, text=True,
-                         timeout=180, env=env, cwd=tmp_path)
+    run = subprocess.run(
+        [TILED, "--export-map", str(ours), str(converted)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0 and converted.exists(), run.stdout + run.stderr
     # every object survived with its class, counted per class
     assert _classes_in_tmx(converted) == _classes_in_map(dungeon_to_map(dungeon))
@@ -292,8 +354,7 @@ def test_cli_export_tiled(tmp_path, capsys):
     assert "must end in .tmj, .json or .tmx" in capsys.readouterr().err
 
 
-def test_cli_export_tiled_refuses_invalid_dungeons_unless_forced_and_writes_atomically(tmp_path, capsys,
-                                                                                     monkeypatch):
+def test_cli_export_tiled_refuses_invalid_dungeons_unless_forced_and_writes_atomically(tmp_path, capsys, monkeypatch):
     data = json.loads(LINE_DUNGEON.read_text(encoding="utf-8"))
     data["elements"] = [e for e in data["elements"] if e["kind"] != "start"]
     broken = tmp_path / "broken.json"
@@ -354,26 +415,104 @@ OLD_TMX = """<?xml version="1.0" encoding="UTF-8"?>
 
 def _old_json() -> dict:
     return {
-        "version": 1, "orientation": "orthogonal", "width": 40, "height": 20, "tilewidth": 32, "tileheight": 32,
-        "properties": {"title": "The Old Keep"}, "propertytypes": {"title": "string"}, "tilesets": [],
+        "version": 1,
+        "orientation": "orthogonal",
+        "width": 40,
+        "height": 20,
+        "tilewidth": 32,
+        "tileheight": 32,
+        "properties": {"title": "The Old Keep"},
+        "propertytypes": {"title": "string"},
+        "tilesets": [],
         "nextobjectid": 8,
         "layers": [
-            {"type": "objectgroup", "name": "Rooms", "x": 0, "y": 0, "opacity": 1, "visible": True, "objects": [
-                {"id": 1, "name": "Hall", "type": "room", "x": 64, "y": 64, "width": 256, "height": 192,
-                 "rotation": 0, "visible": True},
-                {"id": 2, "name": "", "type": "corridor", "x": 320, "y": 128, "width": 128, "height": 64,
-                 "rotation": 0, "visible": True},
-                {"id": 3, "name": "Vault", "type": "Room", "x": 448, "y": 64, "width": 192, "height": 192,
-                 "rotation": 0, "visible": True}]},
-            {"type": "objectgroup", "name": "Things", "objects": [
-                {"id": 4, "name": "", "type": "start", "x": 64, "y": 160, "width": 0, "height": 0, "rotation": 0},
-                {"id": 5, "name": "", "type": "key", "x": 160, "y": 128, "width": 0, "height": 0, "rotation": 0,
-                 "properties": {"colour": "Red"}, "propertytypes": {"colour": "string"}},
-                {"id": 6, "name": "", "type": "door", "x": 448, "y": 128, "width": 0, "height": 0, "rotation": 0,
-                 "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": 64}],
-                 "properties": {"locks": "red"}, "propertytypes": {"locks": "string"}},
-                {"id": 7, "name": "", "type": "boss", "x": 544, "y": 160, "width": 0, "height": 0, "rotation": 0,
-                 "properties": {"vp": 7}, "propertytypes": {"vp": "int"}}]},
+            {
+                "type": "objectgroup",
+                "name": "Rooms",
+                "x": 0,
+                "y": 0,
+                "opacity": 1,
+                "visible": True,
+                "objects": [
+                    {
+                        "id": 1,
+                        "name": "Hall",
+                        "type": "room",
+                        "x": 64,
+                        "y": 64,
+                        "width": 256,
+                        "height": 192,
+                        "rotation": 0,
+                        "visible": True,
+                    },
+                    {
+                        "id": 2,
+                        "name": "",
+                        "type": "corridor",
+                        "x": 320,
+                        "y": 128,
+                        "width": 128,
+                        "height": 64,
+                        "rotation": 0,
+                        "visible": True,
+                    },
+                    {
+                        "id": 3,
+                        "name": "Vault",
+                        "type": "Room",
+                        "x": 448,
+                        "y": 64,
+                        "width": 192,
+                        "height": 192,
+                        "rotation": 0,
+                        "visible": True,
+                    },
+                ],
+            },
+            {
+                "type": "objectgroup",
+                "name": "Things",
+                "objects": [
+                    {"id": 4, "name": "", "type": "start", "x": 64, "y": 160, "width": 0, "height": 0, "rotation": 0},
+                    {
+                        "id": 5,
+                        "name": "",
+                        "type": "key",
+                        "x": 160,
+                        "y": 128,
+                        "width": 0,
+                        "height": 0,
+                        "rotation": 0,
+                        "properties": {"colour": "Red"},
+                        "propertytypes": {"colour": "string"},
+                    },
+                    {
+                        "id": 6,
+                        "name": "",
+                        "type": "door",
+                        "x": 448,
+                        "y": 128,
+                        "width": 0,
+                        "height": 0,
+                        "rotation": 0,
+                        "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": 64}],
+                        "properties": {"locks": "red"},
+                        "propertytypes": {"locks": "string"},
+                    },
+                    {
+                        "id": 7,
+                        "name": "",
+                        "type": "boss",
+                        "x": 544,
+                        "y": 160,
+                        "width": 0,
+                        "height": 0,
+                        "rotation": 0,
+                        "properties": {"vp": 7},
+                        "propertytypes": {"vp": "int"},
+                    },
+                ],
+            },
         ],
     }
 
@@ -389,8 +528,11 @@ def test_old_era_maps(tmp_path, era):
     result = _import(path)
     data = result.dungeon
     assert data["sheet"]["title"] == "The Old Keep"
-    assert [(a["kind"], a.get("name")) for a in data["areas"]] == [("room", "Hall"), ("corridor", None),
-                                                                    ("room", "Vault")]
+    assert [(a["kind"], a.get("name")) for a in data["areas"]] == [
+        ("room", "Hall"),
+        ("corridor", None),
+        ("room", "Vault"),
+    ]
     kinds = {e["kind"]: e for e in data["elements"]}
     assert set(kinds) == {"start", "key", "door", "boss"}
     assert kinds["key"]["colour"] == "red" and kinds["door"]["locks"] == ["red"] and kinds["boss"]["vp"] == 7
@@ -415,8 +557,9 @@ def test_version_as_number_or_string():
 
 def test_a_future_format_version_is_noted(tmp_path):
     result = _import(_write_map(tmp_path, _map([_layer("L", [_rect(1, "room", 0, 0, 64, 64)])], version="2.0")))
-    assert [n.message for n in result.notes] == ["format version '2.0' is newer than this importer knows (1.x); "
-                                                 "read as a 1.x map"]
+    assert [n.message for n in result.notes] == [
+        "format version '2.0' is newer than this importer knows (1.x); read as a 1.x map"
+    ]
 
 
 def test_type_and_class_and_both_property_forms(tmp_path):
@@ -436,8 +579,10 @@ def test_type_and_class_and_both_property_forms(tmp_path):
 
 
 def test_duplicate_ids_are_reported_and_renumbered(tmp_path):
-    layers = [_layer("A", [_rect(5, "room", 0, 0, 160, 160), _rect(6, "monster", 20, 20, 16, 16)]),
-              _layer("B", [_rect(5, "monster", 60, 60, 16, 16), _rect(6, "plant", 90, 90, 16, 16)])]
+    layers = [
+        _layer("A", [_rect(5, "room", 0, 0, 160, 160), _rect(6, "monster", 20, 20, 16, 16)]),
+        _layer("B", [_rect(5, "monster", 60, 60, 16, 16), _rect(6, "plant", 90, 90, 16, 16)]),
+    ]
     result = _import(_write_map(tmp_path, _map(layers, nextobjectid=40)))
     duplicates = [n for n in result.notes if "duplicate id" in n.message]
     assert [n.source for n in duplicates] == ["object 5 on layer 'B'", "object 6 on layer 'B'"]
@@ -448,13 +593,23 @@ def test_duplicate_ids_are_reported_and_renumbered(tmp_path):
 
 def test_offsets_add_up_through_groups_and_rotation_turns_about_the_corner(tmp_path):
     inner = _layer("Inner", [_rect(2, "monster", 10, 20, 16, 16)], offsetx=4, offsety=8)
-    group = {"type": "group", "name": "Outer", "offsetx": 100, "offsety": 200,
-             "layers": [{"type": "group", "name": "Middle", "offsetx": 10, "offsety": 20, "layers": [inner]}]}
+    group = {
+        "type": "group",
+        "name": "Outer",
+        "offsetx": 100,
+        "offsety": 200,
+        "layers": [{"type": "group", "name": "Middle", "offsetx": 10, "offsety": 20, "layers": [inner]}],
+    }
     turned = _rect(3, "plant", 0, 0, 32, 16, rotation=90)  # centre (16, 8) turned 90 clockwise: (-8, 16)
-    polygon = {"id": 4, "type": "room", "x": 50, "y": 50, "rotation": 90,
-               "polygon": [{"x": 0, "y": 0}, {"x": 10, "y": 0}, {"x": 10, "y": 20}, {"x": 0, "y": 20}]}
-    result = _import(_write_map(tmp_path, _map([group, _layer("Top", [turned, polygon], offsetx=200)])),
-                     cell_mm=1.0)
+    polygon = {
+        "id": 4,
+        "type": "room",
+        "x": 50,
+        "y": 50,
+        "rotation": 90,
+        "polygon": [{"x": 0, "y": 0}, {"x": 10, "y": 0}, {"x": 10, "y": 20}, {"x": 0, "y": 20}],
+    }
+    result = _import(_write_map(tmp_path, _map([group, _layer("Top", [turned, polygon], offsetx=200)])), cell_mm=1.0)
     data = result.dungeon
     room = data["areas"][0]["polygon"]
     # the room, turned 90 degrees about (250, 50): x from 230 to 250, y from 50 to 60 (px); 16 px tiles, 1 mm each
@@ -472,11 +627,13 @@ def test_offsets_add_up_through_groups_and_rotation_turns_about_the_corner(tmp_p
 
 
 def test_the_map_edge_rule(tmp_path):
-    objects = [_rect(1, "room", 0, 0, 320, 240),
-               _rect(2, "monster", 624, 100, 16, 16),  # inside, touching the right edge (640 px)
-               _rect(3, "monster", 700, 100, 16, 16),  # wholly outside: skipped
-               _rect(4, "room", 600, 300, 100, 100),  # crossing the edge: kept whole, noted
-               _rect(5, "plant", -16, -16, 16, 16)]  # outside but touching the corner: meets the map, kept
+    objects = [
+        _rect(1, "room", 0, 0, 320, 240),
+        _rect(2, "monster", 624, 100, 16, 16),  # inside, touching the right edge (640 px)
+        _rect(3, "monster", 700, 100, 16, 16),  # wholly outside: skipped
+        _rect(4, "room", 600, 300, 100, 100),  # crossing the edge: kept whole, noted
+        _rect(5, "plant", -16, -16, 16, 16),
+    ]  # outside but touching the corner: meets the map, kept
     result = _import(_write_map(tmp_path, _map([_layer("L", objects)])), cell_mm=1.0)
     assert [e["id"] for e in result.dungeon["elements"]] == ["monster2", "plant5"]
     assert [a["id"] for a in result.dungeon["areas"]] == ["room1", "room4"]
@@ -491,15 +648,27 @@ def test_templates_and_external_tilesets_present_or_missing(tmp_path):
     (tmp_path / "goblin.tx").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n<template>\n <object name="Goblin" type="monster" width="16" '
         'height="16"><properties><property name="size_mm" type="float" value="9"/></properties></object>\n'
-        '</template>\n', encoding="utf-8")
-    (tmp_path / "things.tsj").write_text(json.dumps({"type": "tileset", "tiles": [{"id": 2, "type": "treasure"}]}),
-                                         encoding="utf-8")
-    objects = [_rect(1, "room", 0, 0, 320, 240),
-               {"id": 2, "template": "goblin.tx", "x": 40, "y": 40},
-               {"id": 3, "template": "lost.tx", "x": 80, "y": 40},
-               {"id": 4, "gid": 3 | 0x80000000, "x": 100, "y": 100, "width": 16, "height": 16,
-                "properties": _props(variant="Goblet")},  # tile 2 of things.tsj, flipped
-               {"id": 5, "gid": 30, "x": 150, "y": 100, "width": 16, "height": 16}]  # a tile of the missing set
+        "</template>\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "things.tsj").write_text(
+        json.dumps({"type": "tileset", "tiles": [{"id": 2, "type": "treasure"}]}), encoding="utf-8"
+    )
+    objects = [
+        _rect(1, "room", 0, 0, 320, 240),
+        {"id": 2, "template": "goblin.tx", "x": 40, "y": 40},
+        {"id": 3, "template": "lost.tx", "x": 80, "y": 40},
+        {
+            "id": 4,
+            "gid": 3 | 0x80000000,
+            "x": 100,
+            "y": 100,
+            "width": 16,
+            "height": 16,
+            "properties": _props(variant="Goblet"),
+        },  # tile 2 of things.tsj, flipped
+        {"id": 5, "gid": 30, "x": 150, "y": 100, "width": 16, "height": 16},
+    ]  # a tile of the missing set
     tilesets = [{"firstgid": 1, "source": "things.tsj"}, {"firstgid": 20, "source": "missing.tsx"}]
     result = _import(_write_map(tmp_path, _map([_layer("L", objects)], tilesets=tilesets)))
     elements = {e["kind"]: e for e in result.dungeon["elements"]}
@@ -515,14 +684,28 @@ def test_templates_and_external_tilesets_present_or_missing(tmp_path):
 
 
 def test_user_mapping_file(tmp_path, capsys):
-    objects = [_rect(1, "Cave", 0, 0, 320, 240), _rect(2, "Goblin", 40, 40, 16, 16),
-               _rect(3, "RedKey", 100, 100, 16, 16), _rect(4, "Decoration", 150, 150, 16, 16),
-               {"id": 5, "type": "Entrance", "x": 0, "y": 120, "point": True}]
+    objects = [
+        _rect(1, "Cave", 0, 0, 320, 240),
+        _rect(2, "Goblin", 40, 40, 16, 16),
+        _rect(3, "RedKey", 100, 100, 16, 16),
+        _rect(4, "Decoration", 150, 150, 16, 16),
+        {"id": 5, "type": "Entrance", "x": 0, "y": 120, "point": True},
+    ]
     source = _write_map(tmp_path, _map([_layer("L", objects)]))
     mapping = tmp_path / "classes.json"
-    mapping.write_text(json.dumps({"classes": {"cave": "room", "Goblin": "monster",
-                                               "RedKey": {"kind": "key", "colour": "red"},
-                                               "Decoration": "ignore"}}), encoding="utf-8")
+    mapping.write_text(
+        json.dumps(
+            {
+                "classes": {
+                    "cave": "room",
+                    "Goblin": "monster",
+                    "RedKey": {"kind": "key", "colour": "red"},
+                    "Decoration": "ignore",
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "out.json"
     assert main(["import", str(source), "-o", str(out), "--map", str(mapping)]) == 0
     err = capsys.readouterr().err
@@ -537,11 +720,15 @@ def test_user_mapping_file(tmp_path, capsys):
 
 
 def test_grid_family_import_through_the_mapping(tmp_path):
-    objects = [{"id": 1, "type": "passage", "x": 16, "y": 0, "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": 16}]},
-               {"id": 2, "type": "entryway", "x": 0, "y": 0, "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": 16}]},
-               _rect(3, "Loot", 20, 4, 8, 8), {**_rect(4, "monster", 4, 20, 8, 8), "properties": _props(letter="a")},
-               _rect(5, "dragon", 22, 22, 8, 8), _rect(6, "dragon", 24, 24, 4, 4),
-               {"id": 7, "type": "passage", "x": 8, "y": 48, "point": True}]  # the outer edge: leads nowhere
+    objects = [
+        {"id": 1, "type": "passage", "x": 16, "y": 0, "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": 16}]},
+        {"id": 2, "type": "entryway", "x": 0, "y": 0, "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": 16}]},
+        _rect(3, "Loot", 20, 4, 8, 8),
+        {**_rect(4, "monster", 4, 20, 8, 8), "properties": _props(letter="a")},
+        _rect(5, "dragon", 22, 22, 8, 8),
+        _rect(6, "dragon", 24, 24, 4, 4),
+        {"id": 7, "type": "passage", "x": 8, "y": 48, "point": True},
+    ]  # the outer edge: leads nowhere
     path = _write_map(tmp_path, _map([_layer("L", objects)], width=3, height=3))
     result = IMPORTER.convert(path, ImportOptions(mapping={"family": "grid"}))
     data = result.dungeon
@@ -550,31 +737,52 @@ def test_grid_family_import_through_the_mapping(tmp_path):
     assert data["passages"] == [{"cell": [0, 0], "side": "east"}]
     assert data["entryways"] == [{"id": "e2", "cell": [0, 0], "side": "west"}]
     assert [(f["kind"], f["cell"], f.get("letter")) for f in data["features"]] == [
-        ("loot", [1, 0], None), ("monster", [0, 1], "A"), ("dragon", [1, 1], None)]
+        ("loot", [1, 0], None),
+        ("monster", [0, 1], "A"),
+        ("dragon", [1, 1], None),
+    ]
     messages = {n.source: n.message for n in result.notes}
     assert "already has dragon" in messages["object 6 (class 'dragon') on layer 'L'"]
     assert "outer edge leads nowhere" in messages["object 7 (class 'passage') on layer 'L'"]
 
 
-@pytest.mark.parametrize("content, message", [
-    (b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n <!ENTITY lol2 "&lol;&lol;&lol;&lol;">\n'
-     b' <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;">\n]>\n<map orientation="orthogonal">&lol3;</map>', "entities"),
-    (b'<?xml version="1.0"?>\n<!DOCTYPE map [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<map>&xxe;</map>',
-     "entities"),
-    (b'<?xml version="1.0"?>\n<map orientation="orthogonal" width="2"', "malformed XML"),
-    (b'<?xml version="1.0"?>\n<tileset name="t" tilewidth="16" tileheight="16"/>', "tileset"),
-    (b'<map tilewidth="0" tileheight="16" width="2" height="2"/>', "tilewidth"),
-    (b'<map tilewidth="x" tileheight="16" width="2" height="2"/>', "not a readable TMX map"),
-    (b'{"tiledversion": "1.9", "layers": 3}', "no 'layers' list"),
-    (b'{"tiledversion": "1.9", "layers": [], "tilewidth": 16, "tileheight": 16, "width": NaN}', "NaN"),
-    (b'{"tiledversion": "1.9", "layers": [', "invalid JSON"),
-    (b'{"tiledversion": "1.9", "type": "tileset"}', "tileset"),
-    (b'["tiledversion", "orientation"]', "object"),
-    (b'{"tiledversion": "1.9", "tilewidth": 16, "tileheight": 16, "width": 2, "height": 2, "layers": ['
-     + b'{"type": "group", "layers": [' * 60 + b']}' * 60 + b']}', "nested"),
-    (b'<map tilewidth="16" tileheight="16" width="2" height="2">' + b"<group>" * 60 + b"</group>" * 60 + b"</map>",
-     "nested deeper than 50"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n <!ENTITY lol2 "&lol;&lol;&lol;&lol;">\n'
+            b' <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;">\n]>\n<map orientation="orthogonal">&lol3;</map>',
+            "entities",
+        ),
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE map [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<map>&xxe;</map>',
+            "entities",
+        ),
+        (b'<?xml version="1.0"?>\n<map orientation="orthogonal" width="2"', "malformed XML"),
+        (b'<?xml version="1.0"?>\n<tileset name="t" tilewidth="16" tileheight="16"/>', "tileset"),
+        (b'<map tilewidth="0" tileheight="16" width="2" height="2"/>', "tilewidth"),
+        (b'<map tilewidth="x" tileheight="16" width="2" height="2"/>', "not a readable TMX map"),
+        (b'{"tiledversion": "1.9", "layers": 3}', "no 'layers' list"),
+        (b'{"tiledversion": "1.9", "layers": [], "tilewidth": 16, "tileheight": 16, "width": NaN}', "NaN"),
+        (b'{"tiledversion": "1.9", "layers": [', "invalid JSON"),
+        (b'{"tiledversion": "1.9", "type": "tileset"}', "tileset"),
+        (b'["tiledversion", "orientation"]', "object"),
+        (
+            b'{"tiledversion": "1.9", "tilewidth": 16, "tileheight": 16, "width": 2, "height": 2, "layers": ['
+            + b'{"type": "group", "layers": [' * 60
+            + b"]}" * 60
+            + b"]}",
+            "nested",
+        ),
+        (
+            b'<map tilewidth="16" tileheight="16" width="2" height="2">'
+            + b"<group>" * 60
+            + b"</group>" * 60
+            + b"</map>",
+            "nested deeper than 50",
+        ),
+    ],
+)
 def test_malformed_or_hostile_input_fails_cleanly(tmp_path, content, message):
     path = tmp_path / "bad.tmx"
     path.write_bytes(content)
@@ -584,13 +792,21 @@ def test_malformed_or_hostile_input_fails_cleanly(tmp_path, content, message):
 
 
 def test_broken_objects_are_skipped_with_a_note(tmp_path):
-    objects = [_rect(1, "room", 0, 0, 320, 240), _rect(2, "monster", "left", 10, 16, 16),
-               {"id": 3, "type": "room", "x": 10, "y": 10, "polygon": [{"x": 0, "y": 0}, {"x": 5, "y": 5}]},
-               {"id": 4, "type": "room", "x": 400, "y": 10,
-                "polygon": [{"x": 0, "y": 0}, {"x": 40, "y": 40}, {"x": 40, "y": 0}, {"x": 0, "y": 40}]},
-               {"id": 5, "type": "door", "x": 50, "y": 50, "polyline": [{"x": 0, "y": 0}, {"x": 20, "y": 0}]},
-               {"id": 6, "type": "key", "x": 50, "y": 50, "point": True},
-               {"id": 7, "type": "boss", "x": 80, "y": 80, "point": True}]
+    objects = [
+        _rect(1, "room", 0, 0, 320, 240),
+        _rect(2, "monster", "left", 10, 16, 16),
+        {"id": 3, "type": "room", "x": 10, "y": 10, "polygon": [{"x": 0, "y": 0}, {"x": 5, "y": 5}]},
+        {
+            "id": 4,
+            "type": "room",
+            "x": 400,
+            "y": 10,
+            "polygon": [{"x": 0, "y": 0}, {"x": 40, "y": 40}, {"x": 40, "y": 0}, {"x": 0, "y": 40}],
+        },
+        {"id": 5, "type": "door", "x": 50, "y": 50, "polyline": [{"x": 0, "y": 0}, {"x": 20, "y": 0}]},
+        {"id": 6, "type": "key", "x": 50, "y": 50, "point": True},
+        {"id": 7, "type": "boss", "x": 80, "y": 80, "point": True},
+    ]
     result = _import(_write_map(tmp_path, _map([_layer("L", objects)])))
     notes = {n.source: n.message for n in result.notes}
     assert "not a number" in notes["object 2 on layer 'L'"]
@@ -628,9 +844,16 @@ def test_detect():
 # property: import -> export -> import is stable
 
 _KINDS = sorted(k for k, spec in bundled_rulesets()["line-classic"].kinds.items() if spec.footprint == "disc")
-_MEMBERS = {"boss": ("vp", "int"), "spell": ("variant", "string"), "treasure": ("variant", "string"),
-            "artifact_stone": ("number", "int"), "orb": ("colour", "string"), "key": ("colour", "string"),
-            "portal_entry": ("channel", "string"), "portal_exit": ("channel", "string")}
+_MEMBERS = {
+    "boss": ("vp", "int"),
+    "spell": ("variant", "string"),
+    "treasure": ("variant", "string"),
+    "artifact_stone": ("number", "int"),
+    "orb": ("colour", "string"),
+    "key": ("colour", "string"),
+    "portal_entry": ("channel", "string"),
+    "portal_exit": ("channel", "string"),
+}
 
 
 @st.composite
@@ -642,15 +865,43 @@ def tiled_maps(draw):
         width, height = draw(st.integers(2, 6)), draw(st.integers(2, 6))
         x, y = column * 7 * tile, draw(st.integers(0, 4)) * tile
         if draw(st.booleans()):
-            objects.append(_rect(next(next_id), draw(st.sampled_from(["room", "corridor"])), x, y, width * tile,
-                                 height * tile, rotation=draw(st.sampled_from([0, 0, 90, 30.5]))))
+            objects.append(
+                _rect(
+                    next(next_id),
+                    draw(st.sampled_from(["room", "corridor"])),
+                    x,
+                    y,
+                    width * tile,
+                    height * tile,
+                    rotation=draw(st.sampled_from([0, 0, 90, 30.5])),
+                )
+            )
         else:
-            objects.append({"id": next(next_id), "type": "room", "x": x, "y": y, "polygon": [
-                {"x": 0, "y": 0}, {"x": width * tile, "y": 0}, {"x": width * tile / 2, "y": height * tile}]})
+            objects.append(
+                {
+                    "id": next(next_id),
+                    "type": "room",
+                    "x": x,
+                    "y": y,
+                    "polygon": [
+                        {"x": 0, "y": 0},
+                        {"x": width * tile, "y": 0},
+                        {"x": width * tile / 2, "y": height * tile},
+                    ],
+                }
+            )
     for _ in range(draw(st.integers(0, 8))):
         kind = draw(st.sampled_from(_KINDS))
-        obj = _rect(next(next_id), kind, draw(st.floats(0, 30)) * tile, draw(st.floats(0, 10)) * tile, tile, tile,
-                    rotation=draw(st.sampled_from([0, 45, -90, 270])), name=draw(st.sampled_from(["", "Grim"])))
+        obj = _rect(
+            next(next_id),
+            kind,
+            draw(st.floats(0, 30)) * tile,
+            draw(st.floats(0, 10)) * tile,
+            tile,
+            tile,
+            rotation=draw(st.sampled_from([0, 45, -90, 270])),
+            name=draw(st.sampled_from(["", "Grim"])),
+        )
         if draw(st.booleans()):
             obj["ellipse"] = True
         if kind in _MEMBERS:
@@ -659,14 +910,39 @@ def tiled_maps(draw):
             obj["properties"] = _props(**{member: value})
         objects.append(obj)
     if draw(st.booleans()):
-        objects.append({"id": next(next_id), "type": "door", "x": 3 * tile, "y": 0,
-                        "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": tile}], "properties": _props(locks="red, blue")})
+        objects.append(
+            {
+                "id": next(next_id),
+                "type": "door",
+                "x": 3 * tile,
+                "y": 0,
+                "polyline": [{"x": 0, "y": 0}, {"x": 0, "y": tile}],
+                "properties": _props(locks="red, blue"),
+            }
+        )
     if draw(st.booleans()):
-        objects.append({"id": next(next_id), "type": "wall", "x": tile, "y": tile,
-                        "polyline": [{"x": 0, "y": 0}, {"x": tile, "y": tile}, {"x": 2 * tile, "y": 0}]})
+        objects.append(
+            {
+                "id": next(next_id),
+                "type": "wall",
+                "x": tile,
+                "y": tile,
+                "polyline": [{"x": 0, "y": 0}, {"x": tile, "y": tile}, {"x": 2 * tile, "y": 0}],
+            }
+        )
     if draw(st.booleans()):
-        objects.append({"id": next(next_id), "name": "", "x": tile, "y": 2 * tile, "width": 60, "height": 12,
-                        "rotation": draw(st.sampled_from([0, 15])), "text": {"text": "Beware", "wrap": True}})
+        objects.append(
+            {
+                "id": next(next_id),
+                "name": "",
+                "x": tile,
+                "y": 2 * tile,
+                "width": 60,
+                "height": 12,
+                "rotation": draw(st.sampled_from([0, 15])),
+                "text": {"text": "Beware", "wrap": True},
+            }
+        )
     layers = [_layer("L", objects, offsetx=draw(st.sampled_from([0, 7, -3])))]
     return _map(layers, tilewidth=tile, tileheight=tile, width=40, height=30), draw(st.sampled_from([".json", ".tmx"]))
 

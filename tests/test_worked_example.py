@@ -113,10 +113,19 @@ def _wall(ident: str, a, b) -> dict:
 def warren_dungeon() -> dict:
     """The Inkwell Warren (see the module docstring for the map)."""
     return {
-        "type": "dungeon", "format_version": 2, "id": "inkwell-warren", "family": "line", "ruleset": "line-classic",
-        "sheet": {"title": "The Inkwell Warren", "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": ["Cover the Ink Tyrant to end the scrawl."], "components": [],
-                  "end_triggers": [{"kind": "boss_covered"}], "orb_tokens": {}},
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "inkwell-warren",
+        "family": "line",
+        "ruleset": "line-classic",
+        "sheet": {
+            "title": "The Inkwell Warren",
+            "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+            "reminders": ["Cover the Ink Tyrant to end the scrawl."],
+            "components": [],
+            "end_triggers": [{"kind": "boss_covered"}],
+            "orb_tokens": {},
+        },
         "areas": [
             _room("r1", "Gatehouse", 20, 20, 60, 60),
             _room("r2", "Guardroom", 60, 20, 100, 60),
@@ -134,14 +143,22 @@ def warren_dungeon() -> dict:
         ],
         "walls": [
             # room to room: each shared edge closed but for a 10 mm opening
-            _wall("w1", (60, 20), (60, 35)), _wall("w2", (60, 45), (60, 60)),          # r1|r2, open y 35..45
-            _wall("w3", (100, 20), (100, 35)), _wall("w4", (100, 45), (100, 60)),      # r2|r3
-            _wall("w5", (140, 20), (140, 35)), _wall("w6", (140, 45), (140, 60)),      # r3|r4
-            _wall("w7", (140, 60), (165, 60)), _wall("w10", (175, 60), (180, 60)),     # r4|r5, open x 165..175
-            _wall("w11", (40, 110), (55, 110)), _wall("w12", (65, 110), (80, 110)),    # r6|r7, open x 55..65
-            _wall("w13", (140, 150), (155, 150)), _wall("w14", (165, 150), (180, 150)),  # r8|r9, open x 155..165
-            _wall("w15", (140, 150), (140, 165)), _wall("w16", (140, 175), (140, 190)),  # r9|r10, open y 165..175
-            _wall("w17", (100, 160), (100, 170)), _wall("w8", (100, 180), (100, 190)),   # r10|r11, open y 170..180
+            _wall("w1", (60, 20), (60, 35)),
+            _wall("w2", (60, 45), (60, 60)),  # r1|r2, open y 35..45
+            _wall("w3", (100, 20), (100, 35)),
+            _wall("w4", (100, 45), (100, 60)),  # r2|r3
+            _wall("w5", (140, 20), (140, 35)),
+            _wall("w6", (140, 45), (140, 60)),  # r3|r4
+            _wall("w7", (140, 60), (165, 60)),
+            _wall("w10", (175, 60), (180, 60)),  # r4|r5, open x 165..175
+            _wall("w11", (40, 110), (55, 110)),
+            _wall("w12", (65, 110), (80, 110)),  # r6|r7, open x 55..65
+            _wall("w13", (140, 150), (155, 150)),
+            _wall("w14", (165, 150), (180, 150)),  # r8|r9, open x 155..165
+            _wall("w15", (140, 150), (140, 165)),
+            _wall("w16", (140, 175), (140, 190)),  # r9|r10, open y 165..175
+            _wall("w17", (100, 160), (100, 170)),
+            _wall("w8", (100, 180), (100, 190)),  # r10|r11, open y 170..180
             # a stub jutting down from c1's top wall into the corridor
             _wall("w9", (112, 72), (112, 80)),
         ],
@@ -254,31 +271,50 @@ ROUTE = {
     # r9: stones 1, 2, 3 in order (+1); 4, 5, 6 untouched (-1); to r10
     "r9": [(160, 152), (150, 158), (170, 158), (170, 170), (142, 170)],
     # r10: trace s4, s5, s6 (+3), then through wall w8 into r11
-    "r10": [(138, 170)] + spell("bolt", (131, 161)) + spell("ward", (113, 163)) + spell("star", (121, 179))
+    "r10": [(138, 170)]
+    + spell("bolt", (131, 161))
+    + spell("ward", (113, 163))
+    + spell("star", (121, 179))
     + INTO_R11[:1],
     # r11 (ignored after the illegal crossing): the boss covered ends the scrawl and scores 0
     "r11": INTO_R11[1:] + cover(70, 185, 16),
 }
 
 PATH = [point for piece in ROUTE.values() for point in piece]
-PLAY = {"type": "play", "format_version": 1, "dungeon": "inkwell-warren", "player": "Jane",
-        "path": [[[float(x), float(y)] for x, y in PATH]]}
+PLAY = {
+    "type": "play",
+    "format_version": 1,
+    "dungeon": "inkwell-warren",
+    "player": "Jane",
+    "path": [[[float(x), float(y)] for x, y in PATH]],
+}
 
 # -- the expected breakdown, by hand (see the module docstring) -------------------------------------
 
 EXPECTED_SECTIONS = [
-    ("r1", 2), ("r2", 2), ("r3", 2), ("r4", 2),   # rulebook: "2VP from each room ... 8VP"
-    ("r5", 1),                                      # 2 monsters +2, one element left -1
-    ("c1", 1),                                      # 2 plants +2, one crossing -1 (RULES.md 2: not 2)
-    ("r6", 2), ("r7", 2),                           # "2 rooms without a mistake, getting 4VP"
-    ("c2", 0),                                      # 1 plant +1, one crossing -1
-    ("r8", 0),                                      # the monster only partly covered: 0
-    ("r9", 0),                                      # first triple +1, other triple -1
-    ("r10", 3),                                     # 3 spells
+    ("r1", 2),
+    ("r2", 2),
+    ("r3", 2),
+    ("r4", 2),  # rulebook: "2VP from each room ... 8VP"
+    ("r5", 1),  # 2 monsters +2, one element left -1
+    ("c1", 1),  # 2 plants +2, one crossing -1 (RULES.md 2: not 2)
+    ("r6", 2),
+    ("r7", 2),  # "2 rooms without a mistake, getting 4VP"
+    ("c2", 0),  # 1 plant +1, one crossing -1
+    ("r8", 0),  # the monster only partly covered: 0
+    ("r9", 0),  # first triple +1, other triple -1
+    ("r10", 3),  # 3 spells
 ]
 #: The rulebook's own sections: 8, 1, 1 (printed 2; RULES.md 2), 4, 0, 0, 3.
-RULEBOOK_SECTIONS = [(("r1", "r2", "r3", "r4"), 8), (("r5",), 1), (("c1",), 1), (("r6", "r7", "c2"), 4),
-                     (("r8",), 0), (("r9",), 0), (("r10",), 3)]
+RULEBOOK_SECTIONS = [
+    (("r1", "r2", "r3", "r4"), 8),
+    (("r5",), 1),
+    (("c1",), 1),
+    (("r6", "r7", "c2"), 4),
+    (("r8",), 0),
+    (("r9",), 0),
+    (("r10",), 3),
+]
 TOTAL = 17
 
 
@@ -350,8 +386,11 @@ def test_first_corridor_touch_at_the_entrance_is_free_and_the_crossing_costs_one
     # width_mm wide): the stroke (the line buffered by half the pen) reaches the ink of c1's top
     # wall, while the centre line stays on the paper.
     entrance = shapely.LineString(C1_ENTRANCE)
-    gaps = [entrance.distance(shapely.LineString(wall["points"])) - wall["width_mm"] / 2
-            for wall in _entry()["walls"] if wall["width_mm"] > 0]
+    gaps = [
+        entrance.distance(shapely.LineString(wall["points"])) - wall["width_mm"] / 2
+        for wall in _entry()["walls"]
+        if wall["width_mm"] > 0
+    ]
     assert 0 < min(gaps) <= W / 2
     # RULES.md 2, Drawing rule 2: touching is free; the one crossing (-1) is the stub w9 at y=77
     [crossing] = crossings("c1")
@@ -362,7 +401,7 @@ def test_first_corridor_touch_at_the_entrance_is_free_and_the_crossing_costs_one
 
 def test_the_entrance_touch_changes_nothing():
     """Control: entering c1 through the middle of its opening, off every wall, scores the same."""
-    route = {**ROUTE, "c1": [(143, 80), (136, 80)] + ROUTE["c1"][len(C1_ENTRANCE):]}
+    route = {**ROUTE, "c1": [(143, 80), (136, 80)] + ROUTE["c1"][len(C1_ENTRANCE) :]}
     path = [point for piece in route.values() for point in piece]
     outcome = score(path)
     assert [(s["area"], s["subtotal"]) for s in outcome["sections"]] == EXPECTED_SECTIONS
@@ -413,8 +452,9 @@ def test_total_is_seventeen():
     assert sum(s["subtotal"] for s in outcome["sections"]) + outcome["boss"]["subtotal"] == TOTAL
     # everything scored is listed: no element met outside the lines checked above
     listed = {line.get("element") for s in outcome["sections"] for line in s["lines"]} - {None}
-    assert listed == {e["id"] for e in warren_dungeon()["elements"]
-                      if e["kind"] not in ("start", "boss", "artifact_stone")} | {"a1,a2,a3", "a4,a5,a6"}
+    assert listed == {
+        e["id"] for e in warren_dungeon()["elements"] if e["kind"] not in ("start", "boss", "artifact_stone")
+    } | {"a1,a2,a3", "a4,a5,a6"}
     text = format_breakdown(outcome)
     assert "Total: 17 VP" in text
 

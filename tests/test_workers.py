@@ -164,9 +164,12 @@ def test_a_process_running_qt_is_never_forked():
     import subprocess
     import sys
 
-    code = ("import sys, inkcrawl.workers as w; before = w.qt_running(); "
-            "from PySide6.QtWidgets import QApplication; app = QApplication([]); "
-            "sys.exit(0 if not before and w.qt_running() and not w.fork_is_safe() else 1)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    code = (
+        "import sys, inkcrawl.workers as w; before = w.qt_running(); "
+        "from PySide6.QtWidgets import QApplication; app = QApplication([]); "
+        "sys.exit(0 if not before and w.qt_running() and not w.fork_is_safe() else 1)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    )
     assert result.returncode == 0, result.stdout + result.stderr

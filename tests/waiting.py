@@ -15,8 +15,9 @@ from typing import TextIO
 PATIENCE_S = 120.0
 
 
-def wait_until(condition: Callable[[], object], what: str, timeout: float = PATIENCE_S,
-               interval: float = 0.02) -> object:
+def wait_until(
+    condition: Callable[[], object], what: str, timeout: float = PATIENCE_S, interval: float = 0.02
+) -> object:
     """Poll ``condition()`` until it returns something true (returned) or ``timeout`` seconds
     pass (``AssertionError`` naming ``what``)."""
     deadline = time.monotonic() + timeout

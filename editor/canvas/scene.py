@@ -207,16 +207,20 @@ class SheetBackground(QGraphicsObject):
             # pixels); along the paper's right and bottom edges it reaches past it: draw only paper
             x, y = column * tile_mm - pad_mm, row * tile_mm - pad_mm
             target = QRectF(x, y, tile_mm + 2 * pad_mm, tile_mm + 2 * pad_mm).intersected(paper)
-            source = QRectF((target.x() - x) * level, (target.y() - y) * level,
-                            target.width() * level, target.height() * level)
+            source = QRectF(
+                (target.x() - x) * level, (target.y() - y) * level, target.width() * level, target.height() * level
+            )
             found.append((target, image, source))
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         if not missing:  # under the tiles' soft edges: paper, not the canvas's grey
             painter.fillRect(exposed, QColor(style.COLOUR.paper))
         if missing:
             s = self.overview_scale
-            painter.drawImage(exposed, self.overview,
-                              QRectF(exposed.x() * s, exposed.y() * s, exposed.width() * s, exposed.height() * s))
+            painter.drawImage(
+                exposed,
+                self.overview,
+                QRectF(exposed.x() * s, exposed.y() * s, exposed.width() * s, exposed.height() * s),
+            )
         for target, image, source in found:
             painter.drawImage(target, image, source)
         if missing:
@@ -415,8 +419,16 @@ class PassageItem(GridObjectItem):
         mid = self.edge_mid(obj.cell, obj.side)
         half = min(max(0.115 * self.dungeon.grid.cell_mm, 1.8), 3.2) + 0.6
         path = QPainterPath()
-        path.addPolygon(QPolygonF([QPointF(mid.x(), mid.y() - half), QPointF(mid.x() + half, mid.y()),
-                                   QPointF(mid.x(), mid.y() + half), QPointF(mid.x() - half, mid.y())]))
+        path.addPolygon(
+            QPolygonF(
+                [
+                    QPointF(mid.x(), mid.y() - half),
+                    QPointF(mid.x() + half, mid.y()),
+                    QPointF(mid.x(), mid.y() + half),
+                    QPointF(mid.x() - half, mid.y()),
+                ]
+            )
+        )
         path.closeSubpath()
         return path
 
@@ -434,8 +446,14 @@ class EntrywayItem(GridObjectItem):
         length, half = 8.0, 3.5
         centre = QPointF(mid.x() + dx * length / 2, mid.y() + dy * length / 2)
         path = QPainterPath()
-        path.addRect(QRectF(centre.x() - (half if dx == 0 else length / 2), centre.y() - (half if dy == 0 else length / 2),
-                            2 * half if dx == 0 else length, 2 * half if dy == 0 else length))
+        path.addRect(
+            QRectF(
+                centre.x() - (half if dx == 0 else length / 2),
+                centre.y() - (half if dy == 0 else length / 2),
+                2 * half if dx == 0 else length,
+                2 * half if dy == 0 else length,
+            )
+        )
         return path
 
 
@@ -481,14 +499,14 @@ class DungeonScene(QGraphicsScene):
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.timeout.connect(self.render_sheet)
-        self._pending = None          # (future, started, paper, key, level) of a sheet render in the worker
-        self._dirty = False           # the model changed while a render was running
+        self._pending = None  # (future, started, paper, key, level) of a sheet render in the worker
+        self._dirty = False  # the model changed while a render was running
         self._poll = QTimer(self)
         self._poll.setInterval(25)
         self._poll.timeout.connect(self._collect)
-        self._generation = 0          # numbers the sheets sent to the worker
-        self._retried = False         # the render in the worker is a retry after the worker died
-        self._tile_job = None         # (future, key, level) of tiles being drawn in the worker
+        self._generation = 0  # numbers the sheets sent to the worker
+        self._retried = False  # the render in the worker is a retry after the worker died
+        self._tile_job = None  # (future, key, level) of tiles being drawn in the worker
         self._tile_timer = QTimer(self)
         self._tile_timer.setSingleShot(True)
         self._tile_timer.setInterval(30)  # a wheel's zoom steps settle before tiles are asked
@@ -606,7 +624,8 @@ class DungeonScene(QGraphicsScene):
         drawn as images: see :class:`SheetBackground`)."""
         self._render_timer.stop()
         slow = self.background.render_ms > self.ASYNC_RENDER_MS or (
-            self.background.render_ms == 0 and len(self.items_by_ref) > self.ASYNC_OBJECTS)
+            self.background.render_ms == 0 and len(self.items_by_ref) > self.ASYNC_OBJECTS
+        )
         if not slow:
             self.background.refresh(self.document.dungeon, self.document.ruleset)
             self._update_guides()
@@ -618,8 +637,9 @@ class DungeonScene(QGraphicsScene):
         self._generation += 1
         key = f"{id(self)}:{self._generation}"
         level, tiles = self._visible_tiles()
-        future = shared_worker().submit(render_raster_sheet, key, dungeon.to_dict(), self.document.ruleset.data,
-                                        level, tiles)
+        future = shared_worker().submit(
+            render_raster_sheet, key, dungeon.to_dict(), self.document.ruleset.data, level, tiles
+        )
         self._pending = (future, time.perf_counter(), dungeon.sheet.paper, key, level)
         self._dirty = False
         self._poll.start()
@@ -638,8 +658,7 @@ class DungeonScene(QGraphicsScene):
             return 1.0, []
         view = views[0]
         viewport = view.viewport()
-        level = tile_level(math.hypot(view.transform().m11(), view.transform().m12())
-                           * viewport.devicePixelRatioF())
+        level = tile_level(math.hypot(view.transform().m11(), view.transform().m12()) * viewport.devicePixelRatioF())
         margin = TILE_PX / level
         visible = view.mapToScene(viewport.rect()).boundingRect().adjusted(-margin, -margin, margin, margin)
         kept = self.background.tiles

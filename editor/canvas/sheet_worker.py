@@ -42,8 +42,11 @@ def out_of_range(dungeon_data, pointer: str = "") -> str | None:
     elif isinstance(dungeon_data, list):
         items = enumerate(dungeon_data)
     else:
-        if isinstance(dungeon_data, (int, float)) and not isinstance(dungeon_data, bool) \
-                and not -FORMAT_LIMIT_MM <= dungeon_data <= FORMAT_LIMIT_MM:
+        if (
+            isinstance(dungeon_data, (int, float))
+            and not isinstance(dungeon_data, bool)
+            and not -FORMAT_LIMIT_MM <= dungeon_data <= FORMAT_LIMIT_MM
+        ):
             return pointer or "/"
         if isinstance(dungeon_data, str) and len(dungeon_data) > FORMAT_LIMIT_TEXT:
             return pointer or "/"
@@ -65,8 +68,10 @@ def render_svg(dungeon_data: dict, ruleset_data: dict) -> tuple[str, str]:
 
     beyond = out_of_range(dungeon_data)
     if beyond is not None:
-        return "", (f"the sheet is not drawn: {beyond} is beyond the format's limits (\u00b1{FORMAT_LIMIT_MM} mm, "
-                    f"{FORMAT_LIMIT_TEXT} characters); bring it back within them")
+        return "", (
+            f"the sheet is not drawn: {beyond} is beyond the format's limits (\u00b1{FORMAT_LIMIT_MM} mm, "
+            f"{FORMAT_LIMIT_TEXT} characters); bring it back within them"
+        )
     try:
         page = render_sheet(dungeon_from_dict(dungeon_data), Ruleset(ruleset_data))
     except Exception as exc:
@@ -104,8 +109,9 @@ def overview_scale(width_mm: float, height_mm: float) -> float:
 _KEPT: OrderedDict = OrderedDict()  # in the worker: key -> (QSvgRenderer, width_mm, height_mm)
 
 
-def _draw(renderer, width_mm: float, height_mm: float, x_mm: float, y_mm: float, scale: float,
-          width_px: int, height_px: int):
+def _draw(
+    renderer, width_mm: float, height_mm: float, x_mm: float, y_mm: float, scale: float, width_px: int, height_px: int
+):
     """Draw the part of a parsed sheet whose top-left corner is (``x_mm``, ``y_mm``) at
     ``scale`` pixels per mm into a new image of ``width_px`` x ``height_px`` pixels."""
     from PySide6.QtCore import QRectF
@@ -164,8 +170,16 @@ def _draw_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> list[tu
     c0, c1 = min(c for c, _ in tiles), max(c for c, _ in tiles)
     r0, r1 = min(r for _, r in tiles), max(r for _, r in tiles)
     tile_mm, pad_mm = TILE_PX / level, TILE_PAD_PX / level
-    block = _draw(renderer, width_mm, height_mm, c0 * tile_mm - pad_mm, r0 * tile_mm - pad_mm, level,
-                  (c1 - c0 + 1) * TILE_PX + 2 * TILE_PAD_PX, (r1 - r0 + 1) * TILE_PX + 2 * TILE_PAD_PX)
+    block = _draw(
+        renderer,
+        width_mm,
+        height_mm,
+        c0 * tile_mm - pad_mm,
+        r0 * tile_mm - pad_mm,
+        level,
+        (c1 - c0 + 1) * TILE_PX + 2 * TILE_PAD_PX,
+        (r1 - r0 + 1) * TILE_PX + 2 * TILE_PAD_PX,
+    )
     out = []
     for c, r in tiles:
         tile = block.copy((c - c0) * TILE_PX, (r - r0) * TILE_PX, TILE_IMAGE_PX, TILE_IMAGE_PX)
@@ -173,8 +187,9 @@ def _draw_tiles(key: str, level: float, tiles: list[tuple[int, int]]) -> list[tu
     return out
 
 
-def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level: float,
-                        tiles: list[tuple[int, int]]) -> dict:
+def render_raster_sheet(
+    key: str, dungeon_data: dict, ruleset_data: dict, level: float, tiles: list[tuple[int, int]]
+) -> dict:
     """Lay out and parse the sheet of a dungeon in the worker, keep it under ``key`` for
     :func:`render_tiles`, and draw its overview and ``tiles`` at ``level`` (pixels per mm).
 
@@ -189,8 +204,9 @@ def render_raster_sheet(key: str, dungeon_data: dict, ruleset_data: dict, level:
     while len(_KEPT) > KEPT_SHEETS:
         _KEPT.popitem(last=False)
     scale = overview_scale(width_mm, height_mm)
-    overview = _draw(renderer, width_mm, height_mm, 0, 0, scale, math.ceil(width_mm * scale),
-                     math.ceil(height_mm * scale))
+    overview = _draw(
+        renderer, width_mm, height_mm, 0, 0, scale, math.ceil(width_mm * scale), math.ceil(height_mm * scale)
+    )
     return {"error": "", "overview": (scale, *_image_bytes(overview)), "tiles": _draw_tiles(key, level, tiles)}
 
 

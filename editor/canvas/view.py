@@ -35,8 +35,11 @@ class CanvasView(QGraphicsView):
         self.grid_step_mm = 5.0
         self._panning: QPointF | None = None
         self._space = False
-        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing |
-                            QPainter.RenderHint.SmoothPixmapTransform)
+        self.setRenderHints(
+            QPainter.RenderHint.Antialiasing
+            | QPainter.RenderHint.TextAntialiasing
+            | QPainter.RenderHint.SmoothPixmapTransform
+        )
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
@@ -95,13 +98,14 @@ class CanvasView(QGraphicsView):
             return
         steps = event.angleDelta().y() / 120
         if steps:
-            self.zoom_by(WHEEL_STEP ** steps)
+            self.zoom_by(WHEEL_STEP**steps)
         event.accept()
 
     # mouse and keys ------------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.MiddleButton or (
-                self._space and event.button() == Qt.MouseButton.LeftButton):
+            self._space and event.button() == Qt.MouseButton.LeftButton
+        ):
             self._panning = event.position()
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             event.accept()
@@ -138,8 +142,9 @@ class CanvasView(QGraphicsView):
         super().mouseReleaseEvent(event)
 
     def mouseDoubleClickEvent(self, event) -> None:
-        if self.tool is not None and self.tool.mouse_double_click(self, event,
-                                                                 self.mapToScene(event.position().toPoint())):
+        if self.tool is not None and self.tool.mouse_double_click(
+            self, event, self.mapToScene(event.position().toPoint())
+        ):
             event.accept()
             return
         super().mouseDoubleClickEvent(event)

@@ -108,9 +108,15 @@ class DungeonDocument(QObject):
     #: Quiet time after the last edit before validation runs again, in ms.
     VALIDATION_DELAY_MS = 120
 
-    def __init__(self, dungeon: Dungeon, ruleset: Ruleset, path: Path | None = None,
-                 registry: RulesetRegistry | None = None, deck: dict[str, int] | None = None,
-                 parent: QObject | None = None):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        ruleset: Ruleset,
+        path: Path | None = None,
+        registry: RulesetRegistry | None = None,
+        deck: dict[str, int] | None = None,
+        parent: QObject | None = None,
+    ):
         super().__init__(parent)
         self.dungeon = dungeon
         self.ruleset = ruleset
@@ -200,15 +206,32 @@ class DungeonDocument(QObject):
 #: JSON Schema error kinds that leave values the canvas, the inspector and the exporters cannot
 #: work with (a text where a number belongs, a point with one coordinate, an object where a list
 #: belongs, a number or text beyond the format's limits). A file with such errors is refused with the
-#: list of them, never half-shown: its designer fixes them in a text editor. Every other schema error (a missing list, an unknown
-#: kind, a member not allowed for a kind...) opens and is listed in the Problems panel.
-UNSHOWABLE_SCHEMA_ERRORS = frozenset({
-    "Type", "MinItems", "MaxItems", "AdditionalItems", "UnevaluatedItems", "AnyOf", "OneOfNotValid",
-    "OneOfMultipleValid", "Not", "Contains", "MinProperties", "MaxProperties",
-    # numbers beyond the format's range, texts beyond its lengths: the exporters' layout work
-    # grows with them (a room 10^9 mm tall or a title of a million letters takes them minutes)
-    "Minimum", "Maximum", "ExclusiveMinimum", "ExclusiveMaximum", "MaxLength",
-})
+#: list of them, never half-shown: its designer fixes them in a text editor. Every other schema
+#: error (a missing list, an unknown kind, a member not allowed for a kind...) opens and is listed
+#: in the Problems panel.
+UNSHOWABLE_SCHEMA_ERRORS = frozenset(
+    {
+        "Type",
+        "MinItems",
+        "MaxItems",
+        "AdditionalItems",
+        "UnevaluatedItems",
+        "AnyOf",
+        "OneOfNotValid",
+        "OneOfMultipleValid",
+        "Not",
+        "Contains",
+        "MinProperties",
+        "MaxProperties",
+        # numbers beyond the format's range, texts beyond its lengths: the exporters' layout work
+        # grows with them (a room 10^9 mm tall or a title of a million letters takes them minutes)
+        "Minimum",
+        "Maximum",
+        "ExclusiveMinimum",
+        "ExclusiveMaximum",
+        "MaxLength",
+    }
+)
 
 
 def _absent_members(original, kept, pointer: str = "") -> list[str]:
@@ -278,19 +301,30 @@ def open_dungeon_file(path: Path):
     if loaded.file_type == "dungeon" and isinstance(loaded.data, dict):
         refusals = unshowable_schema_errors(loaded.data)
         if refusals:
-            return None, ("the editor cannot show values of the wrong type, shape or size, or missing members; fix "
-                          "these in a text editor (inkcrawl validate lists them too):\n" + _lines(refusals)), ""
+            return (
+                None,
+                (
+                    "the editor cannot show values of the wrong type, shape or size, or missing members; fix "
+                    "these in a text editor (inkcrawl validate lists them too):\n" + _lines(refusals)
+                ),
+                "",
+            )
     result = open_dungeons([str(path)])
     if not result.dungeons:
-        errors = [f"{p.code} {p.pointer or ''} {p.message}".strip() for p in result.report.problems
-                  if p.severity.value == "error"]
+        errors = [
+            f"{p.code} {p.pointer or ''} {p.message}".strip()
+            for p in result.report.problems
+            if p.severity.value == "error"
+        ]
         return None, _lines(errors) or f"{path} holds no dungeon inkcrawl can open", ""
     opened = result.dungeons[0]
     losses = _absent_members(loaded.data, opened.dungeon.to_dict()) if isinstance(loaded.data, dict) else []
     warning = ""
     if losses:
-        warning = (f"{path.name} holds members that are not part of the dungeon format; the editor does not keep "
-                   "them, so saving drops them (keep a copy if you need them):\n" + _lines(losses))
+        warning = (
+            f"{path.name} holds members that are not part of the dungeon format; the editor does not keep "
+            "them, so saving drops them (keep a copy if you need them):\n" + _lines(losses)
+        )
     return opened, "", warning
 
 
@@ -305,12 +339,13 @@ def manifest_refusal(manifest: Path) -> str:
     if loaded.data is None:
         return _lines([f"{p.code} {p.message}" for p in loaded.problems]) or "its pack.json cannot be read"
     if loaded.file_type != "pack" or not isinstance(loaded.data, dict):
-        return f"its pack.json is not a pack (its \"type\" is {loaded.file_type!r})"
+        return f'its pack.json is not a pack (its "type" is {loaded.file_type!r})'
     problems = schema_problems(loaded.data, "pack", str(manifest))
     if not problems:
         return ""
-    return "its pack.json has errors; fix them in a text editor (inkcrawl validate lists them too):\n" \
-        + _lines([f"{p.pointer or '/'}: {p.message}" for p in problems])
+    return "its pack.json has errors; fix them in a text editor (inkcrawl validate lists them too):\n" + _lines(
+        [f"{p.pointer or '/'}: {p.message}" for p in problems]
+    )
 
 
 def load_document(path: Path, parent: QObject | None = None) -> tuple[DungeonDocument | None, str]:
@@ -329,7 +364,8 @@ def load_document(path: Path, parent: QObject | None = None) -> tuple[DungeonDoc
     return document, ""
 
 
-def new_document(dungeon_data: dict, ruleset: Ruleset, registry: RulesetRegistry | None = None,
-                 parent: QObject | None = None) -> DungeonDocument:
+def new_document(
+    dungeon_data: dict, ruleset: Ruleset, registry: RulesetRegistry | None = None, parent: QObject | None = None
+) -> DungeonDocument:
     """A new, unsaved document from dungeon data (e.g. a ruleset template)."""
     return DungeonDocument(dungeon_from_dict(dungeon_data), ruleset, None, registry, None, parent)

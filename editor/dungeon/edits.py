@@ -58,8 +58,14 @@ def ref_of(obj: Any) -> str:
 
 def collection_of(obj: Any) -> str:
     """The name of the dungeon list an object belongs in (``areas``, ``features``...)."""
-    for cls, name in ((Area, "areas"), (Wall, "walls"), (Element, "elements"), (Passage, "passages"),
-                      (Entryway, "entryways"), (Feature, "features")):
+    for cls, name in (
+        (Area, "areas"),
+        (Wall, "walls"),
+        (Element, "elements"),
+        (Passage, "passages"),
+        (Entryway, "entryways"),
+        (Feature, "features"),
+    ):
         if isinstance(obj, cls):
             return name
     raise EditError(f"{type(obj).__name__} is not an object of a dungeon")
@@ -153,12 +159,15 @@ class DeleteObjects(Edit):
     def __init__(self, dungeon: Dungeon, refs: Iterable[str], text: str = "Delete"):
         found = [find(dungeon, ref) for ref in dict.fromkeys(refs)]
         # Remember positions in ascending order so undo can re-insert them in that order.
-        self.removed = sorted(((name, index, copy.deepcopy(obj)) for name, index, obj in found),
-                              key=lambda item: (item[0], item[1]))
+        self.removed = sorted(
+            ((name, index, copy.deepcopy(obj)) for name, index, obj in found), key=lambda item: (item[0], item[1])
+        )
         self.text = text
 
     @classmethod
-    def at_positions(cls, dungeon: Dungeon, positions: Iterable[tuple[str, int]], text: str = "Delete") -> DeleteObjects:
+    def at_positions(
+        cls, dungeon: Dungeon, positions: Iterable[tuple[str, int]], text: str = "Delete"
+    ) -> DeleteObjects:
         """Remove the objects at ``(collection, index)`` positions: for objects that share a
         reference, such as the same grid edge listed twice as a passage. Raises
         :class:`EditError` for a position that does not exist."""
@@ -194,8 +203,13 @@ class ChangeProperties(Edit):
     (typing a name is one undo step).
     """
 
-    def __init__(self, dungeon: Dungeon, changes: Iterable[tuple[str, str, Any]], text: str = "Change",
-                 merge_key: str | None = None):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        changes: Iterable[tuple[str, str, Any]],
+        text: str = "Change",
+        merge_key: str | None = None,
+    ):
         self.changes = []
         for ref, attribute, value in changes:
             _, _, obj = find(dungeon, ref)
@@ -207,7 +221,7 @@ class ChangeProperties(Edit):
 
     def _apply(self, dungeon: Dungeon, new: bool) -> None:
         index = index_by_ref(dungeon)
-        for ref, attribute, old, value in (self.changes if new else reversed(self.changes)):
+        for ref, attribute, old, value in self.changes if new else reversed(self.changes):
             # undoing an id change finds the object under the id it was given
             key = value if (attribute == "id" and not new) else ref
             setattr(index[key][2], attribute, copy.deepcopy(value if new else old))
@@ -278,8 +292,15 @@ class MoveObjects(_TransformsOriginals):
     whole cells. Edits with the same ``merge_key`` (one drag) merge into one step whose
     offset is the total; undo restores the exact original geometry."""
 
-    def __init__(self, dungeon: Dungeon, refs: Iterable[str], dx: float, dy: float, text: str = "Move",
-                 merge_key: str | None = None):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        refs: Iterable[str],
+        dx: float,
+        dy: float,
+        text: str = "Move",
+        merge_key: str | None = None,
+    ):
         self.originals = {}
         for ref in dict.fromkeys(refs):
             _, _, obj = find(dungeon, ref)
@@ -298,7 +319,6 @@ class MoveObjects(_TransformsOriginals):
     def redo(self, dungeon: Dungeon) -> None:
         self._place(dungeon, self.dx, self.dy)
 
-
     def merge(self, other: Edit) -> bool:
         if not isinstance(other, MoveObjects) or self.merge_key is None or other.merge_key != self.merge_key:
             return False
@@ -313,8 +333,10 @@ def _rotate_point(p: Point, centre: Point, angle_deg: float) -> Point:
     a = math.radians(angle_deg)
     dx, dy = p[0] - centre[0], p[1] - centre[1]
     # y points down on the sheet, so a positive angle turns clockwise on the page
-    return (round(centre[0] + dx * math.cos(a) - dy * math.sin(a), 3),
-            round(centre[1] + dx * math.sin(a) + dy * math.cos(a), 3))
+    return (
+        round(centre[0] + dx * math.cos(a) - dy * math.sin(a), 3),
+        round(centre[1] + dx * math.sin(a) + dy * math.cos(a), 3),
+    )
 
 
 def _normal_angle(value: float) -> float:
@@ -328,8 +350,14 @@ class RotateObjects(_TransformsOriginals):
     turn about it, elements move about it and their ``rotation_deg`` grows by the angle.
     Grid objects do not rotate (raises :class:`EditError`)."""
 
-    def __init__(self, dungeon: Dungeon, refs: Iterable[str], angle_deg: float, centre: Point | None = None,
-                 text: str | None = None):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        refs: Iterable[str],
+        angle_deg: float,
+        centre: Point | None = None,
+        text: str | None = None,
+    ):
         self.originals = {}
         points: list[Point] = []
         for ref in dict.fromkeys(refs):
@@ -367,13 +395,18 @@ class RotateObjects(_TransformsOriginals):
                     obj.rotation_deg = _normal_angle(original.rotation_deg + angle)
 
 
-
 class EditShape(Edit):
     """Replace the outline of an area (``polygon``) or the points of a wall, or a door's
     ``segment``: vertex moves, insertions and removals. Merges within one drag."""
 
-    def __init__(self, dungeon: Dungeon, ref: str, points: Sequence[Point], text: str = "Edit shape",
-                 merge_key: str | None = None):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        ref: str,
+        points: Sequence[Point],
+        text: str = "Edit shape",
+        merge_key: str | None = None,
+    ):
         _, _, obj = find(dungeon, ref)
         self.attribute = {Area: "polygon", Wall: "points"}.get(type(obj))
         if self.attribute is None:
@@ -402,8 +435,12 @@ class EditShape(Edit):
         return {self.ref}
 
     def merge(self, other: Edit) -> bool:
-        if not isinstance(other, EditShape) or self.merge_key is None or other.merge_key != self.merge_key \
-                or other.ref != self.ref:
+        if (
+            not isinstance(other, EditShape)
+            or self.merge_key is None
+            or other.merge_key != self.merge_key
+            or other.ref != self.ref
+        ):
             return False
         self.new = other.new
         return True
@@ -416,8 +453,9 @@ class ChangeSheet(Edit):
     SHEET_MEMBERS = ("title", "reminders", "components", "end_triggers", "orb_tokens", "paper")
     DUNGEON_MEMBERS = ("id", "ruleset")
 
-    def __init__(self, dungeon: Dungeon, member: str, value: Any, text: str | None = None,
-                 merge_key: str | None = None):
+    def __init__(
+        self, dungeon: Dungeon, member: str, value: Any, text: str | None = None, merge_key: str | None = None
+    ):
         if member in self.SHEET_MEMBERS:
             self.owner = "sheet"
             old = getattr(dungeon.sheet, member)
@@ -446,8 +484,12 @@ class ChangeSheet(Edit):
         return {"sheet"}
 
     def merge(self, other: Edit) -> bool:
-        if not isinstance(other, ChangeSheet) or self.merge_key is None or other.merge_key != self.merge_key \
-                or other.member != self.member:
+        if (
+            not isinstance(other, ChangeSheet)
+            or self.merge_key is None
+            or other.merge_key != self.merge_key
+            or other.member != self.member
+        ):
             return False
         self.new = other.new
         return True
@@ -500,8 +542,9 @@ def _cell_inside(grid: GridSpec, cell) -> bool:
 def objects_outside(dungeon: GridDungeon, columns: int, rows: int) -> list[Any]:
     """The grid objects that would fall outside a ``columns`` x ``rows`` grid: features in
     removed rooms, passages touching them, entryways no longer on an outer edge."""
-    grid = GridSpec(columns, rows, dungeon.grid.cell_mm, dungeon.grid.origin_mm,
-                    dungeon.grid.column_labels, dungeon.grid.row_labels)
+    grid = GridSpec(
+        columns, rows, dungeon.grid.cell_mm, dungeon.grid.origin_mm, dungeon.grid.column_labels, dungeon.grid.row_labels
+    )
     out: list[Any] = []
     for passage in dungeon.passages:
         (col, row), side = edge_key(passage.cell, passage.side)
@@ -526,8 +569,9 @@ class ResizeGrid(Edit):
         self.new_grid = copy.deepcopy(dungeon.grid)
         self.new_grid.columns, self.new_grid.rows = int(columns), int(rows)
         outside = {id(obj) for obj in objects_outside(dungeon, columns, rows)}
-        self.removed = [(name, index, copy.deepcopy(obj)) for name, index, obj in objects(dungeon)
-                        if id(obj) in outside]
+        self.removed = [
+            (name, index, copy.deepcopy(obj)) for name, index, obj in objects(dungeon) if id(obj) in outside
+        ]
         self.text = f"Resize grid to {columns} x {rows}"
 
     def redo(self, dungeon: Dungeon) -> None:
@@ -604,8 +648,28 @@ def clone_dungeon(dungeon: Dungeon) -> Dungeon:
 
 
 __all__ = [
-    "AddObjects", "ChangeProperties", "ChangeSheet", "Compound", "DeleteObjects", "Edit", "EditError", "EditShape",
-    "MoveObjects", "ResizeGrid", "RotateObjects", "TogglePassage", "clone_dungeon", "collection_of", "find", "index_by_ref",
-    "new_id", "objects", "objects_outside", "passage_ref", "paste_copies", "ref_of", "renumber_stones",
+    "AddObjects",
+    "ChangeProperties",
+    "ChangeSheet",
+    "Compound",
+    "DeleteObjects",
+    "Edit",
+    "EditError",
+    "EditShape",
+    "MoveObjects",
+    "ResizeGrid",
+    "RotateObjects",
+    "TogglePassage",
+    "clone_dungeon",
+    "collection_of",
+    "find",
+    "index_by_ref",
+    "new_id",
+    "objects",
+    "objects_outside",
+    "passage_ref",
+    "paste_copies",
+    "ref_of",
+    "renumber_stones",
     "COLLECTIONS",
 ]

@@ -19,8 +19,13 @@ class EditShapes(Edit):
     merge (one drag is one undo step). Undo restores every outline exactly. Raises
     :class:`editor.dungeon.edits.EditError` for an unknown reference or an object without an outline."""
 
-    def __init__(self, dungeon: Dungeon, shapes: Mapping[str, Sequence[Point]], text: str = "Edit shape",
-                 merge_key: str | None = None):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        shapes: Mapping[str, Sequence[Point]],
+        text: str = "Edit shape",
+        merge_key: str | None = None,
+    ):
         if not shapes:
             raise EditError("no outline to change")
         # EditShape checks each object and rounds the points as every outline edit does
@@ -41,16 +46,21 @@ class EditShapes(Edit):
         return set(self.parts)
 
     def merge(self, other: Edit) -> bool:
-        if not isinstance(other, EditShapes) or self.merge_key is None or other.merge_key != self.merge_key \
-                or set(other.parts) != set(self.parts):
+        if (
+            not isinstance(other, EditShapes)
+            or self.merge_key is None
+            or other.merge_key != self.merge_key
+            or set(other.parts) != set(self.parts)
+        ):
             return False
         for ref, part in other.parts.items():
             self.parts[ref].new = copy.deepcopy(part.new)
         return True
 
 
-def coincident_vertices(dungeon: Dungeon, point: Point, exclude: str,
-                        tolerance_mm: float = 1e-3) -> list[tuple[str, int]]:
+def coincident_vertices(
+    dungeon: Dungeon, point: Point, exclude: str, tolerance_mm: float = 1e-3
+) -> list[tuple[str, int]]:
     """``(reference, vertex index)`` of the area and wall vertices lying on ``point`` (within
     ``tolerance_mm``), other than those of object ``exclude``: the corners a drag carries along."""
     out = []

@@ -31,17 +31,28 @@ def template_data(ruleset: Ruleset, title: str = "Untitled Dungeon", dungeon_id:
     with room above it for the title. Line family: an empty sheet. Raises ``ValueError`` for
     a ruleset of an unknown family.
     """
-    common = {"type": "dungeon", "format_version": 2, "id": dungeon_id or slug(title), "family": ruleset.family,
-              "ruleset": ruleset.id, "sheet": {"title": title, "paper": dict(A4), "reminders": []}}
+    common = {
+        "type": "dungeon",
+        "format_version": 2,
+        "id": dungeon_id or slug(title),
+        "family": ruleset.family,
+        "ruleset": ruleset.id,
+        "sheet": {"title": title, "paper": dict(A4), "reminders": []},
+    }
     if ruleset.family == "grid":
         board = ruleset.data.get("board", {})
         columns, rows = int(board.get("columns", 7)), int(board.get("rows", 7))
         cell = float(board.get("cell_mm", 24))
         width = columns * cell
         origin_x = round(max(A4["margin_mm"] + 11, (A4["width_mm"] - width) / 2), 3)
-        common["grid"] = {"columns": columns, "rows": rows, "cell_mm": cell, "origin_mm": [origin_x, 40],
-                          "column_labels": board.get("column_labels", "letters"),
-                          "row_labels": board.get("row_labels", "numbers")}
+        common["grid"] = {
+            "columns": columns,
+            "rows": rows,
+            "cell_mm": cell,
+            "origin_mm": [origin_x, 40],
+            "column_labels": board.get("column_labels", "letters"),
+            "row_labels": board.get("row_labels", "numbers"),
+        }
         passages = [{"cell": [c, r], "side": "east"} for r in range(rows) for c in range(columns - 1)]
         passages += [{"cell": [c, r], "side": "south"} for r in range(rows - 1) for c in range(columns)]
         common.update(passages=passages, entryways=[], features=[])

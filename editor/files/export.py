@@ -48,10 +48,20 @@ from exporters.pages import Page, PageOptions
 KINDS = ("pdf", "svg", "png", "game", "cards")
 FORMATS = {"pdf": SHEET_PDF, "svg": SHEET_SVG, "png": SHEET_PNG, "game": GAME_JSON, "cards": CARDS_PDF}
 _SUFFIX = {kind: format_.suffixes[0] for kind, format_ in FORMATS.items()}
-_TITLES = {"pdf": "Export sheet as PDF", "svg": "Export sheet as SVG", "png": "Export sheet as PNG",
-           "game": "Export game data", "cards": "Export card sheets"}
-_FILTERS = {"pdf": "PDF (*.pdf)", "svg": "SVG (*.svg)", "png": "PNG image (*.png)", "game": "Game data (*.json)",
-            "cards": "PDF (*.pdf)"}
+_TITLES = {
+    "pdf": "Export sheet as PDF",
+    "svg": "Export sheet as SVG",
+    "png": "Export sheet as PNG",
+    "game": "Export game data",
+    "cards": "Export card sheets",
+}
+_FILTERS = {
+    "pdf": "PDF (*.pdf)",
+    "svg": "SVG (*.svg)",
+    "png": "PNG image (*.png)",
+    "game": "Game data (*.json)",
+    "cards": "PDF (*.pdf)",
+}
 #: Paper choices of the dialog ("" = the sheet's own paper).
 PAPER_CHOICES = ("", "A4", "Letter", "A3", "A5", "Legal", "Tabloid")
 
@@ -97,8 +107,14 @@ class ExportOptions:
         """The options as the formats take them (:class:`exporters.formats.WriteOptions`);
         card sheets print the deck ``self.deck`` of the pack ``deck_source``, or the ruleset's
         deck when there is no pack. Raises :class:`exporters.formats.ExportError`."""
-        return WriteOptions(page=self.page_options(), copies=self.copies, dpi=self.dpi, backs=self.backs,
-                            deck_source=deck_source, deck=self.deck if deck_source is not None else None)
+        return WriteOptions(
+            page=self.page_options(),
+            copies=self.copies,
+            dpi=self.dpi,
+            backs=self.backs,
+            deck_source=deck_source,
+            deck=self.deck if deck_source is not None else None,
+        )
 
     def to_json(self) -> str:
         """The options as JSON text (kept in the settings): one flat object, the page's members
@@ -161,9 +177,11 @@ def phrase(error: ExportError, documents=()) -> str:
         message = f"{documents[error.dungeon_index].display_name}: {message}"
     if error.code == "does-not-fit":
         margin = error.margin_that_fits_mm
-        message += ("; tick \u201cFit to paper\u201d to scale it"
-                    + (f", set the margins to {margin:g} mm (keeps the size)" if margin is not None else "")
-                    + ", or choose larger paper")
+        message += (
+            "; tick \u201cFit to paper\u201d to scale it"
+            + (f", set the margins to {margin:g} mm (keeps the size)" if margin is not None else "")
+            + ", or choose larger paper"
+        )
     elif error.code == "image-too-large":
         message += "; choose a lower resolution"
     elif error.code == "game-data":
@@ -202,8 +220,10 @@ def note_lines(notes) -> list[str]:
     lines = []
     for note in notes:
         if note.code == "missing-characters":
-            lines.append(f"\u201c{note.sheet}\u201d has characters the shipped font cannot draw (printed as "
-                         f"boxes): {' '.join(note.characters[:20])}")
+            lines.append(
+                f"\u201c{note.sheet}\u201d has characters the shipped font cannot draw (printed as "
+                f"boxes): {' '.join(note.characters[:20])}"
+            )
         else:
             lines.append(f"\u201c{note.sheet}\u201d: {note.message}")
     return lines
@@ -261,8 +281,12 @@ def print_pages(printer, pages, copies: int = 1) -> int:
     try:
         for page in pages:
             renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
-            size = QPageSize(QSizeF(round(page.width_mm, 3), round(page.height_mm, 3)), QPageSize.Unit.Millimeter,
-                             "", QPageSize.SizeMatchPolicy.ExactMatch)
+            size = QPageSize(
+                QSizeF(round(page.width_mm, 3), round(page.height_mm, 3)),
+                QPageSize.Unit.Millimeter,
+                "",
+                QPageSize.SizeMatchPolicy.ExactMatch,
+            )
             for _ in range(copies):
                 printer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
                 if count == 0:
@@ -294,8 +318,13 @@ class ExportMenu(QObject):
     def ask_export_options(self, kind: str, document, defaults: ExportOptions) -> ExportOptions | None:
         """The export dialog: paper, orientation, margins, copies, bleed, crop marks,
         grayscale, fit, dpi, deck and backs, as ``kind`` needs."""
-        dialog = ExportDialog(kind, defaults, deck_choices(document, self.window.pack_path) if kind == "cards" else [],
-                              len(self.window.documents), self.window)
+        dialog = ExportDialog(
+            kind,
+            defaults,
+            deck_choices(document, self.window.pack_path) if kind == "cards" else [],
+            len(self.window.documents),
+            self.window,
+        )
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         return dialog.options()
@@ -311,9 +340,12 @@ class ExportMenu(QObject):
         """Ask whether to export a dungeon that has validation errors anyway."""
         shown = "\n".join(errors[:8]) + ("\n..." if len(errors) > 8 else "")
         answer = QMessageBox.warning(
-            self.window, "Validation errors",
+            self.window,
+            "Validation errors",
             f"The dungeon has {len(errors)} validation error(s):\n\n{shown}\n\nExport anyway?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def show_export_message(self, level: str, title: str, text: str) -> None:
@@ -390,9 +422,12 @@ class ExportMenu(QObject):
             window.show_export_message("error", "Not exported", text)
             return None
         except Exception as exc:
-            window.show_export_message("error", "Not exported",
-                                       f"{path.name} was not written: the exporter failed ({type(exc).__name__}: "
-                                       f"{exc}). Please report this with the dungeon file.")
+            window.show_export_message(
+                "error",
+                "Not exported",
+                f"{path.name} was not written: the exporter failed ({type(exc).__name__}: "
+                f"{exc}). Please report this with the dungeon file.",
+            )
             return None
         text = summary(result, options)
         notes = note_lines(result.notes)
@@ -523,12 +558,23 @@ class ExportDialog(QDialog):
         if paper == "Sheet's own paper":
             paper = ""
         margin = self.margin.value()
-        page = PageOptions(orientation=self.orientation.currentText(), margin_mm=None if margin < 0 else margin,
-                           fit=self.fit.isChecked(), bleed_mm=self.bleed.value(), crop_marks=self.crop.isChecked(),
-                           grayscale=self.gray.isChecked())
-        return ExportOptions(paper=paper, page=page, copies=self.copies.value(), dpi=self.dpi.value(),
-                             backs=self.backs.isChecked(), deck=self.deck.currentData(),
-                             scope=self.scope.currentData())
+        page = PageOptions(
+            orientation=self.orientation.currentText(),
+            margin_mm=None if margin < 0 else margin,
+            fit=self.fit.isChecked(),
+            bleed_mm=self.bleed.value(),
+            crop_marks=self.crop.isChecked(),
+            grayscale=self.gray.isChecked(),
+        )
+        return ExportOptions(
+            paper=paper,
+            page=page,
+            copies=self.copies.value(),
+            dpi=self.dpi.value(),
+            backs=self.backs.isChecked(),
+            deck=self.deck.currentData(),
+            scope=self.scope.currentData(),
+        )
 
 
 # installation ----------------------------------------------------------------------------------

@@ -133,8 +133,12 @@ def recovery_record(document: DungeonDocument, session: str) -> dict:
     """What a recovery file holds for ``document``: the canonical dungeon text, the file it
     belongs to, the time, the ruleset (whole, so a pack's own ruleset comes back) and deck."""
     return {
-        "type": RECOVERY_TYPE, "version": 1, "session": session, "pid": os.getpid(),
-        "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"), "saved_at_epoch": time.time(),
+        "type": RECOVERY_TYPE,
+        "version": 1,
+        "session": session,
+        "pid": os.getpid(),
+        "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "saved_at_epoch": time.time(),
         "original_path": str(document.path) if document.path is not None else None,
         "title": document.dungeon.sheet.title or document.dungeon.id,
         "ruleset": document.ruleset.data,
@@ -150,15 +154,24 @@ def read_recovery_file(path: Path) -> RecoveryEntry | None:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("type") != RECOVERY_TYPE \
-            or not isinstance(record.get("dungeon_text"), str) or not isinstance(record.get("ruleset"), dict):
+    if (
+        not isinstance(record, dict)
+        or record.get("type") != RECOVERY_TYPE
+        or not isinstance(record.get("dungeon_text"), str)
+        or not isinstance(record.get("ruleset"), dict)
+    ):
         return None
     original = record.get("original_path")
     if not isinstance(record.get("saved_at_epoch", 0), (int, float)) or isinstance(record.get("saved_at_epoch"), bool):
         record["saved_at_epoch"] = 0  # entries are sorted by it
-    return RecoveryEntry(Path(path), str(record.get("title") or "Untitled"),
-                         Path(original) if isinstance(original, str) and original else None,
-                         str(record.get("saved_at", "")), str(record.get("session", "")), record)
+    return RecoveryEntry(
+        Path(path),
+        str(record.get("title") or "Untitled"),
+        Path(original) if isinstance(original, str) and original else None,
+        str(record.get("saved_at", "")),
+        str(record.get("session", "")),
+        record,
+    )
 
 
 def _session_is_dead(folder: Path, session: str) -> bool:
@@ -204,8 +217,10 @@ def document_from_recovery(entry: RecoveryEntry, parent: QObject | None = None) 
         # a recovery file damaged into valid JSON must not reach the canvas with values of the
         # wrong type (they crash it), nor come back with a ruleset that is not one
         wrong = unshowable_schema_errors(data) if isinstance(data, dict) else ["/: not a dungeon"]
-        wrong += [f"ruleset {p.pointer or '/'}: {p.message}"
-                  for p in schema_problems(record["ruleset"], "ruleset", str(entry.file))]
+        wrong += [
+            f"ruleset {p.pointer or '/'}: {p.message}"
+            for p in schema_problems(record["ruleset"], "ruleset", str(entry.file))
+        ]
         if wrong:
             raise ValueError("; ".join(wrong[:3]))
         dungeon = dungeon_from_dict(data)
@@ -239,8 +254,8 @@ class FileManager(QObject):
         self.session = uuid.uuid4().hex[:16]
         self.folder = recovery_dir()
         self.autosave_interval_ms = AUTOSAVE_INTERVAL_MS
-        self._recovery: dict[int, Path] = {}        # id(document) -> its recovery file
-        self._autosaved: dict[int, int] = {}        # id(document) -> revision autosaved
+        self._recovery: dict[int, Path] = {}  # id(document) -> its recovery file
+        self._autosaved: dict[int, int] = {}  # id(document) -> revision autosaved
         self._watched: dict[int, DungeonDocument] = {}
         self._counter = 0
         self._closed = False
@@ -271,8 +286,9 @@ class FileManager(QObject):
     def ask_open_path(self) -> Path | None:
         """Ask for a dungeon file or a pack manifest to open."""
         start = recent_files()[0] if recent_files() else str(Path.cwd())
-        chosen, _ = QFileDialog.getOpenFileName(self.window, "Open dungeon or pack", str(Path(start).parent),
-                                                "Dungeons and packs (*.json);;All files (*)")
+        chosen, _ = QFileDialog.getOpenFileName(
+            self.window, "Open dungeon or pack", str(Path(start).parent), "Dungeons and packs (*.json);;All files (*)"
+        )
         return Path(chosen) if chosen else None
 
     def ask_open_folder(self) -> Path | None:
@@ -282,8 +298,10 @@ class FileManager(QObject):
 
     def ask_save_path(self, document: DungeonDocument) -> Path | None:
         """Ask where to save ``document`` (Save As, or Save of a new dungeon)."""
-        start = document.path or (Path(recent_files()[0]).parent if recent_files() else Path.cwd()) \
-            / f"{document.dungeon.id}.json"
+        start = (
+            document.path
+            or (Path(recent_files()[0]).parent if recent_files() else Path.cwd()) / f"{document.dungeon.id}.json"
+        )
         chosen, _ = QFileDialog.getSaveFileName(self.window, "Save dungeon", str(start), "Dungeon files (*.json)")
         return Path(chosen) if chosen else None
 
@@ -316,7 +334,9 @@ class FileManager(QObject):
             manifest, problems = read_json_file(Path(manifest_path))
             if not problems and isinstance(manifest, dict):
                 for relative in manifest.get("rulesets", []):
-                    target = path_inside_pack(Path(manifest_path).parent, relative) if isinstance(relative, str) else None
+                    target = (
+                        path_inside_pack(Path(manifest_path).parent, relative) if isinstance(relative, str) else None
+                    )
                     ruleset = load_ruleset_file(target)[0] if target is not None and target.is_file() else None
                     if ruleset is not None:
                         found[ruleset.id] = ruleset
@@ -346,8 +366,9 @@ class FileManager(QObject):
         pack_rulesets = [d.ruleset for d in self.window.documents] + [ruleset]
         document = new_document(data, ruleset, RulesetRegistry(pack_rulesets), self.window)
         self.window.add_document(document)
-        self.window.show_status(f"New {ruleset.family} dungeon \u201c{title}\u201d ({ruleset.id}): "
-                                "Save (Ctrl+S) asks for a file")
+        self.window.show_status(
+            f"New {ruleset.family} dungeon \u201c{title}\u201d ({ruleset.id}): Save (Ctrl+S) asks for a file"
+        )
         return document
 
     def open_dialog(self) -> bool:
@@ -367,8 +388,9 @@ class FileManager(QObject):
         if not path.exists():
             forget_recent(path)
             self._rebuild_recent_menu()
-            self.window.show_file_message("warning", "File not found",
-                                          f"{path} no longer exists; it was removed from the recent files.")
+            self.window.show_file_message(
+                "warning", "File not found", f"{path} no longer exists; it was removed from the recent files."
+            )
             return False
         if not self.window.open_path(path):
             return False
@@ -391,16 +413,21 @@ class FileManager(QObject):
                 path = path.with_suffix(".json")
             for other in self.window.documents:
                 if other is not document and other.path is not None and other.path.absolute() == path.absolute():
-                    self.window.show_file_message("warning", "Not saved",
-                                                  f"{path} is open as another dungeon; close it first or choose "
-                                                  "another file.")
+                    self.window.show_file_message(
+                        "warning",
+                        "Not saved",
+                        f"{path} is open as another dungeon; close it first or choose another file.",
+                    )
                     return False
         try:
             document.save(path)
         except OSError as exc:
-            self.window.show_file_message("error", "Not saved",
-                                          f"{path} could not be written: {exc.strerror or exc}.\n"
-                                          "The file on disk is unchanged and your changes are still open.")
+            self.window.show_file_message(
+                "error",
+                "Not saved",
+                f"{path} could not be written: {exc.strerror or exc}.\n"
+                "The file on disk is unchanged and your changes are still open.",
+            )
             return False
         remember_recent(path)
         self._rebuild_recent_menu()
@@ -482,8 +509,9 @@ class FileManager(QObject):
                 target = self.folder / f"{self.session}-{self._counter}.json"
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
-                write_text_atomic(target, json.dumps(recovery_record(document, self.session), indent=1,
-                                                     ensure_ascii=False) + "\n")
+                write_text_atomic(
+                    target, json.dumps(recovery_record(document, self.session), indent=1, ensure_ascii=False) + "\n"
+                )
             except OSError as exc:
                 self.window.show_status(f"Autosave failed for {document.display_name}: {exc.strerror or exc}")
                 continue
@@ -528,7 +556,8 @@ class FileManager(QObject):
             if id(document) not in self._watched:
                 self._watched[id(document)] = document
                 document.undo_stack.cleanChanged.connect(
-                    lambda clean, d=document, s=self.session: self._became_clean(d, s) if clean else None)
+                    lambda clean, d=document, s=self.session: self._became_clean(d, s) if clean else None
+                )
 
     def _became_clean(self, document: DungeonDocument, session: str) -> None:
         # Back to the saved state: the recovery file is not needed. A window being destroyed
@@ -582,16 +611,21 @@ class FileManager(QObject):
             self.autosave_now()  # the recovered work is safe again at once
             self.window.show_status(f"Recovered {len(restored)} dungeon(s): save them to keep the changes")
         if problems:
-            self.window.show_file_message("warning", "Recovery", "Some dungeons could not be recovered:\n\n"
-                                          + "\n".join(problems))
+            self.window.show_file_message(
+                "warning", "Recovery", "Some dungeons could not be recovered:\n\n" + "\n".join(problems)
+            )
         return restored
 
     def restore(self, entry: RecoveryEntry) -> DungeonDocument:
         """Open one recovered dungeon as a modified document (or put the recovered model into the
         unmodified open dungeon of the same file). Raises ``ValueError`` for damaged data."""
         for document in self.window.documents:
-            if entry.original_path is not None and document.path is not None and not document.modified \
-                    and document.path.absolute() == entry.original_path.absolute():
+            if (
+                entry.original_path is not None
+                and document.path is not None
+                and not document.modified
+                and document.path.absolute() == entry.original_path.absolute()
+            ):
                 fresh = document_from_recovery(entry)
                 document.replace_model(fresh.dungeon)
                 document.undo_stack.resetClean()
@@ -660,8 +694,12 @@ class RecoveryDialog(QDialog):
         self.entries = entries
         self.result_entries = None
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("The editor did not close normally. These dungeons had unsaved changes, "
-                                "autosaved at the time shown. Recover the ticked ones?"))
+        layout.addWidget(
+            QLabel(
+                "The editor did not close normally. These dungeons had unsaved changes, "
+                "autosaved at the time shown. Recover the ticked ones?"
+            )
+        )
         self.list = QListWidget()
         for entry in entries:
             where = str(entry.original_path) if entry.original_path else "never saved"
@@ -682,18 +720,16 @@ class RecoveryDialog(QDialog):
         layout.addWidget(buttons)
 
     def _recover(self) -> None:
-        self.result_entries = [e for i, e in enumerate(self.entries)
-                               if self.list.item(i).checkState() == Qt.CheckState.Checked]
+        self.result_entries = [
+            e for i, e in enumerate(self.entries) if self.list.item(i).checkState() == Qt.CheckState.Checked
+        ]
         self.accept()
 
     def _discard(self) -> None:
-        answer = QMessageBox.question(self, "Discard recovered work",
-                                      "Delete the autosaved changes for good?")
+        answer = QMessageBox.question(self, "Discard recovered work", "Delete the autosaved changes for good?")
         if answer == QMessageBox.StandardButton.Yes:
             self.result_entries = []
             self.accept()
-
-
 
 
 # installation --------------------------------------------------------------------------------
@@ -710,8 +746,13 @@ def install(window) -> FileManager:
     a("save_as").triggered.connect(lambda: manager.save_current(ask_path=True))
 
     file_menu = window.menu("File")
-    open_folder = window.make_action("open_folder", "Open &Pack Folder\u2026", "Ctrl+Shift+O",
-                                     "Open every dungeon of a content pack folder", manager.open_folder_dialog)
+    open_folder = window.make_action(
+        "open_folder",
+        "Open &Pack Folder\u2026",
+        "Ctrl+Shift+O",
+        "Open every dungeon of a content pack folder",
+        manager.open_folder_dialog,
+    )
     manager.open_folder_action = open_folder
     manager.recent_menu = manager._make_recent_menu()
     after_open = _action_after(file_menu, a("open"))

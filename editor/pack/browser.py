@@ -113,8 +113,12 @@ class PackBrowser(QWidget):
         self.save_button.clicked.connect(lambda: self.save_pack())
         self.undo_button.clicked.connect(self.undo_stack.undo)
         self.redo_button.clicked.connect(self.undo_stack.redo)
-        for signal in (self.undo_stack.canUndoChanged, self.undo_stack.canRedoChanged,
-                       self.undo_stack.undoTextChanged, self.undo_stack.redoTextChanged):
+        for signal in (
+            self.undo_stack.canUndoChanged,
+            self.undo_stack.canRedoChanged,
+            self.undo_stack.undoTextChanged,
+            self.undo_stack.redoTextChanged,
+        ):
             signal.connect(lambda *_: self.undo_focus.update_buttons())
         self.undo_stack.cleanChanged.connect(lambda _clean: self._update_marker())
         # a message tells of the last pack edit: the next edit, an undo or a redo supersedes it
@@ -156,11 +160,13 @@ class PackBrowser(QWidget):
         self.list.itemActivated.connect(self._clicked)
         body.addWidget(self.list, 1)
         self.buttons: dict[str, QPushButton] = {}
-        rows = (("add", "Add", "Add a dungeon from the pack ruleset's template"),
-                ("duplicate", "Duplicate", "Add a copy of the chosen dungeon (new id, title '... (copy)')"),
-                ("delete", "Remove", "Remove the chosen dungeon from the pack (its file stays on disk)"),
-                ("up", "Up", "Move the chosen dungeon up in the pack"),
-                ("down", "Down", "Move the chosen dungeon down in the pack"))
+        rows = (
+            ("add", "Add", "Add a dungeon from the pack ruleset's template"),
+            ("duplicate", "Duplicate", "Add a copy of the chosen dungeon (new id, title '... (copy)')"),
+            ("delete", "Remove", "Remove the chosen dungeon from the pack (its file stays on disk)"),
+            ("up", "Up", "Move the chosen dungeon up in the pack"),
+            ("down", "Down", "Move the chosen dungeon down in the pack"),
+        )
         line = QHBoxLayout()
         for key, text, tip in rows:
             button = QPushButton(text)
@@ -191,13 +197,16 @@ class PackBrowser(QWidget):
     def ask_save_pack(self) -> str:
         """Ask what to do with unsaved pack changes: ``"save"``, ``"discard"`` or ``"cancel"``."""
         answer = QMessageBox.question(
-            self.window, "Unsaved pack changes",
+            self.window,
+            "Unsaved pack changes",
             f"Save the changes to the pack {self.manifest.get('name', '') if self.manifest else ''} "
             "(its list of dungeons and manifest)?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save)
+            QMessageBox.StandardButton.Save,
+        )
         return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
-            answer, "cancel")
+            answer, "cancel"
+        )
 
     def tell(self, text: str, error: bool = False) -> None:
         """Show a message about the pack in the dock and the status bar."""
@@ -279,8 +288,11 @@ class PackBrowser(QWidget):
         self.hint.setVisible(not has_pack)
         self.body.setVisible(has_pack)
         dock = self.parentWidget()
-        if has_pack != getattr(self, "_shown_for_pack", None) and dock is not None \
-                and hasattr(dock, "toggleViewAction"):
+        if (
+            has_pack != getattr(self, "_shown_for_pack", None)
+            and dock is not None
+            and hasattr(dock, "toggleViewAction")
+        ):
             # the dock appears when a pack opens and steps aside for lone dungeon files;
             # in between, the Window menu shows or hides it as the user likes (noted only once
             # the browser sits in its dock: the first sync runs before)
@@ -442,8 +454,12 @@ class PackBrowser(QWidget):
         relative = self.pack.new_relative(dungeon_id)
         document = new_document(template_data(ruleset, title, dungeon_id), ruleset, registry, self.window)
         document.path = self.pack.pack_dir / relative
-        return self._push_new(AddDungeon, (row, PackEntry(relative, document, title)), document,
-                              f"Added '{title}' ({relative}); Save Pack writes it")
+        return self._push_new(
+            AddDungeon,
+            (row, PackEntry(relative, document, title)),
+            document,
+            f"Added '{title}' ({relative}); Save Pack writes it",
+        )
 
     def _push_new(self, kind, arguments: tuple, document: DungeonDocument, told: str) -> DungeonDocument | None:
         try:
@@ -470,13 +486,18 @@ class PackBrowser(QWidget):
             return None
         dungeon = clone_dungeon(source.dungeon)
         dungeon.id = self.pack.unique_id(f"{source.dungeon.id}-copy")
-        dungeon.sheet.title = source.dungeon.sheet.title[:120 - len(" (copy)")] + " (copy)"
+        dungeon.sheet.title = source.dungeon.sheet.title[: 120 - len(" (copy)")] + " (copy)"
         relative = self.pack.new_relative(dungeon.id)
-        document = DungeonDocument(dungeon, source.ruleset, self.pack.pack_dir / relative, source.registry, source.deck,
-                                   self.window)
+        document = DungeonDocument(
+            dungeon, source.ruleset, self.pack.pack_dir / relative, source.registry, source.deck, self.window
+        )
         entry = PackEntry(relative, document, dungeon.sheet.title)
-        return self._push_new(DuplicateDungeon, (row + 1, entry, source.dungeon.sheet.title), document,
-                              f"Duplicated as '{dungeon.sheet.title}' ({relative}); Save Pack writes it")
+        return self._push_new(
+            DuplicateDungeon,
+            (row + 1, entry, source.dungeon.sheet.title),
+            document,
+            f"Duplicated as '{dungeon.sheet.title}' ({relative}); Save Pack writes it",
+        )
 
     def remove_dungeon(self, row: int | None = None) -> bool:
         """Take dungeon ``row`` (the chosen one) out of the pack; one undo step, so nothing is
@@ -493,8 +514,11 @@ class PackBrowser(QWidget):
             return False
         entry = edit.entry
         title = self.pack.title_of(entry)
-        keep = (f"The file {entry.relative} stays on disk; Save Pack writes the pack without it."
-                if self.pack.path_of(entry.relative).is_file() else "It was never saved, so there is no file to keep.")
+        keep = (
+            f"The file {entry.relative} stays on disk; Save Pack writes the pack without it."
+            if self.pack.path_of(entry.relative).is_file()
+            else "It was never saved, so there is no file to keep."
+        )
         self.push(edit)
         self.tell(f"Removed '{title}' from the pack. {keep} Undo (Ctrl+Z in the Pack dock) brings it back.", False)
         return True
@@ -564,8 +588,13 @@ def install(window) -> PackBrowser:
     browser = PackBrowser(window)
     browser.setObjectName("pack_browser")
     window.add_dock(browser, "Pack", Qt.DockWidgetArea.LeftDockWidgetArea, "pack")
-    action = window.make_action("save_pack", "Save &Pack", "Ctrl+Alt+S",
-                                "Save the pack's new and modified dungeons and its manifest", browser.save_pack)
+    action = window.make_action(
+        "save_pack",
+        "Save &Pack",
+        "Ctrl+Alt+S",
+        "Save the pack's new and modified dungeons and its manifest",
+        browser.save_pack,
+    )
     window.menu("File").addAction(action)
     browser.save_action = action
     browser._update_buttons()
@@ -575,5 +604,11 @@ def install(window) -> PackBrowser:
 
 
 __all__ = [
-    "MANIFEST_ORDER", "THUMB_SIZE", "VERSION_PATTERN", "PackBrowser", "PackEntry", "install", "render_thumbnail",
+    "MANIFEST_ORDER",
+    "THUMB_SIZE",
+    "VERSION_PATTERN",
+    "PackBrowser",
+    "PackEntry",
+    "install",
+    "render_thumbnail",
 ]

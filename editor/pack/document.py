@@ -33,8 +33,18 @@ if TYPE_CHECKING:
 #: The pack version pattern (schemas/pack.schema.json, semantic versioning).
 VERSION_PATTERN = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$")
 #: Member order of a manifest as inkcrawl writes it.
-MANIFEST_ORDER = ("type", "format_version", "id", "name", "version", "description", "ruleset", "rulesets",
-                  "dungeons", "decks")
+MANIFEST_ORDER = (
+    "type",
+    "format_version",
+    "id",
+    "name",
+    "version",
+    "description",
+    "ruleset",
+    "rulesets",
+    "dungeons",
+    "decks",
+)
 #: The manifest fields the Pack dock edits, with the names used in undo texts.
 MANIFEST_FIELDS = {"name": "name", "version": "version", "description": "description"}
 #: Longest pack name and description (schemas/pack.schema.json).
@@ -127,8 +137,9 @@ def check_field(field: str, value: Any) -> Any:
             raise PackError(f"A pack name holds at most {NAME_MAX} characters")
         return value
     if not isinstance(value, str) or not VERSION_PATTERN.match(value):
-        raise PackError(f"'{value if isinstance(value, str) else ''}' is not a version: use semantic versioning "
-                        "such as 1.2.0")
+        raise PackError(
+            f"'{value if isinstance(value, str) else ''}' is not a version: use semantic versioning such as 1.2.0"
+        )
     return value
 
 
@@ -148,7 +159,7 @@ class PackDocument:
         self.removed: list[PackEntry] = []
         self._listeners: list[Callable[[], Callable[[PackChange], None] | None]] = []
         self._applied: list[PackEdit] = []  # the edits made since loading, in order, undone ones dropped
-        self._saved: list[PackEdit] = []    # ``_applied`` when the pack was last saved or loaded
+        self._saved: list[PackEdit] = []  # ``_applied`` when the pack was last saved or loaded
 
     # listeners ---------------------------------------------------------------------------
     def add_listener(self, callback: Callable[[PackChange], None]) -> None:
@@ -223,8 +234,10 @@ class PackDocument:
 
         entry = self.entries[row]
         if self.pack_dir is None or path_inside_pack(self.pack_dir, entry.relative) is None:
-            raise PackError(f"{entry.relative} lies outside the pack folder: a pack may only name files inside it, "
-                            "so the editor does not open it")
+            raise PackError(
+                f"{entry.relative} lies outside the pack folder: a pack may only name files inside it, "
+                "so the editor does not open it"
+            )
         target = self.path_of(entry.relative)
         if not target.is_file():
             raise PackError(f"{entry.relative} is not on disk: remove it from the pack or restore the file")
@@ -279,7 +292,9 @@ class PackDocument:
         self.manifest_path = Path(path)
         data = loaded.data if loaded.file_type == "pack" and isinstance(loaded.data, dict) else None
         self.manifest = data
-        self.entries = [PackEntry(relative) for relative in (data or {}).get("dungeons", []) if isinstance(relative, str)]
+        self.entries = [
+            PackEntry(relative) for relative in (data or {}).get("dungeons", []) if isinstance(relative, str)
+        ]
         self._reset()
 
     def close(self) -> None:
@@ -414,8 +429,10 @@ class PackDocument:
                 try:
                     relatives.append(Path(document.path).resolve().relative_to(self.pack_dir.resolve()).as_posix())
                 except ValueError:
-                    raise PackError(f"'{document.dungeon.sheet.title}' is saved outside the pack folder "
-                                    f"({document.path}); save it inside {self.pack_dir} first") from None
+                    raise PackError(
+                        f"'{document.dungeon.sheet.title}' is saved outside the pack folder "
+                        f"({document.path}); save it inside {self.pack_dir} first"
+                    ) from None
             else:
                 relatives.append(entry.relative)
         return relatives
@@ -452,8 +469,10 @@ class PackDocument:
         for document in self.documents():
             other = ids.get(document.dungeon.id)
             if other is not None:
-                raise PackError(f"The pack was not saved: two dungeons have the id '{document.dungeon.id}' ({other}); "
-                                "change one in the Inspector")
+                raise PackError(
+                    f"The pack was not saved: two dungeons have the id '{document.dungeon.id}' ({other}); "
+                    "change one in the Inspector"
+                )
             ids[document.dungeon.id] = document.dungeon.sheet.title
         for document in self.documents():
             path = Path(document.path) if document.path is not None else None
@@ -469,14 +488,24 @@ class PackDocument:
         try:
             write_json_atomic(self.manifest_path, data)
         except OSError as exc:
-            raise PackError(f"{self.manifest_path} could not be written: {exc.strerror or exc}. The file on disk is "
-                            "unchanged.") from exc
+            raise PackError(
+                f"{self.manifest_path} could not be written: {exc.strerror or exc}. The file on disk is unchanged."
+            ) from exc
         self.manifest = data
         self.mark_saved()
         return data
 
 
 __all__ = [
-    "ABSENT", "DESCRIPTION_MAX", "MANIFEST_FIELDS", "MANIFEST_ORDER", "NAME_MAX", "VERSION_PATTERN", "PackChange",
-    "PackDocument", "PackEntry", "PackError", "check_field",
+    "ABSENT",
+    "DESCRIPTION_MAX",
+    "MANIFEST_FIELDS",
+    "MANIFEST_ORDER",
+    "NAME_MAX",
+    "VERSION_PATTERN",
+    "PackChange",
+    "PackDocument",
+    "PackEntry",
+    "PackError",
+    "check_field",
 ]

@@ -29,7 +29,7 @@ from editor.pack.document import ABSENT, MANIFEST_FIELDS, PackDocument, PackEntr
 
 
 def _short(text: str, size: int = 40) -> str:
-    return text if len(text) <= size else text[:size - 1] + "\u2026"
+    return text if len(text) <= size else text[: size - 1] + "\u2026"
 
 
 def _check_open(pack: PackDocument) -> None:
@@ -184,8 +184,7 @@ class ChangeManifestField(PackEdit):
         pack.set_field(self.field, self.old)
 
     def merge(self, other: PackEdit) -> bool:
-        if not (isinstance(other, ChangeManifestField) and other.field == self.field
-                and other.session == self.session):
+        if not (isinstance(other, ChangeManifestField) and other.field == self.field and other.session == self.session):
             return False
         self.new = other.new
         self._describe()
@@ -197,6 +196,13 @@ class ChangeManifestField(PackEdit):
 
 
 __all__ = [
-    "ABSENT", "MANIFEST_FIELDS", "AddDungeon", "ChangeManifestField", "DuplicateDungeon", "MoveDungeon", "PackEdit",
-    "PackError", "RemoveDungeon",
+    "ABSENT",
+    "MANIFEST_FIELDS",
+    "AddDungeon",
+    "ChangeManifestField",
+    "DuplicateDungeon",
+    "MoveDungeon",
+    "PackEdit",
+    "PackError",
+    "RemoveDungeon",
 ]

@@ -24,8 +24,13 @@ class PackManifestForm(QWidget):
     ``description_edit``) for ``pack``. ``push(edit)`` makes an edit as an undo step,
     ``tell(text, error)`` shows a message, ``session()`` numbers the current stretch of typing."""
 
-    def __init__(self, pack: PackDocument, push: Callable[[PackEdit], None], tell: Callable[[str, bool], None],
-                 session: Callable[[], int]):
+    def __init__(
+        self,
+        pack: PackDocument,
+        push: Callable[[PackEdit], None],
+        tell: Callable[[str, bool], None],
+        session: Callable[[], int],
+    ):
         super().__init__()
         self.pack = pack
         self._push = push

@@ -53,8 +53,11 @@ class PackTabs:
         if document not in self.window.documents:
             if document in self._parked:
                 self._parked.remove(document)
-            neighbours = [e.document for e in self.pack.entries[:row]
-                          if e.document is not None and e.document in self.window.documents]
+            neighbours = [
+                e.document
+                for e in self.pack.entries[:row]
+                if e.document is not None and e.document in self.window.documents
+            ]
             index = self.window.documents.index(neighbours[-1]) + 1 if neighbours else 0
             with self._quiet():
                 self.window.add_document(document, make_current=True, index=index)
@@ -83,8 +86,11 @@ class PackTabs:
 
     def removed_with_edits(self) -> list:
         """The documents of dungeons removed from the pack that hold unsaved edits."""
-        return [entry.document for entry in self.pack.removed if entry.document is not None
-                and shiboken6.isValid(entry.document) and entry.document.modified]
+        return [
+            entry.document
+            for entry in self.pack.removed
+            if entry.document is not None and shiboken6.isValid(entry.document) and entry.document.modified
+        ]
 
     def settle_removed(self) -> bool:
         """Before the undo history goes: ask about the unsaved edits of dungeons removed from

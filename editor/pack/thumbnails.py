@@ -68,9 +68,9 @@ class PackThumbnails(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(THUMB_DELAY_MS)
         self._timer.timeout.connect(self.render_next)
-        self._jobs: dict[int, tuple] = {}              # id(document) -> (future, revision, document) in the worker
-        self._again: set[int] = set()                  # edited while their thumbnail was being drawn
-        self._retried: set[tuple[int, int]] = set()    # (document, revision) drawn again after a worker died
+        self._jobs: dict[int, tuple] = {}  # id(document) -> (future, revision, document) in the worker
+        self._again: set[int] = set()  # edited while their thumbnail was being drawn
+        self._retried: set[tuple[int, int]] = set()  # (document, revision) drawn again after a worker died
         self._poll = QTimer(self)
         self._poll.setInterval(50)
         self._poll.timeout.connect(lambda: self._collect())
@@ -151,8 +151,13 @@ class PackThumbnails(QObject):
         if key in self._jobs:  # one at a time per dungeon: draw again when it is back
             self._again.add(key)
             return
-        future = shared_worker().submit(render_thumbnail_image, document.dungeon.to_dict(), document.ruleset.data,
-                                        THUMB_SIZE.width(), THUMB_SIZE.height())
+        future = shared_worker().submit(
+            render_thumbnail_image,
+            document.dungeon.to_dict(),
+            document.ruleset.data,
+            THUMB_SIZE.width(),
+            THUMB_SIZE.height(),
+        )
         self._jobs[key] = (future, document.revision, document)
         self._poll.start()
 

@@ -103,8 +103,11 @@ class PackUndoFocus(QObject):
             return
         history = window.undo_view
         history_dock = history.parentWidget() if history is not None else None
-        if isinstance(new, QMenu) or new.window() is not window or (
-                history_dock is not None and (new is history_dock or history_dock.isAncestorOf(new))):
+        if (
+            isinstance(new, QMenu)
+            or new.window() is not window
+            or (history_dock is not None and (new is history_dock or history_dock.isAncestorOf(new)))
+        ):
             return
         current = window.current
         group.setActiveStack(current.undo_stack if current is not None else None)
@@ -119,10 +122,12 @@ class PackUndoFocus(QObject):
         browser.undo_button.setEnabled(stack.canUndo())
         browser.redo_button.setEnabled(stack.canRedo())
         for button, verb, can, text, action_id, default in (
-                (browser.undo_button, "Undo", stack.canUndo(), stack.undoText(), "undo", "Ctrl+Z"),
-                (browser.redo_button, "Redo", stack.canRedo(), stack.redoText(), "redo", "Ctrl+Shift+Z")):
+            (browser.undo_button, "Undo", stack.canUndo(), stack.undoText(), "undo", "Ctrl+Z"),
+            (browser.redo_button, "Redo", stack.canRedo(), stack.redoText(), "redo", "Ctrl+Shift+Z"),
+        ):
             action = browser.window.actions_by_id.get(action_id)
             key = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText) if action is not None else ""
             keys = f" ({key or default} while the Pack dock has the focus)"
-            button.setToolTip(f"{verb} in the pack: {text}{keys}" if can
-                              else f"Nothing to {verb.lower()} in the pack{keys}")
+            button.setToolTip(
+                f"{verb} in the pack: {text}{keys}" if can else f"Nothing to {verb.lower()} in the pack{keys}"
+            )

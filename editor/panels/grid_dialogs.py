@@ -87,8 +87,9 @@ def plan_resize(dungeon: GridDungeon, columns: int, rows: int) -> ResizePlan:
     for move in moves:
         move.redo(trial)
     resize = ResizeGrid(trial, columns, rows)
-    return ResizePlan(columns, rows, Compound([*moves, resize], resize.text),
-                      [obj for _, _, obj in resize.removed], moved)
+    return ResizePlan(
+        columns, rows, Compound([*moves, resize], resize.text), [obj for _, _, obj in resize.removed], moved
+    )
 
 
 def layout_problem(dungeon: GridDungeon, ruleset, columns: int, rows: int) -> str | None:
@@ -129,8 +130,9 @@ class GridSizeDialog(QDialog):
             box.setRange(1, max(MAX_SIDE, value))
             box.setValue(value)
             box.setObjectName(name)
-            box.setToolTip(f"Number of {name}: the grid grows or shrinks on its "
-                           f"{'right' if name == 'columns' else 'bottom'} side")
+            box.setToolTip(
+                f"Number of {name}: the grid grows or shrinks on its {'right' if name == 'columns' else 'bottom'} side"
+            )
             box.valueChanged.connect(self._update)
         form = QFormLayout()
         form.addRow("&Columns:", self.columns)
@@ -182,15 +184,21 @@ class GridSizeDialog(QDialog):
         self.outside_list.addItems([describe_object(self.dungeon, obj) for obj in outside])
         self.outside_list.setVisible(bool(outside))
         label = self.dungeon.grid.cell_label
-        self.moves.setText("Entryways on the growing side move out with their edge: " + "; ".join(
-            f"'{e.id}' to the {e.side} edge of {label(cell)}" for e, cell in plan.moved) if plan.moved else "")
+        self.moves.setText(
+            "Entryways on the growing side move out with their edge: "
+            + "; ".join(f"'{e.id}' to the {e.side} edge of {label(cell)}" for e, cell in plan.moved)
+            if plan.moved
+            else ""
+        )
         self.moves.setVisible(bool(plan.moved))
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         unchanged = (columns, rows) == (self.dungeon.grid.columns, self.dungeon.grid.rows)
         ok.setEnabled(not unchanged)
         if outside:
-            self.summary.setText(f"These {len(outside)} objects fall outside a {columns} x {rows} grid and will be "
-                                 "removed (Edit > Undo brings them back):")
+            self.summary.setText(
+                f"These {len(outside)} objects fall outside a {columns} x {rows} grid and will be "
+                "removed (Edit > Undo brings them back):"
+            )
             ok.setText(f"Resize and Remove {len(outside)} Object{'s' if len(outside) != 1 else ''}")
         else:
             self.summary.setText("Nothing falls outside." if not unchanged else "Choose the new size.")
@@ -235,8 +243,10 @@ def resize_grid(window) -> bool:
         window.show_status(f"The grid was not resized: {exc}")
         return False
     removed = len(plan.removed)
-    window.show_status(f"Grid resized to {columns} x {rows}" +
-                       (f"; {removed} object(s) outside it removed (Ctrl+Z brings them back)" if removed else ""))
+    window.show_status(
+        f"Grid resized to {columns} x {rows}"
+        + (f"; {removed} object(s) outside it removed (Ctrl+Z brings them back)" if removed else "")
+    )
     return True
 
 
@@ -245,5 +255,13 @@ def install(window) -> None:
     window.action("resize_grid").triggered.connect(lambda _checked=False: resize_grid(window))
 
 
-__all__ = ["GridSizeDialog", "ResizePlan", "ask_grid_size", "describe_object", "install", "layout_problem",
-           "plan_resize", "resize_grid"]
+__all__ = [
+    "GridSizeDialog",
+    "ResizePlan",
+    "ask_grid_size",
+    "describe_object",
+    "install",
+    "layout_problem",
+    "plan_resize",
+    "resize_grid",
+]

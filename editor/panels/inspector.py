@@ -118,8 +118,10 @@ class Inspector(QWidget):
     # binding -----------------------------------------------------------------------------
     def bind(self, document) -> None:
         """Follow ``document`` (the window's current dungeon) and its scene's selection."""
-        for source, signal_name, slot in ((self.bound_document, "changed", self._model_changed),
-                                          (self.bound_scene, "selection_refs_changed", self._selection_changed)):
+        for source, signal_name, slot in (
+            (self.bound_document, "changed", self._model_changed),
+            (self.bound_scene, "selection_refs_changed", self._selection_changed),
+        ):
             if source is not None:
                 try:
                     getattr(source, signal_name).disconnect(slot)
@@ -215,8 +217,12 @@ class Inspector(QWidget):
         refs = [r for r in refs if r in index]
         objects = [index[r][2] for r in refs]
         if objects:
-            signature = ("objects", id(document), tuple(refs),
-                         tuple((type(o).__name__, getattr(o, "kind", None)) for o in objects))
+            signature = (
+                "objects",
+                id(document),
+                tuple(refs),
+                tuple((type(o).__name__, getattr(o, "kind", None)) for o in objects),
+            )
         else:
             signature = ("sheet", id(document), document.dungeon.family)
         if signature != self._signature:
@@ -299,16 +305,21 @@ class Inspector(QWidget):
             self._element_fields(ruleset, refs, objects)
         if one_class in (Feature, Entryway):
             grid = document.dungeon.grid
-            self._add("cell", InfoField(self, "Room", lambda: ", ".join(
-                sorted({grid.cell_label(o.cell) for o in self._objects(refs)}))))
+            self._add(
+                "cell",
+                InfoField(
+                    self, "Room", lambda: ", ".join(sorted({grid.cell_label(o.cell) for o in self._objects(refs)}))
+                ),
+            )
         if one_class is Feature and ruleset is not None:
             lettered = [ruleset.elements.get(o.kind, {}).get("letters") for o in objects]
             if all(lettered) and len(set(lettered)) == 1:
                 self._add("letter", ChoiceField(self, "Letter", refs, "letter", [(c, c) for c in lettered[0]]))
         if one_class is Entryway:
             grid = document.dungeon.grid
-            sides = [s for s in ("north", "east", "south", "west")
-                     if all(grid.is_outer_edge(o.cell, s) for o in objects)]
+            sides = [
+                s for s in ("north", "east", "south", "west") if all(grid.is_outer_edge(o.cell, s) for o in objects)
+            ]
             if sides:
                 self._add("side", ChoiceField(self, "Side", refs, "side", [(s, s) for s in sides]))
 
@@ -327,6 +338,7 @@ class Inspector(QWidget):
             if not letters and obj.letter is not None:
                 return [(ref, "letter", None)]
             return []
+
         options = [(k.replace("_", " "), k) for k in ruleset.elements]
         self._add("kind", ChoiceField(self, "Kind", refs, "kind", options, letter_for))
 
@@ -339,8 +351,10 @@ class Inspector(QWidget):
         if "size_mm" in members:
             self._add("size_mm", NumberField(self, "Size (mm)", refs, "size_mm", False, 0.1, 500, unit="mm"))
         if "rotation_deg" in members:
-            self._add("rotation_deg", NumberField(self, "Rotation (\u00b0)", refs, "rotation_deg", False, -360, 360,
-                                                  unit="degrees"))
+            self._add(
+                "rotation_deg",
+                NumberField(self, "Rotation (\u00b0)", refs, "rotation_deg", False, -360, 360, unit="degrees"),
+            )
         if "vp" in members:
             self._add("vp", NumberField(self, "VP", refs, "vp", True, -99, 99))
         if "variant" in members and ruleset is not None:
@@ -351,8 +365,12 @@ class Inspector(QWidget):
         if "number" in members:
             self._add("number", NumberField(self, "Number", refs, "number", True, 1, 999))
         if "colour" in members and ruleset is not None:
-            per_kind = [ruleset.key_colours if (k in ruleset.kinds and ruleset.kinds[k].uses_key_colours)
-                        else ruleset.element_values(k, "colours") for k in kinds]
+            per_kind = [
+                ruleset.key_colours
+                if (k in ruleset.kinds and ruleset.kinds[k].uses_key_colours)
+                else ruleset.element_values(k, "colours")
+                for k in kinds
+            ]
             common = [c for c in per_kind[0] if all(c in p for p in per_kind)]
             if common:
                 self._add("colour", ChoiceField(self, "Colour", refs, "colour", [(c, c) for c in common]))
@@ -363,8 +381,10 @@ class Inspector(QWidget):
         if "text" in members:
             self._add("text", LiveTextField(self, "Text", refs, "text", 500, False))
         if "text_height_mm" in members:
-            self._add("text_height_mm", NumberField(self, "Text height (mm)", refs, "text_height_mm", False, 0.1,
-                                                    100, unit="mm"))
+            self._add(
+                "text_height_mm",
+                NumberField(self, "Text height (mm)", refs, "text_height_mm", False, 0.1, 100, unit="mm"),
+            )
 
     def _sheet_fields(self, document) -> None:
         dungeon = document.dungeon
@@ -374,9 +394,18 @@ class Inspector(QWidget):
         self._add("ruleset", InfoField(self, "Ruleset", lambda: dungeon.ruleset))
         self._add("reminders", RemindersField(self))
         if dungeon.family == "grid":
-            self._add("grid", InfoField(self, "Grid", lambda: (
-                f"{self.bound_document.dungeon.grid.columns} \u00d7 {self.bound_document.dungeon.grid.rows} rooms of "
-                f"{format_value(self.bound_document.dungeon.grid.cell_mm)} mm (Dungeon \u203a Resize Grid)")))
+            self._add(
+                "grid",
+                InfoField(
+                    self,
+                    "Grid",
+                    lambda: (
+                        f"{self.bound_document.dungeon.grid.columns} \u00d7 "
+                        f"{self.bound_document.dungeon.grid.rows} rooms of "
+                        f"{format_value(self.bound_document.dungeon.grid.cell_mm)} mm (Dungeon \u203a Resize Grid)"
+                    ),
+                ),
+            )
             return
         orb_colours = ruleset.element_values("orb", "colours") if ruleset is not None else []
         self._add("components", ComponentsField(self))

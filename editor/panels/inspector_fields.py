@@ -70,8 +70,9 @@ def parse_number(text: str, integer: bool, low: float, high: float, what: str) -
         if number.is_integer():
             number = int(number)
     if not low <= number <= high:
-        raise ValueError(f"{what} must lie between {format_value(low)} and {format_value(high)}; "
-                         f"{format_value(number)} does not")
+        raise ValueError(
+            f"{what} must lie between {format_value(low)} and {format_value(high)}; {format_value(number)} does not"
+        )
     return number
 
 
@@ -88,7 +89,6 @@ def objects_of(dungeon, refs: list[str]) -> list:
     """The objects of ``dungeon`` that ``refs`` name, in order (refs of no object skipped)."""
     index = index_by_ref(dungeon)
     return [index[r][2] for r in refs if r in index]
-
 
 
 # ------------------------------------------------------------------------------------------
@@ -176,8 +176,16 @@ class LineEditField(ObjectField):
     value again.
     """
 
-    def __init__(self, inspector, label, refs, attribute, name: str | None = None, max_length: int | None = None,
-                 tooltip: str = ""):
+    def __init__(
+        self,
+        inspector,
+        label,
+        refs,
+        attribute,
+        name: str | None = None,
+        max_length: int | None = None,
+        tooltip: str = "",
+    ):
         super().__init__(inspector, label, refs, attribute)
         self.edit = QLineEdit()
         self.edit.setObjectName(f"inspect_{name or attribute}")
@@ -273,11 +281,26 @@ class NumberField(LineEditField):
     0 or 1 edits x or y of a point property such as ``at``. Refused unless it is a number
     (whole where ``integer``) from ``low`` to ``high``; ``unit`` is named in the tooltip."""
 
-    def __init__(self, inspector, label, refs, attribute, integer: bool, low: float, high: float,
-                 component: int | None = None, unit: str = ""):
-        super().__init__(inspector, label, refs, attribute,
-                         name=attribute + ("" if component is None else "xy"[component]),
-                         tooltip=f"{label} in {unit}" if unit else "")
+    def __init__(
+        self,
+        inspector,
+        label,
+        refs,
+        attribute,
+        integer: bool,
+        low: float,
+        high: float,
+        component: int | None = None,
+        unit: str = "",
+    ):
+        super().__init__(
+            inspector,
+            label,
+            refs,
+            attribute,
+            name=attribute + ("" if component is None else "xy"[component]),
+            tooltip=f"{label} in {unit}" if unit else "",
+        )
         self.integer, self.low, self.high, self.component = integer, low, high, component
 
     def read(self) -> list:
@@ -295,10 +318,12 @@ class NumberField(LineEditField):
         if self.component is None:
             self.push_values(lambda _obj: value)
         else:
+
             def place(obj):
                 point = list(getattr(obj, self.attribute))
                 point[self.component] = value
                 return (point[0], point[1])
+
             self.push_values(place)
 
 
@@ -324,8 +349,9 @@ class IdField(LineEditField):
             return
         old = self.refs[0]
         if not ID_PATTERN.match(new):
-            self.inspector.refuse(f"'{new}' is not a valid id: 1 to 64 letters, digits, '_', '.' or '-', "
-                                  f"starting with a letter or digit")
+            self.inspector.refuse(
+                f"'{new}' is not a valid id: 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+            )
         elif new in index_by_ref(self.document.dungeon):
             self.inspector.refuse(f"the id '{new}' is already used by another object of this dungeon")
         elif self.inspector.push_properties([(old, "id", new)], "Change id"):
@@ -340,8 +366,14 @@ class ChannelField(LineEditField):
     when editing finishes."""
 
     def __init__(self, inspector, refs):
-        super().__init__(inspector, "Channel", refs, "channel", max_length=64,
-                         tooltip="The letter or colour that pairs portal entries with their exits")
+        super().__init__(
+            inspector,
+            "Channel",
+            refs,
+            "channel",
+            max_length=64,
+            tooltip="The letter or colour that pairs portal entries with their exits",
+        )
 
     def parse(self, text: str) -> str:
         if not ID_PATTERN.match(text):
@@ -354,8 +386,15 @@ class ChoiceField(ObjectField):
     ``(text, value)``; ``changes_for(obj, value)`` may return extra changes (a feature's letter
     follows its kind)."""
 
-    def __init__(self, inspector, label, refs, attribute, options: list[tuple[str, Any]],
-                 changes_for: Callable[[Any, str, Any], list] | None = None):
+    def __init__(
+        self,
+        inspector,
+        label,
+        refs,
+        attribute,
+        options: list[tuple[str, Any]],
+        changes_for: Callable[[Any, str, Any], list] | None = None,
+    ):
         super().__init__(inspector, label, refs, attribute)
         self.options = options
         self.changes_for = changes_for
@@ -420,8 +459,13 @@ class LocksField(ObjectField):
             item.setData(Qt.ItemDataRole.UserRole, colour)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             having = sum(colour in v for v in values)
-            state = Qt.CheckState.Checked if values and having == len(values) else \
-                Qt.CheckState.Unchecked if having == 0 else Qt.CheckState.PartiallyChecked
+            state = (
+                Qt.CheckState.Checked
+                if values and having == len(values)
+                else Qt.CheckState.Unchecked
+                if having == 0
+                else Qt.CheckState.PartiallyChecked
+            )
             item.setCheckState(state)
             self.list.addItem(item)
         self.list.blockSignals(False)
@@ -445,8 +489,11 @@ class LocksField(ObjectField):
                 self.reload_soon()
                 return
             new_values[ref] = locks
-        changes = [(ref, "locks", locks) for ref, locks in new_values.items()
-                   if locks != index_by_ref(self.document.dungeon)[ref][2].locks]
+        changes = [
+            (ref, "locks", locks)
+            for ref, locks in new_values.items()
+            if locks != index_by_ref(self.document.dungeon)[ref][2].locks
+        ]
         if changes:
             self.push_from_own_signal(lambda: self.inspector.push_properties(changes, "Change locks"))
         self.reload_soon()
@@ -464,4 +511,3 @@ class InfoField(Field):
 
     def load(self) -> None:
         self.widget.setText(self.text())
-

@@ -32,9 +32,13 @@ from inkcrawl.model import EndTrigger
 #: The special components a line sheet may list (schemas/dungeon.schema.json).
 COMPONENTS = ("orbs", "keys", "timer")
 #: Scrawl End trigger kinds with the names the editor shows (RULES.md 2).
-TRIGGER_KINDS = {"boss_covered": "Boss covered", "timer": "Timer", "escape_portal": "Escape portal",
-                 "orb_taken": "Orb taken", "exit_reached": "Exit reached"}
-
+TRIGGER_KINDS = {
+    "boss_covered": "Boss covered",
+    "timer": "Timer",
+    "escape_portal": "Escape portal",
+    "orb_taken": "Orb taken",
+    "exit_reached": "Exit reached",
+}
 
 
 class SheetTextField(Field):
@@ -79,8 +83,10 @@ class SheetTextField(Field):
                 self.inspector.refuse(f"{self.label} cannot be empty")
         elif not self.live and self.edit.isModified() and text != self.value():
             if self.member == "id" and not ID_PATTERN.match(text):
-                self.inspector.refuse(f"'{text}' is not a valid dungeon id: 1 to 64 letters, digits, '_', '.' "
-                                      f"or '-', starting with a letter or digit")
+                self.inspector.refuse(
+                    f"'{text}' is not a valid dungeon id: 1 to 64 letters, digits, '_', '.' "
+                    f"or '-', starting with a letter or digit"
+                )
             else:
                 self.inspector.push_sheet(self.member, text)
         self.editing = False
@@ -105,9 +111,12 @@ class RemindersField(Field):
         layout.addWidget(self.list)
         buttons = QHBoxLayout()
         self.buttons = {}
-        for key, text, tip in (("add", "Add", "Add a reminder"), ("remove", "Remove", "Remove the chosen reminder"),
-                               ("up", "Up", "Move the chosen reminder up"),
-                               ("down", "Down", "Move the chosen reminder down")):
+        for key, text, tip in (
+            ("add", "Add", "Add a reminder"),
+            ("remove", "Remove", "Remove the chosen reminder"),
+            ("up", "Up", "Move the chosen reminder up"),
+            ("down", "Down", "Move the chosen reminder down"),
+        ):
             button = QPushButton(text)
             button.setObjectName(f"reminders_{key}")
             button.setToolTip(tip)
@@ -411,4 +420,3 @@ class OrbTokensField(Field):
             self.inspector.push_sheet("orb_tokens", tokens, f"Change {colour} orb tokens")
         else:
             self.load()
-

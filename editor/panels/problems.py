@@ -68,8 +68,14 @@ def _portal_exit_for(document: DungeonDocument, entry: Element) -> Edit | None:
     dungeon = document.dungeon
     size = entry.size_mm or 8.0
     x, y = entry.at if entry.at is not None else (0.0, 0.0)
-    portal_exit = Element(new_id(dungeon, "portal-exit"), "portal_exit", at=(round(x + 2 * size, 3), round(y, 3)),
-                          size_mm=size, rotation_deg=0, channel=entry.channel)
+    portal_exit = Element(
+        new_id(dungeon, "portal-exit"),
+        "portal_exit",
+        at=(round(x + 2 * size, 3), round(y, 3)),
+        size_mm=size,
+        rotation_deg=0,
+        channel=entry.channel,
+    )
     return AddObjects([("elements", None, portal_exit)], f"Add portal exit {entry.channel}")
 
 
@@ -88,6 +94,7 @@ def quick_fix(document: DungeonDocument, located: LocatedProblem) -> QuickFix | 
             except ValueError:
                 return None
             return _portal_exit_for(document, entry)
+
         return QuickFix("Add a portal exit of this channel next to the entry", add_exit)
     if code == "L016":
         index = _index_of(pointer.replace("/sheet/end_triggers", "/end_triggers"), "end_triggers")
@@ -100,6 +107,7 @@ def quick_fix(document: DungeonDocument, located: LocatedProblem) -> QuickFix | 
                 return None
             del triggers[index]
             return ChangeSheet(document.dungeon, "end_triggers", triggers, "Remove repeated end trigger")
+
         return QuickFix("Remove the repeated end trigger", drop_trigger)
     if code == "L023":
         from inkcrawl.checks.line import components_used
@@ -109,6 +117,7 @@ def quick_fix(document: DungeonDocument, located: LocatedProblem) -> QuickFix | 
             listed = [c for c in document.dungeon.sheet.components or [] if c in used]
             wanted = listed + sorted(used - set(listed))
             return ChangeSheet(document.dungeon, "components", wanted, "List the components the dungeon uses")
+
         return QuickFix("List exactly the components the dungeon uses", set_components)
     if code == "L025" and pointer.startswith("/sheet/orb_tokens/"):
         colour = pointer.rsplit("/", 1)[1]
@@ -119,6 +128,7 @@ def quick_fix(document: DungeonDocument, located: LocatedProblem) -> QuickFix | 
                 return None
             del tokens[colour]
             return ChangeSheet(document.dungeon, "orb_tokens", tokens, f"Remove {colour} orb tokens")
+
         return QuickFix(f"Remove the token values of {colour} orbs", drop_tokens)
     if code in ("G008", "G015") and located.ref:
         ref = located.ref
@@ -129,6 +139,7 @@ def quick_fix(document: DungeonDocument, located: LocatedProblem) -> QuickFix | 
             if index is None or index >= len(document.dungeon.passages):
                 return None
             return DeleteObjects.at_positions(document.dungeon, [("passages", index)], label)
+
         return QuickFix(label, drop_passage)
     return None
 
@@ -158,7 +169,7 @@ class ProblemsPanel(QWidget):
         super().__init__()
         self.window = window
         self.document: DungeonDocument | None = None
-        self.dock: QDockWidget | None = None   # the dock it is shown in (install)
+        self.dock: QDockWidget | None = None  # the dock it is shown in (install)
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(self.COLUMNS))
         self.tree.setHeaderLabels(self.COLUMNS)
@@ -184,8 +195,9 @@ class ProblemsPanel(QWidget):
         self.fix_button.setToolTip("Apply the quick-fix of the selected problem (also: double-click it)")
         self.fix_button.clicked.connect(lambda: self.apply_fix(self.tree.currentItem()))
         self.fix_button.setEnabled(False)
-        self.tree.currentItemChanged.connect(lambda item, _old: self.fix_button.setEnabled(
-            item is not None and self._fix_of(item) is not None))
+        self.tree.currentItemChanged.connect(
+            lambda item, _old: self.fix_button.setEnabled(item is not None and self._fix_of(item) is not None)
+        )
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.warnings)
@@ -217,8 +229,9 @@ class ProblemsPanel(QWidget):
         if self.document is None:
             self.summary.setText("No dungeon open")
             return
-        problems = sorted(self.document.problems,
-                          key=lambda p: (_SEVERITY_ORDER.get(p.problem.severity.value, 3), p.problem.code))
+        problems = sorted(
+            self.document.problems, key=lambda p: (_SEVERITY_ORDER.get(p.problem.severity.value, 3), p.problem.code)
+        )
         errors = sum(p.problem.severity.value == "error" for p in problems)
         warnings = sum(p.problem.severity.value == "warning" for p in problems)
         shown = [p for p in problems if self.warnings.isChecked() or p.problem.severity.value == "error"]
@@ -240,8 +253,9 @@ class ProblemsPanel(QWidget):
         self.tree.addTopLevelItems(items)
         if not problems:
             took = self.document.validation_ms
-            self.summary.setText(f"No problems (checked in {took:.0f} ms)" if took >= 1 else
-                                 "No problems (checked in under 1 ms)")
+            self.summary.setText(
+                f"No problems (checked in {took:.0f} ms)" if took >= 1 else "No problems (checked in under 1 ms)"
+            )
         else:
             self.summary.setText(f"{errors} error(s), {warnings} warning(s)")
         if self.dock is not None:
@@ -294,8 +308,12 @@ class ProblemsPanel(QWidget):
         fix = self._fix_of(item)
         if fix is not None:
             menu.addAction(f"Fix: {fix.label}", lambda: self.apply_fix(item))
-        menu.addAction("Copy message", lambda: self.window.clipboard_text(
-            f"{self.located(item).problem.code} {self.located(item).problem.message}"))
+        menu.addAction(
+            "Copy message",
+            lambda: self.window.clipboard_text(
+                f"{self.located(item).problem.code} {self.located(item).problem.message}"
+            ),
+        )
         menu.exec(self.tree.viewport().mapToGlobal(pos))
 
 

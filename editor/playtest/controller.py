@@ -110,8 +110,11 @@ class _KeyGuard(QObject):
     """Lets the playtest tool have Escape and R before window shortcuts take them."""
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.ShortcutOverride and event.key() in _TOOL_KEYS \
-                and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier):
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and event.key() in _TOOL_KEYS
+            and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier)
+        ):
             event.accept()
             return True
         return False
@@ -267,16 +270,20 @@ class PlaytestController(QObject):
         window.view.tool = tool
         tool.activate()
         window.options_bar.clear()
-        window.options_bar.addWidget(QLabel(f"  Playtesting {document.display_name}: {hint}. "
-                                            f"{SHORTCUT} stops.  "))
+        window.options_bar.addWidget(QLabel(f"  Playtesting {document.display_name}: {hint}. {SHORTCUT} stops.  "))
         for watched in (window.view, window.view.viewport()):
             watched.installEventFilter(self._guard)
         document.changed.connect(self._document_changed)
         self.warning.setText(
             f"The dungeon has {len(compiled.errors)} validation error(s); the playtest may differ from the "
-            "printed game." if compiled.errors else "")
-        self.header.setText(f"Playtesting <b>{_escape(compiled.entry.get('title') or document.display_name)}</b> "
-                            f"({compiled.family} family, ruleset {document.ruleset.id}). The dungeon is not edited.")
+            "printed game."
+            if compiled.errors
+            else ""
+        )
+        self.header.setText(
+            f"Playtesting <b>{_escape(compiled.entry.get('title') or document.display_name)}</b> "
+            f"({compiled.family} family, ruleset {document.ruleset.id}). The dungeon is not edited."
+        )
         self.action.setChecked(True)
         self.action.setText("Stop &Playtest")
         self.clear_action.setEnabled(True)
@@ -331,8 +338,10 @@ class PlaytestController(QObject):
         self.clear_action.setEnabled(False)
         self.start_button.setText(f"Start Playtest ({SHORTCUT})")
         self.start_button.setEnabled(self.window.current is not None)
-        self.header.setText("Play the current dungeon by the rules: line dungeons with a drawn path and the "
-                            "referee's breakdown, grid dungeons with a seeded deck.")
+        self.header.setText(
+            "Play the current dungeon by the rules: line dungeons with a drawn path and the "
+            "referee's breakdown, grid dungeons with a seeded deck."
+        )
         self.warning.setText("")
         self.reason.setText(text or "")
         self.stack.setCurrentWidget(self.reason)

@@ -42,9 +42,24 @@ from editor.playtest.grid_session import (
 from editor.playtest.grid_tool import INK, SEAT_INKS, GridPlaytestTool, seat_ink
 from inkcrawl.engines.grid import TRAP, GridRules
 
-__all__ = ["CARD_NAMES", "HOTSEAT", "INK", "OPPONENT_POLICY", "OTHER_SEATS", "OTHER_SEATS_SETTING", "POLICY",
-           "SEAT_COLUMNS", "SEAT_INKS", "Card", "GridPanel", "GridPlaytestTool", "GridSession", "Move", "card_name",
-           "seat_ink"]
+__all__ = [
+    "CARD_NAMES",
+    "HOTSEAT",
+    "INK",
+    "OPPONENT_POLICY",
+    "OTHER_SEATS",
+    "OTHER_SEATS_SETTING",
+    "POLICY",
+    "SEAT_COLUMNS",
+    "SEAT_INKS",
+    "Card",
+    "GridPanel",
+    "GridPlaytestTool",
+    "GridSession",
+    "Move",
+    "card_name",
+    "seat_ink",
+]
 
 #: The settings key remembering the last "Other seats" choice.
 OTHER_SEATS_SETTING = "playtest/grid_other_seats"
@@ -59,8 +74,9 @@ class GridPanel(QWidget):
     ``others`` is :data:`POLICY` or :data:`HOTSEAT`; without it the last choice (kept in the
     editor's settings) is used, :data:`POLICY` the first time."""
 
-    def __init__(self, rules: GridRules, controller, parent=None, seed: int = 1, players: int = 1,
-                 others: str | None = None):
+    def __init__(
+        self, rules: GridRules, controller, parent=None, seed: int = 1, players: int = 1, others: str | None = None
+    ):
         super().__init__(parent)
         self.rules = rules
         self.controller = controller
@@ -89,13 +105,15 @@ class GridPanel(QWidget):
         self.others_box.setCurrentIndex(self.others_box.findData(others))
         self.others_box.setToolTip(
             f"Who plays seats 2 and up: the '{OPPONENT_POLICY}' policy after your turn, or friends around "
-            "this screen, each seat in turn on the same revealed cards (hot-seat)")
+            "this screen, each seat in turn on the same revealed cards (hot-seat)"
+        )
         self.others_box.activated.connect(lambda _index: self.change_other_seats())
         form.addRow("Other seats:", self.others_box)
         layout.addLayout(form)
         self.new_button = QPushButton("New Game")
-        self.new_button.setToolTip("Deal a new game with this seed, player count and other seats; every seat "
-                                   "starts again")
+        self.new_button.setToolTip(
+            "Deal a new game with this seed, player count and other seats; every seat starts again"
+        )
         self.new_button.clicked.connect(self.new_game)
         layout.addWidget(self.new_button)
         self.round_label = QLabel()
@@ -115,8 +133,9 @@ class GridPanel(QWidget):
         layout.addWidget(self.turn_label)
         self.cards = QListWidget()
         self.cards.setObjectName("playtest_cards")
-        self.cards.setToolTip("The revealed cards: select the one to draw, then click a room "
-                              "(R, the wheel or a right-click turns it)")
+        self.cards.setToolTip(
+            "The revealed cards: select the one to draw, then click a room (R, the wheel or a right-click turns it)"
+        )
         self.cards.setMinimumHeight(90)
         self.cards.currentRowChanged.connect(lambda _row: self._card_changed())
         layout.addWidget(self.cards, 1)
@@ -159,8 +178,10 @@ class GridPanel(QWidget):
         self.seats.setColumnCount(len(SEAT_COLUMNS))
         self.seats.setHeaderLabels(list(SEAT_COLUMNS))
         self.seats.setRootIsDecorated(False)
-        self.seats.setToolTip("Every seat's tally marks, traps and live score; once the game is over, "
-                              "click a seat to see its map and score")
+        self.seats.setToolTip(
+            "Every seat's tally marks, traps and live score; once the game is over, "
+            "click a seat to see its map and score"
+        )
         self.seats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         for column, tip in enumerate(SEAT_COLUMN_TIPS):
             self.seats.headerItem().setToolTip(column, tip)
@@ -200,8 +221,7 @@ class GridPanel(QWidget):
         """Deal a new game with the seed, player count and other seats in the boxes (every seat
         starts again)."""
         try:
-            self.session = GridSession(self.rules, self.seed_box.value(), self.players_box.value(),
-                                       self.other_seats())
+            self.session = GridSession(self.rules, self.seed_box.value(), self.players_box.value(), self.other_seats())
         except ValueError as exc:
             self.say(str(exc))
             return
@@ -235,9 +255,14 @@ class GridPanel(QWidget):
         self.controller.repaint()
         if self.session.hotseat and self.session.seat_done():
             session = self.session
-            self.say(f"{session.seat_name()} has played round {session.round}: "
-                     + (f"press Next Seat and hand over to {session.seat_name(session.seat + 1)}"
-                        if not session.last_seat() else "press Next Round"))
+            self.say(
+                f"{session.seat_name()} has played round {session.round}: "
+                + (
+                    f"press Next Seat and hand over to {session.seat_name(session.seat + 1)}"
+                    if not session.last_seat()
+                    else "press Next Round"
+                )
+            )
 
     def tally(self) -> None:
         """Take a tally mark (or skip) for the selected card."""
@@ -293,12 +318,16 @@ class GridPanel(QWidget):
         self.next_button.setText("Next Seat" if passing else "Next Round")
         self.next_button.setToolTip(
             f"Hand over to {session.seat_name(session.seat + 1)}: same revealed cards, their own map (Enter)"
-            if passing else "End the round and reveal the next cards (Enter)")
+            if passing
+            else "End the round and reveal the next cards (Enter)"
+        )
         self.next_button.setEnabled(not session.finished and (session.seat_done() if passing else session.round_done()))
         if card is not None and not placeable:
             self.message.setText(
-                "No empty room for this trap: press No Empty Room" if card == TRAP else
-                f"This {card_name(card).lower()} has no legal place: press Tally Mark")
+                "No empty room for this trap: press No Empty Room"
+                if card == TRAP
+                else f"This {card_name(card).lower()} has no legal place: press Tally Mark"
+            )
 
     def _seat_clicked(self, item, _column=0) -> None:
         seat = self.seats.indexOfTopLevelItem(item)
@@ -323,13 +352,17 @@ class GridPanel(QWidget):
                 who = f" \u2014 {session.seat_name(winners[0])} wins"
             else:
                 who = " \u2014 shared win: " + ", ".join(session.seat_name(w) for w in winners)
-            self.round_label.setText(f"Game over after {session.round} round{'s' if session.round != 1 else ''}"
-                                     + who)
+            self.round_label.setText(f"Game over after {session.round} round{'s' if session.round != 1 else ''}" + who)
         else:
-            others = "" if session.players == 1 else (
-                ", played here in turn" if session.hotseat else f", other seats by the {OPPONENT_POLICY} policy")
-            self.round_label.setText(f"Round {session.round} of {rules.rounds} (seed {session.seed}, "
-                                     f"{session.players} player{'s' if session.players != 1 else ''}{others})")
+            others = (
+                ""
+                if session.players == 1
+                else (", played here in turn" if session.hotseat else f", other seats by the {OPPONENT_POLICY} policy")
+            )
+            self.round_label.setText(
+                f"Round {session.round} of {rules.rounds} (seed {session.seed}, "
+                f"{session.players} player{'s' if session.players != 1 else ''}{others})"
+            )
         previous = self.cards.currentRow()
         self.cards.blockSignals(True)
         self.cards.clear()
@@ -355,15 +388,22 @@ class GridPanel(QWidget):
             text += f"\nOther seats' traps (each hits a segment in that room): {against}"
         self.tallies.setText(text)
         score = session.score()
-        labels = {row.get("term"): row.get("label") for row in rules.entry.get("scoring") or []
-                  if isinstance(row, dict)}
+        labels = {
+            row.get("term"): row.get("label") for row in rules.entry.get("scoring") or [] if isinstance(row, dict)
+        }
         self.score_tree.clear()
         named = session.hotseat or session.seat != 0
         self.score_tree.setHeaderLabels([f"Score ({session.seat_name()})" if named else "Score", "Count", "VP"])
         for term, points in score.terms.items():
-            self.score_tree.addTopLevelItem(QTreeWidgetItem(
-                [labels.get(term) or term.replace("_", " "), str(score.counts[term]),
-                 f"{points:+d}" if points else "0"]))
+            self.score_tree.addTopLevelItem(
+                QTreeWidgetItem(
+                    [
+                        labels.get(term) or term.replace("_", " "),
+                        str(score.counts[term]),
+                        f"{points:+d}" if points else "0",
+                    ]
+                )
+            )
         self.total.setText(f"{session.seat_name()} total: {score.total} VP" if named else f"Total: {score.total} VP")
         self._show_seats()
 
@@ -375,8 +415,10 @@ class GridPanel(QWidget):
             text = f"Showing {whose} map: click a seat below to see another" if session.players > 1 else ""
         elif card is None:
             if session.hotseat and not session.last_seat():
-                text = (f"{session.seat_name()} of {session.players} has played: Next Seat hands over to "
-                        f"{session.seat_name(session.seat + 1)}")
+                text = (
+                    f"{session.seat_name()} of {session.players} has played: Next Seat hands over to "
+                    f"{session.seat_name(session.seat + 1)}"
+                )
             else:
                 text = "Every seat has played: Next Round" if session.hotseat else "Every card is drawn: Next Round"
         else:
@@ -401,13 +443,24 @@ class GridPanel(QWidget):
             if session.finished:
                 state = "final"
             elif seat < len(session.hands):
-                state = "on turn" if seat == session.seat and not session.seat_done(seat) else (
-                    "played" if session.seat_done(seat) else "to play")
+                state = (
+                    "on turn"
+                    if seat == session.seat and not session.seat_done(seat)
+                    else ("played" if session.seat_done(seat) else "to play")
+                )
             else:
                 state = "at Next Round"  # a policy seat draws when the round ends
             mark = "\u25b6 " if seat == session.seat and (session.hotseat or session.finished) else ""
-            item = QTreeWidgetItem([mark + session.seat_name(seat), state, str(pm.tallies), str(len(pm.traps)),
-                                    str(score.counts.get("trap", 0)), f"{score.total}"])
+            item = QTreeWidgetItem(
+                [
+                    mark + session.seat_name(seat),
+                    state,
+                    str(pm.tallies),
+                    str(len(pm.traps)),
+                    str(score.counts.get("trap", 0)),
+                    f"{score.total}",
+                ]
+            )
             if seat == session.seat:
                 font = QFont(item.font(0))
                 font.setBold(True)
@@ -422,15 +475,22 @@ class GridPanel(QWidget):
     def seat_rows(self) -> list[list[str]]:
         """The seats table as shown: one row per seat, :data:`SEAT_COLUMNS` (for tests and
         screen readers)."""
-        return [[self.seats.topLevelItem(i).text(c) for c in range(len(SEAT_COLUMNS))]
-                for i in range(self.seats.topLevelItemCount())]
+        return [
+            [self.seats.topLevelItem(i).text(c) for c in range(len(SEAT_COLUMNS))]
+            for i in range(self.seats.topLevelItemCount())
+        ]
 
 
 #: The columns of the dock's seats table, and their tooltips.
 SEAT_COLUMNS = ("Seat", "Round", "Tally", "Traps", "Hits", "VP")
-SEAT_COLUMN_TIPS = ("The seat (\u25b6: its map is on the canvas)", "Whether the seat has played this round",
-                    "Tally marks", "Traps the seat has drawn", "Other seats' traps hitting the seat's segments",
-                    "The seat's live score (the engine's score_map)")
+SEAT_COLUMN_TIPS = (
+    "The seat (\u25b6: its map is on the canvas)",
+    "Whether the seat has played this round",
+    "Tally marks",
+    "Traps the seat has drawn",
+    "Other seats' traps hitting the seat's segments",
+    "The seat's live score (the engine's score_map)",
+)
 
 
 def _fit_columns(tree: QTreeWidget, stretch: int) -> None:
@@ -438,8 +498,9 @@ def _fit_columns(tree: QTreeWidget, stretch: int) -> None:
     header = tree.header()
     header.setStretchLastSection(False)
     for column in range(tree.columnCount()):
-        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == stretch
-                                    else QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(
+            column, QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        )
 
 
 def _remembered_other_seats() -> str:

@@ -48,8 +48,15 @@ POLICY, HOTSEAT = "policy", "hotseat"
 #: The "Other seats" choices as the dock shows them.
 OTHER_SEATS = {POLICY: f"played by the {OPPONENT_POLICY} policy", HOTSEAT: "played here (hot-seat)"}
 #: Names of the cards as the dock shows them.
-CARD_NAMES = {"straight": "Straight", "corner": "Corner", "t_junction": "T junction", "cross": "Cross",
-              "dead_end": "Dead end", TRAP: "Trap", "draw_two": "Draw 2"}
+CARD_NAMES = {
+    "straight": "Straight",
+    "corner": "Corner",
+    "t_junction": "T junction",
+    "cross": "Cross",
+    "dead_end": "Dead end",
+    TRAP: "Trap",
+    "draw_two": "Draw 2",
+}
 
 
 def card_name(card: str) -> str:
@@ -272,12 +279,15 @@ class GridSession:
         fitting = [m for m in rules.shapes[card] if not m & ~rules.open[room]]
         if not fitting:
             opened = ", ".join(sides_of(rules.open[room])) or "none"
-            return (f"A {name} does not fit room {label}: every end must meet a passage or an entryway "
-                    f"(open sides: {opened})")
+            return (
+                f"A {name} does not fit room {label}: every end must meet a passage or an entryway "
+                f"(open sides: {opened})"
+            )
         if not me.entered():
             return f"The first segment must link to an entryway: room {label} cannot reach one with a {name}"
-        return (f"A {name} in room {label} would not link: one end must meet an entryway or an end of "
-                "one of your segments")
+        return (
+            f"A {name} in room {label} would not link: one end must meet an entryway or an end of one of your segments"
+        )
 
     def play(self, index: int, choice) -> str | None:
         """Draw card ``index`` of this round: ``choice`` is ``(room, mask)`` for a segment, a

@@ -160,8 +160,11 @@ class GridPlaytestTool(Tool):
             if button.isEnabled():
                 button.click()
             else:
-                self.panel.say("The game is over: New Game deals another" if self.session.finished else
-                               f"{button.text()} not yet: draw every revealed card first (or take a Tally Mark)")
+                self.panel.say(
+                    "The game is over: New Game deals another"
+                    if self.session.finished
+                    else f"{button.text()} not yet: draw every revealed card first (or take a Tally Mark)"
+                )
             return True
         return False
 
@@ -238,8 +241,9 @@ def _draw_segment(painter: QPainter, rect: QRectF, mask: int, colour: QColor, wi
     if len(ends) == 1:  # a dead end's closed end: a bar across the centre
         dx, dy = offsets[ends[0]]
         bar = width * 2.5 / max(half, 1e-6)
-        painter.drawLine(QPointF(centre.x() - dy * bar, centre.y() - dx * bar),
-                         QPointF(centre.x() + dy * bar, centre.y() + dx * bar))
+        painter.drawLine(
+            QPointF(centre.x() - dy * bar, centre.y() - dx * bar), QPointF(centre.x() + dy * bar, centre.y() + dx * bar)
+        )
 
 
 def _draw_trap(painter: QPainter, rect: QRectF, colour: QColor, width: float) -> None:
@@ -263,8 +267,9 @@ def _draw_seat_mark(painter: QPainter, rect: QRectF, seat: int) -> None:
     font.setPixelSize(int(rect.height() * 0.16 * 4))
     painter.setFont(font)
     painter.setPen(OTHER_TRAP_INK.darker(130))
-    painter.drawText(QRectF(0, 0, rect.width(), rect.height()),
-                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, str(seat + 1))
+    painter.drawText(
+        QRectF(0, 0, rect.width(), rect.height()), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, str(seat + 1)
+    )
     painter.restore()
 
 
@@ -277,6 +282,7 @@ def _draw_round(painter: QPainter, rect: QRectF, number: int, ink: QColor = INK)
     font.setBold(True)
     painter.setFont(font)
     painter.setPen(ink)
-    painter.drawText(QRectF(0, 0, rect.width(), rect.height()), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
-                     str(number))
+    painter.drawText(
+        QRectF(0, 0, rect.width(), rect.height()), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, str(number)
+    )
     painter.restore()

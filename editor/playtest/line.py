@@ -88,8 +88,11 @@ class LineSession:
 
     def start_near(self, point: tuple[float, float]) -> dict | None:
         """The Start whose reach (radius plus half the pen width) holds ``point``, or ``None``."""
-        reach = [(math.dist(point, s["at"]), s) for s in self.rules.starts
-                 if math.dist(point, s["at"]) <= s["radius"] + self.pen_width_mm / 2]
+        reach = [
+            (math.dist(point, s["at"]), s)
+            for s in self.rules.starts
+            if math.dist(point, s["at"]) <= s["radius"] + self.pen_width_mm / 2
+        ]
         return min(reach, key=lambda pair: pair[0])[1] if reach else None
 
     def starts_text(self) -> str:
@@ -114,11 +117,15 @@ class LineSession:
             self.polylines.append([point])
         elif self.lifted_at is not None:
             channel = self.lifted_at.channel
-            landing = next((e for e in self._exits_of(channel)
-                            if shapely.intersects_xy(self._zones[self._fp.index(e)], *point)), None)
+            landing = next(
+                (e for e in self._exits_of(channel) if shapely.intersects_xy(self._zones[self._fp.index(e)], *point)),
+                None,
+            )
             if landing is None:
-                return (f"The pen lifted at portal entry {self.lifted_at.id}: continue at an exit of channel "
-                        f"{channel} ({self.exits_text(channel)})")
+                return (
+                    f"The pen lifted at portal entry {self.lifted_at.id}: continue at an exit of channel "
+                    f"{channel} ({self.exits_text(channel)})"
+                )
             self.polylines.append([point])
             self.lifted_at = None
         else:
@@ -166,7 +173,7 @@ class LineSession:
         if hit is None:
             return
         segment, fraction, which = hit
-        kept = [tuple(p) for p in self.polylines[-1][:segment + 1]]
+        kept = [tuple(p) for p in self.polylines[-1][: segment + 1]]
         if fraction > 0 and segment + 1 < len(points):
             # end just inside the entry's touch zone, so the saved (rounded) point still touches it
             a, b = points[segment], points[segment + 1]
@@ -181,9 +188,14 @@ class LineSession:
     # .. the referee ..
     def play(self) -> dict:
         """The play document of the current path (docs/play-files.md)."""
-        play = {"type": "play", "format_version": 1, "dungeon": self.rules.id,
-                "path": [[[round(x, 3), round(y, 3)] for x, y in line] for line in self.polylines],
-                "character": self.character, "players": self.players}
+        play = {
+            "type": "play",
+            "format_version": 1,
+            "dungeon": self.rules.id,
+            "path": [[[round(x, 3), round(y, 3)] for x, y in line] for line in self.polylines],
+            "character": self.character,
+            "players": self.players,
+        }
         return play
 
     def judge(self) -> dict | None:
@@ -423,13 +435,17 @@ class LinePanel(QWidget):
         session.judge()
         self.tree.clear()
         if not session.polylines:
-            self.hint.setText(f"Press on a Start ({session.starts_text() or 'none'}) and drag to draw the path. "
-                              "Release and press again to continue; touching a portal entry lifts the pen.")
+            self.hint.setText(
+                f"Press on a Start ({session.starts_text() or 'none'}) and drag to draw the path. "
+                "Release and press again to continue; touching a portal entry lifts the pen."
+            )
             self.total.setText("Total: \u2014")
             return
         if session.lifted_at is not None:
-            self.hint.setText(f"The pen lifted at portal entry {session.lifted_at.id}: press on an exit of channel "
-                              f"{session.lifted_at.channel} ({session.exits_text(session.lifted_at.channel)}).")
+            self.hint.setText(
+                f"The pen lifted at portal entry {session.lifted_at.id}: press on an exit of channel "
+                f"{session.lifted_at.channel} ({session.exits_text(session.lifted_at.channel)})."
+            )
         else:
             self.hint.setText("Drag to continue the path; Esc or Clear starts again.")
         if session.result is None:
@@ -444,9 +460,13 @@ class LinePanel(QWidget):
         result = session.result
         for section in result["sections"]:
             title = section["title"][0].upper() + section["title"][1:]
-            item = QTreeWidgetItem([f"{section['subtotal']:+d}" if section["subtotal"] else "0",
-                                    f"{section['number']}. {title}, {section['entered']} "
-                                    f"({section['from_mm']:g}\u2013{section['to_mm']:g} mm)"])
+            item = QTreeWidgetItem(
+                [
+                    f"{section['subtotal']:+d}" if section["subtotal"] else "0",
+                    f"{section['number']}. {title}, {section['entered']} "
+                    f"({section['from_mm']:g}\u2013{section['to_mm']:g} mm)",
+                ]
+            )
             for line in section["lines"] or [{"vp": None, "text": "nothing to score"}]:
                 item.addChild(QTreeWidgetItem([_vp(line["vp"]), line["text"]]))
             self.tree.addTopLevelItem(item)
@@ -461,13 +481,22 @@ class LinePanel(QWidget):
                 item.setExpanded(True)
         if result.get("ignored"):
             ignored = result["ignored"]
-            self.tree.addTopLevelItem(QTreeWidgetItem(
-                ["", f"Illegal crossing at ({ignored['at'][0]:g}, {ignored['at'][1]:g}), "
-                     f"{ignored['length_mm']:g} mm along the path: {ignored['reason']}"]))
+            self.tree.addTopLevelItem(
+                QTreeWidgetItem(
+                    [
+                        "",
+                        f"Illegal crossing at ({ignored['at'][0]:g}, {ignored['at'][1]:g}), "
+                        f"{ignored['length_mm']:g} mm along the path: {ignored['reason']}",
+                    ]
+                )
+            )
         end = result["end"]
         exempt = f"; no penalties in {end['exempt_area']}" if end.get("exempt_area") else ""
-        self.tree.addTopLevelItem(QTreeWidgetItem(["", f"End: {end['reason']} at ({end['at'][0]:g}, {end['at'][1]:g}), "
-                                                       f"{end['length_mm']:g} mm{exempt}"]))
+        self.tree.addTopLevelItem(
+            QTreeWidgetItem(
+                ["", f"End: {end['reason']} at ({end['at'][0]:g}, {end['at'][1]:g}), {end['length_mm']:g} mm{exempt}"]
+            )
+        )
         for note in result.get("notes") or []:
             self.tree.addTopLevelItem(QTreeWidgetItem(["", f"Note: {note}"]))
         self.total.setText(f"Total: {result['total']} VP")

@@ -55,14 +55,25 @@ class CanvasContext:
         scale = self.view.transform().m11() if self.view is not None else 4.0
         return px / max(scale, 1e-6)
 
-    def snap(self, pos: QPointF, exclude: set[str] = frozenset(), to_walls: bool = True,
-             modifiers=Qt.KeyboardModifier.NoModifier) -> tuple[float, float]:
+    def snap(
+        self,
+        pos: QPointF,
+        exclude: set[str] = frozenset(),
+        to_walls: bool = True,
+        modifiers=Qt.KeyboardModifier.NoModifier,
+    ) -> tuple[float, float]:
         """Snap a scene point (mm) with the current settings; Alt turns snapping off for one move."""
         point = (pos.x(), pos.y())
         if not self.snap_enabled or modifiers & Qt.KeyboardModifier.AltModifier:
             return (round(point[0], 3), round(point[1], 3))
-        return snap_point(self.dungeon, point, step_mm=self.grid_step_mm, tolerance_mm=self.tolerance_mm(),
-                          exclude=exclude, to_walls=to_walls).point
+        return snap_point(
+            self.dungeon,
+            point,
+            step_mm=self.grid_step_mm,
+            tolerance_mm=self.tolerance_mm(),
+            exclude=exclude,
+            to_walls=to_walls,
+        ).point
 
     def push(self, edit) -> bool:
         """Push an edit on the current document; show the reason and return ``False`` if it
@@ -260,8 +271,9 @@ class SelectTool(Tool):
         if step != (0.0, 0.0) and step != (0, 0):
             self._pushing = True
             try:
-                ok = self.ctx.push(MoveObjects(self.ctx.dungeon, self._refs, step[0], step[1],
-                                               merge_key=self._drag_key))
+                ok = self.ctx.push(
+                    MoveObjects(self.ctx.dungeon, self._refs, step[0], step[1], merge_key=self._drag_key)
+                )
             finally:
                 self._pushing = False
             if ok:
@@ -276,8 +288,9 @@ class SelectTool(Tool):
             return (float(round(raw[0] / cell)), float(round(raw[1] / cell)))
         if self._anchor is None:
             return (round(raw[0], 3), round(raw[1], 3))
-        target = self.ctx.snap(QPointF(self._anchor[0] + raw[0], self._anchor[1] + raw[1]),
-                               exclude=set(self._refs), modifiers=modifiers)
+        target = self.ctx.snap(
+            QPointF(self._anchor[0] + raw[0], self._anchor[1] + raw[1]), exclude=set(self._refs), modifiers=modifiers
+        )
         return (round(target[0] - self._anchor[0], 3), round(target[1] - self._anchor[1], 3))
 
     def mouse_release(self, view, event, pos: QPointF) -> bool:
@@ -287,8 +300,11 @@ class SelectTool(Tool):
             rect = self._band
             add = bool(event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier))
             if rect.width() * view.transform().m11() >= DRAG_START_PX:
-                refs = [item.ref for item in self.ctx.scene.items(rect, Qt.ItemSelectionMode.IntersectsItemShape)
-                        if hasattr(item, "ref")]
+                refs = [
+                    item.ref
+                    for item in self.ctx.scene.items(rect, Qt.ItemSelectionMode.IntersectsItemShape)
+                    if hasattr(item, "ref")
+                ]
                 self.ctx.scene.select_refs(refs, add=add)
             view.viewport().update()
         self.cancel()
@@ -304,8 +320,14 @@ class SelectTool(Tool):
 
 
 def _select_spec() -> ToolSpec:
-    return ToolSpec("select", "Select", "V", "both",
-                    "Select and move: click, Shift+click to add, drag on empty paper for a rubber band", SelectTool)
+    return ToolSpec(
+        "select",
+        "Select",
+        "V",
+        "both",
+        "Select and move: click, Shift+click to add, drag on empty paper for a rubber band",
+        SelectTool,
+    )
 
 
 #: Modules that export ``TOOL_SPECS`` for the family tools.

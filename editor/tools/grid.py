@@ -69,8 +69,12 @@ def edge_segment(grid: GridSpec, cell: Cell, side: str) -> tuple[tuple[float, fl
     x0 = grid.origin_mm[0] + cell[0] * grid.cell_mm
     y0 = grid.origin_mm[1] + cell[1] * grid.cell_mm
     x1, y1 = x0 + grid.cell_mm, y0 + grid.cell_mm
-    return {"north": ((x0, y0), (x1, y0)), "south": ((x0, y1), (x1, y1)),
-            "west": ((x0, y0), (x0, y1)), "east": ((x1, y0), (x1, y1))}[side]
+    return {
+        "north": ((x0, y0), (x1, y0)),
+        "south": ((x0, y1), (x1, y1)),
+        "west": ((x0, y0), (x0, y1)),
+        "east": ((x1, y0), (x1, y1)),
+    }[side]
 
 
 def edge_distance(grid: GridSpec, p: tuple[float, float], cell: Cell, side: str) -> float:
@@ -83,8 +87,12 @@ def edge_distance(grid: GridSpec, p: tuple[float, float], cell: Cell, side: str)
 
 def cell_rect(grid: GridSpec, cell: Cell) -> QRectF:
     """The square of room ``cell`` on the sheet (mm)."""
-    return QRectF(grid.origin_mm[0] + cell[0] * grid.cell_mm, grid.origin_mm[1] + cell[1] * grid.cell_mm,
-                  grid.cell_mm, grid.cell_mm)
+    return QRectF(
+        grid.origin_mm[0] + cell[0] * grid.cell_mm,
+        grid.origin_mm[1] + cell[1] * grid.cell_mm,
+        grid.cell_mm,
+        grid.cell_mm,
+    )
 
 
 def edges_crossed(grid: GridSpec, a: tuple[float, float], b: tuple[float, float]) -> list[Edge]:
@@ -111,8 +119,7 @@ def edges_crossed(grid: GridSpec, a: tuple[float, float], b: tuple[float, float]
     return [edge for _, edge in hits]
 
 
-def near_edge(dungeon: GridDungeon, p: tuple[float, float], reach_mm: float,
-              outside_mm: float = 0.0) -> Edge | None:
+def near_edge(dungeon: GridDungeon, p: tuple[float, float], reach_mm: float, outside_mm: float = 0.0) -> Edge | None:
     """The edge of a room nearest ``p`` if it lies within ``reach_mm`` (points outside the grid,
     up to ``outside_mm`` beyond it, pick the outer edge they face); else ``None``."""
     found = grid_edge_at(dungeon, p, outside_mm=outside_mm)
@@ -120,8 +127,10 @@ def near_edge(dungeon: GridDungeon, p: tuple[float, float], reach_mm: float,
         return None
     cell, side = found
     g = dungeon.grid
-    inside = g.origin_mm[0] <= p[0] <= g.origin_mm[0] + g.columns * g.cell_mm and \
-        g.origin_mm[1] <= p[1] <= g.origin_mm[1] + g.rows * g.cell_mm
+    inside = (
+        g.origin_mm[0] <= p[0] <= g.origin_mm[0] + g.columns * g.cell_mm
+        and g.origin_mm[1] <= p[1] <= g.origin_mm[1] + g.rows * g.cell_mm
+    )
     if inside and edge_distance(g, p, cell, side) > reach_mm:
         return None
     return cell, side
@@ -179,8 +188,11 @@ def next_letter(dungeon: GridDungeon, ruleset, kind: str) -> str | None:
     mine = {f.letter for f in dungeon.features if f.kind == kind}
     partners = set(partner_kinds(ruleset, kind))
     theirs = {f.letter for f in dungeon.features if f.kind in partners}
-    for wanted in (lambda x: x in theirs and x not in mine, lambda x: x not in theirs and x not in mine,
-                   lambda x: x not in mine):
+    for wanted in (
+        lambda x: x in theirs and x not in mine,
+        lambda x: x not in theirs and x not in mine,
+        lambda x: x not in mine,
+    ):
         for letter in letters:
             if wanted(letter):
                 return letter
@@ -354,8 +366,10 @@ class PassageTool(GridTool):
         edge = near_edge(dungeon, self._last, self.reach_mm())
         if edge is not None and dungeon.grid.is_outer_edge(*edge):
             self._outer_pressed = True
-            self.ctx.status(f"The outer edge of {dungeon.grid.cell_label(edge[0])} is a wall: outer edges are "
-                            "always walls. Entryways go there (Entryway tool, E).")
+            self.ctx.status(
+                f"The outer edge of {dungeon.grid.cell_label(edge[0])} is a wall: outer edges are "
+                "always walls. Entryways go there (Entryway tool, E)."
+            )
         elif edge is not None:
             self._visit(edge)
         return True
@@ -370,8 +384,11 @@ class PassageTool(GridTool):
                 self._visit(edge)
             self._last = p
         edge = near_edge(dungeon, p, self.reach_mm())
-        self.set_hover(view, None if edge is None else self.edge_line(*edge),
-                       edge is not None and not dungeon.grid.is_outer_edge(*edge))
+        self.set_hover(
+            view,
+            None if edge is None else self.edge_line(*edge),
+            edge is not None and not dungeon.grid.is_outer_edge(*edge),
+        )
         return self._last is not None
 
     def mouse_release(self, view, event, pos: QPointF) -> bool:
@@ -379,12 +396,17 @@ class PassageTool(GridTool):
             return False
         dungeon = self.grid_dungeon()
         if self._changed == 0 and not self._outer_pressed and not self._visited:
-            self.ctx.status("Click nearer an edge between two rooms to toggle it between wall and passage "
-                            "(drag across edges to change several)")
+            self.ctx.status(
+                "Click nearer an edge between two rooms to toggle it between wall and passage "
+                "(drag across edges to change several)"
+            )
         elif self._changed:
             state = "passages" if self._target else "walls"
-            self.ctx.status(f"{self._changed} edge(s) made {state}" if self._changed > 1 else
-                            f"Edge made a {'passage' if self._target else 'wall'}")
+            self.ctx.status(
+                f"{self._changed} edge(s) made {state}"
+                if self._changed > 1
+                else f"Edge made a {'passage' if self._target else 'wall'}"
+            )
         elif self._visited and dungeon is not None:
             self.ctx.status(f"The edges crossed were already {'passages' if self._target else 'walls'}")
         self.end_gesture()
@@ -411,15 +433,19 @@ class EntrywayTool(GridTool):
         label = dungeon.grid.cell_label
         if existing is not None:
             if self.ctx.push(DeleteObjects(dungeon, [existing.id], "Remove entryway")):
-                self.ctx.status(f"Removed the entryway on the {existing.side} edge of {label(existing.cell)} "
-                                "(Ctrl+Z brings it back)")
+                self.ctx.status(
+                    f"Removed the entryway on the {existing.side} edge of {label(existing.cell)} "
+                    "(Ctrl+Z brings it back)"
+                )
             return True
         if edge is None:
             self.ctx.status("Click an outer edge of the grid (or just outside it) to add an entryway")
             return True
         if not dungeon.grid.is_outer_edge(*edge):
-            self.ctx.status("Entryways go on the outer edges of the grid; edges between rooms are walls or "
-                            "passages (Passage tool, P)")
+            self.ctx.status(
+                "Entryways go on the outer edges of the grid; edges between rooms are walls or "
+                "passages (Passage tool, P)"
+            )
             return True
         cell, side = edge
         entryway = Entryway(new_id(dungeon, "entryway"), cell, side)
@@ -433,8 +459,11 @@ class EntrywayTool(GridTool):
         if dungeon is None:
             return False
         edge = self._edge(pos)
-        self.set_hover(view, None if edge is None else self.edge_line(*edge),
-                       edge is not None and dungeon.grid.is_outer_edge(*edge))
+        self.set_hover(
+            view,
+            None if edge is None else self.edge_line(*edge),
+            edge is not None and dungeon.grid.is_outer_edge(*edge),
+        )
         return False
 
 
@@ -528,8 +557,10 @@ class FeatureTool(GridTool):
         label = QLabel("Letter:")
         letter_box = QComboBox()
         letter_box.setObjectName("feature_letter")
-        letter_box.setToolTip("The letter of the weapon or monster to place. Auto: the next letter whose "
-                              "weapon/monster partner is missing (weapon A, then monster A)")
+        letter_box.setToolTip(
+            "The letter of the weapon or monster to place. Auto: the next letter whose "
+            "weapon/monster partner is missing (weapon A, then monster A)"
+        )
         letter_box.currentIndexChanged.connect(lambda _i: self._choose_letter(letter_box.currentData()))
         layout.addWidget(label)
         layout.addWidget(letter_box)
@@ -580,8 +611,11 @@ class FeatureTool(GridTool):
         dungeon = self.grid_dungeon()
         ruleset = self.ruleset()
         if self.kind is None or (ruleset is not None and self.kind not in ruleset.elements):
-            self.ctx.status(f"The ruleset '{dungeon.ruleset}' has no feature '{self.kind}'" if self.kind else
-                            f"The ruleset '{dungeon.ruleset}' defines no room features")
+            self.ctx.status(
+                f"The ruleset '{dungeon.ruleset}' has no feature '{self.kind}'"
+                if self.kind
+                else f"The ruleset '{dungeon.ruleset}' defines no room features"
+            )
             return True
         cell = grid_cell_at(dungeon, self.point(pos))
         if cell is None:
@@ -603,11 +637,14 @@ class FeatureTool(GridTool):
         if there:
             position = min(dungeon.features.index(f) for f in there)
             replaced = ", ".join(describe_feature(f) for f in there)
-            edit = Compound([DeleteObjects(dungeon, [f.id for f in there]),
-                             AddObjects([("features", position, feature)])],
-                            f"Replace {replaced} with {describe_feature(feature)}")
-            message = (f"Replaced {replaced} with {describe_feature(feature)} in {label}: a room holds one feature "
-                       "(Ctrl+Z brings it back)")
+            edit = Compound(
+                [DeleteObjects(dungeon, [f.id for f in there]), AddObjects([("features", position, feature)])],
+                f"Replace {replaced} with {describe_feature(feature)}",
+            )
+            message = (
+                f"Replaced {replaced} with {describe_feature(feature)} in {label}: a room holds one feature "
+                "(Ctrl+Z brings it back)"
+            )
         else:
             edit = AddObjects([("features", None, feature)], f"Place {describe_feature(feature)}")
             message = f"Placed {describe_feature(feature)} in {label}"
@@ -631,13 +668,24 @@ class FeatureTool(GridTool):
 
 # catalogue -------------------------------------------------------------------------------------
 _FEATURE_TOOLS = {
-    "loot": ("Loot", "L", "Place a loot bag: click a room (a room holds one feature; clicking a room with a "
-                          "feature replaces it)"),
+    "loot": (
+        "Loot",
+        "L",
+        "Place a loot bag: click a room (a room holds one feature; clicking a room with a feature replaces it)",
+    ),
     "dragon": ("Dragon", "D", "Place the dragon: click a room (replaces the room's feature)"),
-    "weapon": ("Weapon", "W", "Place a lettered weapon: click a room; the letter is in Tool Options (Auto: the "
-                              "next letter whose monster is missing its weapon)"),
-    "monster": ("Monster", "M", "Place a lettered monster: click a room; the letter is in Tool Options (Auto: "
-                                "the next letter whose weapon is missing its monster)"),
+    "weapon": (
+        "Weapon",
+        "W",
+        "Place a lettered weapon: click a room; the letter is in Tool Options (Auto: the "
+        "next letter whose monster is missing its weapon)",
+    ),
+    "monster": (
+        "Monster",
+        "M",
+        "Place a lettered monster: click a room; the letter is in Tool Options (Auto: "
+        "the next letter whose weapon is missing its monster)",
+    ),
 }
 
 
@@ -657,12 +705,23 @@ def _ruleset_kinds() -> list[str]:
 
 def _specs() -> list[ToolSpec]:
     specs = [
-        ToolSpec("grid_passage", "Passage", "P", "grid",
-                 "Wall or passage: click an edge between two rooms to toggle it; drag across edges to set them "
-                 "all alike (one undo step)", PassageTool),
-        ToolSpec("grid_entryway", "Entryway", "E", "grid",
-                 "Entryway: click an outer edge (or just outside it) to add an arrow; click an arrow to remove it",
-                 EntrywayTool),
+        ToolSpec(
+            "grid_passage",
+            "Passage",
+            "P",
+            "grid",
+            "Wall or passage: click an edge between two rooms to toggle it; drag across edges to set them "
+            "all alike (one undo step)",
+            PassageTool,
+        ),
+        ToolSpec(
+            "grid_entryway",
+            "Entryway",
+            "E",
+            "grid",
+            "Entryway: click an outer edge (or just outside it) to add an arrow; click an arrow to remove it",
+            EntrywayTool,
+        ),
     ]
     used = {"V", "P", "E", "F"} | {key for _, key, _ in _FEATURE_TOOLS.values()}
     kinds = list(_FEATURE_TOOLS) + [k for k in _ruleset_kinds() if k not in _FEATURE_TOOLS]
@@ -674,11 +733,17 @@ def _specs() -> list[ToolSpec]:
             key = next((c.upper() for c in kind if c.isalpha() and c.upper() not in used), "")
             used.add(key)
             tooltip = f"Place a {kind.replace('_', ' ')}: click a room (replaces the room's feature)"
-        specs.append(ToolSpec(f"grid_{kind}", name, key, "grid", tooltip,
-                              lambda ctx, k=kind: FeatureTool(ctx, k)))
-    specs.append(ToolSpec("grid_feature", "Feature", "F", "grid",
-                          "Place a feature of any kind the dungeon's ruleset defines (kind and letter in Tool Options)",
-                          lambda ctx: FeatureTool(ctx, None)))
+        specs.append(ToolSpec(f"grid_{kind}", name, key, "grid", tooltip, lambda ctx, k=kind: FeatureTool(ctx, k)))
+    specs.append(
+        ToolSpec(
+            "grid_feature",
+            "Feature",
+            "F",
+            "grid",
+            "Place a feature of any kind the dungeon's ruleset defines (kind and letter in Tool Options)",
+            lambda ctx: FeatureTool(ctx, None),
+        )
+    )
     return specs
 
 
@@ -686,6 +751,17 @@ def _specs() -> list[ToolSpec]:
 TOOL_SPECS: list[ToolSpec] = _specs()
 
 __all__ = [
-    "EntrywayTool", "FeatureTool", "GridTool", "PaintPassages", "PassageTool", "TOOL_SPECS", "edge_distance",
-    "edge_segment", "edges_crossed", "features_in", "is_passage", "near_edge", "next_letter",
+    "EntrywayTool",
+    "FeatureTool",
+    "GridTool",
+    "PaintPassages",
+    "PassageTool",
+    "TOOL_SPECS",
+    "edge_distance",
+    "edge_segment",
+    "edges_crossed",
+    "features_in",
+    "is_passage",
+    "near_edge",
+    "next_letter",
 ]

@@ -47,10 +47,12 @@ from editor.tools.line_vertices import VertexTool
 
 def _factory(tool_id: str, cls, *args) -> Callable[[CanvasContext], Tool]:
     """A tool factory for the catalogue: ``cls(ctx, *args)`` whose options are kept under ``tool_id``."""
+
     def make(ctx: CanvasContext) -> Tool:
         tool = cls(ctx, *args)
         tool.tool_id = tool_id
         return tool
+
     return make
 
 
@@ -59,19 +61,50 @@ def line_tool_specs(ruleset=None) -> list[ToolSpec]:
     placement tool per element kind of ``ruleset`` (default: the bundled ``line-classic``)."""
     placements = ELEMENT_KINDS if ruleset is None else placement_specs(ruleset)
     return [
-        ToolSpec("room", "Room", "R", "line", "Draw a room: drag a rectangle, or click its corners",
-                 _factory("room", AreaTool, "room")),
-        ToolSpec("corridor", "Corridor", "C", "line", "Draw a corridor: drag a rectangle, or click its corners",
-                 _factory("corridor", AreaTool, "corridor")),
-        ToolSpec("vertices", "Edit Vertices", "E", "line",
-                 "Edit outlines: drag a vertex, double-click an edge to add one, Alt+click or Delete to remove one",
-                 _factory("vertices", VertexTool)),
-        ToolSpec("wall", "Wall", "W", "line", "Draw a wall: click its points, double-click or Enter to finish",
-                 _factory("wall", WallTool)),
-        ToolSpec("door", "Door", "D", "line", "Put a door on a wall: drag along the wall (locks in Tool Options)",
-                 _factory("door", DoorTool)),
-    ] + [ToolSpec(spec.kind, spec.name, spec.key, "line", spec.tooltip, _factory(spec.kind, ElementTool, spec))
-         for spec in placements]
+        ToolSpec(
+            "room",
+            "Room",
+            "R",
+            "line",
+            "Draw a room: drag a rectangle, or click its corners",
+            _factory("room", AreaTool, "room"),
+        ),
+        ToolSpec(
+            "corridor",
+            "Corridor",
+            "C",
+            "line",
+            "Draw a corridor: drag a rectangle, or click its corners",
+            _factory("corridor", AreaTool, "corridor"),
+        ),
+        ToolSpec(
+            "vertices",
+            "Edit Vertices",
+            "E",
+            "line",
+            "Edit outlines: drag a vertex, double-click an edge to add one, Alt+click or Delete to remove one",
+            _factory("vertices", VertexTool),
+        ),
+        ToolSpec(
+            "wall",
+            "Wall",
+            "W",
+            "line",
+            "Draw a wall: click its points, double-click or Enter to finish",
+            _factory("wall", WallTool),
+        ),
+        ToolSpec(
+            "door",
+            "Door",
+            "D",
+            "line",
+            "Put a door on a wall: drag along the wall (locks in Tool Options)",
+            _factory("door", DoorTool),
+        ),
+    ] + [
+        ToolSpec(spec.kind, spec.name, spec.key, "line", spec.tooltip, _factory(spec.kind, ElementTool, spec))
+        for spec in placements
+    ]
 
 
 #: The line-family tools of the bundled ruleset, as the window's catalogue lists them.
@@ -79,5 +112,17 @@ TOOL_SPECS: list[ToolSpec] = line_tool_specs()
 #: The catalogue of a dungeon's own ruleset (:func:`editor.tools.catalogue.tool_specs`).
 tool_specs_for = line_tool_specs
 
-__all__ = ["AreaTool", "DoorTool", "ELEMENT_KINDS", "ElementTool", "LineTool", "PlacementSpec", "PointsTool",
-           "TOOL_SPECS", "VertexTool", "WallTool", "line_tool_specs", "placement_specs"]
+__all__ = [
+    "AreaTool",
+    "DoorTool",
+    "ELEMENT_KINDS",
+    "ElementTool",
+    "LineTool",
+    "PlacementSpec",
+    "PointsTool",
+    "TOOL_SPECS",
+    "VertexTool",
+    "WallTool",
+    "line_tool_specs",
+    "placement_specs",
+]

@@ -132,8 +132,9 @@ class LineTool(Tool):
         if not ctx.snap_enabled or modifiers & Qt.KeyboardModifier.AltModifier:
             return rounded(point)
         tolerance = ctx.tolerance_mm()
-        found = snap_point(ctx.dungeon, point, step_mm=ctx.grid_step_mm, tolerance_mm=tolerance,
-                           exclude=exclude, to_walls=to_walls)
+        found = snap_point(
+            ctx.dungeon, point, step_mm=ctx.grid_step_mm, tolerance_mm=tolerance, exclude=exclude, to_walls=to_walls
+        )
         if found.target == "wall" and found.ref is not None:
             outline = next((o for o in outlines_of(ctx.dungeon) if o.ref == found.ref), None)
             if outline is not None:
@@ -151,8 +152,16 @@ class LineTool(Tool):
         point = (pos.x(), pos.y())
         if not self.ctx.snap_enabled or modifiers & Qt.KeyboardModifier.AltModifier:
             return rounded(point)
-        return tuple(snap_point(self.ctx.dungeon, point, step_mm=self.ctx.grid_step_mm,
-                                tolerance_mm=self.ctx.tolerance_mm(), to_vertices=False, to_walls=False).point)
+        return tuple(
+            snap_point(
+                self.ctx.dungeon,
+                point,
+                step_mm=self.ctx.grid_step_mm,
+                tolerance_mm=self.ctx.tolerance_mm(),
+                to_vertices=False,
+                to_walls=False,
+            ).point
+        )
 
     def update_view(self) -> None:
         if self.ctx.view is not None:

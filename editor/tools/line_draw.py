@@ -96,8 +96,11 @@ class PointsTool(LineTool):
         self._hover = point
         busy = bool(self.points) or self._press is not None
         if self._press is not None and left_held(event) and not self.points:
-            if self._drag_end is not None or math.dist((pos.x(), pos.y()), (self._press.x(), self._press.y())) \
-                    * view.transform().m11() >= DRAG_START_PX:
+            if (
+                self._drag_end is not None
+                or math.dist((pos.x(), pos.y()), (self._press.x(), self._press.y())) * view.transform().m11()
+                >= DRAG_START_PX
+            ):
                 self._drag_end = point
         self.update_view()
         return busy
@@ -143,8 +146,9 @@ class PointsTool(LineTool):
     def click(self, view, point: Point, raw: Point) -> None:
         """A click at ``point`` (snapped; ``raw`` unsnapped): add a point, or close the outline
         when it hits the first point."""
-        on_first = self.points and (screen_distance(view, raw, self.points[0]) <= SNAP_PX
-                                    or math.dist(point, self.points[0]) <= SAME_POINT_MM)
+        on_first = self.points and (
+            screen_distance(view, raw, self.points[0]) <= SNAP_PX or math.dist(point, self.points[0]) <= SAME_POINT_MM
+        )
         if self.closed and len(self.points) >= 3 and on_first:
             self.finish()
             return
@@ -185,7 +189,6 @@ class PointsTool(LineTool):
         painter.restore()
 
 
-
 class AreaTool(PointsTool):
     """Draw a room or corridor (``kind``): a rectangle by press-drag-release, or a polygon by
     clicks closed on its first point, by a double-click or by Enter."""
@@ -215,8 +218,10 @@ class AreaTool(PointsTool):
         return False
 
     def options_widget(self):
-        return hint_label(f"Drag for a rectangular {self.kind}, or click its corners and click the first one again "
-                     "(or double-click, or Enter); Backspace takes back a corner; Alt places freely")
+        return hint_label(
+            f"Drag for a rectangular {self.kind}, or click its corners and click the first one again "
+            "(or double-click, or Enter); Backspace takes back a corner; Alt places freely"
+        )
 
 
 class WallTool(PointsTool):
@@ -241,9 +246,10 @@ class WallTool(PointsTool):
         return False
 
     def options_widget(self):
-        return hint_label("Click the wall's points, double-click or Enter to finish; drag for one straight wall; "
-                     "Backspace takes back a point")
-
+        return hint_label(
+            "Click the wall's points, double-click or Enter to finish; drag for one straight wall; "
+            "Backspace takes back a point"
+        )
 
 
 class DoorTool(LineTool):
@@ -386,8 +392,9 @@ class DoorTool(LineTool):
             box = QCheckBox(lock)
             box.setObjectName(f"lock_{lock}")
             box.setChecked(lock in chosen)
-            box.setToolTip("Any key opens a skeleton lock" if lock == SKELETON_LOCK else
-                           f"A {lock} key opens this lock")
+            box.setToolTip(
+                "Any key opens a skeleton lock" if lock == SKELETON_LOCK else f"A {lock} key opens this lock"
+            )
             box.toggled.connect(self._locks_toggled)
             layout.addWidget(box)
             self.lock_boxes[lock] = box

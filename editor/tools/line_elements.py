@@ -76,8 +76,10 @@ def _tooltip(spec: KindDefinition, option: str | None) -> str:
     what = spec.name.lower()
     rule = spec.description.rstrip(".")
     hint = {
-        "vp": "; set its VP in Tool Options", "variant": "; its type in Tool Options",
-        "colour": "; its colour in Tool Options", "key_colour": "; its colour in Tool Options",
+        "vp": "; set its VP in Tool Options",
+        "variant": "; its type in Tool Options",
+        "colour": "; its colour in Tool Options",
+        "key_colour": "; its colour in Tool Options",
         "channel": "; its letter or colour in Tool Options",
         "number": ", numbered automatically (renumber: Dungeon > Renumber Artifact Stones)",
         "text": ": click, then type its text",
@@ -96,12 +98,25 @@ def placement_specs(ruleset) -> tuple[PlacementSpec, ...]:
     for spec in ruleset.kinds.values():
         if spec.footprint == "segment":
             continue
-        key = spec.shortcut if spec.shortcut and spec.shortcut not in used else \
-            next((c.upper() for c in spec.name + spec.kind if c.isalpha() and c.upper() not in used), "")
+        key = (
+            spec.shortcut
+            if spec.shortcut and spec.shortcut not in used
+            else next((c.upper() for c in spec.name + spec.kind if c.isalpha() and c.upper() not in used), "")
+        )
         used.add(key)
         option = _option_of(spec)
-        out.append(PlacementSpec(spec.kind, spec.name, key, spec.size_mm if spec.footprint == "disc" else None,
-                                 spec.id_prefix, _tooltip(spec, option), option, spec.on_wall))
+        out.append(
+            PlacementSpec(
+                spec.kind,
+                spec.name,
+                key,
+                spec.size_mm if spec.footprint == "disc" else None,
+                spec.id_prefix,
+                _tooltip(spec, option),
+                option,
+                spec.on_wall,
+            )
+        )
     return tuple(out)
 
 
@@ -339,8 +354,10 @@ class ElementTool(LineTool):
         label = self._number_label
         if label is None or not is_valid(label) or self.ctx.dungeon is None:
             return
-        label.setText(f"Next number: {next_stone_number(self.ctx.dungeon)} "
-                      "(Dungeon > Renumber Artifact Stones numbers them in reading order)")
+        label.setText(
+            f"Next number: {next_stone_number(self.ctx.dungeon)} "
+            "(Dungeon > Renumber Artifact Stones numbers them in reading order)"
+        )
 
 
 _OPTION_NAMES = {"variant": "type", "colour": "colour", "key_colour": "colour", "channel": "channel"}

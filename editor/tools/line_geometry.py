@@ -182,8 +182,11 @@ class Outline:
     def removed(self, index: int) -> list[Point]:
         """The points without vertex ``index``; ``ValueError`` when too few would be left."""
         if self.fixed or len(self.points) <= self.minimum:
-            what = "a door keeps its two ends" if self.fixed else (
-                "an area keeps at least 3 vertices" if self.closed else "a wall keeps at least 2 points")
+            what = (
+                "a door keeps its two ends"
+                if self.fixed
+                else ("an area keeps at least 3 vertices" if self.closed else "a wall keeps at least 2 points")
+            )
             raise ValueError(what)
         out = list(self.points)
         del out[index]

@@ -54,8 +54,8 @@ class VertexTool(LineTool):
 
     def __init__(self, ctx: CanvasContext):
         super().__init__(ctx)
-        self.focus: str | None = None      # reference of the outline shown with handles
-        self.vertex: int | None = None     # its active vertex (under the pointer or last clicked)
+        self.focus: str | None = None  # reference of the outline shown with handles
+        self.vertex: int | None = None  # its active vertex (under the pointer or last clicked)
         self._drag: dict | None = None
         self._pushing = False
 
@@ -136,7 +136,7 @@ class VertexTool(LineTool):
         self._pushing = True
         try:
             if len(shapes) == 1 and merge_key is None:
-                (ref, points), = shapes.items()
+                ((ref, points),) = shapes.items()
                 return self.ctx.push(EditShape(self.ctx.dungeon, ref, points, text))
             return self.ctx.push(EditShapes(self.ctx.dungeon, shapes, text, merge_key=merge_key))
         except EditError as exc:
@@ -200,8 +200,14 @@ class VertexTool(LineTool):
                 return True
             detach = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier) or outline.fixed
             linked = [] if detach else coincident_vertices(self.ctx.dungeon, outline.points[index], outline.ref)
-            self._drag = {"ref": outline.ref, "index": index, "key": f"vertex-{next(_DRAG_IDS)}",
-                          "press": (pos.x(), pos.y()), "moving": False, "linked": linked}
+            self._drag = {
+                "ref": outline.ref,
+                "index": index,
+                "key": f"vertex-{next(_DRAG_IDS)}",
+                "press": (pos.x(), pos.y()),
+                "moving": False,
+                "linked": linked,
+            }
             return True
         edge = self.edge_at(pos)
         ref = edge[0].ref if edge is not None else self._body_at(pos)
@@ -262,8 +268,9 @@ class VertexTool(LineTool):
         outline, index, point = edge
         if self.ctx.snap_enabled and not event.modifiers() & Qt.KeyboardModifier.AltModifier:
             a, b = outline.points[index], outline.points[(index + 1) % len(outline.points)]
-            point = grid_point_on_segment((pos.x(), pos.y()), a, b, self.ctx.grid_step_mm,
-                                          self.ctx.tolerance_mm()) or point
+            point = (
+                grid_point_on_segment((pos.x(), pos.y()), a, b, self.ctx.grid_step_mm, self.ctx.tolerance_mm()) or point
+            )
         self._set_focus(outline.ref)
         self.insert_vertex(outline.ref, index, point)
         return True
@@ -300,5 +307,6 @@ class VertexTool(LineTool):
         painter.restore()
 
     def options_widget(self):
-        return hint_label("Drag a vertex; double-click an edge to add one; Alt+click a vertex, or Delete while on it, "
-                     "to remove it")
+        return hint_label(
+            "Drag a vertex; double-click an edge to add one; Alt+click a vertex, or Delete while on it, to remove it"
+        )

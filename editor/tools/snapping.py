@@ -41,9 +41,17 @@ def outlines(dungeon: LineDungeon, exclude: set[str] = frozenset()) -> list[tupl
     return out
 
 
-def snap_point(dungeon: Dungeon, p: Point, *, step_mm: float = 5.0, tolerance_mm: float = 2.0,
-               use_grid: bool = True, to_vertices: bool = True, to_walls: bool = True,
-               exclude: set[str] = frozenset()) -> Snap:
+def snap_point(
+    dungeon: Dungeon,
+    p: Point,
+    *,
+    step_mm: float = 5.0,
+    tolerance_mm: float = 2.0,
+    use_grid: bool = True,
+    to_vertices: bool = True,
+    to_walls: bool = True,
+    exclude: set[str] = frozenset(),
+) -> Snap:
     """Snap ``p`` (mm) for the line family: nearest vertex within ``tolerance_mm``, else the
     nearest point on a wall or outline within it, else the grid of ``step_mm`` (when
     ``use_grid``), else ``p`` rounded to 0.001 mm. ``exclude`` holds references not to snap to

@@ -24,15 +24,21 @@ def open_neighbours(dungeon: GridDungeon) -> dict[Cell, set[Cell]]:
     return graph
 
 
-def grid_problems(dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[str, int] | None = None) -> list[Problem]:
+def grid_problems(
+    dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[str, int] | None = None
+) -> list[Problem]:
     """Every grid rule check (codes G001-G017) for one dungeon."""
     problems: list[Problem] = []
     grid = dungeon.grid
     label = grid.cell_label
 
     def outside(obj, what: str) -> Problem:
-        return problem("G009", f"{what} names room {list(obj.cell)}, outside the {grid.columns}x{grid.rows} grid",
-                       file, obj.pointer + "/cell")
+        return problem(
+            "G009",
+            f"{what} names room {list(obj.cell)}, outside the {grid.columns}x{grid.rows} grid",
+            file,
+            obj.pointer + "/cell",
+        )
 
     # Edges: passages -------------------------------------------------------------------
     entry_edges: dict[tuple, str] = {}
@@ -41,21 +47,39 @@ def grid_problems(dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[
             problems.append(outside(entryway, describe("entryway", entryway.id)))
             continue
         if not grid.is_outer_edge(entryway.cell, entryway.side):
-            problems.append(problem("G006", f"{describe('entryway', entryway.id)} is on the {entryway.side} side of "
-                                            f"room {label(entryway.cell)}, an inner edge; entryways go on outer edges",
-                                    file, entryway.pointer + "/side"))
+            problems.append(
+                problem(
+                    "G006",
+                    f"{describe('entryway', entryway.id)} is on the {entryway.side} side of "
+                    f"room {label(entryway.cell)}, an inner edge; entryways go on outer edges",
+                    file,
+                    entryway.pointer + "/side",
+                )
+            )
             continue
         key = edge_key(entryway.cell, entryway.side)
         if key in entry_edges:
-            problems.append(problem("G016", f"{describe('entryway', entryway.id)} is on the same edge as entryway "
-                                            f"'{entry_edges[key]}' ({entryway.side} of {label(entryway.cell)})",
-                                    file, entryway.pointer))
+            problems.append(
+                problem(
+                    "G016",
+                    f"{describe('entryway', entryway.id)} is on the same edge as entryway "
+                    f"'{entry_edges[key]}' ({entryway.side} of {label(entryway.cell)})",
+                    file,
+                    entryway.pointer,
+                )
+            )
         else:
             entry_edges[key] = entryway.id
     count = ruleset.data.get("entryways", {}).get("count")
     if count and not count["min"] <= len(dungeon.entryways) <= count["max"]:
-        problems.append(problem("G007", f"the dungeon has {len(dungeon.entryways)} entryways; ruleset "
-                                        f"'{ruleset.id}' requires {_range(count)}", file, "/entryways"))
+        problems.append(
+            problem(
+                "G007",
+                f"the dungeon has {len(dungeon.entryways)} entryways; ruleset '{ruleset.id}' requires {_range(count)}",
+                file,
+                "/entryways",
+            )
+        )
 
     seen_edges: dict[tuple, str] = {}
     for passage in dungeon.passages:
@@ -66,12 +90,19 @@ def grid_problems(dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[
         where = f"passage on the {passage.side} side of room {label(passage.cell)}"
         key = edge_key(passage.cell, passage.side)
         if grid.is_outer_edge(passage.cell, passage.side) and key not in entry_edges:
-            problems.append(problem("G008", f"{where} is on the outer edge of the grid with no entryway there; "
-                                            f"passages join two rooms", file, passage.pointer))
+            problems.append(
+                problem(
+                    "G008",
+                    f"{where} is on the outer edge of the grid with no entryway there; passages join two rooms",
+                    file,
+                    passage.pointer,
+                )
+            )
             continue
         if key in seen_edges:
-            problems.append(problem("G015", f"{where} is the same edge as the passage at {seen_edges[key]}",
-                                    file, passage.pointer))
+            problems.append(
+                problem("G015", f"{where} is the same edge as the passage at {seen_edges[key]}", file, passage.pointer)
+            )
         else:
             seen_edges[key] = passage.pointer
 
@@ -84,15 +115,28 @@ def grid_problems(dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[
         by_room[feature.cell].append(feature)
     for cell, features in by_room.items():
         for extra in features[1:]:
-            problems.append(problem("G005", f"{describe(extra.kind, extra.id, extra.name)} shares room {label(cell)} "
-                                            f"with {describe(features[0].kind, features[0].id)}; a room holds at most "
-                                            f"one feature", file, extra.pointer + "/cell"))
+            problems.append(
+                problem(
+                    "G005",
+                    f"{describe(extra.kind, extra.id, extra.name)} shares room {label(cell)} "
+                    f"with {describe(features[0].kind, features[0].id)}; a room holds at most "
+                    f"one feature",
+                    file,
+                    extra.pointer + "/cell",
+                )
+            )
     kinds = Counter(f.kind for f in dungeon.features)
     for kind, definition in ruleset.elements.items():
         count = definition.get("count")
         if count and not count["min"] <= kinds[kind] <= count["max"]:
-            problems.append(problem("G001", f"the dungeon has {kinds[kind]} {kind} feature(s); ruleset '{ruleset.id}' "
-                                            f"requires {_range(count)}", file, "/features"))
+            problems.append(
+                problem(
+                    "G001",
+                    f"the dungeon has {kinds[kind]} {kind} feature(s); ruleset '{ruleset.id}' requires {_range(count)}",
+                    file,
+                    "/features",
+                )
+            )
     problems += _letters(dungeon, file)
 
     # Reachability ------------------------------------------------------------------------
@@ -109,15 +153,27 @@ def grid_problems(dungeon: GridDungeon, ruleset: Ruleset, file: str, deck: dict[
     for cell, features in by_room.items():
         if cell not in reached:
             feature = features[0]
-            problems.append(problem("G010", f"{describe(feature.kind, feature.id, feature.name)} in room {label(cell)} "
-                                            f"cannot be reached from any entryway through passages",
-                                    file, feature.pointer))
+            problems.append(
+                problem(
+                    "G010",
+                    f"{describe(feature.kind, feature.id, feature.name)} in room {label(cell)} "
+                    f"cannot be reached from any entryway through passages",
+                    file,
+                    feature.pointer,
+                )
+            )
     for row in range(grid.rows):
         for column in range(grid.columns):
             cell = (column, row)
             if cell not in graph and cell not in entry_rooms:
-                problems.append(problem("G011", f"room {label(cell)} has no passage and no entryway: no path can "
-                                                f"enter it", file, "/passages"))
+                problems.append(
+                    problem(
+                        "G011",
+                        f"room {label(cell)} has no passage and no entryway: no path can enter it",
+                        file,
+                        "/passages",
+                    )
+                )
 
     # Deck -------------------------------------------------------------------------------
     problems += _deck(dungeon, ruleset, file, deck if deck is not None else ruleset.deck, len(by_room))
@@ -138,16 +194,35 @@ def _letters(dungeon: GridDungeon, file: str) -> list[Problem]:
     for kind, by_letter in letters.items():
         for letter, features in by_letter.items():
             for extra in features[1:]:
-                problems.append(problem("G004", f"{describe(kind, extra.id, extra.name)} has letter {letter}, already "
-                                                f"used by {kind} '{features[0].id}'", file, extra.pointer + "/letter"))
+                problems.append(
+                    problem(
+                        "G004",
+                        f"{describe(kind, extra.id, extra.name)} has letter {letter}, already "
+                        f"used by {kind} '{features[0].id}'",
+                        file,
+                        extra.pointer + "/letter",
+                    )
+                )
     for letter, weapons in sorted(letters["weapon"].items()):
         if letter not in letters["monster"]:
-            problems.append(problem("G002", f"{describe('weapon', weapons[0].id, weapons[0].name)} has letter {letter} "
-                                            f"but no monster has it", file, weapons[0].pointer + "/letter"))
+            problems.append(
+                problem(
+                    "G002",
+                    f"{describe('weapon', weapons[0].id, weapons[0].name)} has letter {letter} but no monster has it",
+                    file,
+                    weapons[0].pointer + "/letter",
+                )
+            )
     for letter, monsters in sorted(letters["monster"].items()):
         if letter not in letters["weapon"]:
-            problems.append(problem("G003", f"{describe('monster', monsters[0].id, monsters[0].name)} has letter "
-                                            f"{letter} but no weapon has it", file, monsters[0].pointer + "/letter"))
+            problems.append(
+                problem(
+                    "G003",
+                    f"{describe('monster', monsters[0].id, monsters[0].name)} has letter {letter} but no weapon has it",
+                    file,
+                    monsters[0].pointer + "/letter",
+                )
+            )
     return problems
 
 
@@ -162,27 +237,49 @@ def deck_problems(cards: dict[str, int], ruleset: Ruleset, file: str, pointer: s
     shapes = ruleset.segment_shapes
     for card in cards:
         if card not in shapes and card not in SPECIAL_CARDS:
-            problems.append(problem("G014", f"deck card '{card}' is not a segment shape of ruleset '{ruleset.id}' "
-                                            f"({', '.join(shapes)}) nor trap or draw_two", file, f"{pointer}/{card}"))
+            problems.append(
+                problem(
+                    "G014",
+                    f"deck card '{card}' is not a segment shape of ruleset '{ruleset.id}' "
+                    f"({', '.join(shapes)}) nor trap or draw_two",
+                    file,
+                    f"{pointer}/{card}",
+                )
+            )
     rounds, reveal = ruleset.data.get("rounds", 7), ruleset.data.get("reveal", 4)
     draw_two = cards.get("draw_two", 0)
     playable = sum(n for card, n in cards.items() if card in shapes or card == "trap")
     needed = rounds * reveal + draw_two
     if playable < needed:
-        problems.append(problem("G013", f"the deck has {playable} segment and trap cards; {rounds} rounds of {reveal} "
-                                        f"with {draw_two} Draw 2 need at least {needed}", file, pointer))
+        problems.append(
+            problem(
+                "G013",
+                f"the deck has {playable} segment and trap cards; {rounds} rounds of {reveal} "
+                f"with {draw_two} Draw 2 need at least {needed}",
+                file,
+                pointer,
+            )
+        )
     if not any(cards.get(shape, 0) for shape in shapes):
         problems.append(problem("G013", "the deck has no segment cards", file, pointer))
     return problems
 
 
-def _deck(dungeon: GridDungeon, ruleset: Ruleset, file: str, cards: dict[str, int], feature_rooms: int) -> list[Problem]:
+def _deck(
+    dungeon: GridDungeon, ruleset: Ruleset, file: str, cards: dict[str, int], feature_rooms: int
+) -> list[Problem]:
     problems = []
     traps = cards.get("trap", 0)
     empty_rooms = dungeon.grid.columns * dungeon.grid.rows - feature_rooms
     if traps > empty_rooms:
-        problems.append(problem("G012", f"the deck has {traps} trap cards but the dungeon has only {empty_rooms} rooms "
-                                        f"without a feature", file, "/features"))
+        problems.append(
+            problem(
+                "G012",
+                f"the deck has {traps} trap cards but the dungeon has only {empty_rooms} rooms without a feature",
+                file,
+                "/features",
+            )
+        )
     return problems
 
 
@@ -193,10 +290,23 @@ def _print(dungeon: GridDungeon, ruleset: Ruleset, file: str) -> list[Problem]:
     width, height = grid.columns * grid.cell_mm, grid.rows * grid.cell_mm
     problems = []
     if gx < x0 or gy < y0 or gx + width > x1 or gy + height > y1:
-        problems.append(problem("G017", f"the grid spans x {gx:g}..{gx + width:g} mm and y {gy:g}..{gy + height:g} mm; "
-                                        f"the printable area is x {x0:g}..{x1:g}, y {y0:g}..{y1:g}", file, "/grid"))
+        problems.append(
+            problem(
+                "G017",
+                f"the grid spans x {gx:g}..{gx + width:g} mm and y {gy:g}..{gy + height:g} mm; "
+                f"the printable area is x {x0:g}..{x1:g}, y {y0:g}..{y1:g}",
+                file,
+                "/grid",
+            )
+        )
     minimum = ruleset.print_limits.get("min_cell_mm", 0)
     if grid.cell_mm < minimum:
-        problems.append(problem("G017", f"rooms of {grid.cell_mm:g} mm are smaller than the printable minimum of "
-                                        f"{minimum:g} mm", file, "/grid/cell_mm"))
+        problems.append(
+            problem(
+                "G017",
+                f"rooms of {grid.cell_mm:g} mm are smaller than the printable minimum of {minimum:g} mm",
+                file,
+                "/grid/cell_mm",
+            )
+        )
     return problems

@@ -23,7 +23,7 @@ from inkcrawl.model import LineDungeon, Point
 from inkcrawl.problems import Problem, describe, problem
 
 #: The step coordinates are saved with, in mm, for messages.
-SAVED_STEP_MM = 10 ** -FLOAT_DECIMALS
+SAVED_STEP_MM = 10**-FLOAT_DECIMALS
 
 
 def saved_point(point: Point) -> Point:
@@ -43,8 +43,10 @@ def _mm(distance: float) -> str:
 
 
 def _merge_text(distance: float, where: Point) -> str:
-    return (f"{_mm(distance)} mm apart; saving rounds coordinates to {SAVED_STEP_MM:g} mm and would merge them "
-            f"into one point at ({where[0]:g}, {where[1]:g}); move them apart or remove one")
+    return (
+        f"{_mm(distance)} mm apart; saving rounds coordinates to {SAVED_STEP_MM:g} mm and would merge them "
+        f"into one point at ({where[0]:g}, {where[1]:g}); move them apart or remove one"
+    )
 
 
 def precision_problems(dungeon: LineDungeon, file: str) -> list[Problem]:
@@ -61,21 +63,31 @@ def precision_problems(dungeon: LineDungeon, file: str) -> list[Problem]:
         for index in range(len(points) - 1):
             a, b = points[index], points[index + 1]
             if a != b and saved[index] == saved[index + 1]:
-                problems.append(problem(
-                    "L028", f"{describe('wall', wall.id)}: points {index} and {index + 1} are "
-                            f"{_merge_text(math.dist(a, b), saved[index])}",
-                    file, f"{wall.pointer}/points/{index + 1}"))
+                problems.append(
+                    problem(
+                        "L028",
+                        f"{describe('wall', wall.id)}: points {index} and {index + 1} are "
+                        f"{_merge_text(math.dist(a, b), saved[index])}",
+                        file,
+                        f"{wall.pointer}/points/{index + 1}",
+                    )
+                )
     for door in dungeon.elements:
         if door.segment is None:
             continue
         a, b = ((p[0], p[1]) for p in door.segment)
         if a != b and saved_point(a) == saved_point(b):
-            problems.append(problem(
-                "L028", f"{describe(door.kind, door.id, door.name)}: segment ends 0 and 1 are {_mm(math.dist(a, b))} mm "
-                        f"apart; "
-                        f"saving rounds coordinates to {SAVED_STEP_MM:g} mm and would shrink the door to the point "
-                        f"({saved_point(a)[0]:g}, {saved_point(a)[1]:g}); make it longer", file,
-                f"{door.pointer}/segment/1"))
+            problems.append(
+                problem(
+                    "L028",
+                    f"{describe(door.kind, door.id, door.name)}: segment ends 0 and 1 are {_mm(math.dist(a, b))} mm "
+                    f"apart; "
+                    f"saving rounds coordinates to {SAVED_STEP_MM:g} mm and would shrink the door to the point "
+                    f"({saved_point(a)[0]:g}, {saved_point(a)[1]:g}); make it longer",
+                    file,
+                    f"{door.pointer}/segment/1",
+                )
+            )
     return problems
 
 
@@ -92,14 +104,26 @@ def _polygon(area, file: str) -> list[Problem]:
         last_at[point] = index
         # an exact repeat of the vertex before is L002's business already
         if previous is not None and points[previous] != points[index]:
-            problems.append(problem("L028", f"{name}: vertices {previous} and {index} are "
-                                            f"{_merge_text(math.dist(points[previous], points[index]), point)}",
-                                    file, f"{area.pointer}/polygon/{index}"))
+            problems.append(
+                problem(
+                    "L028",
+                    f"{name}: vertices {previous} and {index} are "
+                    f"{_merge_text(math.dist(points[previous], points[index]), point)}",
+                    file,
+                    f"{area.pointer}/polygon/{index}",
+                )
+            )
     if problems or polygon_defects(points) is not None:
         return problems
     defect = polygon_defects(saved)
     if defect is not None:
-        problems.append(problem("L028", f"{name}: saving rounds coordinates to {SAVED_STEP_MM:g} mm, and the rounded "
-                                        f"polygon fails {defect[0]}: {defect[1]}; move its vertices further apart",
-                                file, f"{area.pointer}/polygon"))
+        problems.append(
+            problem(
+                "L028",
+                f"{name}: saving rounds coordinates to {SAVED_STEP_MM:g} mm, and the rounded "
+                f"polygon fails {defect[0]}: {defect[1]}; move its vertices further apart",
+                file,
+                f"{area.pointer}/polygon",
+            )
+        )
     return problems

@@ -25,12 +25,26 @@ from importlib.metadata import entry_points
 from inkcrawl import __version__
 from inkcrawl.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_TERMINATED, EXIT_USAGE
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_TERMINATED", "EXIT_USAGE", "Terminated",
-           "build_parser", "main"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_PROBLEMS",
+    "EXIT_TERMINATED",
+    "EXIT_USAGE",
+    "Terminated",
+    "build_parser",
+    "main",
+]
 
 #: The core's command modules, in the order of ``inkcrawl --help``; each has ``register(subparsers)``.
-_CORE_COMMANDS = ("inkcrawl.cli.validate", "inkcrawl.cli.migrate", "inkcrawl.cli.analyze", "inkcrawl.cli.simulate",
-                 "inkcrawl.cli.score", "inkcrawl.cli.importing")
+_CORE_COMMANDS = (
+    "inkcrawl.cli.validate",
+    "inkcrawl.cli.migrate",
+    "inkcrawl.cli.analyze",
+    "inkcrawl.cli.simulate",
+    "inkcrawl.cli.score",
+    "inkcrawl.cli.importing",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,11 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="inkcrawl",
         description="Level editor and content toolkit for paper draw-your-path dungeon games: validate "
-                    "dungeons and content packs, print them, play them with the rules engines, and import "
-                    "dungeons made by other tools.",
+        "dungeons and content packs, print them, play them with the rules engines, and import "
+        "dungeons made by other tools.",
         epilog="examples:\n  inkcrawl validate content/packs/*\n  inkcrawl export sheet content/packs/* -o sheets.pdf\n"
-               "  inkcrawl simulate content/packs/ember-halls --games 1000 --policy greedy\n\n"
-               "Run 'inkcrawl COMMAND --help' for a command's options and examples.",
+        "  inkcrawl simulate content/packs/ember-halls --games 1000 --policy greedy\n\n"
+        "Run 'inkcrawl COMMAND --help' for a command's options and examples.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"inkcrawl {__version__}")

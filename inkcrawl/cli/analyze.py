@@ -14,17 +14,28 @@ from inkcrawl.textchars import json_terminal_safe
 def register(subparsers) -> None:
     """Add ``analyze`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
-        "analyze", help="solvability of line dungeons: reachability and shortest routes",
+        "analyze",
+        help="solvability of line dungeons: reachability and shortest routes",
         description="Search every way through a line dungeon from its Starts (walls, doors and their keys, "
-                    "skeleton keys, one-way portals) and report unreachable elements, doors that never open, and "
-                    "the shortest route to each boss, escape portal and exit.",
-        epilog="examples:\n  inkcrawl analyze content/packs/lantern-depths\n  inkcrawl analyze game.json --format json\n"
-               "exit codes: 0 everything reachable, 1 something unreachable or validation errors, 2 usage error",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "skeleton keys, one-way portals) and report unreachable elements, doors that never open, and "
+        "the shortest route to each boss, escape portal and exit.",
+        epilog="examples:\n  inkcrawl analyze content/packs/lantern-depths\n"
+        "  inkcrawl analyze game.json --format json\n"
+        "exit codes: 0 everything reachable, 1 something unreachable or validation errors, 2 usage error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder, or a game.json")
-    parser.add_argument("--players", type=int, choices=range(1, 9), metavar="N", help="use the key supply for N players (default: a colour counts as usable if any player count the dungeon allows has a token of it)")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text for people (default) or json for programs")
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=range(1, 9),
+        metavar="N",
+        help="use the key supply for N players "
+        "(default: a colour counts as usable if any player count the dungeon allows has a token of it)",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text for people (default) or json for programs"
+    )
     parser.set_defaults(func=_cmd_analyze)
 
 
@@ -52,13 +63,16 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     results = [analyze_line_game(e, args.players) for e in entries if e["family"] == "line"]
     skipped = [e["id"] for e in entries if e["family"] != "line"]
     if not results:
-        print("inkcrawl analyze: error: no line-family dungeon to analyse (the grid family has no keys or doors)",
-              file=sys.stderr)
+        print(
+            "inkcrawl analyze: error: no line-family dungeon to analyse (the grid family has no keys or doors)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     trouble = any(r.unreachable_elements or r.doors_never_open or not r.complete for r in results)
     if args.format == "json":
-        sys.stdout.write(json_terminal_safe(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False))
-                         + "\n")
+        sys.stdout.write(
+            json_terminal_safe(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False)) + "\n"
+        )
         return EXIT_PROBLEMS if trouble else EXIT_OK
     for result in results:
         print(terminal_safe(f"{result.dungeon}: {len(result.reached)} of {len(result.areas)} areas reachable"))

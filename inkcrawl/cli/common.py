@@ -13,8 +13,17 @@ from pathlib import Path
 
 from inkcrawl.textchars import terminal_safe
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_TERMINATED", "EXIT_USAGE", "check_output_file",
-           "load_games", "terminal_safe", "write_failure"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_PROBLEMS",
+    "EXIT_TERMINATED",
+    "EXIT_USAGE",
+    "check_output_file",
+    "load_games",
+    "terminal_safe",
+    "write_failure",
+]
 
 #: Exit codes of every ``inkcrawl`` command: success (no errors), errors found, usage error or
 #: unreadable input or output that cannot be written. Plugin commands (``inkcrawl.commands``
@@ -36,8 +45,9 @@ def write_failure(path: str | os.PathLike, exc: OSError) -> str:
     return terminal_safe(f"cannot write {os.fspath(path)}: {reason}")
 
 
-def check_output_file(path: str | os.PathLike, force: bool = False,
-                      inputs: Iterable[str | os.PathLike] = ()) -> str | None:
+def check_output_file(
+    path: str | os.PathLike, force: bool = False, inputs: Iterable[str | os.PathLike] = ()
+) -> str | None:
     """Before a command does its work: ``None`` when ``path`` may be written, else the message
     of :func:`write_failure` (a folder, a device, one of ``inputs``, read-only without
     ``force``, a name the system refuses). The write itself checks again."""
@@ -77,9 +87,14 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
                 return [], EXIT_USAGE if problems[0].code == "F001" else EXIT_PROBLEMS
         if isinstance(data, dict) and data.get("type") == "game":
             if data.get("format_version") == 1:
-                print(terminal_safe(f"{raw}:/format_version: error F009 game data format 1 was written by an older "
-                                    f"inkcrawl: its walls lack the printed widths and closures the referee judges on; "
-                                    f"write it again with 'inkcrawl export game'"), file=sys.stderr)
+                print(
+                    terminal_safe(
+                        f"{raw}:/format_version: error F009 game data format 1 was written by an older "
+                        f"inkcrawl: its walls lack the printed widths and closures the referee judges on; "
+                        f"write it again with 'inkcrawl export game'"
+                    ),
+                    file=sys.stderr,
+                )
                 return [], EXIT_PROBLEMS
             problems = schema_problems(data, "game", raw)
             if problems:

@@ -30,18 +30,31 @@ def register(subparsers) -> None:
 
     names = importer_names()
     parser = subparsers.add_parser(
-        "import", help="import a dungeon from watabou, donjon, Universal VTT or Tiled",
+        "import",
+        help="import a dungeon from watabou, donjon, Universal VTT or Tiled",
         description="Convert a dungeon made by another tool into an inkcrawl dungeon file. Formats: "
-                    + ", ".join(f"{n} ({names[n]})" for n in sorted(names)) + ".",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        + ", ".join(f"{n} ({names[n]})" for n in sorted(names))
+        + ".",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("file", metavar="FILE", help="the file to import")
     parser.add_argument("-o", "--output", required=True, metavar="DUNGEON.json", help="the dungeon file to write")
-    parser.add_argument("--format", metavar="NAME",
-                        help=f"the source format: {', '.join(sorted(names))} (default: detected from the content)")
-    parser.add_argument("--cell-mm", type=float, metavar="MM",
-                        help="printed size of one source grid cell in mm (default: the importer's, shrunk to fit A4)")
+    parser.add_argument(
+        "--format",
+        metavar="NAME",
+        help=f"the source format: {', '.join(sorted(names))} (default: detected from the content)",
+    )
+    parser.add_argument(
+        "--cell-mm",
+        type=float,
+        metavar="MM",
+        help="printed size of one source grid cell in mm (default: the importer's, shrunk to fit A4)",
+    )
     parser.add_argument("--ruleset", metavar="ID", help="ruleset of the result (default: the family's classic one)")
-    parser.add_argument("--map", metavar="FILE", help="Tiled: a JSON file mapping object classes/types to element kinds")
+    parser.add_argument(
+        "--map", metavar="FILE", help="Tiled: a JSON file mapping object classes/types to element kinds"
+    )
     parser.add_argument("--force", action="store_true", help="replace the output even when it is read-only")
     parser.set_defaults(func=_cmd_import)
 
@@ -91,8 +104,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"{args.file}: cannot read the file: {exc.strerror or exc}")
     if name is None:
-        return _fail(f"{args.file}: not a format inkcrawl imports ({', '.join(sorted(available))}); "
-                     f"use --format if it is one of them")
+        return _fail(
+            f"{args.file}: not a format inkcrawl imports ({', '.join(sorted(available))}); "
+            f"use --format if it is one of them"
+        )
     options = ImportOptions(cell_mm=args.cell_mm, ruleset=args.ruleset, mapping=mapping)
     try:
         result = available[name].convert(source, options)
@@ -106,8 +121,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
         data["ruleset"] = args.ruleset
     problems = schema_problems(data, "dungeon", str(output))
     if problems:  # the importer's own bug: never write a file inkcrawl cannot read back
-        return _fail(f"the imported dungeon does not match the dungeon schema ({problems[0].pointer}: "
-                     f"{_shortened(problems[0].message)}); please report this with the source file")
+        return _fail(
+            f"the imported dungeon does not match the dungeon schema ({problems[0].pointer}: "
+            f"{_shortened(problems[0].message)}); please report this with the source file"
+        )
     try:
         write_text_atomic(output, dumps_canonical(dungeon_from_dict(data).to_dict()), force=args.force, inputs=inputs)
     except OSError as exc:
@@ -117,11 +134,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
     report = validate_paths([str(output)])
     if report.problems:
         sys.stderr.write(format_text(report))
-    print(terminal_safe(f"wrote {output} from {name} "
-                        f"({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})"))
+    print(
+        terminal_safe(
+            f"wrote {output} from {name} ({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})"
+        )
+    )
     return EXIT_PROBLEMS if report.errors else EXIT_OK
 
 
 def _shortened(text: str, most: int = 300) -> str:
     """``text`` cut to ``most`` characters (a schema message can quote a whole array)."""
-    return text if len(text) <= most else text[:most - 1] + "…"
+    return text if len(text) <= most else text[: most - 1] + "…"

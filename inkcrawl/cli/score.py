@@ -12,9 +12,10 @@ neighbour's sheet would say it, ``--format json`` as one object (docs/play-files
 
 When a play cannot be scored, the errors go to standard error as lines; with ``--format json``
 standard output also gets one object, ``{"type": "score-error", "error": KIND, "problems": [{"file",
-"pointer", "code", "message"}]}`` (``code`` ``null`` when the problem has none), KIND one of ``invalid-play`` (schema, or it cannot be drawn on this
-dungeon), ``unreadable`` (a file cannot be read), ``dungeon`` (the dungeon is missing, has validation
-errors, is not a line dungeon or cannot be played).
+"pointer", "code", "message"}]}`` (``code`` ``null`` when the problem has none), KIND one of
+``invalid-play`` (schema, or it cannot be drawn on this dungeon), ``unreadable`` (a file cannot
+be read), ``dungeon`` (the dungeon is missing, has validation errors, is not a line dungeon or
+cannot be played).
 
 Exit codes: 0 scored; 1 the dungeon has validation errors or unplayable game data, or the play
 is invalid (schema, or it cannot be drawn on this dungeon); 2 usage error or unreadable input.
@@ -42,16 +43,24 @@ exit codes: 0 scored, 1 validation errors in the dungeon or an invalid play, 2 u
 def register(subparsers) -> None:
     """Add ``score`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
-        "score", help="referee a drawn play on a line dungeon: breakdown by room and corridor, and the total",
+        "score",
+        help="referee a drawn play on a line dungeon: breakdown by room and corridor, and the total",
         description="Score one player's drawn path on a line dungeon by the line family's rules: each room or "
-                    "corridor entered in path order with what was completed, failed, missed and crossed, then orb "
-                    "tokens, the boss and the total, the way a player checks a neighbour's sheet.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dungeon", metavar="DUNGEON_OR_GAME",
-                        help="a line dungeon file, a pack folder or pack.json, or a game.json")
+        "corridor entered in path order with what was completed, failed, missed and crossed, then orb "
+        "tokens, the boss and the total, the way a player checks a neighbour's sheet.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "dungeon", metavar="DUNGEON_OR_GAME", help="a line dungeon file, a pack folder or pack.json, or a game.json"
+    )
     parser.add_argument("play", metavar="PLAY.json", help="the play file")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text: the breakdown as a player reads it (default); json: one object")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: the breakdown as a player reads it (default); json: one object",
+    )
     parser.set_defaults(func=_cmd_score)
 
 
@@ -59,9 +68,14 @@ def _refusal(args: argparse.Namespace, kind: str, problems: list[tuple[str, str,
     """With ``--format json``, the object that says why nothing was scored, on standard output
     (``problems``: ``(file, pointer, code or None, message)``)."""
     if args.format == "json":
-        document = {"type": "score-error", "error": kind,
-                    "problems": [{"file": file, "pointer": pointer, "code": code, "message": message}
-                                 for file, pointer, code, message in problems]}
+        document = {
+            "type": "score-error",
+            "error": kind,
+            "problems": [
+                {"file": file, "pointer": pointer, "code": code, "message": message}
+                for file, pointer, code, message in problems
+            ],
+        }
         sys.stdout.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
 
 
@@ -79,14 +93,20 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if problems or play is None:  # (no play comes without problems)
         sys.stderr.write(format_problems(problems))
         unreadable = bool(problems) and problems[0].code == "F001"
-        _refusal(args, "unreadable" if unreadable else "invalid-play",
-                 [(p.file, p.pointer, p.code, p.message) for p in problems])
+        _refusal(
+            args,
+            "unreadable" if unreadable else "invalid-play",
+            [(p.file, p.pointer, p.code, p.message) for p in problems],
+        )
         return EXIT_USAGE if unreadable else EXIT_PROBLEMS
     entries, status = load_games([args.dungeon])
     if status is not None:
         what = "cannot be read" if status == EXIT_USAGE else "has errors"
-        _refusal(args, "unreadable" if status == EXIT_USAGE else "dungeon",
-                 [(args.dungeon, "", None, f"the dungeon {what} (the errors are on standard error)")])
+        _refusal(
+            args,
+            "unreadable" if status == EXIT_USAGE else "dungeon",
+            [(args.dungeon, "", None, f"the dungeon {what} (the errors are on standard error)")],
+        )
         return status
     wanted = play["dungeon"]
     chosen = [e for e in entries if isinstance(e, dict) and e.get("id") == wanted]
@@ -98,8 +118,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     entry = chosen[0]
     if entry.get("family") != "line":
-        return _error(args, f"dungeon {wanted!r} is a {entry.get('family')} dungeon; 'score' referees line-family "
-                            f"plays ('inkcrawl simulate' plays grid dungeons)", EXIT_PROBLEMS)
+        return _error(
+            args,
+            f"dungeon {wanted!r} is a {entry.get('family')} dungeon; 'score' referees line-family "
+            f"plays ('inkcrawl simulate' plays grid dungeons)",
+            EXIT_PROBLEMS,
+        )
     try:
         rules = LineRules(entry)
         result = referee(rules, play)
@@ -111,8 +135,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
         _refusal(args, "invalid-play", [(args.play, pointer, None, message) for pointer, message in exc.problems])
         return EXIT_PROBLEMS
     except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:  # never a traceback
-        return _error(args, f"cannot score {args.play} on {wanted!r}: {type(exc).__name__}: {exc}", EXIT_PROBLEMS,
-                      "invalid-play", args.play)
+        return _error(
+            args,
+            f"cannot score {args.play} on {wanted!r}: {type(exc).__name__}: {exc}",
+            EXIT_PROBLEMS,
+            "invalid-play",
+            args.play,
+        )
     if args.format == "json":
         sys.stdout.write(json_terminal_safe(json.dumps(result, indent=2, ensure_ascii=False)) + "\n")
     else:

@@ -65,21 +65,28 @@ def _seed(text: str) -> int:
 def register(subparsers) -> None:
     """Add ``simulate`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
-        "simulate", help="play many seeded games of a grid dungeon and report scores, rooms and tallies",
+        "simulate",
+        help="play many seeded games of a grid dungeon and report scores, rooms and tallies",
         description="Play N seeded games of a grid dungeon with simulated players and report the final score "
-                    "(mean, spread, percentiles), the average of each scoring term, how often each room is used "
-                    "and how often segments could not be placed.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "(mean, spread, percentiles), the average of each scoring term, how often each room is used "
+        "and how often segments could not be placed.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("path", metavar="PATH", help="a grid dungeon file, a pack folder or pack.json, or a game.json")
     parser.add_argument("--dungeon", metavar="ID", help="which dungeon of a pack or game.json (default: the first)")
     parser.add_argument("--games", type=_positive, default=1000, metavar="N", help="games to play (default 1000)")
     parser.add_argument("--players", type=_positive, default=2, metavar="P", help="players per game, 1-4 (default 2)")
-    parser.add_argument("--policy", default="random", metavar="NAME",
-                        help="how the players play: random or greedy (default random); NAME,NAME,... gives each "
-                             "seat its own")
+    parser.add_argument(
+        "--policy",
+        default="random",
+        metavar="NAME",
+        help="how the players play: random or greedy (default random); NAME,NAME,... gives each seat its own",
+    )
     parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed (default 0)")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text for people (default) or json for programs")
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text for people (default) or json for programs"
+    )
     parser.add_argument("--heatmap", metavar="OUT.png", help="also draw how often each room is entered over the sheet")
     parser.add_argument("--dpi", type=float, default=150, help="heatmap resolution (default 150)")
     parser.add_argument("--force", action="store_true", help="replace the heatmap file even when it is read-only")
@@ -131,8 +138,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.dungeon is not None:
         chosen = [e for e in entries if e.get("id") == args.dungeon]
         if not chosen:
-            return _usage(f"no dungeon {args.dungeon!r} in {args.path} (there are: "
-                          f"{', '.join(str(e.get('id')) for e in entries)})")
+            return _usage(
+                f"no dungeon {args.dungeon!r} in {args.path} (there are: "
+                f"{', '.join(str(e.get('id')) for e in entries)})"
+            )
         entry = chosen[0]
     elif entries:
         entry = entries[0]
@@ -154,12 +163,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    bar = tqdm(total=args.games, unit="game", file=sys.stderr, disable=not sys.stderr.isatty() or args.games < 1000,
-               leave=False, dynamic_ncols=True)
+    bar = tqdm(
+        total=args.games,
+        unit="game",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty() or args.games < 1000,
+        leave=False,
+        dynamic_ncols=True,
+    )
     try:
         stats = simulate(entry, args.games, args.players, names, args.seed, progress=bar.update)
     except GameDataError as exc:
-        print(terminal_safe(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr)
+        print(
+            terminal_safe(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr
+        )
         return EXIT_PROBLEMS
     finally:
         bar.close()
@@ -170,7 +187,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if renderer is not None:
         usage = [room["entered"] for room in stats["rooms"]]
         try:
-            caption = (f"{args.games} games, {args.players} players, policy {args.policy}, seed {args.seed}")
+            caption = f"{args.games} games, {args.players} players, policy {args.policy}, seed {args.seed}"
             extra = {"force": True} if args.force else {}  # (a renderer written before --force takes no such option)
             renderer(args.heatmap, entry, usage, source=args.path, dpi=args.dpi, caption=caption, **extra)
         except OSError as exc:

@@ -32,25 +32,42 @@ FILE cannot be written; 130 Ctrl+C, 143 SIGTERM
 def register(subparsers) -> None:
     """Add ``validate`` and ``rules`` to the ``inkcrawl`` command line."""
     validate = subparsers.add_parser(
-        "validate", help="check dungeons, rulesets and content packs",
+        "validate",
+        help="check dungeons, rulesets and content packs",
         description="Check dungeon files, ruleset files and content packs (folders with pack.json): "
-                    "first against their JSON Schema, then with the rule checks of their game family. "
-                    "Every problem is reported, not only the first.",
-        epilog=_EPILOG_VALIDATE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    validate.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon or ruleset file, a pack.json, or a pack folder")
-    validate.add_argument("--format", choices=("text", "json", "sarif"), default="text",
-                          help="text: one line per problem (default); json: a list of problem objects; "
-                               "sarif: SARIF 2.1.0 for code scanning")
-    validate.add_argument("-o", "--output", metavar="FILE",
-                          help="write the report to FILE instead of standard output (never one of the PATHs)")
+        "first against their JSON Schema, then with the rule checks of their game family. "
+        "Every problem is reported, not only the first.",
+        epilog=_EPILOG_VALIDATE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    validate.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a dungeon or ruleset file, a pack.json, or a pack folder"
+    )
+    validate.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default="text",
+        help="text: one line per problem (default); json: a list of problem objects; "
+        "sarif: SARIF 2.1.0 for code scanning",
+    )
+    validate.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the report to FILE instead of standard output (never one of the PATHs)",
+    )
     validate.add_argument("--force", action="store_true", help="replace FILE even when it is read-only")
     validate.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     validate.set_defaults(func=_cmd_validate)
 
-    rules = subparsers.add_parser("rules", help="list every check with its code, severity and description",
-                                  description="List every check inkcrawl runs: code, name, severity, description.")
-    rules.add_argument("--format", choices=("text", "json"), default="text",
-                       help="text table (default) or json for programs")
+    rules = subparsers.add_parser(
+        "rules",
+        help="list every check with its code, severity and description",
+        description="List every check inkcrawl runs: code, name, severity, description.",
+    )
+    rules.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text table (default) or json for programs"
+    )
     rules.set_defaults(func=_cmd_rules)
 
 
@@ -59,6 +76,7 @@ def _write_output(text: str, args: argparse.Namespace, inputs) -> int:
         sys.stdout.write(text)
         return EXIT_OK
     from inkcrawl.jsonio import write_text_atomic
+
     try:
         write_text_atomic(Path(args.output), text, force=args.force, inputs=inputs)
     except OSError as exc:
@@ -89,8 +107,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_rules(args: argparse.Namespace) -> int:
     if args.format == "json":
-        data = [{"code": r.code, "name": r.name, "severity": r.severity.value, "description": r.description}
-                for r in RULES]
+        data = [
+            {"code": r.code, "name": r.name, "severity": r.severity.value, "description": r.description} for r in RULES
+        ]
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return EXIT_OK
     width = max(len(r.name) for r in RULES)

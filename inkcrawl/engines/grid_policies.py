@@ -136,7 +136,11 @@ class GreedyPolicy(Policy):
                         gain += vp["monster_matched"] - vp["monster_unmatched"]
             return gain
         if kind == "monster":
-            return vp["monster_matched"] if self._weapon_held(state, rules.feature_letter[room]) else vp["monster_unmatched"]
+            return (
+                vp["monster_matched"]
+                if self._weapon_held(state, rules.feature_letter[room])
+                else vp["monster_unmatched"]
+            )
         if kind == "dragon":
             if rules.dragon_mode == "all_loot":
                 return vp["loot"] * sum(1 for i in rules.rooms_of_kind.get("loot", ()) if seg[i])
@@ -147,8 +151,10 @@ class GreedyPolicy(Policy):
                 items.append(vp["loot"])
             if any(seg[i] for i in rules.rooms_of_kind.get("weapon", ())):
                 items.append(vp["weapon"])
-            if any(seg[m] and self._weapon_held(state, rules.feature_letter[m])
-                   for m in rules.rooms_of_kind.get("monster", ())):
+            if any(
+                seg[m] and self._weapon_held(state, rules.feature_letter[m])
+                for m in rules.rooms_of_kind.get("monster", ())
+            ):
                 items.append(vp["monster_matched"])
             return max(items)
         return 0.0
@@ -160,7 +166,11 @@ class GreedyPolicy(Policy):
         if kind is None:
             return 0.0
         if kind == "monster":
-            return vp["monster_matched"] if self._weapon_held(state, rules.feature_letter[room]) else vp["monster_unmatched"]
+            return (
+                vp["monster_matched"]
+                if self._weapon_held(state, rules.feature_letter[room])
+                else vp["monster_unmatched"]
+            )
         if kind == "dragon":
             return vp["loot"]
         return vp.get(kind, 0)

@@ -55,12 +55,12 @@ class WallNetwork:
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
     barrier: BaseGeometry = field(default_factory=shapely.Polygon)  # empty: no walls
-    ink: BaseGeometry | None = None           # the printed walls' ink alone
+    ink: BaseGeometry | None = None  # the printed walls' ink alone
     unprinted: list[LineString] = field(default_factory=list)  # closures and bridges
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
-    closed: BaseGeometry | None = None        # the ink with channels narrower than required filled
-    solid: BaseGeometry | None = None         # closed and the barrier
-    _index: dict = field(default_factory=dict, repr=False)   # spatial indexes for separates()
+    closed: BaseGeometry | None = None  # the ink with channels narrower than required filled
+    solid: BaseGeometry | None = None  # closed and the barrier
+    _index: dict = field(default_factory=dict, repr=False)  # spatial indexes for separates()
 
 
 def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool] | None = None) -> WallNetwork:
@@ -79,13 +79,19 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         return WallNetwork([], closed=shapely.Polygon(), solid=shapely.Polygon())
     geoms = [LineString(line) for line in lines]
     printed = [g for g, w in zip(geoms, widths) if w > 0]
-    ink = shapely.union_all(shapely.buffer(np.array(printed, dtype=object),
-                                           np.array([w / 2 for w in widths if w > 0]), quad_segs=8)) \
-        if printed else shapely.Polygon()
+    ink = (
+        shapely.union_all(
+            shapely.buffer(np.array(printed, dtype=object), np.array([w / 2 for w in widths if w > 0]), quad_segs=8)
+        )
+        if printed
+        else shapely.Polygon()
+    )
     unprinted = [g for g, w in zip(geoms, widths) if w <= 0]
-    barrier = shapely.union_all(shapely.buffer(np.array(geoms, dtype=object),
-                                               np.array([max(w / 2, UNPRINTED_WIDTH_MM / 2) for w in widths]),
-                                               quad_segs=8))
+    barrier = shapely.union_all(
+        shapely.buffer(
+            np.array(geoms, dtype=object), np.array([max(w / 2, UNPRINTED_WIDTH_MM / 2) for w in widths]), quad_segs=8
+        )
+    )
     shapely.prepare(barrier)
     tree = shapely.STRtree(geoms)
     extended = []
@@ -118,8 +124,9 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         ends.setdefault(_key(part[0]), []).append(part[1])
         ends.setdefault(_key(part[-1]), []).append(part[-2])
     junctions = {key: neighbours for key, neighbours in ends.items() if len(neighbours) >= 2}
-    return WallNetwork(parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends,
-                       closed=ink, solid=barrier)
+    return WallNetwork(
+        parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends, closed=ink, solid=barrier
+    )
 
 
 def crosses(network: WallNetwork, line: int, segment: int, point, before, after) -> bool | None:
@@ -236,8 +243,9 @@ def separates(network: WallNetwork, before, after) -> bool | None:
     near = index["parts_tree"].query(window, predicate="intersects") if len(parts) else []
     local = shapely.intersection(shapely.union_all(parts[near]), window) if len(near) else shapely.Polygon()
     if not local.is_empty:
-        edges += [ring for part in shapely.get_parts(local) if part.geom_type == "Polygon"
-                  for ring in shapely.get_rings(part)]
+        edges += [
+            ring for part in shapely.get_parts(local) if part.geom_type == "Polygon" for ring in shapely.get_rings(part)
+        ]
     # lines are not clipped to the window: where they leave it, the noding of the union puts an
     # exact node on the window's edge (a clipped end a hair off the edge would dangle, cutting nothing)
     if network.unprinted:
@@ -249,8 +257,15 @@ def separates(network: WallNetwork, before, after) -> bool | None:
     faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.union_all(edges))))
     where = []
     for point in (before, after):
-        found = [i for i in np.flatnonzero(shapely.intersects_xy(faces, point[0], point[1])).tolist()
-                 if not local.contains(faces[i].representative_point())] if len(faces) else []
+        found = (
+            [
+                i
+                for i in np.flatnonzero(shapely.intersects_xy(faces, point[0], point[1])).tolist()
+                if not local.contains(faces[i].representative_point())
+            ]
+            if len(faces)
+            else []
+        )
         if not found:
             return None
         where.append(found[0])

@@ -23,8 +23,12 @@ from inkcrawl.textchars import FORBIDDEN as FORBIDDEN_TEXT
 from inkcrawl.textchars import printable_text
 
 #: Built-in importer modules; each defines ``IMPORTER``.
-BUILT_IN = ("inkcrawl.importers.watabou", "inkcrawl.importers.donjon", "inkcrawl.importers.uvtt",
-            "inkcrawl.importers.tiled")
+BUILT_IN = (
+    "inkcrawl.importers.watabou",
+    "inkcrawl.importers.donjon",
+    "inkcrawl.importers.uvtt",
+    "inkcrawl.importers.tiled",
+)
 #: Name and description of each built-in importer (the ``name`` and ``description`` of its
 #: module's ``IMPORTER``), so that the command line can list them without importing the modules
 #: and their geometry libraries (numpy, shapely) on every ``inkcrawl`` start.
@@ -141,16 +145,25 @@ def json_kind(value: Any) -> str:
     """What sort of JSON value ``value`` is, for messages: ``null``, ``a number``, ``a list``..."""
     if value is None:
         return "null"
-    return {bool: "true/false", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def check_limits(dungeon: dict) -> None:
     """Raise :class:`ImportFailed` when ``dungeon`` (a converted dungeon's data) holds more areas,
     walls, elements or outline points than an import may write (:data:`MAX_AREAS`...); the
     built-in importers stop earlier, this also covers plugins."""
-    for member, limit, what in (("areas", MAX_AREAS, "areas (rooms and corridors)"), ("walls", MAX_WALLS, "walls"),
-                                ("elements", MAX_ELEMENTS, "elements (doors, Starts, labels...)")):
+    for member, limit, what in (
+        ("areas", MAX_AREAS, "areas (rooms and corridors)"),
+        ("walls", MAX_WALLS, "walls"),
+        ("elements", MAX_ELEMENTS, "elements (doors, Starts, labels...)"),
+    ):
         items = dungeon.get(member)
         if isinstance(items, list) and len(items) > limit:
             raise ImportFailed(too_many(f"{len(items):,}", limit, what))
@@ -158,15 +171,19 @@ def check_limits(dungeon: dict) -> None:
         for item in dungeon.get(member) or []:
             points = item.get(key) if isinstance(item, dict) else None
             if isinstance(points, list) and len(points) > MAX_OUTLINE_POINTS:
-                raise ImportFailed(f"{member[:-1]} {str(item.get('id'))[:64]!r} has {len(points)} points; a dungeon "
-                                   f"file holds at most {MAX_OUTLINE_POINTS} per outline")
+                raise ImportFailed(
+                    f"{member[:-1]} {str(item.get('id'))[:64]!r} has {len(points)} points; a dungeon "
+                    f"file holds at most {MAX_OUTLINE_POINTS} per outline"
+                )
 
 
 def too_many(count: int | str, limit: int, what: str) -> str:
     """The message for an import that would write ``count`` (a number, or words such as
     ``more than 2,000``) ``what`` where at most ``limit`` are allowed."""
-    return (f"the dungeon would have {count} {what}; an import writes at most {limit:,} (a printed sheet "
-            f"holds far fewer): choose a smaller map, or split it")
+    return (
+        f"the dungeon would have {count} {what}; an import writes at most {limit:,} (a printed sheet "
+        f"holds far fewer): choose a smaller map, or split it"
+    )
 
 
 def condense_notes(notes: list[ImportNote], most: int = MAX_SAME_NOTES) -> list[ImportNote]:
@@ -227,4 +244,3 @@ def printable_texts(dungeon: dict, note) -> dict:
             kept.append(item)
         dungeon[collection] = kept
     return dungeon
-

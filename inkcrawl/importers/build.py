@@ -31,6 +31,8 @@ from inkcrawl.rulesets import bundled_rulesets
 #: The part of an A4 portrait sheet a dungeon may use: x0, y0, x1, y1 in mm (the title band is
 #: above, the footer below; the same band as the bundled line dungeons).
 DRAWING_BAND_MM = (15.0, 30.0, 195.0, 222.0)
+
+
 def default_size_mm(kind: str, ruleset_id: str = "line-classic") -> float:
     """Printed diameter (mm) of a new element of ``kind``: its ruleset's ``size_mm``
     (:mod:`inkcrawl.kinds`; the bundled ruleset ``ruleset_id``, else ``line-classic``), or
@@ -77,15 +79,18 @@ class LineDungeonBuilder:
         self._ids.add(candidate)
         return candidate
 
-    def add_area(self, kind: str, polygon: list[tuple[float, float]], name: str | None = None,
-                 wanted_id: str | None = None) -> str:
+    def add_area(
+        self, kind: str, polygon: list[tuple[float, float]], name: str | None = None, wanted_id: str | None = None
+    ) -> str:
         """Add a room or corridor polygon (no repeated closing point); returns its id. Raises
         :class:`ImportFailed` past :data:`MAX_AREAS` areas or :data:`MAX_OUTLINE_POINTS` points."""
         if len(self.areas) >= MAX_AREAS:
             raise ImportFailed(too_many(f"more than {MAX_AREAS:,}", MAX_AREAS, "areas (rooms and corridors)"))
         if len(polygon) > MAX_OUTLINE_POINTS:
-            raise ImportFailed(f"{kind} {name or wanted_id or len(self.areas) + 1!s:.64} has an outline of "
-                               f"{len(polygon)} corners; an area has at most {MAX_OUTLINE_POINTS}")
+            raise ImportFailed(
+                f"{kind} {name or wanted_id or len(self.areas) + 1!s:.64} has an outline of "
+                f"{len(polygon)} corners; an area has at most {MAX_OUTLINE_POINTS}"
+            )
         area_id = self.unique_id(wanted_id or f"{'r' if kind == 'room' else 'c'}{len(self.areas) + 1}")
         self.areas.append({"id": area_id, "kind": kind, "name": name, "polygon": [tuple(p) for p in polygon]})
         return area_id
@@ -96,7 +101,7 @@ class LineDungeonBuilder:
         :class:`ImportFailed` past :data:`MAX_WALLS` walls."""
         points = [(p[0], p[1]) for p in points]
         step = MAX_OUTLINE_POINTS - 1
-        pieces = [points[i:i + step + 1] for i in range(0, max(len(points) - 1, 1), step)]
+        pieces = [points[i : i + step + 1] for i in range(0, max(len(points) - 1, 1), step)]
         if len(self.walls) + len(pieces) > MAX_WALLS:
             raise ImportFailed(too_many(f"more than {MAX_WALLS:,}", MAX_WALLS, "walls"))
         wall_id = self.unique_id(wanted_id or f"w{len(self.walls) + 1}")
@@ -104,17 +109,22 @@ class LineDungeonBuilder:
         for piece in pieces[1:]:
             self.walls.append({"id": self.unique_id(f"{wall_id[:56]}-part"), "points": piece})
         if len(pieces) > 1:
-            self.note(f"wall {wall_id}", f"has {len(points)} points; split into {len(pieces)} walls of at most "
-                                         f"{MAX_OUTLINE_POINTS} points joined end to end")
+            self.note(
+                f"wall {wall_id}",
+                f"has {len(points)} points; split into {len(pieces)} walls of at most "
+                f"{MAX_OUTLINE_POINTS} points joined end to end",
+            )
         return wall_id
 
     def _check_element_count(self) -> None:
         if len(self.elements) >= MAX_ELEMENTS:
-            raise ImportFailed(too_many(f"more than {MAX_ELEMENTS:,}", MAX_ELEMENTS,
-                                        "elements (doors, Starts, labels...)"))
+            raise ImportFailed(
+                too_many(f"more than {MAX_ELEMENTS:,}", MAX_ELEMENTS, "elements (doors, Starts, labels...)")
+            )
 
-    def add_element(self, kind: str, at: tuple[float, float], wanted_id: str | None = None,
-                    size_mm: float | None = None, **members) -> str | None:
+    def add_element(
+        self, kind: str, at: tuple[float, float], wanted_id: str | None = None, size_mm: float | None = None, **members
+    ) -> str | None:
         """Add an element at ``at`` (source units); ``size_mm`` is its printed size (mm, not
         scaled); ``members`` are the kind's own members (``colour``, ``channel``...). Raises
         :class:`ImportFailed` past :data:`MAX_ELEMENTS` elements (doors included). A Start past
@@ -122,8 +132,10 @@ class LineDungeonBuilder:
         self._check_element_count()
         if kind == "start":
             if self._starts >= MAX_STARTS:
-                self.note(f"Start {wanted_id or ''} at ({at[0]:g}, {at[1]:g})".replace("  ", " "),
-                          f"the dungeon has {MAX_STARTS} Starts already, the most an import places; not placed")
+                self.note(
+                    f"Start {wanted_id or ''} at ({at[0]:g}, {at[1]:g})".replace("  ", " "),
+                    f"the dungeon has {MAX_STARTS} Starts already, the most an import places; not placed",
+                )
                 return None
             self._starts += 1
         element_id = self.unique_id(wanted_id or f"{kind[:2]}{len(self.elements) + 1}")
@@ -134,8 +146,13 @@ class LineDungeonBuilder:
         self.elements.append(element)
         return element_id
 
-    def add_door(self, segment: tuple[tuple[float, float], tuple[float, float]], locks: list[str],
-                 wanted_id: str | None = None, name: str | None = None) -> str:
+    def add_door(
+        self,
+        segment: tuple[tuple[float, float], tuple[float, float]],
+        locks: list[str],
+        wanted_id: str | None = None,
+        name: str | None = None,
+    ) -> str:
         """Add a door on ``segment`` (source units) with ``locks`` (key colours or ``skeleton``)."""
         self._check_element_count()
         door_id = self.unique_id(wanted_id or f"d{len(self.elements) + 1}")
@@ -145,11 +162,13 @@ class LineDungeonBuilder:
         self.elements.append(door)
         return door_id
 
-    def add_label(self, text: str, at: tuple[float, float], wanted_id: str | None = None,
-                  text_height_mm: float = 3.0) -> str:
+    def add_label(
+        self, text: str, at: tuple[float, float], wanted_id: str | None = None, text_height_mm: float = 3.0
+    ) -> str:
         """Add a free text label whose baseline middle is at ``at`` (source units)."""
-        label_id = self.add_element("label", at, wanted_id, text=text[:500] or "?", text_height_mm=text_height_mm,
-                                    rotation_deg=0)
+        label_id = self.add_element(
+            "label", at, wanted_id, text=text[:500] or "?", text_height_mm=text_height_mm, rotation_deg=0
+        )
         assert label_id is not None  # (only a Start is ever left out)
         return label_id
 
@@ -186,8 +205,11 @@ class LineDungeonBuilder:
         scale = cell_mm if cell_mm is not None else default_cell_mm
         fit = min(band_w / width, band_h / height)
         if scale > fit:
-            self.note("the whole map", f"{scale:g} mm per unit would be {width * scale:.0f} x {height * scale:.0f} mm; "
-                                       f"scaled down to {fit:.2f} mm per unit to fit the sheet")
+            self.note(
+                "the whole map",
+                f"{scale:g} mm per unit would be {width * scale:.0f} x {height * scale:.0f} mm; "
+                f"scaled down to {fit:.2f} mm per unit to fit the sheet",
+            )
             scale = fit
         ox = DRAWING_BAND_MM[0] + (band_w - width * scale) / 2 - x0 * scale
         oy = DRAWING_BAND_MM[1] + (band_h - height * scale) / 2 - y0 * scale
@@ -212,8 +234,9 @@ class LineDungeonBuilder:
                 item["segment"] = [place(p) for p in item["segment"]]
             elements.append(item)
         kinds = {e["kind"] for e in elements}
-        components = sorted({"keys" for k in kinds if k in ("key", "skeleton_key", "door")} |
-                            {"orbs" for k in kinds if k == "orb"})
+        components = sorted(
+            {"keys" for k in kinds if k in ("key", "skeleton_key", "door")} | {"orbs" for k in kinds if k == "orb"}
+        )
         triggers = []
         if "boss" in kinds:
             triggers.append({"kind": "boss_covered"})
@@ -222,15 +245,29 @@ class LineDungeonBuilder:
         if "exit" in kinds:
             triggers.append({"kind": "exit_reached"})
         orb_colours = sorted({e["colour"] for e in elements if e["kind"] == "orb"})
-        return self._note_narrow_openings(printable_texts({
-            "type": "dungeon", "format_version": 2, "id": safe_id(self.dungeon_id, "dungeon"), "family": "line",
-            "ruleset": self.ruleset,
-            "sheet": {"title": (self.title or self.dungeon_id)[:120], "paper": {"width_mm": 210, "height_mm": 297,
-                                                                                 "margin_mm": 10},
-                      "reminders": [r[:300] for r in self.reminders[:20] if r], "components": components,
-                      "end_triggers": triggers, "orb_tokens": {c: [4, 3, 2, 1] for c in orb_colours}},
-            "areas": areas, "walls": walls, "elements": elements,
-        }, self.note))
+        return self._note_narrow_openings(
+            printable_texts(
+                {
+                    "type": "dungeon",
+                    "format_version": 2,
+                    "id": safe_id(self.dungeon_id, "dungeon"),
+                    "family": "line",
+                    "ruleset": self.ruleset,
+                    "sheet": {
+                        "title": (self.title or self.dungeon_id)[:120],
+                        "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
+                        "reminders": [r[:300] for r in self.reminders[:20] if r],
+                        "components": components,
+                        "end_triggers": triggers,
+                        "orb_tokens": {c: [4, 3, 2, 1] for c in orb_colours},
+                    },
+                    "areas": areas,
+                    "walls": walls,
+                    "elements": elements,
+                },
+                self.note,
+            )
+        )
 
     def _note_narrow_openings(self, dungeon: dict) -> dict:
         """Note each opening the printed sheet closes because the gap in its wall ink is narrower
@@ -245,10 +282,12 @@ class LineDungeonBuilder:
                 return dungeon
             sheet = sheet_of(built, ruleset)
         except (KeyError, TypeError, ValueError):
-            return dungeon   # validation reports what is wrong with it
+            return dungeon  # validation reports what is wrong with it
         for opening in sheet.openings:
             if 0 < opening.width_mm < sheet.required_mm:
-                self.note(f"the opening between '{opening.a}' and '{opening.b}'",
-                          f"{opening.width_mm:.2g} mm wide between the wall ink at the printed scale, narrower than "
-                          f"the {sheet.required_mm:g} mm a line needs: closed (L032); a larger --cell-mm opens it")
+                self.note(
+                    f"the opening between '{opening.a}' and '{opening.b}'",
+                    f"{opening.width_mm:.2g} mm wide between the wall ink at the printed scale, narrower than "
+                    f"the {sheet.required_mm:g} mm a line needs: closed (L032); a larger --cell-mm opens it",
+                )
         return dungeon

@@ -83,8 +83,18 @@ MAX_COORDINATE = 100_000.0
 #: Smallest printed cell (mm) a map may shrink to when fitted to A4 (``--cell-mm``'s minimum).
 MIN_SCALE_MM = 0.5
 #: Top-level members this importer knows (others are noted).
-KNOWN_MEMBERS = {"format", "resolution", "line_of_sight", "objects_line_of_sight", "portals", "environment",
-                 "lights", "image", "software", "creator"}
+KNOWN_MEMBERS = {
+    "format",
+    "resolution",
+    "line_of_sight",
+    "objects_line_of_sight",
+    "portals",
+    "environment",
+    "lights",
+    "image",
+    "software",
+    "creator",
+}
 
 _FORMAT_PATTERN = re.compile(rb'"format"\s*:\s*0(\.\d+)?\s*[,}]')
 _TOLERANCE = GRID_CELLS * 2
@@ -130,14 +140,19 @@ class UniversalVttImporter:
         ``line_of_sight`` in its first 64 KiB."""
         if path.suffix.lower() in EXTENSIONS:
             return True
-        return (head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and b'"resolution"' in head
-                and b'"line_of_sight"' in head and _FORMAT_PATTERN.search(head) is not None)
+        return (
+            head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+            and b'"resolution"' in head
+            and b'"line_of_sight"' in head
+            and _FORMAT_PATTERN.search(head) is not None
+        )
 
     def convert(self, path: Path, options: ImportOptions) -> ImportResult:
         """Convert ``path``; raises :class:`ImportFailed` on input it cannot handle."""
         data = _read(path)
-        builder = LineDungeonBuilder(dungeon_id=path.stem, title=_title(path),
-                                     ruleset=options.ruleset or "line-classic")
+        builder = LineDungeonBuilder(
+            dungeon_id=path.stem, title=_title(path), ruleset=options.ruleset or "line-classic"
+        )
         origin, size = _resolution(data, builder)
         lines = _polylines(data, origin, builder)
         portals = _portals(data, origin, builder)
@@ -168,8 +183,10 @@ def _read(path: Path) -> dict:
     if problems:
         message = problems[0].message
         if problems[0].code == "F006" and "larger" in message:
-            message += (f" ({MAX_FILE_BYTES // 2 ** 20} MiB); the embedded map image makes Universal VTT files "
-                        f"large: export again with a smaller image (fewer pixels per grid) or without it")
+            message += (
+                f" ({MAX_FILE_BYTES // 2**20} MiB); the embedded map image makes Universal VTT files "
+                f"large: export again with a smaller image (fewer pixels per grid) or without it"
+            )
         raise ImportFailed(message)
     if not isinstance(data, dict):
         raise ImportFailed(f"not a Universal VTT file: the top level is {json_kind(data)}, not an object")
@@ -190,7 +207,7 @@ def _point(value, where: str) -> tuple[float, float]:
         return _number(value["x"], f"{where} x"), _number(value["y"], f"{where} y")
     if isinstance(value, list) and len(value) == 2:
         return _number(value[0], f"{where} x"), _number(value[1], f"{where} y")
-    raise ImportFailed(f"{where} must be a point {{\"x\": ..., \"y\": ...}}, found {json_kind(value)}")
+    raise ImportFailed(f'{where} must be a point {{"x": ..., "y": ...}}, found {json_kind(value)}')
 
 
 def _resolution(data: dict, builder: LineDungeonBuilder) -> tuple[tuple[float, float], tuple[float, float] | None]:
@@ -202,8 +219,10 @@ def _resolution(data: dict, builder: LineDungeonBuilder) -> tuple[tuple[float, f
         builder.note("format", f"version {version:g} is not the 0.x this importer knows; read as 0.3")
     resolution = data.get("resolution")
     if not isinstance(resolution, dict):
-        raise ImportFailed("no 'resolution' object: not a Universal VTT file (one has resolution.map_origin, "
-                           "map_size and pixels_per_grid, and line_of_sight walls)")
+        raise ImportFailed(
+            "no 'resolution' object: not a Universal VTT file (one has resolution.map_origin, "
+            "map_size and pixels_per_grid, and line_of_sight walls)"
+        )
     origin = (0.0, 0.0)
     if "map_origin" in resolution:
         origin = _point(resolution["map_origin"], "resolution.map_origin")
@@ -239,8 +258,10 @@ def _polylines(data: dict, origin: tuple[float, float], builder: LineDungeonBuil
                 raise ImportFailed(f"{where} must be a list of points, found {json_kind(polyline)}")
             points_seen += len(polyline)
             if points_seen > MAX_POINTS:
-                raise ImportFailed(f"the walls have more than {MAX_POINTS:,} points; inkcrawl imports maps up to that "
-                                   f"size (is this a real map?)")
+                raise ImportFailed(
+                    f"the walls have more than {MAX_POINTS:,} points; inkcrawl imports maps up to that "
+                    f"size (is this a real map?)"
+                )
             raw = [_point(p, f"{where} point {n}") for n, p in enumerate(polyline, start=1)]
             source = f"{where} at {_at(raw[0])}" if raw else where
             lines.append(_Line(source, [(x - origin[0], y - origin[1]) for x, y in raw], obstacle))
@@ -284,8 +305,11 @@ def _portals(data: dict, origin: tuple[float, float], builder: LineDungeonBuilde
 def _ignored_members(data: dict, builder: LineDungeonBuilder) -> None:
     image = data.get("image")
     if isinstance(image, str) and image:
-        builder.note("image", f"the embedded map picture ({len(image):,} characters of base64) is ignored: the sheet "
-                              f"is drawn from the walls")
+        builder.note(
+            "image",
+            f"the embedded map picture ({len(image):,} characters of base64) is ignored: the sheet "
+            f"is drawn from the walls",
+        )
     elif image == "":
         builder.note("image", "empty (no map picture); the sheet is drawn from the walls")
     elif image is not None:
@@ -342,15 +366,20 @@ def _simplify(lines: list[_Line], builder: LineDungeonBuilder) -> list[_Line]:
         count[1] += collinear
         count[2] += len(line.points)
         if len(set(points)) < 2:
-            builder.note(line.source, f"has {len(set(points))} distinct point(s) after removing near-duplicates; "
-                                      f"a wall needs 2: left out")
+            builder.note(
+                line.source,
+                f"has {len(set(points))} distinct point(s) after removing near-duplicates; a wall needs 2: left out",
+            )
             continue
         kept.append(_Line(line.source, points, line.obstacle))
     for member, (duplicates, collinear, total) in totals.items():
         if duplicates or collinear:
-            builder.note(member, f"simplified: {duplicates} near-duplicate point(s) (closer than {DUPLICATE_CELLS:g} "
-                                 f"cells) and {collinear} collinear point(s) (within {COLLINEAR_CELLS:g} cells of the "
-                                 f"line) removed of {total}")
+            builder.note(
+                member,
+                f"simplified: {duplicates} near-duplicate point(s) (closer than {DUPLICATE_CELLS:g} "
+                f"cells) and {collinear} collinear point(s) (within {COLLINEAR_CELLS:g} cells of the "
+                f"line) removed of {total}",
+            )
     return kept
 
 
@@ -391,8 +420,10 @@ def _snap_ends(lines: list[_Line], builder: LineDungeonBuilder) -> list[_Line]:
             line.points = points
             moved += 1
     if moved:
-        builder.note("line_of_sight", f"{moved} wall end(s) stopping short of another wall (within {SNAP_CELLS:g} "
-                                      f"cells) moved onto it")
+        builder.note(
+            "line_of_sight",
+            f"{moved} wall end(s) stopping short of another wall (within {SNAP_CELLS:g} cells) moved onto it",
+        )
     return lines
 
 
@@ -413,8 +444,9 @@ def _snap_portals(portals: list[_Portal], lines: list[_Line], builder: LineDunge
         return kept
     geoms = [LineString(line.points) for line in lines]
     tree = shapely.STRtree(geoms)
-    ends = np.array([p for line in lines if not line.closed for p in (line.points[0], line.points[-1])] or
-                    [(math.inf, math.inf)])
+    ends = np.array(
+        [p for line in lines if not line.closed for p in (line.points[0], line.points[-1])] or [(math.inf, math.inf)]
+    )
     for portal in kept:
         moved = []
         for end in ("a", "b"):
@@ -435,8 +467,9 @@ def _snap_portals(portals: list[_Portal], lines: list[_Line], builder: LineDunge
                 setattr(portal, end, target)
                 moved.append(math.dist(point, target))
         if moved:
-            builder.note(portal.source, f"{len(moved)} end(s) moved up to {_fmt(max(moved))} cells onto the wall it "
-                                        f"stands in")
+            builder.note(
+                portal.source, f"{len(moved)} end(s) moved up to {_fmt(max(moved))} cells onto the wall it stands in"
+            )
     return kept
 
 
@@ -478,8 +511,9 @@ def _faces(lines: list[_Line], portals: list[_Portal], size: tuple[float, float]
     is_frame = np.asarray(shapely.dwithin(frame, mids, _TOLERANCE))
     index_of = {seg: i for i, seg in enumerate(segments)}
     faces = [f for f in shapely.get_parts(shapely.polygonize(shapely.get_parts(noded))) if f.area > 0]
-    face_segments = [[index_of.get(_key(a, b)) for ring in _rings(face) for a, b in zip(ring[:-1], ring[1:])]
-                     for face in faces]
+    face_segments = [
+        [index_of.get(_key(a, b)) for ring in _rings(face) for a, b in zip(ring[:-1], ring[1:])] for face in faces
+    ]
     sides: dict[int, list[int]] = {}
     for f, segs in enumerate(face_segments):
         for s in segs:
@@ -551,13 +585,19 @@ def _rooms(graph: _Faces, kinds: list[str], where, builder: LineDungeonBuilder) 
             filled.append(sorted({kinds[g] for g in inside}))
         if filled:
             what = " and ".join(sorted({k for kinds_inside in filled for k in kinds_inside})) or "empty"
-            builder.note(where(face), f"{len(filled)} enclosed region(s) inside it ({what}: a pillar, an object) are "
-                                      f"kept as walls standing in the room; an area has no holes")
+            builder.note(
+                where(face),
+                f"{len(filled)} enclosed region(s) inside it ({what}: a pillar, an object) are "
+                f"kept as walls standing in the room; an area has no holes",
+            )
         pieces = [Polygon(face.exterior)]
         if cut:
             pieces = _cut(Polygon(face.exterior, cut), cut)
-            builder.note(where(face), f"surrounds {len(cut)} other room(s); an area has no holes, so it is split into "
-                                      f"{len(pieces)} areas joined by open gaps")
+            builder.note(
+                where(face),
+                f"surrounds {len(cut)} other room(s); an area has no holes, so it is split into "
+                f"{len(pieces)} areas joined by open gaps",
+            )
         areas += [(f, polygon) for polygon in map(_clean_polygon, pieces) if polygon is not None]
     areas.sort(key=lambda item: (round(item[1].bounds[1], 3), round(item[1].bounds[0], 3)))
     return areas, owner
@@ -579,8 +619,14 @@ def _explicit_walls(graph: _Faces, owner: list, fallback: bool):
     return shapely.line_merge(shapely.union_all(explicit)) if explicit else MultiLineString()
 
 
-def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float] | None,
-            origin: tuple[float, float], builder: LineDungeonBuilder, options: ImportOptions) -> None:
+def _derive(
+    lines: list[_Line],
+    portals: list[_Portal],
+    size: tuple[float, float] | None,
+    origin: tuple[float, float],
+    builder: LineDungeonBuilder,
+    options: ImportOptions,
+) -> None:
     def where(face: Polygon) -> str:  # a face named by a point inside it, in the file's coordinates
         point = face.representative_point()
         return f"room at {_at((point.x + origin[0], point.y + origin[1]))}"
@@ -589,19 +635,27 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
     graph = _faces(lines, portals, size)
     kinds, map_edge = _classify(graph, lines)
     if kinds.count("sliver"):
-        builder.note("line_of_sight", f"{kinds.count('sliver')} sliver(s) between walls (smaller than "
-                                      f"{MIN_FACE_CELLS2:g} square cells or narrower than {MIN_FACE_WIDTH:g} cells) "
-                                      f"are not rooms")
+        builder.note(
+            "line_of_sight",
+            f"{kinds.count('sliver')} sliver(s) between walls (smaller than "
+            f"{MIN_FACE_CELLS2:g} square cells or narrower than {MIN_FACE_WIDTH:g} cells) "
+            f"are not rooms",
+        )
     if kinds.count("solid"):
-        builder.note("line_of_sight", f"{kinds.count('solid')} region(s) closed by walls, without a portal and "
-                                      f"surrounded by rooms (rock, pillars) are not rooms")
+        builder.note(
+            "line_of_sight",
+            f"{kinds.count('solid')} region(s) closed by walls, without a portal and "
+            f"surrounded by rooms (rock, pillars) are not rooms",
+        )
     areas, owner = _rooms(graph, kinds, where, builder)
     for f in map_edge:
         builder.note(where(graph.faces[f]), "is closed by the map edge, not by walls; the map edge becomes its wall")
     fallback = not areas
     if fallback:
-        builder.note("line_of_sight", "no room enclosed by walls was found: the whole map is one room, with every "
-                                      "wall drawn inside it")
+        builder.note(
+            "line_of_sight",
+            "no room enclosed by walls was found: the whole map is one room, with every wall drawn inside it",
+        )
         areas = [(-1, _clean_polygon(graph.frame_box))]
     explicit_walls = _explicit_walls(graph, owner, fallback)
     wall_tree = shapely.STRtree(list(shapely.get_parts(graph.walls))) if not graph.walls.is_empty else None
@@ -614,8 +668,10 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
     scale = _scale(area_polygons, explicit_walls, options.cell_mm)
     if scale < MIN_SCALE_MM:
         x0, y0, x1, y1 = shapely.union_all([*area_polygons, explicit_walls]).bounds
-        raise ImportFailed(f"the map spans {_fmt(x1 - x0)} x {_fmt(y1 - y0)} cells: on A4 a cell would be "
-                           f"{scale:.2g} mm, less than {MIN_SCALE_MM:g} mm (walls far outside the map?)")
+        raise ImportFailed(
+            f"the map spans {_fmt(x1 - x0)} x {_fmt(y1 - y0)} cells: on A4 a cell would be "
+            f"{scale:.2g} mm, less than {MIN_SCALE_MM:g} mm (walls far outside the map?)"
+        )
     area_polygons = [polygon for _, polygon in areas]
     area_tree = shapely.STRtree(area_polygons)
     outer = _outer_band(area_polygons)
@@ -629,12 +685,18 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
         length = math.dist(portal.a, portal.b)
         if left is not None and right is not None and left != right:
             if portal.closed:
-                builder.note(portal.source, f"closed door between {names[left]} and {names[right]}: printed as an open "
-                                            f"gap (an inkcrawl door is locked and needs a key; a closed VTT door is "
-                                            f"only shut); add a door element there to lock it")
+                builder.note(
+                    portal.source,
+                    f"closed door between {names[left]} and {names[right]}: printed as an open "
+                    f"gap (an inkcrawl door is locked and needs a key; a closed VTT door is "
+                    f"only shut); add a door element there to lock it",
+                )
             if length < needed:
-                builder.note(portal.source, f"gap of {length * scale:.1f} mm at the printed scale widened to "
-                                            f"{needed * scale:.1f} mm, wide enough to pass under the ruleset")
+                builder.note(
+                    portal.source,
+                    f"gap of {length * scale:.1f} mm at the printed scale widened to "
+                    f"{needed * scale:.1f} mm, wide enough to pass under the ruleset",
+                )
                 cuts.append(_widened(portal, needed))
         elif room is None:
             builder.note(portal.source, "lies outside every room: left out")
@@ -645,8 +707,11 @@ def _derive(lines: list[_Line], portals: list[_Portal], size: tuple[float, float
             if outer.contains(middle):
                 entrances.append((portal, middle, names[room]))
             else:
-                builder.note(portal.source, "leads out of the rooms into a closed space (a courtyard, rock): the "
-                                            "room's outline is a wall there")
+                builder.note(
+                    portal.source,
+                    "leads out of the rooms into a closed space (a courtyard, rock): the "
+                    "room's outline is a wall there",
+                )
     if cuts and not explicit_walls.is_empty:
         explicit_walls = explicit_walls.difference(shapely.union_all(cuts).buffer(_TOLERANCE, cap_style="flat"))
     if not explicit_walls.is_empty:
@@ -698,8 +763,11 @@ def _cut(polygon: Polygon, holes) -> list[Polygon]:
                 new.append(piece)
                 continue
             for half in (box(x0 - 1, y0 - 1, x, y1 + 1), box(x, y0 - 1, x1 + 1, y1 + 1)):
-                new += [p for p in shapely.get_parts(piece.intersection(half))
-                        if isinstance(p, Polygon) and p.area >= MIN_FACE_CELLS2 / 10]
+                new += [
+                    p
+                    for p in shapely.get_parts(piece.intersection(half))
+                    if isinstance(p, Polygon) and p.area >= MIN_FACE_CELLS2 / 10
+                ]
         pieces = new
     return [Polygon(p.exterior) for p in pieces]
 
@@ -793,13 +861,18 @@ def _drop_narrow_areas(dungeon: dict, builder: LineDungeonBuilder) -> bool:
     if not narrow:
         return False
     if len(narrow) == len(geometry.areas):
-        raise ImportFailed(f"no room is wide enough for a line at the printed scale (a line needs {required:g} mm "
-                           f"of paper between the walls' ink); give a larger --cell-mm")
+        raise ImportFailed(
+            f"no room is wide enough for a line at the printed scale (a line needs {required:g} mm "
+            f"of paper between the walls' ink); give a larger --cell-mm"
+        )
     gone = {geometry.areas[i].id: geometry.polygons[i] for i in narrow}
     kept = shapely.union_all([p for i, p in enumerate(geometry.polygons) if i not in narrow])
     for area_id, width in ((geometry.areas[i].id, w) for i, w in narrow.items()):
-        builder.note(f"area {area_id}", f"leaves at most {width:.2g} mm of paper between the walls' ink at the "
-                                        f"printed scale, less than a line needs: left out")
+        builder.note(
+            f"area {area_id}",
+            f"leaves at most {width:.2g} mm of paper between the walls' ink at the "
+            f"printed scale, less than a line needs: left out",
+        )
     dungeon["areas"] = [a for a in dungeon["areas"] if a["id"] not in gone]
     lost = shapely.union_all(list(gone.values()))
     elements = []
@@ -852,8 +925,9 @@ def _outer_band(polygons: list[Polygon]):
     the union of the areas, kept only where they are also the exterior once cracks narrower
     than :data:`SNAP_CELLS` (slivers left out between rooms) are closed."""
     union = shapely.union_all(polygons)
-    closed = shapely.make_valid(union.buffer(SNAP_CELLS / 2, join_style="mitre").buffer(-SNAP_CELLS / 2,
-                                                                                          join_style="mitre"))
+    closed = shapely.make_valid(
+        union.buffer(SNAP_CELLS / 2, join_style="mitre").buffer(-SNAP_CELLS / 2, join_style="mitre")
+    )
     bands = []
     for geometry in (union, closed):
         parts = [p for p in shapely.get_parts(geometry) if isinstance(p, Polygon)]
@@ -866,8 +940,9 @@ def _place_start(entrances, areas, band, names, origin, builder: LineDungeonBuil
     if entrances:
         portal, midpoint, name = entrances[0]
         builder.add_element("start", (midpoint.x, midpoint.y), wanted_id="start")
-        builder.note(portal.source, f"leads outside: the Start is placed there (on {name}); Universal VTT has no "
-                                    f"entrance")
+        builder.note(
+            portal.source, f"leads outside: the Start is placed there (on {name}); Universal VTT has no entrance"
+        )
         for portal, _, name in entrances[1:]:
             builder.note(portal.source, f"leads outside from {name}: the outline is a wall there (one Start)")
         return
@@ -875,22 +950,25 @@ def _place_start(entrances, areas, band, names, origin, builder: LineDungeonBuil
     for index in order:
         ring = [as_point(c) for c in areas[index][1].exterior.coords]
         # the longest straight stretch of this room's outline that is on the dungeon's outline
-        edges = [(math.dist(a, b), a, b) for a, b in zip(ring[:-1], ring[1:])
-                 if band.contains(LineString([a, b]))]
+        edges = [(math.dist(a, b), a, b) for a, b in zip(ring[:-1], ring[1:]) if band.contains(LineString([a, b]))]
         if not edges:
             continue
         _, a, b = max(edges)
         at = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
         builder.add_element("start", at, wanted_id="start")
-        builder.note(f"Start at {_at((at[0] + origin[0], at[1] + origin[1]))}",
-                     f"Universal VTT has no entrance: placed in the middle of the longest outer wall of the largest "
-                     f"room ({names[index]}); move it where the party enters")
+        builder.note(
+            f"Start at {_at((at[0] + origin[0], at[1] + origin[1]))}",
+            f"Universal VTT has no entrance: placed in the middle of the longest outer wall of the largest "
+            f"room ({names[index]}); move it where the party enters",
+        )
         return
     # no straight outer wall (a degenerate outline): the first outline vertex of the largest room
     polygon = areas[order[0]][1]
     inside = [c for c in polygon.exterior.coords if band.contains(Point(c))]
     at = as_point((inside or list(polygon.exterior.coords))[0])
     builder.add_element("start", at, wanted_id="start")
-    builder.note(f"Start at {_at((at[0] + origin[0], at[1] + origin[1]))}",
-                 f"Universal VTT has no entrance: placed on a corner of the outline of {names[order[0]]}; move it "
-                 f"where the party enters")
+    builder.note(
+        f"Start at {_at((at[0] + origin[0], at[1] + origin[1]))}",
+        f"Universal VTT has no entrance: placed on a corner of the outline of {names[order[0]]}; move it "
+        f"where the party enters",
+    )

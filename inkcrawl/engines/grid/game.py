@@ -26,8 +26,24 @@ class PlayerMap:
     (per room, how many traps opponents drew there in earlier rounds: public information).
     """
 
-    __slots__ = ("rules", "seg", "trap", "round_of", "link", "frontier", "empty", "is_empty", "tallies",
-                 "trap_tallies", "skips", "traps", "history", "segments_seen", "round", "opponent_traps")
+    __slots__ = (
+        "rules",
+        "seg",
+        "trap",
+        "round_of",
+        "link",
+        "frontier",
+        "empty",
+        "is_empty",
+        "tallies",
+        "trap_tallies",
+        "skips",
+        "traps",
+        "history",
+        "segments_seen",
+        "round",
+        "opponent_traps",
+    )
 
     def __init__(self, rules: GridRules):
         n = rules.size

@@ -38,8 +38,15 @@ DEFAULT_SWITCHES: dict[str, Any] = {
 }
 #: Scoring terms in RULES.md order, with RULES.md's VP for rows a document leaves out.
 DEFAULT_VP: dict[str, int] = {
-    "loot": 2, "dragon": 0, "weapon": 1, "monster_matched": 4, "monster_unmatched": -2,
-    "entryway_unlinked": 1, "tally": -2, "segment_skip": -2, "trap": -3,
+    "loot": 2,
+    "dragon": 0,
+    "weapon": 1,
+    "monster_matched": 4,
+    "monster_unmatched": -2,
+    "entryway_unlinked": 1,
+    "tally": -2,
+    "segment_skip": -2,
+    "trap": -3,
 }
 
 
@@ -89,6 +96,7 @@ def shape_rotations(sides: Sequence[str]) -> tuple[int, ...]:
 
 # -- compile steps ----------------------------------------------------------------------------
 
+
 @dataclass
 class Rooms:
     """Per room index: its label, open sides (mask), and its feature's kind, letter and id."""
@@ -101,8 +109,11 @@ class Rooms:
 
 
 def _cell(cell, columns: int, rows: int) -> tuple[int, int]:
-    if (not isinstance(cell, (list, tuple)) or len(cell) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)):
+    if (
+        not isinstance(cell, (list, tuple))
+        or len(cell) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)
+    ):
         raise GameDataError(f"a cell must be [column, row], not {cell!r}")
     c, r = cell
     if not (0 <= c < columns and 0 <= r < rows):
@@ -171,11 +182,14 @@ def check_sides(rules: GridRules) -> None:
                 continue
             other = rules.neighbour[i][k]
             if other == -1 and not rules.entry_mask[i] & bit:
-                raise GameDataError(f"room {rules.labels[i]} is open to the {side} but that is the board's "
-                                    f"edge and no entryway is there")
+                raise GameDataError(
+                    f"room {rules.labels[i]} is open to the {side} but that is the board's "
+                    f"edge and no entryway is there"
+                )
             if other != -1 and not rules.open[other] & SIDE_BIT[OPPOSITE[side]]:
-                raise GameDataError(f"room {rules.labels[i]} is open to the {side} but room "
-                                    f"{rules.labels[other]} is not open back")
+                raise GameDataError(
+                    f"room {rules.labels[i]} is open to the {side} but room {rules.labels[other]} is not open back"
+                )
 
 
 def reach_table(open_sides: list[int], neighbour: list[list[int]]) -> list[list[tuple[tuple[int, int], ...]]]:
@@ -196,8 +210,9 @@ def reach_table(open_sides: list[int], neighbour: list[list[int]]) -> list[list[
     return reach
 
 
-def placement_table(shapes: dict[str, tuple[int, ...]],
-                    open_sides: list[int]) -> dict[str, list[list[tuple[tuple[int, int], ...]]]]:
+def placement_table(
+    shapes: dict[str, tuple[int, ...]], open_sides: list[int]
+) -> dict[str, list[list[tuple[tuple[int, int], ...]]]]:
     """``table[shape][room][link mask]``: the legal placements ``(room, mask)`` of that shape
     there (every end on an open side, at least one end on a link side)."""
     table = {}
@@ -215,8 +230,9 @@ def compile_deck(deck: dict, shapes: dict) -> list[tuple[str, int]]:
     cards = []
     for card, count in deck["cards"].items():
         if card not in shapes and card not in (TRAP, DRAW_TWO):
-            raise GameDataError(f"the deck holds {card!r} cards, which is neither a segment shape, "
-                                f"'trap' nor 'draw_two'")
+            raise GameDataError(
+                f"the deck holds {card!r} cards, which is neither a segment shape, 'trap' nor 'draw_two'"
+            )
         cards.append((card, count))
     return cards
 
@@ -232,6 +248,7 @@ def scoring_vp(switches: dict, rows: dict[str, dict]) -> dict[str, int]:
 
 
 # -- the compiled dungeon ---------------------------------------------------------------------
+
 
 class GridRules:
     """One grid dungeon entry of a game document, compiled for fast play.

@@ -80,9 +80,17 @@ def score_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = 
     linked = sum(1 for _, i, bit in rules.entryways if seg[i] & bit)
     unlinked = len(rules.entryways) - linked
     hits = trap_hits(rules, pm, opponents)
-    counts = {"loot": loot, "dragon": len(dragon_rooms), "weapon": weapons, "monster_matched": len(matched),
-              "monster_unmatched": len(unmatched), "entryway_unlinked": unlinked, "tally": pm.tallies,
-              "segment_skip": pm.skips, "trap": hits}
+    counts = {
+        "loot": loot,
+        "dragon": len(dragon_rooms),
+        "weapon": weapons,
+        "monster_matched": len(matched),
+        "monster_unmatched": len(unmatched),
+        "entryway_unlinked": unlinked,
+        "tally": pm.tallies,
+        "segment_skip": pm.skips,
+        "trap": hits,
+    }
     terms = {}
     for term in rules.terms:
         terms[term] = dragon if term == "dragon" else counts[term] * vp[term]

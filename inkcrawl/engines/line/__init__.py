@@ -44,8 +44,9 @@ Areas, walls and doors
     walls is a node; a channel of paper narrower than ``required_gap_mm`` between walls is ink.
     Crossing a wall is a passage of the path through the ink from the paper on one side to the
     paper on the other (touching or running along a wall is free; through a joint, or through
-    two walls with too narrow a strip between them, is one crossing); a wall crossed within ``WALL_SNAP_MM`` (along the path) of a change of area
-    belongs to that change, so a wall drawn a little off a shared boundary still closes it.
+    two walls with too narrow a strip between them, is one crossing); a wall crossed within
+    ``WALL_SNAP_MM`` (along the path) of a change of area belongs to that change, so a wall drawn
+    a little off a shared boundary still closes it.
     Going from the current area into another area is legal through an opening (no wall crossed
     on the way) or through a door whose locks the held keys open (the crossing lies within
     ``DOOR_TOLERANCE_MM`` of the door's segment, or the two areas are joined only by doors);
@@ -154,9 +155,24 @@ from inkcrawl.engines.line.walk import walk
 #: The editor's playtest imports the pen-lift test under its former name.
 _first_touch = first_touch
 
-__all__ = ["ABILITIES", "COVER_MAX_SPACING_MM", "COVER_SAMPLES", "DEFAULT_START_RADIUS_MM", "DEFAULT_SWITCHES",
-           "DOOR_TOLERANCE_MM", "GameDataError", "LineRules", "PASS_THROUGH_MIN_ANGLE", "PlayError", "T_EPS",
-           "TRACE_SPACING_MM", "WALL_SNAP_MM", "first_touch", "format_breakdown", "referee"]
+__all__ = [
+    "ABILITIES",
+    "COVER_MAX_SPACING_MM",
+    "COVER_SAMPLES",
+    "DEFAULT_START_RADIUS_MM",
+    "DEFAULT_SWITCHES",
+    "DOOR_TOLERANCE_MM",
+    "GameDataError",
+    "LineRules",
+    "PASS_THROUGH_MIN_ANGLE",
+    "PlayError",
+    "T_EPS",
+    "TRACE_SPACING_MM",
+    "WALL_SNAP_MM",
+    "first_touch",
+    "format_breakdown",
+    "referee",
+]
 
 
 def referee(rules: LineRules | dict, play: dict) -> dict:

@@ -36,13 +36,28 @@ def _orb_line(rules: LineRules, take: OrbTake, t_illegal: float) -> dict:
     position = take.position
     ordinal = _ordinal(position)
     if take.t > t_illegal:
-        return {"kind": "orb", "vp": 0, "element": e.id, "position": position,
-                "text": f"{describe(e)}: {take.colour} token {ordinal} taken after the illegal crossing, 0"}
+        return {
+            "kind": "orb",
+            "vp": 0,
+            "element": e.id,
+            "position": position,
+            "text": f"{describe(e)}: {take.colour} token {ordinal} taken after the illegal crossing, 0",
+        }
     if position > len(values):
-        return {"kind": "orb", "vp": 0, "element": e.id, "position": position,
-                "text": f"{describe(e)}: covered, no {take.colour} token left"}
-    return {"kind": "orb", "vp": int(values[position - 1]), "element": e.id, "position": position,
-            "text": f"{describe(e)}: {take.colour} token {ordinal}"}
+        return {
+            "kind": "orb",
+            "vp": 0,
+            "element": e.id,
+            "position": position,
+            "text": f"{describe(e)}: covered, no {take.colour} token left",
+        }
+    return {
+        "kind": "orb",
+        "vp": int(values[position - 1]),
+        "element": e.id,
+        "position": position,
+        "text": f"{describe(e)}: {take.colour} token {ordinal}",
+    }
 
 
 def orb_lines(rules: LineRules, events: Events, walk: Walk) -> list[dict]:
@@ -57,23 +72,26 @@ def _sections(rules: LineRules, path: Path, walk: Walk, settled: Settled) -> lis
     for i, section in enumerate(walk.sections):
         area = section.area
         lines = settled.lines[i]
-        out.append({
-            "number": i + 1,
-            "area": rules.areas[area]["id"] if area >= 0 else None,
-            "area_kind": rules.area_kinds[area] if area >= 0 else None,
-            "name": rules.areas[area].get("name") if area >= 0 else None,
-            "title": rules.area_name(area),
-            "entered": section.via,
-            "from_mm": round(path.length_at(section.t0), 1),
-            "to_mm": round(path.length_at(section.t1), 1),
-            "lines": _in_path_order(lines),
-            "subtotal": sum(line["vp"] for line in lines),
-        })
+        out.append(
+            {
+                "number": i + 1,
+                "area": rules.areas[area]["id"] if area >= 0 else None,
+                "area_kind": rules.area_kinds[area] if area >= 0 else None,
+                "name": rules.areas[area].get("name") if area >= 0 else None,
+                "title": rules.area_name(area),
+                "entered": section.via,
+                "from_mm": round(path.length_at(section.t0), 1),
+                "to_mm": round(path.length_at(section.t1), 1),
+                "lines": _in_path_order(lines),
+                "subtotal": sum(line["vp"] for line in lines),
+            }
+        )
     return out
 
 
-def breakdown(rules: LineRules, play: dict, player: Player, path: Path, events: Events, walk: Walk,
-              settled: Settled) -> dict:
+def breakdown(
+    rules: LineRules, play: dict, player: Player, path: Path, events: Events, walk: Walk, settled: Settled
+) -> dict:
     """The score of the play as JSON-ready data (see :func:`format_breakdown`)."""
     sections = _sections(rules, path, walk, settled)
     orbs = orb_lines(rules, events, walk)
@@ -82,10 +100,12 @@ def breakdown(rules: LineRules, play: dict, player: Player, path: Path, events: 
     total = sum(s["subtotal"] for s in sections) + orb_total + boss_total
     end_t = min(events.end.t, len(path.P) - 1)
     exempt_area = walk.sections[settled.exempt].area if settled.exempt is not None else -1
-    end = {"reason": events.end.reason,
-           "at": round_point(path.position(end_t)),
-           "length_mm": round(path.length_at(end_t), 1),
-           "exempt_area": rules.areas[exempt_area]["id"] if exempt_area >= 0 else None}
+    end = {
+        "reason": events.end.reason,
+        "at": round_point(path.position(end_t)),
+        "length_mm": round(path.length_at(end_t), 1),
+        "exempt_area": rules.areas[exempt_area]["id"] if exempt_area >= 0 else None,
+    }
     illegal = walk.illegal
     return {
         "type": "score",
@@ -99,14 +119,15 @@ def breakdown(rules: LineRules, play: dict, player: Player, path: Path, events: 
         "orbs": {"lines": orbs, "subtotal": orb_total},
         "boss": {"lines": settled.boss_lines, "subtotal": boss_total},
         "end": end,
-        "ignored": illegal and {"reason": illegal.text, "at": illegal.at,
-                                "length_mm": round(path.length_at(illegal.t), 1)},
+        "ignored": illegal
+        and {"reason": illegal.text, "at": illegal.at, "length_mm": round(path.length_at(illegal.t), 1)},
         "notes": [*path.notes, *events.notes],
         "total": total,
     }
 
 
 # -- text output --------------------------------------------------------------------------------
+
 
 def _vp_text(vp: int) -> str:
     return f"{vp:+d}" if vp else " 0"
@@ -119,13 +140,17 @@ def format_breakdown(result: dict) -> str:
     dungeon = result["dungeon"]
     who = result.get("player") or "the player"
     character = result.get("character_name") or "no character"
-    out.append(f"{dungeon['title']} ({dungeon['id']}): {who}, {character}, pen {result['pen_width_mm']:g} mm, "
-               f"{result['players']} player{'s' if result['players'] != 1 else ''}")
+    out.append(
+        f"{dungeon['title']} ({dungeon['id']}): {who}, {character}, pen {result['pen_width_mm']:g} mm, "
+        f"{result['players']} player{'s' if result['players'] != 1 else ''}"
+    )
     out.append("")
     for section in result["sections"]:
         title = section["title"][0].upper() + section["title"][1:]
-        out.append(f"{section['number']}. {title}, {section['entered']} "
-                   f"({section['from_mm']:g}-{section['to_mm']:g} mm along the path)")
+        out.append(
+            f"{section['number']}. {title}, {section['entered']} "
+            f"({section['from_mm']:g}-{section['to_mm']:g} mm along the path)"
+        )
         for line in section["lines"]:
             out.append(f"   {_vp_text(line['vp']):>3}  {line['text']}")
         if not section["lines"]:
@@ -143,12 +168,15 @@ def format_breakdown(result: dict) -> str:
         out.append(f"   subtotal: {result['boss']['subtotal']}")
     if result.get("ignored"):
         ignored = result["ignored"]
-        out.append(f"Illegal crossing at ({ignored['at'][0]:g}, {ignored['at'][1]:g}), "
-                   f"{ignored['length_mm']:g} mm along the path: {ignored['reason']}")
+        out.append(
+            f"Illegal crossing at ({ignored['at'][0]:g}, {ignored['at'][1]:g}), "
+            f"{ignored['length_mm']:g} mm along the path: {ignored['reason']}"
+        )
     end = result["end"]
     exempt = f"; no penalties in {end['exempt_area']}, the area it ended in" if end.get("exempt_area") else ""
-    out.append(f"End: {end['reason']} at ({end['at'][0]:g}, {end['at'][1]:g}), {end['length_mm']:g} mm along the "
-               f"path{exempt}")
+    out.append(
+        f"End: {end['reason']} at ({end['at'][0]:g}, {end['at'][1]:g}), {end['length_mm']:g} mm along the path{exempt}"
+    )
     for note in result.get("notes") or []:
         out.append(f"Note: {note}")
     out.append(f"Total: {result['total']} VP")

@@ -100,6 +100,7 @@ class Events:
 
 # -- distances along the path ------------------------------------------------------------------
 
+
 class PathReach:
     """When the path first comes within a distance of sample points (the drawn segments in a
     tree, built on first use)."""
@@ -176,6 +177,7 @@ def fraction(times: np.ndarray | None, t: float) -> float:
 
 # -- elements ------------------------------------------------------------------------------------
 
+
 def _covered(reach: PathReach, samples: Samples, w: float, done: np.ndarray) -> dict[int, np.ndarray]:
     """Sample times of each element of ``samples`` under the stroke; sets ``done`` to when its
     ``min_coverage`` share is covered."""
@@ -203,7 +205,7 @@ def _traced(reach: PathReach, samples: Samples, w: float, done: np.ndarray) -> d
         start = 0
         for i, part in zip(members, parts):
             e = samples.elements[i]
-            sample_times = times[start:start + len(part)]
+            sample_times = times[start : start + len(part)]
             start += len(part)
             per_element[e.index] = sample_times
             done[e.index] = float(sample_times.max())
@@ -252,8 +254,8 @@ def _circle(e: Element, pieces: Pieces, w: float) -> float:
     min_area = math.pi * (w / 2) ** 2
     best = INF
     for k0, k1 in pieces.foot_runs.get(e.index) or []:
-        pts = pieces.V[k0:k1 + 2]
-        ts = pieces.T[k0:k1 + 2]
+        pts = pieces.V[k0 : k1 + 2]
+        ts = pieces.T[k0 : k1 + 2]
         if len(pts) - 1 < 3:
             continue
         segs = linestring_array(np.stack([pts[:-1], pts[1:]], axis=1))
@@ -312,11 +314,13 @@ def element_times(rules: LineRules, path: Path, pieces: Pieces, player: Player) 
             by_ability[e.index] = _circle(e, pieces, w)
         elif ability == "monster_by_head" and e.kind == "monster":
             by_ability[e.index] = head[e.index]
-    return ElementTimes(touch, done, by_ability, head, np.minimum(done, by_ability), cover_times, head_times,
-                        trace_times)
+    return ElementTimes(
+        touch, done, by_ability, head, np.minimum(done, by_ability), cover_times, head_times, trace_times
+    )
 
 
 # -- artifact groups -------------------------------------------------------------------------
+
 
 def _touch_after(stone: Element, t: float, pieces: Pieces) -> float:
     for k0, k1 in pieces.zone_runs.get(stone.index, []):
@@ -349,12 +353,14 @@ def group_times(rules: LineRules, pieces: Pieces, times: ElementTimes, player: P
 
 # -- orbs and the end ------------------------------------------------------------------------
 
+
 def orb_takes(rules: LineRules, play: dict, times: ElementTimes) -> tuple[list[OrbTake], list[str]]:
     """The orb tokens taken in path order with their stack positions, and notes on positions
     the play lists for orbs the path does not cover."""
     given = {c: list(v) for c, v in (play.get("orb_tokens") or {}).items()}
-    covered = sorted((float(times.done[e.index]), e.index) for e in rules.elements
-                     if e.kind == "orb" and times.done[e.index] < INF)
+    covered = sorted(
+        (float(times.done[e.index]), e.index) for e in rules.elements if e.kind == "orb" and times.done[e.index] < INF
+    )
     takes = []
     counters: dict[str | None, int] = {}  # by token colour (game data may give an orb none)
     for t, index in covered:
@@ -371,8 +377,10 @@ def orb_takes(rules: LineRules, play: dict, times: ElementTimes) -> tuple[list[O
     notes = []
     for colour, positions in given.items():
         if len(positions) > counters.get(colour, 0):
-            notes.append(f"the play lists {len(positions)} {colour} token(s), the path covers "
-                         f"{counters.get(colour, 0)} {colour} orb(s)")
+            notes.append(
+                f"the play lists {len(positions)} {colour} token(s), the path covers "
+                f"{counters.get(colour, 0)} {colour} orb(s)"
+            )
     return takes, notes
 
 
@@ -385,8 +393,7 @@ def _end_position(end: dict, path: Path, raw: list) -> float:
     if polyline >= len(raw):
         raise PlayError([("/end/at/polyline", f"the path has {len(raw)} polyline(s), no polyline {polyline}")])
     if point >= len(raw[polyline]):
-        raise PlayError([("/end/at/point", f"polyline {polyline} has {len(raw[polyline])} point(s), "
-                                           f"no point {point}")])
+        raise PlayError([("/end/at/point", f"polyline {polyline} has {len(raw[polyline])} point(s), no point {point}")])
     # the same point in the kept path: points are deduplicated and cut at portals
     original = dedupe_index(np.asarray(raw[polyline], dtype=float).reshape(-1, 2), point)
     first = path.poly_first[polyline]
@@ -419,13 +426,15 @@ def _trigger_ends(rules: LineRules, times: ElementTimes, takes: list[OrbTake]) -
                 continue
             when = trigger.get("when", "first")
             if (when == "first" and take.position == 1) or (when == "last" and take.position == stack):
-                ends.append((take.t, f"the {when} {take.colour} orb token taken ({describe(take.element)})",
-                             take.element.index))
+                ends.append(
+                    (take.t, f"the {when} {take.colour} orb token taken ({describe(take.element)})", take.element.index)
+                )
     return ends
 
 
-def ending(rules: LineRules, play: dict, path: Path, times: ElementTimes,
-           takes: list[OrbTake]) -> tuple[Ending, list[str]]:
+def ending(
+    rules: LineRules, play: dict, path: Path, times: ElementTimes, takes: list[OrbTake]
+) -> tuple[Ending, list[str]]:
     """Where the scrawl ends (the earliest of the path's end, the listed triggers it sets off
     and the play's ``end``), and notes."""
     notes = []

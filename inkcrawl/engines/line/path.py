@@ -141,9 +141,14 @@ def _nearest_start(rules: LineRules, first: np.ndarray, w: float, problems: list
     best = min(rules.starts, key=lambda s: math.hypot(first[0] - s["at"][0], first[1] - s["at"][1]))
     gap = math.hypot(first[0] - best["at"][0], first[1] - best["at"][1])
     if gap > best["radius"] + w / 2 + 1e-9:
-        problems.append(("/path/0/0", f"the path begins at ({first[0]:g}, {first[1]:g}), {gap:.1f} mm from the "
-                                      f"nearest Start {best['id']} at ({best['at'][0]:g}, {best['at'][1]:g}): a "
-                                      f"path begins at a Start"))
+        problems.append(
+            (
+                "/path/0/0",
+                f"the path begins at ({first[0]:g}, {first[1]:g}), {gap:.1f} mm from the "
+                f"nearest Start {best['id']} at ({best['at'][0]:g}, {best['at'][1]:g}): a "
+                f"path begins at a Start",
+            )
+        )
     return best
 
 
@@ -160,24 +165,36 @@ class _PortalReader:
         self.uses: list[PortalUse] = []
         self.landing: dict[int, Element] = {}
         self.notes: list[str] = []
-        self.previous: Element | None = None   # the entry the previous polyline touched
+        self.previous: Element | None = None  # the entry the previous polyline touched
 
     def land(self, i: int, points: np.ndarray, problems: list) -> None:
         """Polyline ``i`` (not the first) must begin at an exit of the touched entry's channel."""
         if self.previous is None:
-            problems.append((f"/path/{i}", f"polyline {i} follows polyline {i - 1}, which touches no portal "
-                                           f"entry: a new polyline starts only after a portal jump"))
+            problems.append(
+                (
+                    f"/path/{i}",
+                    f"polyline {i} follows polyline {i - 1}, which touches no portal "
+                    f"entry: a new polyline starts only after a portal jump",
+                )
+            )
             return
         channel = self.previous.channel
         candidates = [e for e in self.exits if e.channel == channel]
         point = shapely.points(points[0])
         landing = next((e for e in candidates if shapely.intersects(self.zone_of[e.index], point)), None)
         if landing is None:
-            where = "; ".join(f"{e.id} at ({e.at[0]:g}, {e.at[1]:g})" if e.at is not None else e.id
-                              for e in candidates) or "none"
-            problems.append((f"/path/{i}/0", f"polyline {i} starts at ({points[0][0]:g}, {points[0][1]:g}), not at "
-                                             f"a portal exit of channel {channel!r} (polyline {i - 1} touched portal "
-                                             f"entry {self.previous.id}); exits of that channel: {where}"))
+            where = (
+                "; ".join(f"{e.id} at ({e.at[0]:g}, {e.at[1]:g})" if e.at is not None else e.id for e in candidates)
+                or "none"
+            )
+            problems.append(
+                (
+                    f"/path/{i}/0",
+                    f"polyline {i} starts at ({points[0][0]:g}, {points[0][1]:g}), not at "
+                    f"a portal exit of channel {channel!r} (polyline {i - 1} touched portal "
+                    f"entry {self.previous.id}); exits of that channel: {where}",
+                )
+            )
             return
         self.landing[i] = landing
         self.uses[-1].exit = landing
@@ -195,13 +212,15 @@ class _PortalReader:
             head = points[: j + 1]
             kept = head if f == 0 else np.vstack([head, cut])
             # points still on the entry are the pen coming down on it; the rest were drawn on
-            rest = points[j + 1:]
+            rest = points[j + 1 :]
             zone = self.entry_zones[q]
             dropped = int(np.count_nonzero(~shapely.intersects_xy(zone, rest[:, 0], rest[:, 1]))) if len(rest) else 0
             if dropped > 0:
-                self.notes.append(f"polyline {i}: the pen lifts on touching portal entry {entry.id}; {dropped} later "
-                                  f"point{'s' if dropped != 1 else ''} of this polyline "
-                                  f"{'are' if dropped != 1 else 'is'} ignored")
+                self.notes.append(
+                    f"polyline {i}: the pen lifts on touching portal entry {entry.id}; {dropped} later "
+                    f"point{'s' if dropped != 1 else ''} of this polyline "
+                    f"{'are' if dropped != 1 else 'is'} ignored"
+                )
             points = kept
         self.previous = entry
         self.uses.append(PortalUse(entry, i))

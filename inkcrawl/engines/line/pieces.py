@@ -151,8 +151,9 @@ def _paper_beside(V: np.ndarray, vertex: int, piece: int, drawn: np.ndarray) -> 
     return V[vertex] + step * min(1.0, LEAVE_MM / length) if length > 0 else V[vertex].copy()
 
 
-def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn) \
-        -> tuple[dict[int, int], list[Passage]]:
+def _wall_vertices(
+    rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mids, drawn
+) -> tuple[dict[int, int], list[Passage]]:
     """The passages of the path through the walls' ink, and where it crosses a wall otherwise.
 
     The path is split where it enters and leaves the walls' solid ink (the printed ink with
@@ -199,10 +200,12 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
         if (before is None) != (after is None):
             # the path begins or ends in the ink: it touched the wall (RULES.md 2, touching is free)
             passages.append((first, last, "touch", None, None))
-        elif verdict is None:   # all of the path in the ink, or the paper cannot be told: the centre lines decide
+        elif verdict is None:  # all of the path in the ink, or the paper cannot be told: the centre lines decide
             for vertex in within:
-                if any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
-                       for wall, index in candidates[vertex]):
+                if any(
+                    _centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
+                    for wall, index in candidates[vertex]
+                ):
                     out[vertex] = candidates[vertex][0][0]
             passages.append((first, last, "undecided", None, None))
         else:
@@ -212,9 +215,10 @@ def _wall_vertices(rules: LineRules, pen: PenGeometry, hit_t, hit_line, T, V, mi
                 at = V[within[0]] if within else (V[first] + V[last + 1]) / 2
                 wall = candidates[within[0]][0][0] if within else _nearest_wall(rules, at)
             passages.append((first, last, "judged", wall, at))
-    for vertex, hits in candidates.items():   # a centre line met outside the solid ink (a hair's breadth)
-        if vertex not in judged and any(_centre_line_crossing(network, wall, index, vertex, V, mids, drawn)
-                                        for wall, index in hits):
+    for vertex, hits in candidates.items():  # a centre line met outside the solid ink (a hair's breadth)
+        if vertex not in judged and any(
+            _centre_line_crossing(network, wall, index, vertex, V, mids, drawn) for wall, index in hits
+        ):
             out[vertex] = hits[0][0]
     return out, passages
 
@@ -242,8 +246,13 @@ def _centre_line_crossing(network, wall: int, index: int, vertex: int, V, mids, 
     return False
 
 
-def _settle_passages(passages: list[Passage], region: np.ndarray,
-                     drawn: np.ndarray, walls: dict[int, int], wall_at: dict[int, np.ndarray]) -> None:
+def _settle_passages(
+    passages: list[Passage],
+    region: np.ndarray,
+    drawn: np.ndarray,
+    walls: dict[int, int],
+    wall_at: dict[int, np.ndarray],
+) -> None:
     """Place each passage through the ink (RULES.md 2, Drawing rules 2: touching a wall is free,
     it enters nothing). A passage that crosses keeps the area the path came from until it
     leaves the ink: it is recorded in ``walls`` where it leaves (the vertex where the path
@@ -259,14 +268,14 @@ def _settle_passages(passages: list[Passage], region: np.ndarray,
         if how == "touch":
             side = came if came is not None else goes
             if side is not None:
-                region[first:last + 1] = side
+                region[first : last + 1] = side
         elif how == "judged" and came is not None:
             if wall is not None and at is not None:
-                region[first:last + 1] = came
-                walls[last + 1] = wall   # (a judged passage ends on drawn paper: last + 1 < size)
+                region[first : last + 1] = came
+                walls[last + 1] = wall  # (a judged passage ends on drawn paper: last + 1 < size)
                 wall_at[last + 1] = at
             elif came == goes:
-                region[first:last + 1] = came
+                region[first : last + 1] = came
 
 
 def _snap_walls_to_changes(wall_vertices: dict[int, int], region, L, drawn) -> dict[int, int]:
@@ -309,7 +318,7 @@ def refine(rules: LineRules, pen: PenGeometry, path: Path) -> Pieces:
     seg_len = np.hypot(*(P[1:] - P[:-1]).T) * path.drawn
     jv = np.minimum(np.floor(T + T_EPS).astype(int), len(P) - 2)
     L = path.cum[jv] + (T - jv) * seg_len[jv]
-    walls = _snap_walls_to_changes(walls, region, L, drawn)   # crossings judged on the centre lines
+    walls = _snap_walls_to_changes(walls, region, L, drawn)  # crossings judged on the centre lines
     wall_at: dict[int, np.ndarray] = {}
     _settle_passages(passages, region, drawn, walls, wall_at)
     return Pieces(T, V, len(T) - 1, drawn, mids, region, L, zone_runs, foot_runs, walls, wall_at)

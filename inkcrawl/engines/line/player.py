@@ -37,8 +37,9 @@ def _character(rules: LineRules, character, problems: list) -> tuple[str | None,
     definition = rules.characters[character] or {}
     ability = definition.get("ability")
     if ability not in ABILITIES:
-        problems.append(("/character", f"character {character!r} has the ability {ability!r}, which this "
-                                       f"referee does not know"))
+        problems.append(
+            ("/character", f"character {character!r} has the ability {ability!r}, which this referee does not know")
+        )
     return ability, definition.get("vp"), definition.get("name") or character
 
 
@@ -58,8 +59,9 @@ def _check_tokens_and_keys(rules: LineRules, play: dict, problems: list) -> None
         if element is None or element.kind != "skeleton_key":
             problems.append((f"/skeleton_keys/{key_id}", f"{key_id!r} is not a skeleton key of this dungeon"))
         elif colour not in rules.key_colours:
-            problems.append((f"/skeleton_keys/{key_id}", f"unknown key colour {colour!r} "
-                                                         f"(known: {', '.join(rules.key_colours)})"))
+            problems.append(
+                (f"/skeleton_keys/{key_id}", f"unknown key colour {colour!r} (known: {', '.join(rules.key_colours)})")
+            )
 
 
 def read_play(rules: LineRules, play: dict) -> tuple[Player, list[tuple[str, str]]]:
@@ -82,8 +84,11 @@ def read_play(rules: LineRules, play: dict) -> tuple[Player, list[tuple[str, str
         trigger = end.get("trigger")
         if not rules.lists_trigger(trigger):
             # (the game schema leaves a trigger's kind untyped: name whatever it is)
-            listed = ", ".join(sorted({str(t.get("kind")) for t in rules.end_triggers if isinstance(t, dict)})) or "none"
-            problems.append(("/end/trigger", f"the sheet does not list the end trigger {trigger!r} "
-                                             f"(it lists: {listed})"))
+            listed = (
+                ", ".join(sorted({str(t.get("kind")) for t in rules.end_triggers if isinstance(t, dict)})) or "none"
+            )
+            problems.append(
+                ("/end/trigger", f"the sheet does not list the end trigger {trigger!r} (it lists: {listed})")
+            )
     player = Player(ability, ability_vp, character_name, w, players, rules.key_supply.get(str(players), 0))
     return player, problems

@@ -63,15 +63,15 @@ class Element:
     interaction: str
     vp: int | None
     penalty: bool
-    footprint: Any = None          # shapely Polygon or None
-    ink: Any = None                # the printed glyph (shapely (Multi)Polygon), else the footprint
+    footprint: Any = None  # shapely Polygon or None
+    ink: Any = None  # the printed glyph (shapely (Multi)Polygon), else the footprint
     at: tuple[float, float] | None = None
     number: int | None = None
     colour: str | None = None
     channel: str | None = None
     min_coverage: float = 0.9
     trace_pen_widths: float = 1.0
-    traces: list = field(default_factory=list)     # list of (n, 2) arrays
+    traces: list = field(default_factory=list)  # list of (n, 2) arrays
     head: Any = None
 
 
@@ -151,6 +151,7 @@ def describe(element: Element) -> str:
 
 # -- compile steps ----------------------------------------------------------------------------
 
+
 def _points(value, what: str) -> np.ndarray:
     try:
         array = np.asarray(value, dtype=float)
@@ -169,8 +170,9 @@ def compile_areas(areas: list[dict]) -> list:
             raise GameDataError(f"areas[{i}] ({area['id']}).polygon: an area outline needs at least 3 points")
         polygon = shapely.Polygon(_points(area["polygon"], f"area {area['id']!r} polygon"))
         if not polygon.is_valid or polygon.area <= 0:
-            raise GameDataError(f"areas[{i}] ({area['id']}).polygon: not a valid outline (it crosses itself "
-                                f"or encloses no area)")
+            raise GameDataError(
+                f"areas[{i}] ({area['id']}).polygon: not a valid outline (it crosses itself or encloses no area)"
+            )
         polygons.append(polygon)
     return polygons
 
@@ -222,8 +224,14 @@ def compile_connections(connections: list[dict]) -> tuple[set[frozenset], list[D
             open_pairs.add(frozenset((connection["a"], connection["b"])))
         elif kind == "door":
             segment = _points(connection["segment"], f"door {connection.get('door')!r} segment")
-            doors.append(Door(connection.get("door"), frozenset((connection["a"], connection["b"])),
-                              list(connection.get("locks") or []), shapely.LineString(segment)))
+            doors.append(
+                Door(
+                    connection.get("door"),
+                    frozenset((connection["a"], connection["b"])),
+                    list(connection.get("locks") or []),
+                    shapely.LineString(segment),
+                )
+            )
     return open_pairs, doors
 
 
@@ -259,13 +267,21 @@ def compile_element(index: int, data: dict, area_index: dict[str, int]) -> Eleme
     tolerance = data.get("tolerance") or {}
     area = data.get("area")
     element = Element(
-        index=index, data=data, id=str(data["id"]), kind=str(data["kind"]), name=data.get("name"),
+        index=index,
+        data=data,
+        id=str(data["id"]),
+        kind=str(data["kind"]),
+        name=data.get("name"),
         area=area_index.get(area, VOID) if area is not None else VOID,
-        interaction=str(data.get("interaction") or "none"), vp=data.get("vp"),
-        penalty=bool(data.get("penalty")), number=data.get("number"), colour=data.get("colour"),
+        interaction=str(data.get("interaction") or "none"),
+        vp=data.get("vp"),
+        penalty=bool(data.get("penalty")),
+        number=data.get("number"),
+        colour=data.get("colour"),
         channel=data.get("channel"),
         min_coverage=float(tolerance.get("min_coverage", 0.9)),
-        trace_pen_widths=float(tolerance.get("max_distance_pen_widths", 1.0)))
+        trace_pen_widths=float(tolerance.get("max_distance_pen_widths", 1.0)),
+    )
     if data.get("at") is not None:
         element.at = (float(data["at"][0]), float(data["at"][1]))
     if data.get("footprint"):
@@ -285,8 +301,9 @@ def compile_element(index: int, data: dict, area_index: dict[str, int]) -> Eleme
     return element
 
 
-def compile_starts(starts: list[dict], element_by_id: dict[str, Element], area_index: dict[str, int],
-                   area_polygons: list) -> list[dict]:
+def compile_starts(
+    starts: list[dict], element_by_id: dict[str, Element], area_index: dict[str, int], area_polygons: list
+) -> list[dict]:
     """Each Start: ``{"id", "at", "radius", "area"}`` (an area index); refuses a dungeon with none."""
     out = []
     for start in starts:
@@ -374,8 +391,9 @@ def _stone_number(stone: Element) -> int:
 
 def artifact_groups(elements: list[Element], size: int) -> list[ArtifactGroup]:
     """The stones split into groups of ``size`` consecutive numbers, each with its home area."""
-    stones = sorted((e for e in elements if e.interaction == "connect_in_order" and e.number is not None),
-                    key=_stone_number)
+    stones = sorted(
+        (e for e in elements if e.interaction == "connect_in_order" and e.number is not None), key=_stone_number
+    )
     groups: dict[int, list[Element]] = {}
     for stone in stones:
         groups.setdefault((_stone_number(stone) - 1) // size, []).append(stone)
@@ -393,10 +411,11 @@ def pen_geometry(rules: LineRules, w: float) -> PenGeometry:
     """The geometry of :class:`PenGeometry` for pen width ``w``."""
     zones = [e.ink.buffer(w / 2, quad_segs=16) for e in rules.fp_elements]
     polygons = [*rules.area_polygons, *(e.footprint for e in rules.run_elements), *zones]
-    roles = np.array([ROLE_AREA] * len(rules.area_polygons) + [ROLE_FOOT] * len(rules.run_elements)
-                     + [ROLE_ZONE] * len(zones), dtype=int)
-    refs = np.array([*range(len(rules.area_polygons)), *range(len(rules.run_elements)), *range(len(zones))],
-                    dtype=int)
+    roles = np.array(
+        [ROLE_AREA] * len(rules.area_polygons) + [ROLE_FOOT] * len(rules.run_elements) + [ROLE_ZONE] * len(zones),
+        dtype=int,
+    )
+    refs = np.array([*range(len(rules.area_polygons)), *range(len(rules.run_elements)), *range(len(zones))], dtype=int)
     polygons_arr = np.array(polygons, dtype=object)
     wall_geoms = rules.wall_segments.geoms
     lines = np.array([*shapely.boundary(polygons_arr).tolist(), *wall_geoms.tolist()], dtype=object)
@@ -404,12 +423,22 @@ def pen_geometry(rules: LineRules, w: float) -> PenGeometry:
     lines = np.concatenate([lines, edges]) if len(edges) else lines
     line_roles = np.concatenate([roles, np.full(len(wall_geoms), ROLE_WALL), np.full(len(edges), ROLE_INK)]).astype(int)
     line_refs = np.concatenate([refs, np.arange(len(wall_geoms)), np.arange(len(edges))]).astype(int)
-    return PenGeometry(zones=zones, zone_tree=STRtree(zones) if zones else None, polygons=polygons_arr,
-                       roles=roles, refs=refs, poly_tree=STRtree(polygons_arr), lines=lines,
-                       line_roles=line_roles, line_refs=line_refs, line_tree=STRtree(lines))
+    return PenGeometry(
+        zones=zones,
+        zone_tree=STRtree(zones) if zones else None,
+        polygons=polygons_arr,
+        roles=roles,
+        refs=refs,
+        poly_tree=STRtree(polygons_arr),
+        lines=lines,
+        line_roles=line_roles,
+        line_refs=line_refs,
+        line_tree=STRtree(lines),
+    )
 
 
 # -- the compiled dungeon ---------------------------------------------------------------------
+
 
 class LineRules:
     """A line dungeon entry of the game data, compiled for the referee (geometry built once).
@@ -442,17 +471,18 @@ class LineRules:
             self.area_polygons = compile_areas(self.areas)
             self.network, self.wall_segments = compile_walls(entry.get("walls") or [])
             self.open_pairs, self.doors = compile_connections(entry.get("connections") or [])
-            close_channels(self.network, float(entry.get("required_gap_mm") or 0.0),
-                           [door.geom for door in self.doors])
+            close_channels(self.network, float(entry.get("required_gap_mm") or 0.0), [door.geom for door in self.doors])
             self.ink_edges = ink_edges(self.network)
             self.elements = [compile_element(i, data, self.area_index) for i, data in enumerate(entry["elements"])]
             self.element_by_id = {e.id: e for e in self.elements}
-            self.starts = compile_starts(entry.get("starts") or [], self.element_by_id, self.area_index,
-                                         self.area_polygons)
+            self.starts = compile_starts(
+                entry.get("starts") or [], self.element_by_id, self.area_index, self.area_polygons
+            )
             self.fp_elements = [e for e in self.elements if e.footprint is not None]
             # elements whose footprint runs matter (pass through, enter, the Wizard's circles)
-            self.run_elements = [e for e in self.fp_elements
-                                 if e.interaction in ("pass_through", "enter") or e.kind == "spell"]
+            self.run_elements = [
+                e for e in self.fp_elements if e.interaction in ("pass_through", "enter") or e.kind == "spell"
+            ]
             self.cover = cover_samples(self.elements)
             self.heads = head_samples(self.elements)
             self.traces = trace_samples(self.elements)
@@ -460,8 +490,9 @@ class LineRules:
         except GameDataError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, shapely.errors.ShapelyError) as exc:
-            raise GameDataError(f"dungeon {entry.get('id')!r}: malformed game data ({type(exc).__name__}: {exc})") \
-                from None
+            raise GameDataError(
+                f"dungeon {entry.get('id')!r}: malformed game data ({type(exc).__name__}: {exc})"
+            ) from None
 
     def for_pen(self, w: float) -> PenGeometry:
         """Geometry that depends on the pen width, built once per width: the touch zones (each

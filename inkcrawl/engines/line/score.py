@@ -94,15 +94,31 @@ def items(rules: LineRules, player: Player, events: Events) -> list[Item]:
             continue
         boss = e.kind == "boss"
         done = done if boss else float(times.complete[e.index])
-        out.append(Item(label, e.area, done, touch, vp, e.penalty and vp != 0, "boss" if boss else "element", -vp, 0,
-                        element=e))
-    group_vp = int(rules.term_vp("artifact_group", next((s.vp for g in rules.groups for s in g.stones
-                                                         if s.vp is not None), 1)))
+        out.append(
+            Item(
+                label, e.area, done, touch, vp, e.penalty and vp != 0, "boss" if boss else "element", -vp, 0, element=e
+            )
+        )
+    group_vp = int(
+        rules.term_vp("artifact_group", next((s.vp for g in rules.groups for s in g.stones if s.vp is not None), 1))
+    )
     untouched_vp = int(rules.switch_vp("artifact_untouched_group_vp", "artifact_untouched_group"))
     partial_vp = int(rules.switch_vp("artifact_partial_group_vp", "artifact_partial_group"))
     for g, group in enumerate(rules.groups):
-        out.append(Item(group.label, group.area, events.groups.done[g], events.groups.touch[g], group_vp,
-                        any(s.penalty for s in group.stones), "group", untouched_vp, partial_vp, group=group))
+        out.append(
+            Item(
+                group.label,
+                group.area,
+                events.groups.done[g],
+                events.groups.touch[g],
+                group_vp,
+                any(s.penalty for s in group.stones),
+                "group",
+                untouched_vp,
+                partial_vp,
+                group=group,
+            )
+        )
     return out
 
 
@@ -127,8 +143,14 @@ class _Settler:
         if item.what == "orb":
             # covered before the end: its token is on the orb lines (0 after an illegal crossing)
             if item.done > self.events.end.t and item.area in self.last_of:
-                self.lines[self.last_of[item.area]].append({
-                    "kind": "optional", "vp": 0, "element": item.ident, "text": f"{item.label}: not covered (no penalty)"})
+                self.lines[self.last_of[item.area]].append(
+                    {
+                        "kind": "optional",
+                        "vp": 0,
+                        "element": item.ident,
+                        "text": f"{item.label}: not covered (no penalty)",
+                    }
+                )
             return
         done = item.done <= self.walk.t_score
         if item.what == "boss":
@@ -146,26 +168,42 @@ class _Settler:
         if done:
             ends = " (ends the scrawl)" if self.events.end.element == item.single.index else ""
             covered = fraction(self.events.times.cover_times.get(item.single.index), t_score)
-            self.boss_lines.append({"kind": "completed", "vp": item.vp, "element": item.ident,
-                                    "text": f"{item.label}: covered ({covered:.0%}){ends}"})
+            self.boss_lines.append(
+                {
+                    "kind": "completed",
+                    "vp": item.vp,
+                    "element": item.ident,
+                    "text": f"{item.label}: covered ({covered:.0%}){ends}",
+                }
+            )
         elif walk.illegal and item.done <= self.events.end.t:
             scores = self.rules.switch("boss_after_illegal_crossing") == "ends_scores_vp"
-            self.boss_lines.append({"kind": "completed" if scores else "failed", "vp": item.vp if scores else 0,
-                                    "element": item.ident,
-                                    "text": f"{item.label}: covered after the illegal crossing: ends the scrawl and "
-                                            f"{'scores its VP' if scores else 'scores 0'}"})
+            self.boss_lines.append(
+                {
+                    "kind": "completed" if scores else "failed",
+                    "vp": item.vp if scores else 0,
+                    "element": item.ident,
+                    "text": f"{item.label}: covered after the illegal crossing: ends the scrawl and "
+                    f"{'scores its VP' if scores else 'scores 0'}",
+                }
+            )
             return True
         else:
-            self.boss_lines.append({"kind": "note", "vp": 0, "element": item.ident,
-                                    "text": f"{item.label}: not covered"})
+            self.boss_lines.append(
+                {"kind": "note", "vp": 0, "element": item.ident, "text": f"{item.label}: not covered"}
+            )
         return False
 
     def _completed(self, item: Item) -> None:
         if item.what == "portal":
             line = {"kind": "portal", "vp": 0, "element": item.ident, "text": f"{item.label}: used (the pen lifts)"}
         else:
-            line = {"kind": "completed", "vp": item.vp, "element": item.ident,
-                    "text": f"{item.label}: {self._done_text(item)}"}
+            line = {
+                "kind": "completed",
+                "vp": item.vp,
+                "element": item.ident,
+                "text": f"{item.label}: {self._done_text(item)}",
+            }
         line["_t"] = item.done
         self.lines[self.walk.section_at(item.done)].append(line)
 
@@ -174,8 +212,14 @@ class _Settler:
         area, sections, exempt, last = item.area, self.walk.sections, self.exempt, self.last_of[item.area]
         if not (item.penalised and self.rules.penalised(area)):
             if not done:
-                self.lines[last].append({"kind": "optional", "vp": 0, "element": item.ident,
-                                         "text": f"{item.label}: not completed ({self._why_optional(area)})"})
+                self.lines[last].append(
+                    {
+                        "kind": "optional",
+                        "vp": 0,
+                        "element": item.ident,
+                        "text": f"{item.label}: not completed ({self._why_optional(area)})",
+                    }
+                )
             return
         visits = [i for i, s in enumerate(sections) if s.area == area]
         left = [i for i in visits if i != exempt]
@@ -185,21 +229,37 @@ class _Settler:
             charged = last if (not done and last != exempt and item.touch > self.walk.t_score) else None
         if charged is not None:
             portal = item.what == "portal"
-            self.lines[charged].append({"kind": "unused_portal" if portal else "missed", "vp": item.missed_vp,
-                                        "element": item.ident,
-                                        "text": f"{item.label}: " + ("not used" if portal else "untouched"
-                                                                     if item.group is not None else "missed")})
+            self.lines[charged].append(
+                {
+                    "kind": "unused_portal" if portal else "missed",
+                    "vp": item.missed_vp,
+                    "element": item.ident,
+                    "text": f"{item.label}: "
+                    + ("not used" if portal else "untouched" if item.group is not None else "missed"),
+                }
+            )
             return
         if done:
             return
         settled_left = bool(left) if self.each_visit else last != exempt
         if settled_left:
-            self.lines[left[-1] if self.each_visit else last].append({
-                "kind": "failed", "vp": item.failed_vp, "element": item.ident,
-                "text": f"{item.label}: {self._failed_text(item)}"})
+            self.lines[left[-1] if self.each_visit else last].append(
+                {
+                    "kind": "failed",
+                    "vp": item.failed_vp,
+                    "element": item.ident,
+                    "text": f"{item.label}: {self._failed_text(item)}",
+                }
+            )
         else:
-            self.lines[last].append({"kind": "exempt", "vp": 0, "element": item.ident,
-                                     "text": f"{item.label}: not completed, no penalty (the scrawl ended in this area)"})
+            self.lines[last].append(
+                {
+                    "kind": "exempt",
+                    "vp": 0,
+                    "element": item.ident,
+                    "text": f"{item.label}: not completed, no penalty (the scrawl ended in this area)",
+                }
+            )
 
     # .. how the lines read ..
 
@@ -219,8 +279,9 @@ class _Settler:
             return "touched (Rogue)"
         if e.kind == "spell" and ability == "spell_by_circle" and times.done[e.index] > t:
             return "circle drawn inside it (Wizard)"
-        return {"trace": "traced", "touch": "touched", "pass_through": "passed through",
-                "enter": "entered"}.get(e.interaction, "completed")
+        return {"trace": "traced", "touch": "touched", "pass_through": "passed through", "enter": "entered"}.get(
+            e.interaction, "completed"
+        )
 
     def _failed_text(self, item: Item) -> str:
         times, t = self.events.times, self.walk.t_score

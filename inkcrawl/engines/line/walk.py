@@ -131,8 +131,11 @@ class _Keys:
         self.gone = set(play.get("keys_gone") or [])
         self.choices = dict(play.get("skeleton_keys") or {})
         touch = events.times.touch
-        self.events = sorted((float(touch[e.index]), e.index) for e in rules.elements
-                             if e.kind in ("key", "skeleton_key") and touch[e.index] < INF)
+        self.events = sorted(
+            (float(touch[e.index]), e.index)
+            for e in rules.elements
+            if e.kind in ("key", "skeleton_key") and touch[e.index] < INF
+        )
         self.next = 0
         self.door_passes = door_passes
         self.lines: list[tuple[int, dict]] = []
@@ -213,9 +216,18 @@ class _Walker:
 
     def penalty(self, count: int, at, t: float, what: str) -> None:
         vp = self.wall_vp if self.per_excursion else self.wall_vp * count
-        self.wall_lines.append((len(self.sections) - 1, {
-            "_t": t, "kind": "wall_crossing", "vp": vp, "at": round_point(at),
-            "text": what + ("" if self.per_excursion or count == 1 else f" ({count} crossings)")}))
+        self.wall_lines.append(
+            (
+                len(self.sections) - 1,
+                {
+                    "_t": t,
+                    "kind": "wall_crossing",
+                    "vp": vp,
+                    "at": round_point(at),
+                    "text": what + ("" if self.per_excursion or count == 1 else f" ({count} crossings)"),
+                },
+            )
+        )
 
     def begin(self, start: dict) -> bool:
         """The line is in the Start's area from its first point (in another area when it begins
@@ -227,14 +239,19 @@ class _Walker:
         region = self.pieces.region
         live = np.flatnonzero(region != JUMP)
         first_region = int(region[live[0]]) if len(live) else VOID
-        if 0 <= first_region != start["area"] and \
-                separates(self.rules.network, np.asarray(start["at"], dtype=float), self.pieces.V[live[0]]):
+        if 0 <= first_region != start["area"] and separates(
+            self.rules.network, np.asarray(start["at"], dtype=float), self.pieces.V[live[0]]
+        ):
             self.cur, self.outside = start["area"], False
             self.new_section(self.cur, 0.0, f"from Start {start['id']}")
             point = self.pieces.V[live[0]]
-            self.illegal = Illegal(0.0, round_point(point), f"began across a wall from Start {start['id']}, in "
-                                                            f"{self.rules.area_name(first_region)}: everything "
-                                                            f"drawn from here on is ignored")
+            self.illegal = Illegal(
+                0.0,
+                round_point(point),
+                f"began across a wall from Start {start['id']}, in "
+                f"{self.rules.area_name(first_region)}: everything "
+                f"drawn from here on is ignored",
+            )
             return False
         self.cur = first_region if first_region >= 0 else start["area"]
         self.outside = first_region < 0
@@ -271,8 +288,9 @@ class _Walker:
         total = self.excursion_walls + walls
         if total:
             where = self.excursion_at if self.excursion_at is not None else point
-            self.penalty(total, where, t, f"crossed a wall at ({where[0]:.1f}, {where[1]:.1f}) and came back into "
-                                          f"the same area")
+            self.penalty(
+                total, where, t, f"crossed a wall at ({where[0]:.1f}, {where[1]:.1f}) and came back into the same area"
+            )
         self.outside, self.excursion_walls, self.excursion_at = False, 0, None
 
     def straight_back(self, k: int, area: int, home: int) -> bool:
@@ -292,8 +310,11 @@ class _Walker:
         rules, cur = self.rules, self.cur
         total = (self.excursion_walls if self.outside else 0) + walls
         door = _door_at(rules, cur, r1, point) if not total else None
-        joined = door is not None or frozenset((rules.areas[cur]["id"], rules.areas[r1]["id"])) in rules.open_pairs \
-            if cur >= 0 else False
+        joined = (
+            door is not None or frozenset((rules.areas[cur]["id"], rules.areas[r1]["id"])) in rules.open_pairs
+            if cur >= 0
+            else False
+        )
         if not total and not joined:
             total = 1  # no opening or door joins the two areas: the line crossed their wall
         if total:
@@ -303,21 +324,37 @@ class _Walker:
                 self.excursion_walls = total
                 self.excursion_at = named if self.excursion_at is None else self.excursion_at
                 return True
-            self.illegal = Illegal(t, round_point(named), f"crossed a wall into {rules.area_name(r1)}: everything "
-                                                          f"drawn from here on is ignored")
+            self.illegal = Illegal(
+                t,
+                round_point(named),
+                f"crossed a wall into {rules.area_name(r1)}: everything drawn from here on is ignored",
+            )
             return False
         if door is not None:
             held = self.keys.held
             if not door_opens(door.locks, held):
                 have = ", ".join(held) or "no key"
-                self.illegal = Illegal(t, round_point(point), f"went through locked door {door.id} (locks: "
-                                                              f"{', '.join(door.locks)}) holding {have}: everything "
-                                                              f"drawn from here on is ignored")
+                self.illegal = Illegal(
+                    t,
+                    round_point(point),
+                    f"went through locked door {door.id} (locks: "
+                    f"{', '.join(door.locks)}) holding {have}: everything "
+                    f"drawn from here on is ignored",
+                )
                 return False
             self.new_section(r1, t, f"through door {door.id}")
-            self.door_lines.append((len(self.sections) - 1, {
-                "_t": t, "kind": "door", "vp": 0, "element": door.id,
-                "text": f"door {door.id} opened (locks: {', '.join(door.locks)}; keys held: {', '.join(held)})"}))
+            self.door_lines.append(
+                (
+                    len(self.sections) - 1,
+                    {
+                        "_t": t,
+                        "kind": "door",
+                        "vp": 0,
+                        "element": door.id,
+                        "text": f"door {door.id} opened (locks: {', '.join(door.locks)}; keys held: {', '.join(held)})",
+                    },
+                )
+            )
         else:
             self.new_section(r1, t, "through an opening")
         self.cur, self.outside, self.excursion_walls, self.excursion_at = r1, False, 0, None
@@ -330,7 +367,7 @@ class _Walker:
         r0, r1 = int(pieces.region[k - 1]), int(pieces.region[k])
         walls = 1 if k in pieces.wall_vertices else 0
         point = pieces.V[k]
-        named = pieces.wall_at.get(k, point)   # a crossing is named on the wall, not where the ink ends
+        named = pieces.wall_at.get(k, point)  # a crossing is named on the wall, not where the ink ends
         if r1 == JUMP:
             return True
         if r0 == JUMP:
@@ -364,8 +401,9 @@ class _Walker:
             self.penalty(self.excursion_walls, at, t_score, "crossed a wall out of the area and never came back")
         for i, section in enumerate(self.sections):
             section.t1 = self.sections[i + 1].t0 if i + 1 < len(self.sections) else t_score
-        return Walk(self.sections, self.wall_lines, self.keys.lines, self.door_lines, self.illegal, t_illegal,
-                    t_score, self.cur)
+        return Walk(
+            self.sections, self.wall_lines, self.keys.lines, self.door_lines, self.illegal, t_illegal, t_score, self.cur
+        )
 
 
 def walk(rules: LineRules, play: dict, player: Player, path: Path, pieces: Pieces, events: Events) -> Walk:

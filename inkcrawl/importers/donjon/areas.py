@@ -49,8 +49,9 @@ class _Areas(_Reading):
                     room_id = (value & id_mask) >> id_shift
                     self.room_cells.setdefault(room_id, set()).add((r, c))
                     if value & door_mask:
-                        self.cell_note("door bits on room cells", grid.name(r, c),
-                                       "door bits on a room cell: read as room floor")
+                        self.cell_note(
+                            "door bits on room cells", grid.name(r, c), "door bits on a room cell: read as room floor"
+                        )
                 elif value & (self.bits["corridor"] | door_mask | stair_mask):
                     self.open_cells.add((r, c))
                     if value & door_mask:
@@ -74,8 +75,10 @@ class _Areas(_Reading):
             for component in components:
                 parts = _simple_pieces(component)
                 if len(parts) > 1:
-                    self.note(f"room {room_id}", f"its cells enclose rock; split into {len(parts)} rooms so that "
-                                                 f"no room has a hole")
+                    self.note(
+                        f"room {room_id}",
+                        f"its cells enclose rock; split into {len(parts)} rooms so that no room has a hole",
+                    )
                 pieces += parts
             for number, piece in enumerate(pieces, 1):
                 wanted = f"room-{room_id}" if len(pieces) == 1 else f"room-{room_id}-{number}"
@@ -112,8 +115,11 @@ class _Areas(_Reading):
         wanted = self.options.cell_mm if self.options.cell_mm is not None else DEFAULT_CELL_MM
         scale = min(wanted, fit)
         if scale * 0.9 < MIN_ELEMENT_MM:
-            self.note("the whole map", f"a cell prints {scale:.2f} mm wide: doors, keys and exits may be too small "
-                                       f"to print or may not fit their cells; use a smaller dungeon")
+            self.note(
+                "the whole map",
+                f"a cell prints {scale:.2f} mm wide: doors, keys and exits may be too small "
+                f"to print or may not fit their cells; use a smaller dungeon",
+            )
         return scale
 
     def exterior_void(self) -> set:
@@ -156,8 +162,10 @@ class _Areas(_Reading):
                 if neighbour in self.area_of and self.area_kind[self.area_of[neighbour]] == "room":
                     rooms.append((side, neighbour))
             if not rooms:
-                self.note(f"{source} {label}", "no room is next to it, so it cannot become a door on a room's "
-                                               "wall; left as an open passage")
+                self.note(
+                    f"{source} {label}",
+                    "no room is next to it, so it cannot become a door on a room's wall; left as an open passage",
+                )
                 continue
             side, neighbour = rooms[0]
             segment = _edge(r, c, side)

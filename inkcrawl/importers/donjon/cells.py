@@ -12,9 +12,20 @@ import numpy as np
 
 #: Cell bits of donjon's generator, used when the file's ``cell_bit`` lacks one.
 DEFAULT_BITS = {
-    "blocked": 0x1, "room": 0x2, "corridor": 0x4, "perimeter": 0x10, "aperture": 0x20,
-    "room_id": 0xFFC0, "arch": 0x10000, "door": 0x20000, "locked": 0x40000, "trapped": 0x80000,
-    "secret": 0x100000, "portcullis": 0x200000, "stair_down": 0x400000, "stair_up": 0x800000,
+    "blocked": 0x1,
+    "room": 0x2,
+    "corridor": 0x4,
+    "perimeter": 0x10,
+    "aperture": 0x20,
+    "room_id": 0xFFC0,
+    "arch": 0x10000,
+    "door": 0x20000,
+    "locked": 0x40000,
+    "trapped": 0x80000,
+    "secret": 0x100000,
+    "portcullis": 0x200000,
+    "stair_down": 0x400000,
+    "stair_up": 0x800000,
     "label": 0xFF000000,
 }
 #: Other spellings of ``cell_bit`` names seen in exports and ports.
@@ -48,9 +59,9 @@ def _int(value) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if abs(value) < 2 ** 53 else None
+        return value if abs(value) < 2**53 else None
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value.is_integer() and abs(value) < 2 ** 53 else None
+        return int(value) if math.isfinite(value) and value.is_integer() and abs(value) < 2**53 else None
     if isinstance(value, str) and len(value) <= 40:
         text = value.strip()  # the same whitespace int() would refuse inside the digits
         if _INT_TEXT.fullmatch(text):

@@ -56,8 +56,11 @@ class _Conversion(_Starts):
                 if not code:
                     continue
                 if not 32 < code < 127:
-                    self.cell_note("label characters that are not printable", grid.name(r, c),
-                                   f"label character code {code} is not a printable ASCII character; not printed")
+                    self.cell_note(
+                        "label characters that are not printable",
+                        grid.name(r, c),
+                        f"label character code {code} is not a printable ASCII character; not printed",
+                    )
                     continue
                 last = runs[-1] if runs else None
                 if last and last[0] == r and last[2] == c and self.area_of.get((r, c)) == self.area_of.get((r, c - 1)):
@@ -67,8 +70,9 @@ class _Conversion(_Starts):
                     runs.append([r, c, c + 1, chr(code)])
         for r, c0, c1, text in runs:
             x, y = (c0 + c1) / 2, r + 0.5 + 0.5 * height / self.scale
-            self.builder.add_label(text, (x, y), f"label-{r - grid.off_r}-{c0 - grid.off_c}",
-                                   text_height_mm=round(height, 2))
+            self.builder.add_label(
+                text, (x, y), f"label-{r - grid.off_r}-{c0 - grid.off_c}", text_height_mm=round(height, 2)
+            )
             width = 0.62 * height * len(text) / self.scale
             self.obstacles.append((x, r + 0.5, max(width, height / self.scale) / 2 + 0.1))
 
@@ -92,8 +96,9 @@ class _Conversion(_Starts):
                     break
             if spot is None:
                 for door in self.locks_needed.get(colour, []) + self.locks_needed.get("skeleton", []):
-                    self.note(f"{door[0]} {door[1]}", f"no room has space for its {colour} key; the door can never "
-                                                      f"be opened")
+                    self.note(
+                        f"{door[0]} {door[1]}", f"no room has space for its {colour} key; the door can never be opened"
+                    )
                 continue
             (x, y), size, area = spot
             self.builder.add_element("key", (x, y), f"key-{colour}", size_mm=round(size, 2), colour=colour)
@@ -101,13 +106,18 @@ class _Conversion(_Starts):
             where = f"{self.area_kind[area]} '{area}'"
             behind = "" if area in self.reachable() else " (no room is reachable from a Start without a door)"
             for source, label, door_id, _room in self.locks_needed.get(colour, []):
-                self.note(f"{source} {label}", f"door '{door_id}' with a {colour} lock; its {colour} key is placed in "
-                                               f"{where}{behind}")
+                self.note(
+                    f"{source} {label}",
+                    f"door '{door_id}' with a {colour} lock; its {colour} key is placed in {where}{behind}",
+                )
             if colour == colours[0]:
                 for source, label, door_id, _room in self.locks_needed.get("skeleton", []):
-                    self.note(f"{source} {label}", f"door '{door_id}' with a skeleton lock (any key opens it; a "
-                                                   f"printed door cannot be hidden); the {colour} key is placed in "
-                                                   f"{where}{behind}")
+                    self.note(
+                        f"{source} {label}",
+                        f"door '{door_id}' with a skeleton lock (any key opens it; a "
+                        f"printed door cannot be hidden); the {colour} key is placed in "
+                        f"{where}{behind}",
+                    )
 
     def free_spot(self, area: str):
         """A spot for a key in ``area``: ``((x, y), size_mm, area)`` clear of the outline and of
@@ -125,16 +135,22 @@ class _Conversion(_Starts):
         others = self._obstacle_array
         if len(others):  # only those near the area matter
             x0, y0, x1, y1 = polygon.bounds
-            near = ((others[:, 0] + others[:, 2] > x0 - 1) & (others[:, 0] - others[:, 2] < x1 + 1)
-                    & (others[:, 1] + others[:, 2] > y0 - 1) & (others[:, 1] - others[:, 2] < y1 + 1))
+            near = (
+                (others[:, 0] + others[:, 2] > x0 - 1)
+                & (others[:, 0] - others[:, 2] < x1 + 1)
+                & (others[:, 1] + others[:, 2] > y0 - 1)
+                & (others[:, 1] - others[:, 2] < y1 + 1)
+            )
             others = others[near]
         if len(others):
             # distance from each spot to the nearest obstacle's edge
             reach = np.full(len(spots), np.inf)
             for start in range(0, len(others), 256):
-                chunk = others[start:start + 256]
-                gaps = (np.hypot(spots[:, None, 0] - chunk[None, :, 0], spots[:, None, 1] - chunk[None, :, 1])
-                        - chunk[None, :, 2])
+                chunk = others[start : start + 256]
+                gaps = (
+                    np.hypot(spots[:, None, 0] - chunk[None, :, 0], spots[:, None, 1] - chunk[None, :, 1])
+                    - chunk[None, :, 2]
+                )
                 reach = np.minimum(reach, gaps.min(axis=1))
         else:
             reach = np.full(len(spots), 10.0)
@@ -193,15 +209,18 @@ class _Conversion(_Starts):
                 if isinstance(feature, dict):
                     key = _text(feature.get("key", index), 10)
                     summary = feature.get("summary") or feature.get("detail") or "a feature"
-                    self.note(f"corridor feature {key}", f"not mapped: {_text(summary)} (its letter is printed as a "
-                                                         f"label when the cells carry it)")
+                    self.note(
+                        f"corridor feature {key}",
+                        f"not mapped: {_text(summary)} (its letter is printed as a label when the cells carry it)",
+                    )
                 else:
                     self.note(f"corridor feature {index}", "not mapped")
         monsters = self.data.get("wandering_monsters")
         if monsters:
             count = len(monsters) if isinstance(monsters, (dict, list)) else 1
-            self.note("wandering_monsters", f"{count} wandering monster entr{'y is' if count == 1 else 'ies are'} "
-                                            f"not mapped")
+            self.note(
+                "wandering_monsters", f"{count} wandering monster entr{'y is' if count == 1 else 'ies are'} not mapped"
+            )
         details = self.data.get("details")
         if isinstance(details, dict) and any(details.values()):
             parts = ", ".join(sorted(str(k) for k, v in details.items() if v))

@@ -37,8 +37,9 @@ class _Reading:
         self.settings = settings if isinstance(settings, dict) else {}
         title = self.settings.get("name")
         title = _text(title, 120) if isinstance(title, (str, int, float)) and not isinstance(title, bool) else ""
-        self.builder = LineDungeonBuilder(dungeon_id=safe_id(path.stem, "donjon"), title=title or path.stem,
-                                          ruleset=options.ruleset or "line-classic")
+        self.builder = LineDungeonBuilder(
+            dungeon_id=safe_id(path.stem, "donjon"), title=title or path.stem, ruleset=options.ruleset or "line-classic"
+        )
         self.note = self.builder.note
         self.cell_notes: dict[str, tuple[int, str]] = {}  # sort -> (count, unit)
 
@@ -71,9 +72,12 @@ class _Reading:
             if name not in DEFAULT_BITS or name == "nothing":
                 continue
             number = _int(value)
-            if number is None or not 0 <= number < 2 ** 32:
-                self.note(f"cell_bit {_text(key, 30)}", f"value {_text(value, 30)!s} is not a 32-bit mask; donjon's "
-                                                          f"standard value {DEFAULT_BITS[name]} is used")
+            if number is None or not 0 <= number < 2**32:
+                self.note(
+                    f"cell_bit {_text(key, 30)}",
+                    f"value {_text(value, 30)!s} is not a 32-bit mask; donjon's "
+                    f"standard value {DEFAULT_BITS[name]} is used",
+                )
                 continue
             bits[name] = number
         return bits
@@ -91,24 +95,30 @@ class _Reading:
         if width == 0:
             raise ImportFailed("'cells' holds only empty rows")
         if width > MAX_SIDE or width * len(cells) > MAX_CELLS:
-            raise ImportFailed(f"the grid of {len(cells)} x {width} cells is larger than inkcrawl imports "
-                               f"(at most {MAX_SIDE} per side and {MAX_CELLS} in all)")
+            raise ImportFailed(
+                f"the grid of {len(cells)} x {width} cells is larger than inkcrawl imports "
+                f"(at most {MAX_SIDE} per side and {MAX_CELLS} in all)"
+            )
         off_r, off_c = self.offsets(len(cells), width)
         grid = _Grid([], off_r, off_c)
         for r, row in enumerate(cells):
             values = []
             for c, value in enumerate(row):
                 number = _int(value)
-                if number is None or not 0 <= number < 2 ** 32:
+                if number is None or not 0 <= number < 2**32:
                     grid_name = f"cell ({r - off_r}, {c - off_c})"
-                    self.cell_note("cell values that are not cell numbers", grid_name,
-                                   f"value {_text(value, 30)} is not a cell number (a whole number from 0 to "
-                                   f"2^32 - 1); read as rock")
+                    self.cell_note(
+                        "cell values that are not cell numbers",
+                        grid_name,
+                        f"value {_text(value, 30)} is not a cell number (a whole number from 0 to "
+                        f"2^32 - 1); read as rock",
+                    )
                     number = 0
                 values.append(number)
             if len(values) < width:
-                self.note(f"cells row {r - off_r}", f"has {len(values)} cells, the longest row {width}; filled "
-                                                    f"with rock")
+                self.note(
+                    f"cells row {r - off_r}", f"has {len(values)} cells, the longest row {width}; filled with rock"
+                )
                 values += [0] * (width - len(values))
             grid.values.append(values)
         grid.rows, grid.cols = len(grid.values), width
@@ -139,12 +149,18 @@ class _Reading:
                 result.append(bleed)
             elif count == n:
                 if bleed:
-                    self.note("settings bleed", f"the grid has {count} {key[2:]}, exactly {key} = {n}: it carries no "
-                                                f"padding, so bleed {bleed} is not applied")
+                    self.note(
+                        "settings bleed",
+                        f"the grid has {count} {key[2:]}, exactly {key} = {n}: it carries no "
+                        f"padding, so bleed {bleed} is not applied",
+                    )
                 result.append(0)
             else:
                 guess = max(0, (count - n) // 2)
-                self.note(f"settings {key}", f"the grid has {count} {key[2:]}, not {key} + 2 x bleed = "
-                                             f"{n + 2 * bleed}; read with {guess} cells of padding")
+                self.note(
+                    f"settings {key}",
+                    f"the grid has {count} {key[2:]}, not {key} + 2 x bleed = "
+                    f"{n + 2 * bleed}; read with {guess} cells of padding",
+                )
                 result.append(guess)
         return result[0], result[1]

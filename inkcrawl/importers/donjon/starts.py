@@ -22,7 +22,7 @@ class _Starts(_Areas):
         """Stair cells by direction (``up``/``down``): the cell bits, plus ``stairs`` entries
         whose cell lacks the bit."""
         found: dict[str, list[tuple[int, int]]] = {"up": [], "down": []}
-        for (r, c) in sorted(self.area_of):
+        for r, c in sorted(self.area_of):
             value = self.grid.values[r][c]
             if self.flag(value, "stair_up"):
                 found["up"].append((r, c))
@@ -40,8 +40,14 @@ class _Starts(_Areas):
                 continue
             row, col = _int(stair.get("row")), _int(stair.get("col"))
             key = str(stair.get("key", "")).lower()
-            direction = {"up": "up", "u": "up", "stair_up": "up", "down": "down", "d": "down",
-                         "stair_down": "down"}.get(key)
+            direction = {
+                "up": "up",
+                "u": "up",
+                "stair_up": "up",
+                "down": "down",
+                "d": "down",
+                "stair_down": "down",
+            }.get(key)
             if row is None or col is None or direction is None:
                 self.note(f"stairs {index}", "has no row, col and key up/down; ignored")
                 continue
@@ -51,8 +57,10 @@ class _Starts(_Areas):
             if cell not in self.area_of:
                 self.note(f"stairs {index} at ({row}, {col})", f"{direction} stairs on a rock cell; ignored")
                 continue
-            self.note(f"stairs {index} at ({row}, {col})", f"the cell has no stair_{direction} bit; the stairs are "
-                                                           f"imported from the list")
+            self.note(
+                f"stairs {index} at ({row}, {col})",
+                f"the cell has no stair_{direction} bit; the stairs are imported from the list",
+            )
             found[direction].append(cell)
         return found
 
@@ -74,8 +82,14 @@ class _Starts(_Areas):
             cy = sum(r for r, _ in cells) / len(cells)
             cx = sum(c for _, c in cells) / len(cells)
             cell = min(cells, key=lambda rc: ((rc[0] - cy) ** 2 + (rc[1] - cx) ** 2, rc))
-            starts.append((cell, "the dungeon", f"has no stairs up and no egress; a Start is placed on the outer "
-                                                f"wall nearest {where}", None))
+            starts.append(
+                (
+                    cell,
+                    "the dungeon",
+                    f"has no stairs up and no egress; a Start is placed on the outer wall nearest {where}",
+                    None,
+                )
+            )
         placed: dict = {}
         radius = size / 2 / self.scale
         buckets: dict[tuple[int, int], list] = {}  # placed Starts by square of side 2 x radius
@@ -85,17 +99,32 @@ class _Starts(_Areas):
                 continue
             (x, y), area = spot
             if len(placed) >= MAX_STARTS and (x, y) not in placed:
-                self.cell_note("Starts past the most an import places", source,
-                               f"the dungeon has {MAX_STARTS} Starts already, the most an import places; no Start "
-                               f"placed for it", "stairs or egress")
+                self.cell_note(
+                    "Starts past the most an import places",
+                    source,
+                    f"the dungeon has {MAX_STARTS} Starts already, the most an import places; no Start placed for it",
+                    "stairs or egress",
+                )
                 continue
             bx, by = math.floor(x / (2 * radius)), math.floor(y / (2 * radius))
-            near = min((item for dx in (-1, 0, 1) for dy in (-1, 0, 1) for item in buckets.get((bx + dx, by + dy), ())
-                        if math.hypot(x - item[1], y - item[2]) < 2 * radius), default=None)
+            near = min(
+                (
+                    item
+                    for dx in (-1, 0, 1)
+                    for dy in (-1, 0, 1)
+                    for item in buckets.get((bx + dx, by + dy), ())
+                    if math.hypot(x - item[1], y - item[2]) < 2 * radius
+                ),
+                default=None,
+            )
             if near is not None:  # the first Start placed that this one would overlap
                 if (x, y) not in placed:
-                    self.cell_note("Starts merged with one nearby", source,
-                                   f"its Start would overlap '{near[3]}'; that Start serves both", "stairs or egress")
+                    self.cell_note(
+                        "Starts merged with one nearby",
+                        source,
+                        f"its Start would overlap '{near[3]}'; that Start serves both",
+                        "stairs or egress",
+                    )
                 continue
             placed[(x, y)] = f"start-{len(placed) + 1}"
             buckets.setdefault((bx, by), []).append((len(placed), x, y, placed[(x, y)]))
@@ -174,16 +203,20 @@ class _Starts(_Areas):
         if why:
             self.note(source, why)
         else:
-            self.cell_note("stairs or egress inside the dungeon, their Start on the nearest outer edge", source,
-                           f"lies inside the dungeon, and a Start goes on an outer wall: the Start is on the "
-                           f"nearest outer edge of {where}", "stairs or egress")
+            self.cell_note(
+                "stairs or egress inside the dungeon, their Start on the nearest outer edge",
+                source,
+                f"lies inside the dungeon, and a Start goes on an outer wall: the Start is on the "
+                f"nearest outer edge of {where}",
+                "stairs or egress",
+            )
         return (x, y), area
 
     def find_outer_edges(self) -> dict:
         """For each dungeon cell with an outer wall, the middles of its edges that face rock
         outside the dungeon, by side."""
         found: dict = {}
-        for (r, c) in sorted(self.area_of):
+        for r, c in sorted(self.area_of):
             for dr, dc, side in _NEIGHBOURS:
                 if (r + dr, c + dc) in self.outer:
                     (x1, y1), (x2, y2) = _edge(r, c, side)
@@ -233,14 +266,17 @@ class _Starts(_Areas):
             seen_areas |= group
             names = sorted(group)
             listed = ", ".join(f"'{a}'" for a in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            self.cell_note("parts of the dungeon no Start reaches", f"cells from {self.grid.name(*cell)}",
-                           f"not connected to any stairs up or egress: {listed} cannot be reached from a Start",
-                           "parts")
+            self.cell_note(
+                "parts of the dungeon no Start reaches",
+                f"cells from {self.grid.name(*cell)}",
+                f"not connected to any stairs up or egress: {listed} cannot be reached from a Start",
+                "parts",
+            )
 
     def make_exits(self) -> None:
         down = self.stair_cells["down"]
         placed = np.zeros((len(self.obstacles) + len(down), 3))  # Starts, then the exits so far
-        placed[:len(self.obstacles)] = np.array(self.obstacles, dtype=float).reshape(-1, 3)
+        placed[: len(self.obstacles)] = np.array(self.obstacles, dtype=float).reshape(-1, 3)
         count = len(self.obstacles)
         for number, cell in enumerate(down, 1):
             r, c = cell
@@ -250,8 +286,9 @@ class _Starts(_Areas):
             room = min(self.clearance(cell), float(gaps.min()) if count else math.inf)
             size = max(MIN_ELEMENT_MM, min(default_size_mm("exit"), 2 * 0.9 * room * self.scale))
             if size / 2 / self.scale > room:
-                self.note(f"{self.grid.name(r, c)} stairs down", "no room for its exit: it overlaps a Start or "
-                                                                 "another exit")
+                self.note(
+                    f"{self.grid.name(r, c)} stairs down", "no room for its exit: it overlaps a Start or another exit"
+                )
             self.builder.add_element("exit", centre, f"exit-{number}", size_mm=round(size, 2))
             self.obstacles.append((centre[0], centre[1], size / 2 / self.scale))
             placed[count] = self.obstacles[-1]
@@ -271,8 +308,11 @@ class _Starts(_Areas):
         for (r, c), area in self.area_of.items():
             for dr, dc in ((0, 1), (1, 0)):
                 other = self.area_of.get((r + dr, c + dc))
-                if other is not None and other != area and (
-                        through_doors or frozenset(((r, c), (r + dr, c + dc))) not in self.closed_edges):
+                if (
+                    other is not None
+                    and other != area
+                    and (through_doors or frozenset(((r, c), (r + dr, c + dc))) not in self.closed_edges)
+                ):
                     links[area].add(other)
                     links[other].add(area)
         seen = set(self.start_areas)

@@ -68,12 +68,15 @@ class TiledImporter:
             reader = _Reader(path, data, options)
             orientation = data.get("orientation", "orthogonal")
             if orientation != "orthogonal":
-                reader.note("the map", f"orientation {str(orientation)[:20]!r}: object positions are read as "
-                                       f"orthogonal pixels")
+                reader.note(
+                    "the map", f"orientation {str(orientation)[:20]!r}: object positions are read as orthogonal pixels"
+                )
             version = data.get("version")
             if version is not None and version_number(version) >= 2:
-                reader.note("the map", f"format version {str(version)[:20]!r} is newer than this importer knows "
-                                       f"(1.x); read as a 1.x map")
+                reader.note(
+                    "the map",
+                    f"format version {str(version)[:20]!r} is newer than this importer knows (1.x); read as a 1.x map",
+                )
             reader.read_tilesets()
             reader.walk(data.get("layers"), 0.0, 0.0, "", 0)
             reader.number_objects()

@@ -48,18 +48,25 @@ def _build_grid(reader: _Reader) -> dict:
         if cell_mm > fit:
             if fit < 5:
                 raise ImportFailed(f"{columns} x {rows} rooms do not fit on A4 at the smallest room size (5 mm)")
-            reader.note("the whole map", f"{cell_mm:g} mm rooms would be {columns * cell_mm:.0f} x "
-                                         f"{rows * cell_mm:.0f} mm; scaled down to {math.floor(fit * 1000) / 1000:g} "
-                                         f"mm to fit the sheet")
+            reader.note(
+                "the whole map",
+                f"{cell_mm:g} mm rooms would be {columns * cell_mm:.0f} x "
+                f"{rows * cell_mm:.0f} mm; scaled down to {math.floor(fit * 1000) / 1000:g} "
+                f"mm to fit the sheet",
+            )
             cell_mm = math.floor(fit * 1000) / 1000
-        origin = (round(DRAWING_BAND_MM[0] + (band_w - columns * cell_mm) / 2, 3),
-                  round(DRAWING_BAND_MM[1] + (band_h - rows * cell_mm) / 2, 3))
+        origin = (
+            round(DRAWING_BAND_MM[0] + (band_w - columns * cell_mm) / 2, 3),
+            round(DRAWING_BAND_MM[1] + (band_h - rows * cell_mm) / 2, 3),
+        )
         labels = ("letters", "numbers")
 
         def cell_units(point):
             return point[0] / reader.tile_w, point[1] / reader.tile_h
-    column_labels, row_labels = (label if label in ("letters", "numbers") else default
-                                 for label, default in zip(labels, ("letters", "numbers")))
+
+    column_labels, row_labels = (
+        label if label in ("letters", "numbers") else default for label, default in zip(labels, ("letters", "numbers"))
+    )
     ids: set[str] = set()
 
     def unique(wanted: str) -> str:
@@ -85,8 +92,12 @@ def _build_grid(reader: _Reader) -> dict:
         return ((column, line - 1), "south") if line >= 1 else ((column, line), "north")
 
     def outer(cell, side) -> bool:
-        return ((side == "west" and cell[0] == 0) or (side == "east" and cell[0] == columns - 1)
-                or (side == "north" and cell[1] == 0) or (side == "south" and cell[1] == rows - 1))
+        return (
+            (side == "west" and cell[0] == 0)
+            or (side == "east" and cell[0] == columns - 1)
+            or (side == "north" and cell[1] == 0)
+            or (side == "south" and cell[1] == rows - 1)
+        )
 
     passages: list[dict] = []
     seen_edges: set = set()
@@ -107,9 +118,14 @@ def _build_grid(reader: _Reader) -> dict:
                 if outer(cell, side):
                     reader.note(source, "a passage on the grid's outer edge leads nowhere; skipped")
                     continue
-                key = (cell, side) if side in ("east", "south") else (
-                    (cell[0] - 1, cell[1]) if side == "west" else (cell[0], cell[1] - 1),
-                    "east" if side == "west" else "south")
+                key = (
+                    (cell, side)
+                    if side in ("east", "south")
+                    else (
+                        (cell[0] - 1, cell[1]) if side == "west" else (cell[0], cell[1] - 1),
+                        "east" if side == "west" else "south",
+                    )
+                )
                 if key in seen_edges:
                     reader.note(source, "a second passage on the same edge; skipped")
                     continue
@@ -145,26 +161,43 @@ def _build_grid(reader: _Reader) -> dict:
             elif lettered:
                 given = sum(f["kind"] == kind for f in features)
                 feature["letter"] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[given % 26]
-                reader.note(source, f"a {kind} needs a letter (weapons and monsters pair up by letter); no "
-                                    f"'letter' property, so it is {feature['letter']} (the {kind}s in map order)")
+                reader.note(
+                    source,
+                    f"a {kind} needs a letter (weapons and monsters pair up by letter); no "
+                    f"'letter' property, so it is {feature['letter']} (the {kind}s in map order)",
+                )
             occupied[cell] = f"{kind} {feature['id']}"
             features.append(feature)
         ignored = sorted(set(obj.properties) - obj_used)
         if ignored:
-            reader.note(source, "properties " + ", ".join(repr(n[:40]) for n in ignored[:20])
-                        + f" have no meaning for a {kind}; ignored")
+            reader.note(
+                source,
+                "properties "
+                + ", ".join(repr(n[:40]) for n in ignored[:20])
+                + f" have no meaning for a {kind}; ignored",
+            )
     given_title = props.get("title")
     title = given_title if isinstance(given_title, str) and given_title else reader.path.stem
     if props.get("title") == title:
         used.add("title")
     data = {
-        "type": "dungeon", "format_version": 2, "id": safe_id(reader.path.stem, "dungeon"), "family": "grid",
+        "type": "dungeon",
+        "format_version": 2,
+        "id": safe_id(reader.path.stem, "dungeon"),
+        "family": "grid",
         "ruleset": reader.options.ruleset or "grid-classic",
-        "sheet": {"title": title[:120], "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10},
-                  "reminders": []},
-        "grid": {"columns": columns, "rows": rows, "cell_mm": cell_mm, "origin_mm": list(origin),
-                 "column_labels": column_labels, "row_labels": row_labels},
-        "passages": passages, "entryways": entryways, "features": features,
+        "sheet": {"title": title[:120], "paper": {"width_mm": 210, "height_mm": 297, "margin_mm": 10}, "reminders": []},
+        "grid": {
+            "columns": columns,
+            "rows": rows,
+            "cell_mm": cell_mm,
+            "origin_mm": list(origin),
+            "column_labels": column_labels,
+            "row_labels": row_labels,
+        },
+        "passages": passages,
+        "entryways": entryways,
+        "features": features,
     }
     if reader.exact:
         _exact_sheet(reader, data, used)

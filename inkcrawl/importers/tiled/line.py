@@ -38,8 +38,10 @@ def _clean_polygon(points: list[tuple[float, float]]) -> list[tuple[float, float
 
 def _ellipse_polygon(obj: MapObject, sides: int = 16) -> list[tuple[float, float]]:
     rx, ry = obj.width / 2, obj.height / 2
-    return [obj.at(rx + rx * math.cos(2 * math.pi * i / sides), ry + ry * math.sin(2 * math.pi * i / sides))
-            for i in range(sides)]
+    return [
+        obj.at(rx + rx * math.cos(2 * math.pi * i / sides), ry + ry * math.sin(2 * math.pi * i / sides))
+        for i in range(sides)
+    ]
 
 
 def _repair_polygon(points, source: str, reader: _Reader) -> list[tuple[float, float]] | None:
@@ -73,15 +75,18 @@ def _build_line(reader: _Reader) -> dict:
     title = props.get("title") if isinstance(props.get("title"), str) and props.get("title") else None
     if title:
         used_map_props.add("title")
-    builder = LineDungeonBuilder(dungeon_id=str(props.get("id") or reader.path.stem) if reader.exact
-                                 else reader.path.stem, title=title or reader.path.stem,
-                                 ruleset=reader.options.ruleset or "line-classic")
+    builder = LineDungeonBuilder(
+        dungeon_id=str(props.get("id") or reader.path.stem) if reader.exact else reader.path.stem,
+        title=title or reader.path.stem,
+        ruleset=reader.options.ruleset or "line-classic",
+    )
     if reader.exact:
         mm = 1.0 / float(props["px_per_mm"])
 
         def unit(point):
             return point[0] * mm, point[1] * mm
     else:
+
         def unit(point):
             return point[0] / reader.tile_w, point[1] / reader.tile_h
 
@@ -132,9 +137,15 @@ def _build_line(reader: _Reader) -> dict:
                 at = obj.at(obj.width / 2, obj.height) if obj.shape == "text" else obj.centre()
                 height = _prop(obj.properties, used, "text_height_mm") or defaults.get("text_height_mm") or 3.0
                 height = min(max(_number(height, "text_height_mm"), 0.1), 100)
-                builder.add_element("label", unit(at), wanted or fallback_id, text=text[:500],
-                                    text_height_mm=round(height, 3), rotation_deg=_fmod_rotation(obj.rotation),
-                                    **({"name": obj.name[:200]} if obj.name and obj.shape == "text" else {}))
+                builder.add_element(
+                    "label",
+                    unit(at),
+                    wanted or fallback_id,
+                    text=text[:500],
+                    text_height_mm=round(height, 3),
+                    rotation_deg=_fmod_rotation(obj.rotation),
+                    **({"name": obj.name[:200]} if obj.name and obj.shape == "text" else {}),
+                )
             else:
                 _add_disc(builder, reader, obj, kind, unit, used, defaults, wanted or fallback_id, artifact_numbers)
         except _Skip as exc:
@@ -142,8 +153,12 @@ def _build_line(reader: _Reader) -> dict:
             continue
         ignored = sorted(set(obj.properties) - used)
         if ignored:
-            reader.note(source, "properties " + ", ".join(repr(n[:40]) for n in ignored[:20])
-                        + f" have no meaning for a {kind}; ignored")
+            reader.note(
+                source,
+                "properties "
+                + ", ".join(repr(n[:40]) for n in ignored[:20])
+                + f" have no meaning for a {kind}; ignored",
+            )
     if reader.exact:
         data = builder.build(cell_mm=0)
         _place_exact(builder, data)
@@ -159,9 +174,12 @@ def _add_door(builder, reader, obj, unit, used, defaults, wanted) -> None:
     if obj.shape in ("polyline", "polygon") and len(obj.points) >= 2:
         segment = (obj.points[0], obj.points[-1] if obj.shape == "polyline" else obj.points[1])
         if len(obj.points) > 2:
-            reader.note(obj.describe(), f"a door {obj.shape} of {len(obj.points)} points: "
-                                        f"its {'first and last' if obj.shape == 'polyline' else 'first two'} "
-                                        f"points are the door")
+            reader.note(
+                obj.describe(),
+                f"a door {obj.shape} of {len(obj.points)} points: "
+                f"its {'first and last' if obj.shape == 'polyline' else 'first two'} "
+                f"points are the door",
+            )
     elif obj.shape in ("rect", "tile") and (obj.width > 0 or obj.height > 0):
         top = -obj.height if obj.shape == "tile" else 0.0
         if obj.width >= obj.height:  # the middle line along the longer side
@@ -184,8 +202,10 @@ def _add_door(builder, reader, obj, unit, used, defaults, wanted) -> None:
     if bad:
         raise _Skip(f"locks {', '.join(map(repr, bad))} are not key colours")
     if not locks:
-        raise _Skip("a door without locks is an open doorway (where two areas meet); give it a 'locks' property "
-                    "(key colours or 'skeleton') to make it a door")
+        raise _Skip(
+            "a door without locks is an open doorway (where two areas meet); give it a 'locks' property "
+            "(key colours or 'skeleton') to make it a door"
+        )
     if len(locks) > 4:
         reader.note(obj.describe(), f"{len(locks)} locks; the first 4 kept")
         locks = locks[:4]
@@ -231,12 +251,19 @@ def _add_disc(builder, reader, obj, kind, unit, used, defaults, wanted, artifact
         size = min(obj.width, obj.height) / float(reader.map_props["px_per_mm"])
     if obj.name:
         members["name"] = obj.name[:200]
-    builder.add_element(kind, unit(obj.centre()), wanted, round(size, 3) if size else None,
-                        rotation_deg=_fmod_rotation(obj.rotation), **members)
+    builder.add_element(
+        kind,
+        unit(obj.centre()),
+        wanted,
+        round(size, 3) if size else None,
+        rotation_deg=_fmod_rotation(obj.rotation),
+        **members,
+    )
 
 
 def _place_exact(builder: LineDungeonBuilder, data: dict) -> None:
     """Coordinates already in sheet mm: replace the builder's centred placement by identity."""
+
     def place(point):
         return [round(point[0], 3), round(point[1], 3)]
 

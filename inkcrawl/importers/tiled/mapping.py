@@ -17,20 +17,45 @@ IGNORE = "ignore"
 #: Default mapping for the line family: normalised class name -> what it becomes.
 LINE_CLASSES: dict[str, str] = {
     **{kind: kind for kind, spec in bundled_rulesets()["line-classic"].kinds.items() if spec.footprint == "disc"},
-    "room": "room", "corridor": "corridor", "wall": "wall", "door": "door", "label": "label", "text": "label",
+    "room": "room",
+    "corridor": "corridor",
+    "wall": "wall",
+    "door": "door",
+    "label": "label",
+    "text": "label",
     # a few common names used in Tiled maps
-    "enemy": "monster", "chest": "treasure", "spawn": "start", "player_start": "start", "entrance": "start",
+    "enemy": "monster",
+    "chest": "treasure",
+    "spawn": "start",
+    "player_start": "start",
+    "entrance": "start",
     "portal": "portal_entry",
 }
 #: Default mapping for the grid family (``room`` objects are the grid's own rooms: accepted, not needed).
 GRID_CLASSES: dict[str, str] = {
-    "room": "room", "passage": "passage", "entryway": "entryway", "loot": "loot", "dragon": "dragon",
-    "weapon": "weapon", "monster": "monster", "enemy": "monster", "treasure": "loot", "chest": "loot",
+    "room": "room",
+    "passage": "passage",
+    "entryway": "entryway",
+    "loot": "loot",
+    "dragon": "dragon",
+    "weapon": "weapon",
+    "monster": "monster",
+    "enemy": "monster",
+    "treasure": "loot",
+    "chest": "loot",
 }
 
 #: Per kind, the custom properties that set its members (names compared case-insensitively).
-_MEMBER_PROPS = {"boss": ("vp",), "spell": ("variant",), "treasure": ("variant",), "artifact_stone": ("number",),
-                 "orb": ("colour",), "key": ("colour",), "portal_entry": ("channel",), "portal_exit": ("channel",)}
+_MEMBER_PROPS = {
+    "boss": ("vp",),
+    "spell": ("variant",),
+    "treasure": ("variant",),
+    "artifact_stone": ("number",),
+    "orb": ("colour",),
+    "key": ("colour",),
+    "portal_entry": ("channel",),
+    "portal_exit": ("channel",),
+}
 _DEFAULT_MEMBERS = {"boss": ("vp", 10), "spell": ("variant", "bolt"), "treasure": ("variant", "chest")}
 _PROP_ALIASES = {"color": "colour", "lock": "locks", "kind": "kind"}
 _KIND_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
@@ -59,8 +84,10 @@ def _user_mapping(mapping: dict | None) -> dict:
     for name, entry in classes.items():
         kind = entry.get("kind") if isinstance(entry, dict) else entry
         if not isinstance(kind, str) or not (kind == IGNORE or _KIND_PATTERN.match(kind)):
-            raise ImportFailed(f"the mapping of class {name!r} must be an element kind (lower case letters, digits, "
-                               f"'_'), 'ignore', or an object with such a 'kind'")
+            raise ImportFailed(
+                f"the mapping of class {name!r} must be an element kind (lower case letters, digits, "
+                f"'_'), 'ignore', or an object with such a 'kind'"
+            )
         checked[name] = entry
         checked.setdefault(_normal(name), entry)
     out = {"classes": checked}

@@ -70,8 +70,12 @@ class MapObject:
         if self.shape == "point":
             return [(self.x, self.y)]
         top = -self.height if self.shape == "tile" else 0.0
-        return [self.at(0, top), self.at(self.width, top), self.at(self.width, top + self.height),
-                self.at(0, top + self.height)]
+        return [
+            self.at(0, top),
+            self.at(self.width, top),
+            self.at(self.width, top + self.height),
+            self.at(0, top + self.height),
+        ]
 
     def centre(self) -> tuple[float, float]:
         """The centre: of the box (tile objects hang above their bottom-left corner), or the
@@ -124,9 +128,12 @@ class _Reader:
         if family not in ("line", "grid"):
             raise ImportFailed(f"family {family!r}: use 'line' or 'grid'")
         self.family = family
-        self.exact = (ours and options.cell_mm is None
-                      and isinstance(self.map_props.get("px_per_mm"), (int, float))
-                      and 0 < self.map_props["px_per_mm"] <= 1000)
+        self.exact = (
+            ours
+            and options.cell_mm is None
+            and isinstance(self.map_props.get("px_per_mm"), (int, float))
+            and 0 < self.map_props["px_per_mm"] <= 1000
+        )
 
     def note(self, source: str, message: str) -> None:
         self.notes.append(ImportNote(source, message))
@@ -168,12 +175,15 @@ class _Reader:
                 try:
                     loaded = self._load_side_file(source, "tileset")
                 except ImportFailed as exc:
-                    self.note(f"tileset {source!r}", f"cannot be read ({exc}); tile objects using it get no class "
-                                                     f"from it")
+                    self.note(
+                        f"tileset {source!r}", f"cannot be read ({exc}); tile objects using it get no class from it"
+                    )
                     continue
                 if not isinstance(loaded, dict):
-                    self.note(f"tileset {source!r}", "the external tileset file is missing; tile objects using it "
-                                                     "get no class from it")
+                    self.note(
+                        f"tileset {source!r}",
+                        "the external tileset file is missing; tile objects using it get no class from it",
+                    )
                     continue
                 tileset = loaded
             self.tile_classes.append((firstgid, _tile_classes(tileset)))
@@ -210,8 +220,10 @@ class _Reader:
             return
         for index, layer in enumerate(layers):
             if not isinstance(layer, dict):
-                self.note(f"layer {index + 1} of {prefix.rstrip('/') or 'the map'}",
-                          f"is {json_kind(layer)}, not a layer; ignored")
+                self.note(
+                    f"layer {index + 1} of {prefix.rstrip('/') or 'the map'}",
+                    f"is {json_kind(layer)}, not a layer; ignored",
+                )
                 continue
             name = prefix + str(layer.get("name", ""))
             kind = layer.get("type")
@@ -233,12 +245,17 @@ class _Reader:
                     else:
                         self.note(f"object {number} of {source}", f"is {json_kind(obj)}, not an object; ignored")
             elif kind == "tilelayer":
-                self.note(f"tile layer {name[:80]!r}", f"tiles ({layer.get('width', '?')} x "
-                                                       f"{layer.get('height', '?')}) have no meaning for inkcrawl; "
-                                                       f"ignored (only objects are imported)")
+                self.note(
+                    f"tile layer {name[:80]!r}",
+                    f"tiles ({layer.get('width', '?')} x "
+                    f"{layer.get('height', '?')}) have no meaning for inkcrawl; "
+                    f"ignored (only objects are imported)",
+                )
             elif kind == "imagelayer":
-                self.note(f"image layer {name[:80]!r}", f"the image {str(layer.get('image', ''))[:80]!r} has no "
-                                                        f"meaning for inkcrawl; ignored")
+                self.note(
+                    f"image layer {name[:80]!r}",
+                    f"the image {str(layer.get('image', ''))[:80]!r} has no meaning for inkcrawl; ignored",
+                )
             else:
                 self.note(f"layer {name[:80]!r}", f"unknown layer type {str(kind)[:40]!r}; ignored")
 
@@ -259,8 +276,10 @@ class _Reader:
         if isinstance(raw.get("template"), str):
             template = self.template(raw["template"])
             if template is None:
-                self.note(f"object {raw_id} on layer {layer[:80]!r}",
-                          f"its template {raw['template'][:80]!r} is missing or unreadable; skipped")
+                self.note(
+                    f"object {raw_id} on layer {layer[:80]!r}",
+                    f"its template {raw['template'][:80]!r} is missing or unreadable; skipped",
+                )
                 return
             base = dict(template.get("object") or {})
             inherited = base.get("properties")
@@ -295,15 +314,27 @@ class _Reader:
             cls = self.tile_class(raw.get("gid"))
         skipped: list[str] = []
         raw_id = raw.get("id")
-        obj = MapObject(id=raw_id if isinstance(raw_id, int) and not isinstance(raw_id, bool)
-                        else -1, name=str(raw.get("name") or ""), cls=cls, layer=layer, shape="rect", x=x, y=y,
-                        width=width, height=height, rotation=rotation, properties=read_properties(raw, skipped))
+        obj = MapObject(
+            id=raw_id if isinstance(raw_id, int) and not isinstance(raw_id, bool) else -1,
+            name=str(raw.get("name") or ""),
+            cls=cls,
+            layer=layer,
+            shape="rect",
+            x=x,
+            y=y,
+            width=width,
+            height=height,
+            rotation=rotation,
+            properties=read_properties(raw, skipped),
+        )
         obj.name = self.clean_text(obj.name, 200, obj, "name")
         if skipped:
             self.note(obj.describe(), f"{', '.join(skipped)[:300]}: not a property; ignored")
         if "id" in raw and obj.id <= 0:
-            self.note(obj.describe().replace(f"object {obj.id}", f"object {json.dumps(raw['id'])[:30]}", 1),
-                      "its id is not a whole number above 0; numbered after the highest id")
+            self.note(
+                obj.describe().replace(f"object {obj.id}", f"object {json.dumps(raw['id'])[:30]}", 1),
+                "its id is not a whole number above 0; numbered after the highest id",
+            )
         for shape in ("polygon", "polyline"):
             if isinstance(raw.get(shape), list):
                 obj.shape = shape
@@ -342,8 +373,9 @@ class _Reader:
 
     def number_objects(self) -> None:
         """Missing ids numbered and duplicate ids renumbered, after the highest id in use."""
-        highest = max([o.id for o in self.objects if o.id > 0] + [int(_number_or(self.data.get("nextobjectid"), 1)) - 1,
-                                                                   0])
+        highest = max(
+            [o.id for o in self.objects if o.id > 0] + [int(_number_or(self.data.get("nextobjectid"), 1)) - 1, 0]
+        )
         seen: dict[int, MapObject] = {}
         missing = 0
         for obj in self.objects:
@@ -356,12 +388,17 @@ class _Reader:
                 highest += 1
                 obj.id = highest
                 first = seen[old]
-                self.note(f"object {old} on layer {obj.layer[:80]!r}",
-                          f"duplicate id {old} (also used on layer {first.layer[:80]!r}); renumbered {obj.id}")
+                self.note(
+                    f"object {old} on layer {obj.layer[:80]!r}",
+                    f"duplicate id {old} (also used on layer {first.layer[:80]!r}); renumbered {obj.id}",
+                )
             seen[obj.id] = obj
         if missing:
-            self.note("the whole map", f"{missing} object(s) had no usable id (a map made before Tiled 0.11 has none); "
-                                       f"numbered {highest - missing + 1} to {highest} in file order")
+            self.note(
+                "the whole map",
+                f"{missing} object(s) had no usable id (a map made before Tiled 0.11 has none); "
+                f"numbered {highest - missing + 1} to {highest} in file order",
+            )
 
     def edge_rule(self) -> None:
         """The one edge rule: an object whose outline lies wholly outside the map rectangle is

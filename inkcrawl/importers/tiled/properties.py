@@ -64,8 +64,15 @@ def read_properties(holder: dict, skipped: list[str] | None = None) -> dict[str,
                 continue
             kind = types.get(name)
             if kind is None:
-                kind = ("bool" if isinstance(value, bool) else "int" if isinstance(value, int)
-                        else "float" if isinstance(value, float) else "string")
+                kind = (
+                    "bool"
+                    if isinstance(value, bool)
+                    else "int"
+                    if isinstance(value, int)
+                    else "float"
+                    if isinstance(value, float)
+                    else "string"
+                )
             try:
                 out[str(name)] = _typed_value(str(kind), value)
             except (TypeError, ValueError, OverflowError):

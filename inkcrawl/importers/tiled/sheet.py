@@ -34,8 +34,11 @@ def _exact_sheet(reader: _Reader, data: dict, used: set[str]) -> None:
     if not reader.options.ruleset and _ID_PATTERN.match(str(props.get("ruleset", ""))):
         data["ruleset"] = props["ruleset"]
     paper = data["sheet"]["paper"]
-    for key, name in (("width_mm", "paper_width_mm"), ("height_mm", "paper_height_mm"),
-                      ("margin_mm", "paper_margin_mm")):
+    for key, name in (
+        ("width_mm", "paper_width_mm"),
+        ("height_mm", "paper_height_mm"),
+        ("margin_mm", "paper_margin_mm"),
+    ):
         if isinstance(props.get(name), (int, float)) and not isinstance(props.get(name), bool):
             used.add(name)
             value = float(props[name])
@@ -52,8 +55,15 @@ def _exact_sheet(reader: _Reader, data: dict, used: set[str]) -> None:
 
 def _map_props_note(reader: _Reader, used: set[str]) -> None:
     if reader.exact:
-        used |= {"grid_columns", "grid_rows", "grid_cell_mm", "grid_origin_x_mm", "grid_origin_y_mm",
-                 "column_labels", "row_labels"}
+        used |= {
+            "grid_columns",
+            "grid_rows",
+            "grid_cell_mm",
+            "grid_origin_x_mm",
+            "grid_origin_y_mm",
+            "column_labels",
+            "row_labels",
+        }
     left = sorted(set(reader.map_props) - used)
     if left:
         reader.note("the map", "properties " + ", ".join(repr(n[:40]) for n in left[:20]) + " ignored")

@@ -15,6 +15,7 @@ from inkcrawl.importers.watabou.source import _EPS, _Area, _Door, _listed, _Rect
 
 # -- geometry -------------------------------------------------------------------------------------
 
+
 def _ring_points(ring) -> list[tuple[float, float]]:
     """A ring's points without the closing point, repeated points or collinear points."""
     points = [(float(x), float(y)) for x, y in list(ring.coords)[:-1]]
@@ -151,8 +152,10 @@ def _build_areas(source: _Source, note) -> tuple[list[_Area], dict[int, _Area]]:
         for rect in rooms:
             for found in sorted(cell_tree.query(shapes[rect.index], predicate="intersects").tolist()):
                 if shapes[rect.index].intersection(cells[cell_indexes[found]]).area > _EPS:
-                    note(rect.source, f"holds the cell of door {cell_indexes[found]}; the cell was cut out of the room "
-                                      f"as a doorway")
+                    note(
+                        rect.source,
+                        f"holds the cell of door {cell_indexes[found]}; the cell was cut out of the room as a doorway",
+                    )
 
     areas: list[_Area] = []
     numbers: dict[str, int] = {}
@@ -188,10 +191,8 @@ def _build_areas(source: _Source, note) -> tuple[list[_Area], dict[int, _Area]]:
         if shape.area - without_rooms.area > _EPS:
             note(corridors[group[0]].source, "overlaps a room; the room keeps the overlap")
         if len(group) > 1:
-            note(corridors[group[0]].source, f"overlaps rect(s) {_listed(members[1:])}; merged into one "
-                                             f"corridor")
-        add("corridor", "corridor", minus(without_rooms, cell_tree, cell_list), members,
-            corridors[group[0]].source)
+            note(corridors[group[0]].source, f"overlaps rect(s) {_listed(members[1:])}; merged into one corridor")
+        add("corridor", "corridor", minus(without_rooms, cell_tree, cell_list), members, corridors[group[0]].source)
     doorways = {}
     for door in source.doors:
         if door.index in cells:
@@ -222,8 +223,13 @@ class _Space:
             if other is area:
                 continue
             shared = other.polygon.boundary.intersection(line)
-            pieces = [g for g in shapely.get_parts(shapely.line_merge(shared) if shared.geom_type == "MultiLineString"
-                                                   else shared) if g.geom_type == "LineString" and g.length > _EPS]
+            pieces = [
+                g
+                for g in shapely.get_parts(
+                    shapely.line_merge(shared) if shared.geom_type == "MultiLineString" else shared
+                )
+                if g.geom_type == "LineString" and g.length > _EPS
+            ]
             if not pieces:
                 continue
             piece = max(pieces, key=lambda g: g.length)
@@ -265,8 +271,9 @@ class _Obstacles:
         return _Obstacles(self.items + other.items)
 
 
-def _free_spot(polygon: Polygon, radius: float, clearance: float, obstacles: _Obstacles,
-               prefer: tuple[float, float] | None = None) -> tuple[float, float] | None:
+def _free_spot(
+    polygon: Polygon, radius: float, clearance: float, obstacles: _Obstacles, prefer: tuple[float, float] | None = None
+) -> tuple[float, float] | None:
     """A point of ``polygon`` where a disc of ``radius`` (plus ``clearance``) fits, clear of
     ``obstacles`` (grown by ``radius + clearance``); ``None`` if nowhere. The point is the
     centre of the largest free room (or the one nearest ``prefer``)."""

@@ -22,11 +22,11 @@ class _Conversion(_Doors, _Labels, _Keys):
         if len(title) > 120:
             self.note("title", "longer than 120 characters; shortened")
             title = _shorten(title, 120)
-        builder = LineDungeonBuilder(dungeon_id=title, title=title,
-                                     ruleset=self.options.ruleset or "line-classic")
+        builder = LineDungeonBuilder(dungeon_id=title, title=title, ruleset=self.options.ruleset or "line-classic")
         if source.version is not None and not str(source.version).startswith("1."):
-            self.note("version", f"{str(source.version)[:20]!r} is not a known One Page Dungeon version (1.x); "
-                                 f"read as 1.x")
+            self.note(
+                "version", f"{str(source.version)[:20]!r} is not a known One Page Dungeon version (1.x); read as 1.x"
+            )
         if source.story:
             story = _shorten(source.story, STORY_CHARS)
             if story != source.story:
@@ -57,15 +57,14 @@ class _Conversion(_Doors, _Labels, _Keys):
         for element in self.elements:
             kind = element.pop("kind")
             if kind == "door":
-                builder.add_door(element["segment"], element["locks"], wanted_id=element["id"],
-                                 name=element.get("name"))
+                builder.add_door(
+                    element["segment"], element["locks"], wanted_id=element["id"], name=element.get("name")
+                )
             elif kind == "label":
-                builder.add_label(element["text"], element["at"], wanted_id=element["id"],
-                                  text_height_mm=self.label_mm)
+                builder.add_label(element["text"], element["at"], wanted_id=element["id"], text_height_mm=self.label_mm)
             else:
                 members = {k: v for k, v in element.items() if k not in ("at", "id", "size_mm")}
-                builder.add_element(kind, element["at"], wanted_id=element["id"], size_mm=element["size_mm"],
-                                    **members)
+                builder.add_element(kind, element["at"], wanted_id=element["id"], size_mm=element["size_mm"], **members)
         self.builder = builder
         return builder
 
@@ -83,12 +82,17 @@ class _Conversion(_Doors, _Labels, _Keys):
         self.elements = kept
         if missing:
             shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-            self.note("rects", f"{len(missing)} area(s) cannot be reached from the entrance (no opening or door "
-                               f"leads there): {shown}; validation warns about them (L020)")
+            self.note(
+                "rects",
+                f"{len(missing)} area(s) cannot be reached from the entrance (no opening or door "
+                f"leads there): {shown}; validation warns about them (L020)",
+            )
 
     def _columns_and_water(self) -> None:
-        for member, items, what in (("columns", self.source.columns, "column"),
-                                    ("water", self.source.water, "water cell")):
+        for member, items, what in (
+            ("columns", self.source.columns, "column"),
+            ("water", self.source.water, "water cell"),
+        ):
             if not items:
                 continue
             where: dict[str, int] = {}
@@ -104,5 +108,8 @@ class _Conversion(_Doors, _Labels, _Keys):
             detail = f" in {inside}" if inside else ""
             if outside:
                 detail += f"{';' if inside else ''} {outside} outside the dungeon"
-            self.note(member, f"{len(items)} {what}{'s' if len(items) != 1 else ''}{detail} not imported: inkcrawl "
-                              f"has no decoration element and they are no obstacle for the line")
+            self.note(
+                member,
+                f"{len(items)} {what}{'s' if len(items) != 1 else ''}{detail} not imported: inkcrawl "
+                f"has no decoration element and they are no obstacle for the line",
+            )

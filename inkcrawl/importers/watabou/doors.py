@@ -37,8 +37,10 @@ class _Doors(_State):
             return
         direction = door.direction or self._infer_direction(door, area)
         if door.direction is None:
-            self.note(door.source, f"has no valid 'dir'; taken as ({direction[0]}, {direction[1]}) from the "
-                                   f"neighbouring areas")
+            self.note(
+                door.source,
+                f"has no valid 'dir'; taken as ({direction[0]}, {direction[1]}) from the neighbouring areas",
+            )
         dx, dy = direction
         into, into_piece = self.space.beyond(area, door.edge(dx, dy))
         back, back_piece = self.space.beyond(area, door.edge(-dx, -dy))
@@ -46,8 +48,10 @@ class _Doors(_State):
         if kind is None:
             self.note(door.source, "unknown door type; imported as an open passage")
         elif kind in (NARROW, PORTCULLIS):
-            self.note(door.source, f"{door.label}: imported as an open passage (the line family has no closed door "
-                                   f"without a lock)")
+            self.note(
+                door.source,
+                f"{door.label}: imported as an open passage (the line family has no closed door without a lock)",
+            )
         elif kind == ENTRANCE:
             self._entrance(door, area, direction)
         elif kind in (SECRET, STEEL):
@@ -60,8 +64,11 @@ class _Doors(_State):
                 self.note(door.source, f"{door.label} with no area on either side; imported as a dead-end doorway")
         elif kind in (DOWN, STAIRWELL):
             if into is not None and back is not None:
-                self.note(door.source, f"{door.label} between '{back.id}' and '{into.id}': imported as an open "
-                                       f"passage (inkcrawl has one level)")
+                self.note(
+                    door.source,
+                    f"{door.label} between '{back.id}' and '{into.id}': imported as an open "
+                    f"passage (inkcrawl has one level)",
+                )
             else:
                 self._exit(door, area, into or back)
 
@@ -85,27 +92,38 @@ class _Doors(_State):
             if self.space.outer_near.covers(line) and self.space.beyond(area, segment)[0] is None:
                 point = ((segment[0][0] + segment[1][0]) / 2, (segment[0][1] + segment[1][1]) / 2)
                 if side != (-dx, -dy):
-                    self.note(door.source, "the side the entrance faces is not an outer wall; the Start is on "
-                                           "another outer edge of its cell")
+                    self.note(
+                        door.source,
+                        "the side the entrance faces is not an outer wall; the Start is on "
+                        "another outer edge of its cell",
+                    )
                 self._add_start(door, area.id, point)
                 return
         found = self._outer_spot(area, door.cell.centroid)
         if found is None:
-            self.note(door.source, "no area reachable from the entrance has an outer wall long enough for a Start; "
-                                   "no Start placed for it")
+            self.note(
+                door.source,
+                "no area reachable from the entrance has an outer wall long enough for a Start; no Start placed for it",
+            )
             return
         owner, point, steps = found
-        self.note(door.source, f"the entrance opens onto a courtyard (a space the dungeon encloses), and a Start "
-                               f"goes on the outer boundary: the Start is on the outer wall of '{owner.id}', "
-                               f"{steps} area(s) from the entrance")
+        self.note(
+            door.source,
+            f"the entrance opens onto a courtyard (a space the dungeon encloses), and a Start "
+            f"goes on the outer boundary: the Start is on the outer wall of '{owner.id}', "
+            f"{steps} area(s) from the entrance",
+        )
         self._add_start(door, owner.id, point)
 
     def _outer_spot(self, first: _Area, towards: Point):
         """The area nearest to ``first`` (in areas passed, not through secret or steel doorways)
         with a stretch of outer wall long enough for a Start, the point of that stretch nearest
         ``towards``, and the number of areas passed."""
-        blocked = {self.doorways[d.index].id for d in self.source.doors
-                   if d.type in (SECRET, STEEL) and d.index in self.doorways}
+        blocked = {
+            self.doorways[d.index].id
+            for d in self.source.doors
+            if d.type in (SECRET, STEEL) and d.index in self.doorways
+        }
         need = self.mm(8.0)
         index = {a.id: i for i, a in enumerate(self.areas)}
         seen = {first.id}
@@ -166,14 +184,29 @@ class _Doors(_State):
     def _exit(self, door: _Door, area: _Area, neighbour: _Area | None) -> None:
         size = max(self.min_element_mm, min(8.0, 0.75 * self.scale))
         for place in [area] + ([neighbour] if neighbour else []):
-            spot = _free_spot(place.polygon, self.mm(size / 2), self.mm(ELEMENT_GAP_MM), self.obstacles,
-                              prefer=as_point(door.cell.centroid.coords[0]) if place is area else None)
+            spot = _free_spot(
+                place.polygon,
+                self.mm(size / 2),
+                self.mm(ELEMENT_GAP_MM),
+                self.obstacles,
+                prefer=as_point(door.cell.centroid.coords[0]) if place is area else None,
+            )
             if spot is not None:
-                self.elements.append({"kind": "exit", "id": f"exit-{door.index}", "at": spot, "size_mm": size,
-                                      "name": f"the {door.label}", "area": place.id,
-                                      "source": door.source})
+                self.elements.append(
+                    {
+                        "kind": "exit",
+                        "id": f"exit-{door.index}",
+                        "at": spot,
+                        "size_mm": size,
+                        "name": f"the {door.label}",
+                        "area": place.id,
+                        "source": door.source,
+                    }
+                )
                 self.obstacles.add(Point(spot).buffer(self.mm(size / 2)))
-                self.note(door.source, f"{door.label} leading off the map: an exit in '{place.id}' (reaching it ends "
-                                       f"the scrawl)")
+                self.note(
+                    door.source,
+                    f"{door.label} leading off the map: an exit in '{place.id}' (reaching it ends the scrawl)",
+                )
                 return
         self.note(door.source, f"{door.label} leading off the map: no room for an exit there; not imported")

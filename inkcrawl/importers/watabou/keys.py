@@ -64,15 +64,20 @@ class _Keys(_State):
         placed_ids = {c.door_id for c in connections if c.kind == "door"}
         for locked in list(self.locked):
             if f"door-{locked['door'].index}" not in placed_ids:
-                self.note(locked["door"].source, f"{locked['door'].label}: the door does not sit between two areas; "
-                                                 f"imported as an open passage")
+                self.note(
+                    locked["door"].source,
+                    f"{locked['door'].label}: the door does not sit between two areas; imported as an open passage",
+                )
                 self.locked.remove(locked)
         open_pairs = {frozenset((c.a, c.b)) for c in connections if c.kind == "open"}
         for locked in self.locked:
             if frozenset(locked["areas"]) in open_pairs:
-                self.note(locked["door"].source, f"{locked['door'].label}: its doorway also opens onto "
-                                                 f"'{locked['areas'][1]}' beside the door, so the lock can be walked "
-                                                 f"around (validation warns: L009)")
+                self.note(
+                    locked["door"].source,
+                    f"{locked['door'].label}: its doorway also opens onto "
+                    f"'{locked['areas'][1]}' beside the door, so the lock can be walked "
+                    f"around (validation warns: L009)",
+                )
         starts = sorted({a for a, _ in self.starts})
         opened: set[str] = set()
         colours_held: set[str] = set()  # key colours reachable so far ("any" for a skeleton key)
@@ -84,29 +89,45 @@ class _Keys(_State):
             if not ready:
                 break
             # coloured locks first: their key then opens the skeleton locks too
-            locked = min(ready, key=lambda d: (d["lock"] == "skeleton", min(steps.get(a, 1 << 30) for a in d["areas"]),
-                                               d["door"].index))
+            locked = min(
+                ready,
+                key=lambda d: (
+                    d["lock"] == "skeleton",
+                    min(steps.get(a, 1 << 30) for a in d["areas"]),
+                    d["door"].index,
+                ),
+            )
             pending.remove(locked)
             door, lock = locked["door"], locked["lock"]
             door_id = f"door-{door.index}"
             if lock == "skeleton" and colours_held:
-                self.note(door.source, f"{door.label}: a door with a skeleton lock (any key opens it); the key "
-                                       f"already reachable opens it")
+                self.note(
+                    door.source,
+                    f"{door.label}: a door with a skeleton lock (any key opens it); the key already reachable opens it",
+                )
             elif lock != "skeleton" and lock in colours_held:
-                self.note(door.source, f"{door.label}: a door with a {lock} lock; the {lock} key already "
-                                       f"reachable opens it")
+                self.note(
+                    door.source, f"{door.label}: a door with a {lock} lock; the {lock} key already reachable opens it"
+                )
             else:
                 kind = "skeleton_key" if lock == "skeleton" else "key"
                 spot = self._key_spot(steps, kind)
                 if spot is None:
-                    self.note(door.source, f"{door.label}: no reachable room has space for its key; imported as an "
-                                           f"open passage")
+                    self.note(
+                        door.source,
+                        f"{door.label}: no reachable room has space for its key; imported as an open passage",
+                    )
                     connections = [c if c.door_id != door_id else type(c)(c.a, c.b, "open") for c in connections]
                     continue
                 area_id, at, size = spot
                 number = sum(1 for e in self.elements if e["kind"] == kind) + 1
-                element = {"kind": kind, "id": f"{'key-' + lock if kind == 'key' else 'skeleton-key'}-{number}",
-                           "at": at, "size_mm": size, "area": area_id}
+                element = {
+                    "kind": kind,
+                    "id": f"{'key-' + lock if kind == 'key' else 'skeleton-key'}-{number}",
+                    "at": at,
+                    "size_mm": size,
+                    "area": area_id,
+                }
                 if kind == "key":
                     element["colour"] = lock
                 self.elements.append(element)
@@ -114,13 +135,23 @@ class _Keys(_State):
                 colours_held.add(lock if kind == "key" else "any")
                 what = f"a {lock} key" if kind == "key" else "a skeleton key"
                 lock_text = "a skeleton lock (any key opens it)" if lock == "skeleton" else f"a {lock} lock"
-                self.note(door.source, f"{door.label}: a door with {lock_text}; {what} was placed in '{area_id}', "
-                                       f"reachable without this door")
+                self.note(
+                    door.source,
+                    f"{door.label}: a door with {lock_text}; {what} was placed in '{area_id}', "
+                    f"reachable without this door",
+                )
             if lock == "skeleton":
                 colours_held.add("any")
             opened.add(door_id)
-            self.elements.append({"kind": "door", "id": door_id, "segment": tuple(locked["segment"].coords),
-                                  "locks": [lock], "name": door.label.capitalize()})
+            self.elements.append(
+                {
+                    "kind": "door",
+                    "id": door_id,
+                    "segment": tuple(locked["segment"].coords),
+                    "locks": [lock],
+                    "name": door.label.capitalize(),
+                }
+            )
         for locked in pending:
             door = locked["door"]
             self.note(door.source, f"{door.label}: no Start reaches it; imported as an open passage")
@@ -136,9 +167,10 @@ class _Keys(_State):
                 mentions.update(a.id for a in self.space.containing((note.x, note.y)))
         order = {a.id: i for i, a in enumerate(self.areas)}
         holding = {e.get("area") for e in self.elements if e["kind"] in ("key", "skeleton_key")}
-        candidates = sorted((a for a in self.areas if a.id in steps),
-                            key=lambda a: (a.role != "room", a.id in holding, a.id not in mentions, -steps[a.id],
-                                           order[a.id]))
+        candidates = sorted(
+            (a for a in self.areas if a.id in steps),
+            key=lambda a: (a.role != "room", a.id in holding, a.id not in mentions, -steps[a.id], order[a.id]),
+        )
         # clear of the planned labels if possible, else the labels make way
         for obstacles in (self.obstacles + self.label_plan, self.obstacles):
             for size in (6.0, 4.5, self.min_element_mm):

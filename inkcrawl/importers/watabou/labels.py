@@ -40,8 +40,10 @@ class _Labels(_State):
             layout = self._place_text(note, area, point, em, line_mm, obstacles)
             if layout is None:
                 if commit:
-                    self.note(note.source, f"does not fit in '{area.id}' at this scale; not printed. Text: "
-                                           f"\"{_shorten(note.text, 200)}\"")
+                    self.note(
+                        note.source,
+                        f"does not fit in '{area.id}' at this scale; not printed. Text: \"{_shorten(note.text, 200)}\"",
+                    )
                 continue
             lines, boxes = layout
             for _, _, shape in boxes:
@@ -55,13 +57,15 @@ class _Labels(_State):
                 self.elements.append({"kind": "label", "id": element_id, "text": text, "at": at})
             printed = " ".join(lines)
             if printed != note.text:
-                what = "only its ref is printed" if lines == [note.ref] else f"printed as \"{printed}\""
-                self.note(note.source, f"shortened to fit '{area.id}': {what}; full text: "
-                                       f"\"{_shorten(note.text, 300)}\"")
+                what = "only its ref is printed" if lines == [note.ref] else f'printed as "{printed}"'
+                self.note(
+                    note.source, f"shortened to fit '{area.id}': {what}; full text: \"{_shorten(note.text, 300)}\""
+                )
         return planned
 
-    def _place_text(self, note: _Note, area: _Area, point: tuple[float, float], em: float, line_mm: float,
-                    obstacles: _Obstacles):
+    def _place_text(
+        self, note: _Note, area: _Area, point: tuple[float, float], em: float, line_mm: float, obstacles: _Obstacles
+    ):
         """The lines of the note's label and their ``(text, at, box)`` in ``area`` around ``point``,
         clear of ``obstacles``; ``None`` when not even its ref fits."""
         inner: BaseGeometry = area.polygon.buffer(-self.mm(WALL_CLEARANCE_MM), join_style="mitre")
@@ -86,7 +90,7 @@ class _Labels(_State):
         for count in range(min(len(wrapped), int((maxy - miny) * self.scale // line_mm)), 0, -1):
             lines = wrapped[:count]
             if count < len(wrapped):
-                lines[-1] = _fit(" ".join(wrapped[count - 1:]), width_mm, em)
+                lines[-1] = _fit(" ".join(wrapped[count - 1 :]), width_mm, em)
             lines = [_fit(line, width_mm, em) for line in lines]
             if all(lines):
                 candidates.append(lines)
@@ -115,7 +119,11 @@ class _Labels(_State):
         for i, text in enumerate(lines):
             baseline = top + self.mm(i * line_mm + (line_mm + (CAP_HEIGHT_EM - DESCENT_EM) * em) / 2)
             half = self.mm(text_width_mm(text, em)) / 2
-            shape = box(centre_x - half, baseline - self.mm(CAP_HEIGHT_EM * em), centre_x + half,
-                        baseline + self.mm(DESCENT_EM * em))
+            shape = box(
+                centre_x - half,
+                baseline - self.mm(CAP_HEIGHT_EM * em),
+                centre_x + half,
+                baseline + self.mm(DESCENT_EM * em),
+            )
             result.append((text, (centre_x, baseline), shape))
         return result

@@ -36,8 +36,18 @@ STORY_CHARS = 300
 WALL_CLEARANCE_MM = 1.2
 ELEMENT_GAP_MM = 0.8
 
-DOOR_TYPES = {0: "open", 1: "door", 2: "narrow", 3: "entrance", 4: "portcullis", 5: "double door",
-              6: "secret door", 7: "steel door", 8: "stairs down", 9: "stairwell"}
+DOOR_TYPES = {
+    0: "open",
+    1: "door",
+    2: "narrow",
+    3: "entrance",
+    4: "portcullis",
+    5: "double door",
+    6: "secret door",
+    7: "steel door",
+    8: "stairs down",
+    9: "stairwell",
+}
 OPEN, DOOR, NARROW, ENTRANCE, PORTCULLIS, DOUBLE, SECRET, STEEL, DOWN, STAIRWELL = range(10)
 _DIRECTIONS = ((0, -1), (1, 0), (0, 1), (-1, 0))
 _EPS = 1e-9
@@ -52,8 +62,9 @@ def _number(value, where: str, member: str) -> float:
         shown = json.dumps(value, ensure_ascii=False)[:40] if value is not None else "missing"
         raise ImportFailed(f"{where}: '{member}' is {shown}, not a number")
     if not math.isfinite(value) or abs(value) > MAX_COORD:
-        raise ImportFailed(f"{where}: '{member}' is {value!r}; coordinates must be finite and within "
-                           f"+-{MAX_COORD} cells")
+        raise ImportFailed(
+            f"{where}: '{member}' is {value!r}; coordinates must be finite and within +-{MAX_COORD} cells"
+        )
     return float(value)
 
 
@@ -87,8 +98,11 @@ class _Door:
 
     @property
     def source(self) -> str:
-        shown = self.raw_type if isinstance(self.raw_type, (int, float, str)) and not isinstance(self.raw_type, bool) \
+        shown = (
+            self.raw_type
+            if isinstance(self.raw_type, (int, float, str)) and not isinstance(self.raw_type, bool)
             else json.dumps(self.raw_type)[:20]
+        )
         return f"door {self.index} at ({_n(self.x)}, {_n(self.y)}) type {shown}"
 
     @property
@@ -102,8 +116,12 @@ class _Door:
     def edge(self, dx: int, dy: int) -> tuple[tuple[float, float], tuple[float, float]]:
         """The cell's edge on the side ``(dx, dy)``."""
         x, y = self.x, self.y
-        return {(1, 0): ((x + 1, y), (x + 1, y + 1)), (-1, 0): ((x, y), (x, y + 1)),
-                (0, 1): ((x, y + 1), (x + 1, y + 1)), (0, -1): ((x, y), (x + 1, y))}[(dx, dy)]
+        return {
+            (1, 0): ((x + 1, y), (x + 1, y + 1)),
+            (-1, 0): ((x, y), (x, y + 1)),
+            (0, 1): ((x, y + 1), (x + 1, y + 1)),
+            (0, -1): ((x, y), (x + 1, y)),
+        }[(dx, dy)]
 
 
 @dataclass
@@ -144,6 +162,7 @@ class _Source:
 
 # -- reading --------------------------------------------------------------------------------------
 
+
 def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
     from inkcrawl.jsonio import read_json_file
 
@@ -151,8 +170,9 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
     if problems:
         raise ImportFailed(problems[0].message)
     if not isinstance(data, dict):
-        raise ImportFailed("the top level is not a JSON object; a One Page Dungeon file is an object with "
-                           "'rects' and 'doors' lists")
+        raise ImportFailed(
+            "the top level is not a JSON object; a One Page Dungeon file is an object with 'rects' and 'doors' lists"
+        )
     if "rects" not in data:
         raise ImportFailed("no 'rects' list: this is not a One Page Dungeon file (it needs 'rects' and 'doors')")
     raw_rects = data["rects"]
@@ -161,8 +181,9 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
     if not raw_rects:
         raise ImportFailed("'rects' is empty: the dungeon has no rooms")
     if len(raw_rects) > MAX_RECTS:
-        raise ImportFailed(f"{len(raw_rects)} rects; at most {MAX_RECTS} are imported (a generated dungeon has a "
-                           f"few hundred at most)")
+        raise ImportFailed(
+            f"{len(raw_rects)} rects; at most {MAX_RECTS} are imported (a generated dungeon has a few hundred at most)"
+        )
     rects = []
     for index, item in enumerate(raw_rects):
         where = f"rect {index}"
@@ -223,7 +244,7 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
         text = item.get("text")
         ref = item.get("ref")
         ref = str(ref).strip()[:20] if isinstance(ref, (str, int, float)) and not isinstance(ref, bool) else ""
-        note = _Note(index, _clean_text(text[:MAX_NOTE_CHARS * 2]) if isinstance(text, str) else "", ref, x, y)
+        note = _Note(index, _clean_text(text[: MAX_NOTE_CHARS * 2]) if isinstance(text, str) else "", ref, x, y)
         if not note.text:
             notes.append((note.source, "has no text; skipped"))
             continue
@@ -256,8 +277,16 @@ def _read(path: Path, notes: list[tuple[str, str]]) -> _Source:
     if story is not None and not isinstance(story, str):
         notes.append(("story", "is not text; ignored"))
         story = None
-    return _Source(_clean_text(title) if title else None, _clean_text(story) if story else None,
-                   data.get("version"), rects, doors, source_notes, cells["columns"], cells["water"])
+    return _Source(
+        _clean_text(title) if title else None,
+        _clean_text(story) if story else None,
+        data.get("version"),
+        rects,
+        doors,
+        source_notes,
+        cells["columns"],
+        cells["water"],
+    )
 
 
 def _listed(numbers: list[int], most: int = 20) -> str:

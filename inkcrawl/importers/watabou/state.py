@@ -62,13 +62,19 @@ class _State:
         scale = wanted if wanted is not None else DEFAULT_CELL_MM
         if scale > fit:
             if wanted is not None:
-                self.note("the whole map", f"{wanted:g} mm per cell would make it {width * wanted:.0f} x "
-                                           f"{height * wanted:.0f} mm; scaled down to {fit:.2f} mm per cell to fit")
+                self.note(
+                    "the whole map",
+                    f"{wanted:g} mm per cell would make it {width * wanted:.0f} x "
+                    f"{height * wanted:.0f} mm; scaled down to {fit:.2f} mm per cell to fit",
+                )
             scale = fit
         scale = math.floor(scale * 1000) / 1000
         if scale * 1 < self.min_gap_mm + 1:
-            self.note("the whole map", f"is {width:g} x {height:g} cells; at {scale:.2f} mm per cell a one-cell "
-                                       f"corridor is too narrow to draw through")
+            self.note(
+                "the whole map",
+                f"is {width:g} x {height:g} cells; at {scale:.2f} mm per cell a one-cell "
+                f"corridor is too narrow to draw through",
+            )
         return scale
 
     def mm(self, value_mm: float) -> float:

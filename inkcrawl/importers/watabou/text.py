@@ -7,12 +7,13 @@ from inkcrawl.textmetrics import text_width_mm
 
 # -- text -----------------------------------------------------------------------------------------
 
+
 def _shorten(text: str, limit: int) -> str:
     """``text`` cut at a word to at most ``limit`` characters, with an ellipsis when cut."""
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    if " " in cut[limit // 2:]:
+    if " " in cut[limit // 2 :]:
         cut = cut[: cut.rfind(" ")]
     return cut.rstrip(" ,;:.") + "…"
 
