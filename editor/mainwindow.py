@@ -15,12 +15,11 @@ only wires documents, canvas, tools and the edit commands every editor has.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QMimeData, QSettings, Qt, Signal
+from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -40,6 +39,13 @@ from editor.canvas.scene import DungeonScene
 from editor.canvas.view import CanvasView
 from editor.dungeon.document import DungeonDocument, load_document, manifest_refusal, open_dungeon_file
 from editor.dungeon.edits import DeleteObjects, EditError, RotateObjects, find, paste_copies, ref_of, renumber_stones
+from editor.files import export as export_menu
+from editor.files import manager as files
+from editor.pack import browser as pack_browser
+from editor.panels import grid_dialogs, inspector
+from editor.panels import problems as problems_panel
+from editor.playtest import controller as playtest
+from editor.settings import DEFAULT_GRID_STEP_MM, MAX_GRID_STEP_MM, MIN_GRID_STEP_MM, grid_step_setting, settings
 from editor.tools.catalogue import CanvasContext, tool_specs
 from inkcrawl.model import Area, Element, Entryway, Feature, Passage, Wall
 
@@ -61,26 +67,6 @@ _OBJECT_CLASSES = {
     "entryways": Entryway,
     "features": Feature,
 }
-
-
-#: The snapping grid step, in mm: its default and the range Grid Step... offers.
-DEFAULT_GRID_STEP_MM, MIN_GRID_STEP_MM, MAX_GRID_STEP_MM = 5.0, 0.5, 100.0
-
-
-def grid_step_setting(value) -> float:
-    """The grid step a stored setting holds, or the default when the settings file holds
-    something else (text, infinity, zero...): snapping to such a step put NaN into the model."""
-    try:
-        step = float(value)
-    except (TypeError, ValueError):
-        return DEFAULT_GRID_STEP_MM
-    return step if math.isfinite(step) and MIN_GRID_STEP_MM <= step <= MAX_GRID_STEP_MM else DEFAULT_GRID_STEP_MM
-
-
-def settings() -> QSettings:
-    """The editor's settings in the platform's settings location (recent files, grid step,
-    window layout)."""
-    return QSettings("inkcrawl", "inkcrawl-editor")
 
 
 class MainWindow(QMainWindow):
@@ -172,13 +158,6 @@ class MainWindow(QMainWindow):
     def _install_features(self) -> None:
         """Build the feature modules, in order (each ``install(window)`` returns its service),
         and keep each service as a member."""
-        from editor.files import export as export_menu
-        from editor.files import manager as files
-        from editor.pack import browser as pack_browser
-        from editor.panels import grid_dialogs, inspector
-        from editor.panels import problems as problems_panel
-        from editor.playtest import controller as playtest
-
         self.problems_panel: ProblemsPanel = problems_panel.install(self)
         self.inspector: Inspector = inspector.install(self)
         self.pack_browser: PackBrowser = pack_browser.install(self)

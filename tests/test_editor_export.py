@@ -240,7 +240,7 @@ def test_print_preview_renders_the_sheet_at_true_size(qtbot, tmp_path):
     assert len(sizes) == 1 and _close(sizes[0], 210, 297)
     # the preview follows the options last used for PDF: copies, paper and bleed
     from editor.files.export import print_pages
-    from editor.mainwindow import settings
+    from editor.settings import settings
 
     settings().setValue("export/pdf", ExportOptions(copies=2, page=PageOptions(bleed_mm=3)).to_json())
     pages, copies = window.exporter.preview_pages()

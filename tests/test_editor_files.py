@@ -27,7 +27,7 @@ def _clean_files_state():
     """Each test starts with no recovery files and no recent files (settings live in the
     session's temporary XDG folders)."""
     from editor.files import manager as files
-    from editor.mainwindow import settings
+    from editor.settings import settings
 
     layout = {key: settings().value(key) for key in ("window/geometry", "window/state")}
 

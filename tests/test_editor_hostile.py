@@ -245,7 +245,7 @@ def test_a_damaged_grid_step_setting_gives_the_default(qtbot, stored):
     snapping put NaN coordinates into the model."""
     from PySide6.QtCore import QPointF
 
-    from editor.mainwindow import DEFAULT_GRID_STEP_MM, settings
+    from editor.settings import DEFAULT_GRID_STEP_MM, settings
 
     settings().setValue("canvas/grid_step_mm", stored)
     window = make_window(qtbot, TINY)

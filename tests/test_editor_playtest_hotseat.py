@@ -343,7 +343,7 @@ def test_switching_modes_and_new_game_reset_every_seat(qtbot):
     assert panel.session is session and session.hotseat and len(session.moves) == 1
     assert "New Game" in panel.message.text()
     # the choice is remembered for the next playtest
-    from editor.mainwindow import settings
+    from editor.settings import settings
 
     assert settings().value(OTHER_SEATS_SETTING) == POLICY
     # New Game: the policy plays seats 2 and 3 again, every map empty, round 1 of the same seed

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
-from editor.mainwindow import settings
+from editor.settings import settings
 from exporters.formats import CARDS_PDF, GAME_JSON, SHEET_PDF, SHEET_PNG, SHEET_SVG, ExportError, WriteOptions
 from exporters.pages import Page, PageOptions
 

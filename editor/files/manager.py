@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 
 from editor.dungeon.document import DungeonDocument, new_document
 from editor.dungeon.templates import slug, template_data
-from editor.mainwindow import settings
+from editor.settings import settings
 from inkcrawl.jsonio import write_text_atomic
 from inkcrawl.model import dungeon_from_dict
 from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file

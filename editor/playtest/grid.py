@@ -506,7 +506,7 @@ def _fit_columns(tree: QTreeWidget, stretch: int) -> None:
 def _remembered_other_seats() -> str:
     """The last "Other seats" choice from the editor's settings (:data:`POLICY` by default)."""
     try:
-        from editor.mainwindow import settings
+        from editor.settings import settings
 
         value = settings().value(OTHER_SEATS_SETTING, POLICY)
     except Exception:
@@ -516,7 +516,7 @@ def _remembered_other_seats() -> str:
 
 def _remember_other_seats(mode: str) -> None:
     try:
-        from editor.mainwindow import settings
+        from editor.settings import settings
 
         settings().setValue(OTHER_SEATS_SETTING, mode)
     except Exception:
