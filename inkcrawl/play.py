@@ -20,12 +20,34 @@ from inkcrawl.schema import schema_problems
 
 #: The play format version this inkcrawl reads and writes.
 PLAY_FORMAT_VERSION = 1
+#: Most points a play's path may have, all polylines together (the referee takes about 3 s and
+#: 300 MB for a million); counted before the schema and the referee look at the play.
+MAX_PLAY_POINTS = 1_000_000
+
+
+def _point_count_problem(data: dict, file: str) -> Problem | None:
+    """F006 when the path has more than :data:`MAX_PLAY_POINTS` points, else ``None``."""
+    path = data.get("path")
+    if not isinstance(path, list):
+        return None
+    count = sum(len(polyline) for polyline in path if isinstance(polyline, list))
+    if count <= MAX_PLAY_POINTS:
+        return None
+    return problem(
+        "F006",
+        f"the path has {count:,} points, more than the {MAX_PLAY_POINTS:,} the referee accepts",
+        file,
+        "/path",
+    )
+#: The play files: a line dungeon's drawn path (``play``), a grid sheet (``grid-play``), each with its schema.
+PLAY_TYPES = ("play", "grid-play")
 
 
 def play_data_problems(data: Any, file: str) -> list[Problem]:
-    """Problems of parsed play data: not a play (F008), a newer format (F007), schema errors
-    (S001, one per leaf error, by pointer)."""
-    if not isinstance(data, dict) or data.get("type") != "play":
+    """Problems of parsed play data: not a play or grid play (F008), a newer format (F007),
+    schema errors (S001, one per leaf error, by pointer) against its type's schema
+    (``schemas/play.schema.json`` or ``schemas/grid-play.schema.json``)."""
+    if not isinstance(data, dict) or data.get("type") not in PLAY_TYPES:
         found = (
             f'"type": {json.dumps(data.get("type"), ensure_ascii=False)[:60]}'
             if isinstance(data, dict) and "type" in data
@@ -36,7 +58,8 @@ def play_data_problems(data: Any, file: str) -> list[Problem]:
         return [
             problem(
                 "F008",
-                f'not a play file: expected an object with "type": "play", found {found}',
+                f'not a play file: expected an object with "type": "play" (a line dungeon\'s drawn path) or '
+                f'"grid-play" (a grid sheet), found {found}',
                 file,
                 "/type" if isinstance(data, dict) and "type" in data else "",
             )
@@ -52,14 +75,20 @@ def play_data_problems(data: Any, file: str) -> list[Problem]:
                 "/format_version",
             )
         ]
-    return schema_problems(data, "play", file)
+    return schema_problems(data, data["type"], file)
 
 
 def load_play(path: str | Path, file: str | None = None) -> tuple[dict | None, list[Problem]]:
     """Read and check a play file. Returns ``(data, problems)``; ``data`` is ``None`` when the
-    file cannot be used (any error). Never raises."""
+    file cannot be used (any error). A file of more values than
+    :data:`inkcrawl.validate.MAX_JSON_VALUES` is refused (F006) before it is parsed. Never raises."""
+    from inkcrawl.validate import too_many_values
+
     path = Path(path)
     file = file if file is not None else str(path)
+    refused = too_many_values(path, file, note=f" (a play's path has at most {MAX_PLAY_POINTS:,} points)")
+    if refused is not None:
+        return None, [refused]
     data, problems = read_json_file(path, file)
     if problems:
         return None, problems

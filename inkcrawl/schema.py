@@ -18,7 +18,7 @@ from inkcrawl.resources import schema_path
 #: File types that have a schema, the value of their top-level ``type`` member.
 FILE_TYPES = ("dungeon", "pack", "ruleset")
 #: Documents inkcrawl writes for other programs (and reads back): game data, plays.
-DATA_TYPES = ("game", "play")
+DATA_TYPES = ("game", "play", "grid-play")
 
 
 @cache

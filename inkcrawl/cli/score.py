@@ -1,4 +1,5 @@
-"""``inkcrawl score``: referee one drawn play on a line dungeon (RULES.md 2).
+"""``inkcrawl score``: referee one drawn play on a line dungeon (RULES.md 2), or score one
+finished grid sheet (a grid play file, RULES.md 1; :mod:`inkcrawl.engines.grid.sheet`).
 
 The dungeon comes from a dungeon file, a pack (folder or pack.json; the play names the dungeon
 by id) or a game.json (docs/game-data.md); dungeons and packs are validated and converted to
@@ -34,6 +35,7 @@ _EPILOG = """\
 examples:
   inkcrawl score content/packs/lantern-depths my-play.json
   inkcrawl score lantern-depths.game.json my-play.json --format json
+  inkcrawl score content/packs/ember-halls/dungeons/cinder-vault.json my-sheet.json   (a grid sheet)
 
 The play file names the dungeon it is a play of (its id); see docs/play-files.md.
 exit codes: 0 scored, 1 validation errors in the dungeon or an invalid play, 2 usage error or unreadable input
@@ -44,15 +46,17 @@ def register(subparsers) -> None:
     """Add ``score`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
         "score",
-        help="referee a drawn play on a line dungeon: breakdown by room and corridor, and the total",
+        help="referee a drawn play on a line dungeon, or score a finished grid sheet: breakdown and total",
         description="Score one player's drawn path on a line dungeon by the line family's rules: each room or "
         "corridor entered in path order with what was completed, failed, missed and crossed, then orb "
-        "tokens, the boss and the total, the way a player checks a neighbour's sheet.",
+        "tokens, the boss and the total, the way a player checks a neighbour's sheet. On a grid dungeon, "
+        "score a finished sheet (a grid play file: segments, traps, tally marks) term by term; an illegal "
+        "segment or trap is refused naming its room and the rule.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "dungeon", metavar="DUNGEON_OR_GAME", help="a line dungeon file, a pack folder or pack.json, or a game.json"
+        "dungeon", metavar="DUNGEON_OR_GAME", help="a dungeon file, a pack folder or pack.json, or a game.json"
     )
     parser.add_argument("play", metavar="PLAY.json", help="the play file")
     parser.add_argument(
@@ -117,13 +121,17 @@ def _cmd_score(args: argparse.Namespace) -> int:
         _refusal(args, "dungeon", [(args.play, "/dungeon", None, message)])
         return EXIT_PROBLEMS
     entry = chosen[0]
-    if entry.get("family") != "line":
+    family, kind = entry.get("family"), play.get("type")
+    if (family, kind) not in (("line", "play"), ("grid", "grid-play")):
+        wants = "a grid-play file (a finished grid sheet)" if family == "grid" else "a play file (a drawn path)"
         return _error(
             args,
-            f"dungeon {wanted!r} is a {entry.get('family')} dungeon; 'score' referees line-family "
-            f"plays ('inkcrawl simulate' plays grid dungeons)",
+            f"dungeon {wanted!r} is a {family} dungeon: it is scored from {wants}, and {args.play} is a "
+            f"{kind!r} file (docs/play-files.md)",
             EXIT_PROBLEMS,
         )
+    if family == "grid":
+        return _score_grid(args, entry, play)
     try:
         rules = LineRules(entry)
         result = referee(rules, play)
@@ -146,4 +154,29 @@ def _cmd_score(args: argparse.Namespace) -> int:
         sys.stdout.write(json_terminal_safe(json.dumps(result, indent=2, ensure_ascii=False)) + "\n")
     else:
         sys.stdout.write(terminal_safe(format_breakdown(result)))
+    return EXIT_OK
+
+
+def _score_grid(args: argparse.Namespace, entry: dict, play: dict) -> int:
+    """Score a grid sheet (RULES.md 1, Scoring): the breakdown by term, or each illegal segment
+    or trap named with its room and rule (exit 1)."""
+    from inkcrawl.engines.grid import GameDataError as GridDataError
+    from inkcrawl.engines.grid import GridRules
+    from inkcrawl.engines.grid.sheet import SheetError, format_sheet, score_sheet
+
+    try:
+        rules = GridRules(entry)
+        result = score_sheet(rules, play)
+    except GridDataError as exc:
+        return _error(args, f"{args.dungeon}: dungeon {entry.get('id')!r} cannot be played: {exc}", EXIT_PROBLEMS)
+    except SheetError as exc:
+        for pointer, message in exc.problems:
+            print(terminal_safe(f"{args.play}:{pointer}: error {message}"), file=sys.stderr)
+        _refusal(args, "invalid-play", [(args.play, pointer, None, message) for pointer, message in exc.problems])
+        return EXIT_PROBLEMS
+    if args.format == "json":
+        text = json.dumps(result.as_dict(rules), indent=2, ensure_ascii=False)
+        sys.stdout.write(json_terminal_safe(text) + "\n")
+    else:
+        print(terminal_safe(format_sheet(result)))
     return EXIT_OK
