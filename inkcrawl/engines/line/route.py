@@ -1,0 +1,265 @@
+"""The drawing step of par: turning a chosen route (the elements to complete, in order) into a
+stroke the referee accepts (docs/play-files.md; RULES.md 2, Elements and Drawing rules).
+
+It works on the same geometry as the referee (:class:`~inkcrawl.engines.line.rules.LineRules`):
+
+* :class:`FreeSpace` is where the pen's centre may go between elements: the paper of the chosen
+  areas less the walls' solid ink (channels too narrow for a line included,
+  :attr:`~inkcrawl.engines.wall_network.WallNetwork.solid`) grown by a clearance, less the
+  elements the line must not touch on the way (portal entries, escape portals, exits: touching
+  them lifts the pen or ends the scrawl) and the doors it may not pass. It is triangulated once
+  (``shapely.constrained_delaunay_triangles``); :meth:`FreeSpace.path` finds the shortest chain
+  of triangles (Dijkstra from centroid to centroid through the shared edges' midpoints, so every
+  piece stays inside a triangle) and pulls it tight (a shortcut is kept when the free space
+  covers it).
+* :func:`element_stroke` draws what completes one element: rows back and forth over a monster,
+  orb or boss (cover), its outline for a spell or treasure (trace), a line across a plant (pass
+  through), into the glyph for a key, prisoner or portal entry (touch), into an exit or escape
+  portal (enter).
+* :func:`draw_route` chains them from a Start into one play (a new polyline after each portal).
+
+Units: sheet millimetres. The search for the best route (par) is built on this.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import shapely
+import shapely.ops
+from shapely.geometry import LineString, Point
+
+from inkcrawl.engines.line.rules import Element, LineRules
+
+#: A point in sheet mm: a pair, a sequence or a ``(2,)`` array.
+Point2 = Sequence[float] | np.ndarray
+#: How far (mm) the pen's centre keeps from the walls' ink between elements.
+CLEARANCE_MM = 0.3
+#: Rows of a covering stroke: this fraction of the pen width apart.
+COVER_ROW_SPACING = 0.6
+#: Kinds the line must not touch unless it is going there.
+AVOID_KINDS = ("portal_entry", "escape_portal", "exit")
+
+
+class RouteError(ValueError):
+    """No stroke could be drawn: the free space does not join two points (say which)."""
+
+
+class FreeSpace:
+    """Where the pen's centre may go between elements (see the module docstring).
+
+    ``areas``: area indexes the line may be in (default: all); ``avoid``: elements to keep the
+    pen off; ``closed_doors``: door segments (shapely lines) the line may not pass. Raises
+    :class:`RouteError` when no paper is left."""
+
+    def __init__(
+        self,
+        rules: LineRules,
+        areas: Iterable[int] | None = None,
+        avoid: Iterable[Element] = (),
+        closed_doors: Iterable = (),
+        clearance_mm: float = CLEARANCE_MM,
+    ):
+        chosen = list(range(len(rules.area_polygons))) if areas is None else sorted(set(areas))
+        paper = shapely.union_all([rules.area_polygons[i] for i in chosen])
+        pen = rules.pen_width_mm
+        solid = rules.network.solid if rules.network.solid is not None else rules.network.barrier
+        cut = [solid.buffer(clearance_mm)] if not solid.is_empty else []
+        cut += [e.ink.buffer(pen / 2 + 0.4) for e in avoid if e.ink is not None]
+        cut += [shapely.buffer(d, pen / 2 + clearance_mm) for d in closed_doors]
+        free = paper.difference(shapely.union_all(cut)) if cut else paper
+        if free.is_empty:
+            raise RouteError("no paper is left for the line in the chosen areas")
+        self.free = free
+        shapely.prepare(self.free)
+        triangles = shapely.get_parts(shapely.constrained_delaunay_triangles(free))
+        triangles = triangles[shapely.area(triangles) > 1e-9]
+        self.triangles = triangles
+        self.tree = shapely.STRtree(triangles)
+        self.centroids = shapely.get_coordinates(shapely.centroid(triangles))
+        edges: dict[tuple, list[int]] = {}
+        for t, coords in enumerate(shapely.get_coordinates(shapely.get_exterior_ring(triangles)).reshape(-1, 4, 2)):
+            for a, b in ((0, 1), (1, 2), (2, 0)):
+                key = tuple(sorted((tuple(np.round(coords[a], 9)), tuple(np.round(coords[b], 9)))))
+                edges.setdefault(key, []).append(t)
+        self.neighbours: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(len(triangles))]
+        for (p, q), owners in edges.items():
+            if len(owners) == 2:
+                mid = (np.array(p) + np.array(q)) / 2
+                t, u = owners
+                self.neighbours[t].append((u, mid))
+                self.neighbours[u].append((t, mid))
+
+    def _triangle(self, point: np.ndarray) -> int:
+        hits = self.tree.query(Point(point), predicate="intersects")
+        if len(hits):
+            return int(hits[0])
+        nearest = self.tree.nearest(Point(point))
+        return int(nearest)
+
+    def snap(self, point: Point2) -> np.ndarray:
+        """The point, or the nearest point of the free space when it lies outside it."""
+        p = Point(point)
+        if self.free.covers(p):
+            return np.asarray(point, dtype=float)
+        nearest = shapely.ops.nearest_points(self.free, p)[0]
+        return np.array([nearest.x, nearest.y], dtype=float)
+
+    def path(self, a: Point2, b: Point2) -> np.ndarray:
+        """A short polyline ``(n, 2)`` from ``a`` to ``b`` inside the free space (both snapped
+        into it first). Raises :class:`RouteError` when they are not joined."""
+        a, b = self.snap(a), self.snap(b)
+        assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+        if self.free.covers(LineString([a, b])) or np.allclose(a, b):
+            return np.array([a, b])
+        start, goal = self._triangle(a), self._triangle(b)
+        best = {start: 0.0}
+        back: dict[int, tuple[int, np.ndarray]] = {}
+        queue = [(0.0, start)]
+        while queue:
+            cost, t = heapq.heappop(queue)
+            if t == goal:
+                break
+            if cost > best.get(t, math.inf):
+                continue
+            here = self.centroids[t]
+            for u, mid in self.neighbours[t]:
+                step = cost + float(np.hypot(*(mid - here))) + float(np.hypot(*(self.centroids[u] - mid)))
+                if step < best.get(u, math.inf):
+                    best[u] = step
+                    back[u] = (t, mid)
+                    heapq.heappush(queue, (step, u))
+        if goal not in best:
+            raise RouteError(f"no way for the line from ({a[0]:.1f}, {a[1]:.1f}) to ({b[0]:.1f}, {b[1]:.1f})")
+        chain: list[np.ndarray] = [b]
+        t = goal
+        while t != start:
+            prev, mid = back[t]
+            chain += [self.centroids[t], mid]
+            t = prev
+        chain += [self.centroids[start], a]
+        return self._pull(np.array(chain[::-1]))
+
+    def _pull(self, points: np.ndarray) -> np.ndarray:
+        """Shortcut the chain wherever the free space covers the straight line."""
+        out = [points[0]]
+        i = 0
+        while i < len(points) - 1:
+            j = len(points) - 1
+            while j > i + 1 and not self.free.covers(LineString([points[i], points[j]])):
+                j -= 1
+            out.append(points[j])
+            i = j
+        return np.array(out)
+
+
+def _cover_rows(ink, pen: float) -> np.ndarray:
+    """Rows back and forth over ``ink`` (its bounding box, rows :data:`COVER_ROW_SPACING` pens
+    apart), each spanning the ink grown by half a pen: the pen covers all of it."""
+    x0, y0, x1, y1 = ink.bounds
+    grown = ink.buffer(pen * 0.4)
+    points = []
+    y = y0 + pen * 0.3
+    flip = False
+    while y <= y1 - pen * 0.3 + 1e-9:
+        row = grown.intersection(LineString([(x0 - pen, y), (x1 + pen, y)]))
+        if not row.is_empty:
+            xs = shapely.get_coordinates(row)[:, 0]
+            seg = [(float(xs.min()), y), (float(xs.max()), y)]
+            points += seg[::-1] if flip else seg
+            flip = not flip
+        y += pen * COVER_ROW_SPACING
+    return np.array(points, dtype=float).reshape(-1, 2)
+
+
+def element_stroke(rules: LineRules, element: Element) -> np.ndarray:
+    """The stroke ``(n, 2)`` that completes ``element`` (see the module docstring); its first
+    point is where the line comes to it."""
+    pen = rules.pen_width_mm
+    kind = element.interaction
+    if kind == "cover":
+        return _cover_rows(element.ink, pen)
+    if kind == "trace" and element.traces:
+        parts = [np.asarray(trace, dtype=float) for trace in element.traces]
+        return np.concatenate(parts)
+    centre = np.asarray(element.at if element.at is not None else element.ink.centroid.coords[0], dtype=float)
+    if kind == "pass_through":
+        footprint = element.footprint if element.footprint is not None else element.ink
+        x0, _, x1, _ = footprint.bounds
+        half = (x1 - x0) / 2 + pen
+        return np.array([centre - (half, 0.0), centre + (half, 0.0)])
+    return np.array([centre])  # touch, enter, connect_in_order: into the glyph
+
+
+class _Fallback:
+    """A strict free space, and a looser one where the strict one has no way."""
+
+    def __init__(self, strict: FreeSpace, loose: FreeSpace):
+        self.strict, self.loose = strict, loose
+
+    def snap(self, point: Point2) -> np.ndarray:
+        return self.strict.snap(point)
+
+    def path(self, a: Point2, b: Point2) -> np.ndarray:
+        try:
+            return self.strict.path(a, b)
+        except RouteError:
+            return self.loose.path(a, b)
+
+
+def draw_route(
+    rules: LineRules,
+    start_id: str,
+    targets: Sequence[str],
+    areas: Iterable[int] | None = None,
+    closed_doors: Iterable = (),
+    portal_exits: dict[str, str] | None = None,
+) -> dict:
+    """A play file (``{"type": "play", "format_version": 1, "dungeon", "path"}``) whose line
+    starts at Start ``start_id`` and completes the elements ``targets`` (ids) in order, staying in
+    ``areas`` (default: all) and off every element it is not going to (where that leaves no way:
+    off those that would lift the pen or end the scrawl). After a portal entry the next polyline starts at the exit
+    ``portal_exits[entry id]`` (default: the first exit of its channel). Raises
+    :class:`RouteError` when a target cannot be reached, ``KeyError`` for an unknown id."""
+    by_id = rules.element_by_id
+    start = next((s for s in rules.starts if s["id"] == start_id), None)
+    if start is None:
+        raise KeyError(f"no Start {start_id!r}")
+    wanted = {by_id[t].id for t in targets}
+    allowed = None if areas is None else set(areas)
+    for target_id in targets:
+        element = by_id[target_id]
+        if allowed is not None and element.area not in allowed:
+            raise RouteError(f"{target_id} is in {rules.area_name(element.area)}, outside the areas of the route")
+    # the line keeps off every element it is not going to, so it scores what was planned; where
+    # that leaves no way, only off those that would lift the pen or end the scrawl
+    others = [e for e in rules.elements if e.id not in wanted and e.ink is not None and e.kind != "start"]
+    space = _Fallback(
+        FreeSpace(rules, allowed, others, closed_doors),
+        FreeSpace(rules, allowed, [e for e in others if e.kind in AVOID_KINDS], closed_doors),
+    )
+    polylines: list[list[np.ndarray]] = [[np.asarray(start["at"], dtype=float)]]
+    here = space.snap(start["at"])
+    polylines[0].append(here)
+    for target_id in targets:
+        element = by_id[target_id]
+        stroke = element_stroke(rules, element)
+        polylines[-1].extend(space.path(here, stroke[0])[1:])
+        polylines[-1].extend(stroke[1:])
+        here = stroke[-1]
+        if element.kind == "portal_entry":
+            exits = [e for e in rules.elements if e.kind == "portal_exit" and e.channel == element.channel]
+            chosen = (portal_exits or {}).get(element.id)
+            exit_ = by_id[chosen] if chosen else exits[0]
+            landing = exit_.at if exit_.at is not None else exit_.ink.centroid.coords[0]
+            polylines.append([np.asarray(landing, dtype=float)])
+            here = space.snap(landing)
+            polylines[-1].append(here)
+    path = [[[round(float(x), 3), round(float(y), 3)] for x, y in line] for line in polylines]
+    return {"type": "play", "format_version": 1, "dungeon": rules.id, "path": path}
+
+
+__all__ = ["AVOID_KINDS", "FreeSpace", "RouteError", "draw_route", "element_stroke"]
