@@ -43,6 +43,7 @@ _CORE_COMMANDS = (
     "inkcrawl.cli.analyze",
     "inkcrawl.cli.simulate",
     "inkcrawl.cli.score",
+    "inkcrawl.cli.par",
     "inkcrawl.cli.importing",
 )
 

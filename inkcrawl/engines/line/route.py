@@ -221,45 +221,63 @@ def draw_route(
     """A play file (``{"type": "play", "format_version": 1, "dungeon", "path"}``) whose line
     starts at Start ``start_id`` and completes the elements ``targets`` (ids) in order, staying in
     ``areas`` (default: all) and off every element it is not going to (where that leaves no way:
-    off those that would lift the pen or end the scrawl). After a portal entry the next polyline starts at the exit
-    ``portal_exits[entry id]`` (default: the first exit of its channel). Raises
+    off those that would lift the pen or end the scrawl). After a portal entry the next polyline
+    starts at the exit ``portal_exits[entry id]`` (default: the first exit of its channel). Raises
     :class:`RouteError` when a target cannot be reached, ``KeyError`` for an unknown id."""
+    allowed = None if areas is None else set(areas)
+    doors = list(closed_doors)
+    exits = portal_exits or {}
+    steps = [(t, allowed, doors, exits[t]) if t in exits else (t, allowed, doors) for t in targets]
+    return draw_plan(rules, start_id, steps)
+
+
+def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple]) -> dict:
+    """Like :func:`draw_route`, with the areas and closed doors given per step: each step is
+    ``(element id, areas the line may be in or None for all, door segments it may not pass)``,
+    and for a portal entry optionally the exit id as a fourth member. Free spaces are built once
+    per (areas, doors, elements to avoid). Raises :class:`RouteError`, ``KeyError``."""
     by_id = rules.element_by_id
     start = next((s for s in rules.starts if s["id"] == start_id), None)
     if start is None:
         raise KeyError(f"no Start {start_id!r}")
-    wanted = {by_id[t].id for t in targets}
-    allowed = None if areas is None else set(areas)
-    for target_id in targets:
-        element = by_id[target_id]
+    for step in steps:
+        element, allowed = by_id[step[0]], step[1]
         if allowed is not None and element.area not in allowed:
-            raise RouteError(f"{target_id} is in {rules.area_name(element.area)}, outside the areas of the route")
+            raise RouteError(f"{step[0]} is in {rules.area_name(element.area)}, outside the areas of the route")
+    wanted = {step[0] for step in steps}
     # the line keeps off every element it is not going to, so it scores what was planned; where
     # that leaves no way, only off those that would lift the pen or end the scrawl
-    others = [e for e in rules.elements if e.id not in wanted and e.ink is not None and e.kind != "start"]
-    space = _Fallback(
-        FreeSpace(rules, allowed, others, closed_doors),
-        FreeSpace(rules, allowed, [e for e in others if e.kind in AVOID_KINDS], closed_doors),
-    )
+    others = [e for e in rules.elements if e.id not in wanted and e.ink is not None and e.kind not in ("start", "door")]
+    dangerous = [e for e in others if e.kind in AVOID_KINDS]
+    spaces: dict[tuple, _Fallback] = {}
+
+    def space_for(allowed, doors) -> _Fallback:
+        key = (None if allowed is None else frozenset(allowed), tuple(sorted(id(d) for d in doors)))
+        if key not in spaces:
+            spaces[key] = _Fallback(
+                FreeSpace(rules, allowed, others, doors), FreeSpace(rules, allowed, dangerous, doors)
+            )
+        return spaces[key]
+
+    first = space_for(steps[0][1] if steps else None, steps[0][2] if steps else [])
     polylines: list[list[np.ndarray]] = [[np.asarray(start["at"], dtype=float)]]
-    here = space.snap(start["at"])
+    here = first.snap(start["at"])
     polylines[0].append(here)
-    for target_id in targets:
-        element = by_id[target_id]
+    for step in steps:
+        element = by_id[step[0]]
+        space = space_for(step[1], step[2])
         stroke = element_stroke(rules, element)
         polylines[-1].extend(space.path(here, stroke[0])[1:])
         polylines[-1].extend(stroke[1:])
         here = stroke[-1]
         if element.kind == "portal_entry":
             exits = [e for e in rules.elements if e.kind == "portal_exit" and e.channel == element.channel]
-            chosen = (portal_exits or {}).get(element.id)
-            exit_ = by_id[chosen] if chosen else exits[0]
+            exit_ = by_id[step[3]] if len(step) > 3 and step[3] else exits[0]
             landing = exit_.at if exit_.at is not None else exit_.ink.centroid.coords[0]
-            polylines.append([np.asarray(landing, dtype=float)])
-            here = space.snap(landing)
-            polylines[-1].append(here)
+            here = np.asarray(landing, dtype=float)  # snapped by the next step's free space
+            polylines.append([here])
     path = [[[round(float(x), 3), round(float(y), 3)] for x, y in line] for line in polylines]
     return {"type": "play", "format_version": 1, "dungeon": rules.id, "path": path}
 
 
-__all__ = ["AVOID_KINDS", "FreeSpace", "RouteError", "draw_route", "element_stroke"]
+__all__ = ["AVOID_KINDS", "FreeSpace", "RouteError", "draw_plan", "draw_route", "element_stroke"]

@@ -1,0 +1,370 @@
+"""Par for a line dungeon: the best solo score under the rules, found by an exact search over the
+areas, keys and portals, then drawn (:mod:`inkcrawl.engines.line.route`) and scored by the referee.
+
+The search works on the game data's area graph (``open`` connections, doors with their locks,
+one-way portals) and the value of each area under the line family's rules (RULES.md 2):
+
+* Backtracking is free, so within a *phase* (from a Start, or from a portal exit) the line can be
+  anywhere in the areas it has entered that openings and the doors its keys open join. A step
+  enters one more area next to them (through an opening, or a door its keys open), uses a portal
+  entry (a new phase from an exit of that channel; the entry's penalty is lifted), or ends.
+* Entering a room obliges completing every element in it, so a room is worth the VP of all its
+  elements; a corridor's elements are optional (only those worth something are done). Keys are
+  taken as their area is entered (one of each colour, while the supply for the player count
+  lasts; a skeleton key takes a colour of the search's choice). An unused portal entry in a room
+  costs ``unused_portal_entry_vp``. Orbs are covered while their next token is worth something.
+  Artifact stones count by triple at the end: all three entered (in phases in number order)
+  +1, none touched in an entered home area ``artifact_untouched_group_vp``, else 0.
+* The scrawl ends when the line chooses to stop, or by a trigger the sheet lists: covering the
+  boss (entering the boss room covers it, last), entering an escape portal or an exit. The area it
+  ends in is exempt from penalties (switch ``end_room_exempt``).
+
+The search is a depth-first search with memoisation over (entered areas, where the line is, keys,
+orbs taken, portals used); it is exact for this model, so ``proven`` holds when the drawn route,
+re-scored by the referee, scores the searched value. Not modelled yet (they make ``proven``
+false when they matter): characters' abilities, several players at the table, the timer, and the
+choice to leave an element of a room undone on purpose. Units: VP; lengths in sheet mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from inkcrawl.engines.line.route import RouteError, draw_plan
+from inkcrawl.engines.line.rules import Element, LineRules
+from inkcrawl.locks import door_opens
+
+#: Interactions whose elements a room obliges the line to complete (and penalises when left).
+_SCORED = ("cover", "trace", "pass_through", "touch")
+
+
+@dataclass
+class Par:
+    """The best solo score found: ``par`` (what the drawn route scores through the referee),
+    ``bound`` (the search's value: an upper bound of the model), ``proven`` (the two agree),
+    the route as element ids in drawing order, the play file and its drawn length (mm)."""
+
+    dungeon: str
+    par: int
+    bound: int
+    proven: bool
+    route: list[str] = field(default_factory=list)
+    play: dict | None = None
+    length_mm: float = 0.0
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        """``{"dungeon", "par", "proven", "bound", "length_mm", "route", "note"}`` (docs/play-files.md)."""
+        return {
+            "dungeon": self.dungeon,
+            "par": self.par,
+            "proven": self.proven,
+            "bound": self.bound,
+            "length_mm": round(self.length_mm, 1),
+            "route": self.route,
+            "note": self.note,
+        }
+
+
+class _Model:
+    """The area graph and the value of each element, compiled from :class:`LineRules`."""
+
+    def __init__(self, rules: LineRules, players: int):
+        self.rules = rules
+        n = len(rules.areas)
+        self.n = n
+        self.rooms = [kind == "room" for kind in rules.area_kinds]
+        self.open: list[list[int]] = [[] for _ in range(n)]
+        for pair in rules.open_pairs:
+            a, b = (rules.area_index[x] for x in pair)
+            self.open[a].append(b)
+            self.open[b].append(a)
+        self.doors = []  # (a, b, locks)
+        for door in rules.doors:
+            a, b = (rules.area_index[x] for x in door.pair)
+            self.doors.append((a, b, tuple(door.locks)))
+        self.supply = int(rules.key_supply.get(str(players), 0))
+        self.by_area: list[list[Element]] = [[] for _ in range(n)]
+        for e in rules.elements:
+            if 0 <= e.area < n:
+                self.by_area[e.area].append(e)
+        self.boss_ends = rules.lists_trigger("boss_covered")
+        self.exit_ends = rules.lists_trigger("exit_reached")
+        self.tokens = {colour: list(values) for colour, values in rules.orb_tokens.items()}
+        self.unused_entry = int(rules.switch("unused_portal_entry_vp"))
+        self.untouched = int(rules.switch("artifact_untouched_group_vp"))
+        self.exempt = bool(rules.switch("end_room_exempt"))
+        self.colours = sorted({e.colour for e in rules.elements if e.kind == "key" and e.colour})
+        self.colours = sorted(set(self.colours) | set(rules.key_colours))
+
+    def vp(self, e: Element) -> int:
+        return int(e.vp or 0)
+
+    def next_token(self, colour: str, covered) -> int | None:
+        """The value of the next token of ``colour`` after the orbs ``covered`` (ids), or None."""
+        taken = sum(1 for orb_id in covered if self.rules.element_by_id[orb_id].colour == colour)
+        stack = self.tokens.get(colour, [])
+        return stack[taken] if taken < len(stack) else None
+
+    def orb_ends(self, colour: str, covered) -> bool:
+        """Whether taking the next token of ``colour`` sets off an ``orb_taken`` end trigger."""
+        taken = sum(1 for orb_id in covered if self.rules.element_by_id[orb_id].colour == colour)
+        position, stack = taken + 1, len(self.tokens.get(colour, []))
+        for trigger in self.rules.end_triggers:
+            if (
+                isinstance(trigger, dict)
+                and trigger.get("kind") == "orb_taken"
+                and trigger.get("colour") in (None, colour)
+            ):
+                when = trigger.get("when", "first")
+                if (when == "first" and position == 1) or (when == "last" and position == stack):
+                    return True
+        return False
+
+    def reach(self, start: int, entered: frozenset, keys: frozenset) -> frozenset:
+        """The entered areas the line can be in from ``start`` (openings, doors its keys open)."""
+        seen = {start}
+        stack = [start]
+        while stack:
+            a = stack.pop()
+            for b in self._next(a, keys):
+                if b in entered and b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+        return frozenset(seen)
+
+    def _next(self, a: int, keys: frozenset):
+        yield from self.open[a]
+        for x, y, locks in self.doors:
+            if a in (x, y) and door_opens(list(locks), keys):
+                yield y if a == x else x
+
+    def frontier(self, region: frozenset, entered: frozenset, keys: frozenset) -> list[int]:
+        return sorted({b for a in region for b in self._next(a, keys) if b not in entered})
+
+
+def _enter_value(model: _Model, area: int, keys: frozenset, orbs: frozenset) -> list[tuple]:
+    """Entering ``area``, each way it can go (a skeleton key may take any free colour): a list of
+    ``(VP, keys after, orbs covered after, elements to complete in order, ends)``."""
+    room = model.rooms[area]
+    value = 0
+    todo: list[str] = []
+    keys_after = set(keys)
+    covered = set(orbs)
+    ends = False
+    boss: Element | None = None
+    skeletons: list[Element] = []
+    for e in sorted(model.by_area[area], key=lambda e: (e.kind != "key", e.kind == "boss", e.index)):
+        if e.kind == "key" and e.colour and e.colour not in keys_after and model.supply > 0:
+            keys_after.add(e.colour)
+            todo.append(e.id)
+        elif e.kind == "skeleton_key" and model.supply > 0:
+            skeletons.append(e)
+        elif e.kind == "boss":
+            boss = e
+        elif e.kind == "orb" and e.colour is not None and e.colour in model.tokens:
+            token = model.next_token(e.colour, covered)
+            if token is not None and token > 0 and not model.orb_ends(e.colour, covered):
+                covered.add(e.id)
+                value += token
+                todo.append(e.id)
+        elif e.kind == "portal_entry":
+            if room:
+                value += model.unused_entry
+        elif e.interaction in _SCORED and e.kind not in ("key", "skeleton_key", "portal_entry"):
+            if room or model.vp(e) > 0:
+                value += model.vp(e)
+                todo.append(e.id)
+    if boss is not None:
+        if model.boss_ends:
+            value += model.vp(boss)
+            todo.append(boss.id)
+            ends = True
+        elif room or model.vp(boss) > 0:
+            value += model.vp(boss)
+            todo.append(boss.id)
+    outcomes = [(value, frozenset(keys_after), frozenset(covered), todo, ends)]
+    for skeleton in skeletons:  # each takes one free colour of the search's choice (or none is left)
+        branched = []
+        for value_, keys_, covered_, todo_, ends_ in outcomes:
+            free: list[str | None] = [c for c in model.colours if c not in keys_]
+            for colour in free or [None]:
+                taken = keys_ | {colour} if colour else keys_
+                branched.append((value_, taken, covered_, [skeleton.id, *todo_] if colour else todo_, ends_))
+        outcomes = branched
+    return outcomes
+
+
+def solve(rules: LineRules, players: int = 1) -> tuple[int, list]:
+    """The search's best value and its plan: a list of steps ``("start", start id, area)``,
+    ``("enter", area, [element ids], keys held after)``, ``("portal", entry id, exit id, area)``,
+    ``("orb", orb id)`` (covering it ends the scrawl) and ``("end", area)``."""
+    model = _Model(rules, players)
+    groups = list(rules.groups)
+    orbs_by_area = [
+        [e for e in model.by_area[a] if e.kind == "orb" and e.colour in model.tokens] for a in range(model.n)
+    ]
+
+    def finish(entered: frozenset, phases: tuple, area: int, used: frozenset) -> int:
+        """Stopping in ``area``: the stones' triples, and the area's own penalties lifted."""
+        value = _stone_value(model, groups, entered, dict(phases))
+        if model.exempt and model.rooms[area]:
+            value -= model.unused_entry * sum(
+                1 for e in model.by_area[area] if e.kind == "portal_entry" and e.id not in used
+            )
+        return value
+
+    def entering(area, entered, keys, orbs, used, phase, phases, prefix):
+        """Every way of entering ``area`` next, with the best continuation of each."""
+        out = []
+        for gain, keys2, orbs2, todo, ends in _enter_value(model, area, keys, orbs):
+            entered2 = entered | {area}
+            phases2 = phases if area in dict(phases) else tuple(sorted({**dict(phases), area: phase}.items()))
+            step = ("enter", area, todo, keys2)
+            if ends:
+                out.append((gain + finish(entered2, phases2, area, used), [*prefix, step, ("end", area)]))
+                continue
+            value, plan = best(entered2, area, keys2, orbs2, used, phase, phases2)
+            out.append((gain + value, [*prefix, step, *plan]))
+        return out
+
+    @cache
+    def best(
+        entered: frozenset, here: int, keys: frozenset, orbs: frozenset, used: frozenset, phase: int, phases: tuple
+    ):
+        region = model.reach(here, entered, keys)
+        options = [(finish(entered, phases, here, used), [("end", here)])]
+        for area in model.frontier(region, entered, keys):
+            options += entering(area, entered, keys, orbs, used, phase, phases, [])
+        for area in region:  # an orb whose token ends the scrawl: covered last
+            for orb in orbs_by_area[area]:
+                token = model.next_token(orb.colour, orbs)
+                if orb.id not in orbs and token is not None and model.orb_ends(orb.colour, orbs):
+                    options.append((token + finish(entered, phases, area, used), [("orb", orb.id), ("end", area)]))
+        for e in rules.elements:
+            if e.kind != "portal_entry" or e.id in used or e.area not in region:
+                continue
+            refund = -model.unused_entry if model.rooms[e.area] else 0
+            for x in rules.elements:
+                if x.kind != "portal_exit" or x.channel != e.channel or x.area < 0:
+                    continue
+                step: tuple = ("portal", e.id, x.id, x.area)
+                used2 = used | {e.id}
+                if x.area in entered:
+                    value, plan = best(entered, x.area, keys, orbs, used2, phase + 1, phases)
+                    options.append((refund + value, [step, *plan]))
+                else:
+                    for value, plan in entering(x.area, entered, keys, orbs, used2, phase + 1, phases, [step]):
+                        options.append((refund + value, plan))
+        return max(options, key=lambda option: option[0])
+
+    results = []
+    for start in rules.starts:
+        area = start["area"]
+        results += entering(
+            area, frozenset(), frozenset(), frozenset(), frozenset(), 0, (), [("start", start["id"], area)]
+        )
+    return max(results, key=lambda r: r[0])
+
+
+def _stone_value(model: _Model, groups, entered: frozenset, phases: dict) -> int:
+    """The artifact triples at the end: all stones' areas entered, in phases in number order, +1
+    each; none entered and the home area entered: the untouched value; else 0."""
+    total = 0
+    for group in groups:
+        areas = [s.area for s in group.stones]
+        if all(a in entered for a in areas):
+            order = [phases.get(a, 0) for a in areas]
+            total += 1 if order == sorted(order) else 0
+        elif not any(a in entered for a in areas) and group.area in entered:
+            total += model.untouched
+    return total
+
+
+def par(rules: LineRules, players: int = 1) -> Par:
+    """Search, draw and re-score (see the module docstring). Never raises for a playable entry:
+    a route the drawing step cannot draw is reported with ``proven`` false and a note."""
+    from inkcrawl.engines.line import referee
+
+    bound, plan = solve(rules, players)
+    steps, route, skeletons = _drawing_steps(rules, plan)
+    start = next(step[1] for step in plan if step[0] == "start")
+    try:
+        play = draw_plan(rules, start, steps)
+    except RouteError as exc:
+        return Par(rules.id, bound, bound, False, route, None, 0.0, f"the route could not be drawn: {exc}")
+    if players > 1:
+        play["players"] = players
+    if skeletons:
+        play["skeleton_keys"] = skeletons
+    result = referee(rules, play)
+    length = float((result.get("end") or {}).get("length_mm") or 0.0)
+    score = int(result["total"])
+    notes = [] if score == bound else [f"the drawn route scores {score}, the search {bound}"]
+    timers = [t for t in rules.end_triggers if isinstance(t, dict) and t.get("kind") == "timer"]
+    if timers:
+        notes.append(
+            f"the sheet's timer ({timers[0].get('seconds')} s) is not modelled yet: par assumes the route fits it"
+        )
+    proven = score == bound and not timers
+    return Par(rules.id, score, max(bound, score), proven, route, play, length, "; ".join(notes))
+
+
+def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[str, str]]:
+    """The plan as drawing steps ``(element id, areas the line may be in, doors it may not pass)``,
+    the stones of each phase last and in number order; the route's element ids; and the colour
+    each skeleton key takes (skeleton key id -> colour)."""
+    skeletons: dict[str, str] = {}
+    steps: list = []
+    route: list[str] = []
+    entered: set[int] = set()
+    keys: frozenset = frozenset()
+    phase_stones: list[Element] = []
+    by_id = rules.element_by_id
+
+    def closed(keys_now: frozenset):
+        return [d.geom for d in rules.doors if not door_opens(list(d.locks), keys_now)]
+
+    def flush():
+        for stone in sorted(phase_stones, key=lambda s: s.number or 0):
+            steps.append((stone.id, set(entered), closed(keys)))
+            route.append(stone.id)
+        phase_stones.clear()
+
+    for step in plan:
+        if step[0] == "enter":
+            _, area, todo, keys_after = step
+            entered.add(area)
+            phase_stones.extend(e for e in rules.elements if e.area == area and e.interaction == "connect_in_order")
+            ends_with = [t for t in todo if by_id[t].kind == "boss"]
+            for element_id in [t for t in todo if t not in ends_with]:
+                steps.append((element_id, set(entered), closed(keys)))
+                route.append(element_id)
+                element = by_id[element_id]
+                if element.kind in ("key", "skeleton_key") and element.colour:
+                    keys = keys | {element.colour}
+            taken = set(keys_after) - set(keys) - {by_id[t].colour for t in todo if by_id[t].kind == "key"}
+            for element_id in todo:
+                if by_id[element_id].kind == "skeleton_key" and taken:
+                    skeletons[element_id] = sorted(taken).pop(0)
+                    taken.discard(skeletons[element_id])
+            keys = frozenset(keys_after)
+            if ends_with:
+                flush()
+                steps.append((ends_with[0], set(entered), closed(keys)))
+                route.append(ends_with[0])
+        elif step[0] == "portal":
+            flush()
+            steps.append((step[1], set(entered), closed(keys), step[2]))
+            route.append(step[1])
+        elif step[0] == "orb":
+            flush()
+            steps.append((step[1], set(entered), closed(keys)))
+            route.append(step[1])
+        elif step[0] == "end":
+            flush()
+    return steps, route, skeletons
+
+
+__all__ = ["Par", "par", "solve"]
