@@ -22,8 +22,8 @@ def test_par_of_the_test_keep():
     # (the red door would do too, but then pe1 costs 1); r3 pr2 +1; the blue orb's 1st token 4;
     # the boss b1 5, covered last (it ends the scrawl): 4 + 1 + 3 + 1 + 2 + 1 + 4 + 5 = 21
     rules = LineRules(entry_of(keep_dungeon()))
-    bound, plan = solve(rules)
-    assert bound == 21
+    bound, plan, exhaustive = solve(rules)
+    assert bound == 21 and exhaustive
     assert ("portal", "pe1", "px1", rules.area_index["r3"]) in plan
     result = par(rules)
     assert result.par == 21 and result.bound == 21
@@ -107,3 +107,18 @@ def test_inkcrawl_par_on_a_grid_dungeon_says_so(capsys):
     path = next(iter(sorted((PACKS / "ember-halls" / "dungeons").glob("*.json"))))
     assert main(["par", str(path)]) == 1
     assert "holds no line dungeon" in capsys.readouterr().err
+
+
+def test_a_search_over_its_budget_goes_on_greedily_and_says_so(monkeypatch):
+    import inkcrawl.engines.line.par as par_module
+
+    rules = LineRules(entry_of(keep_dungeon()))
+    value, plan, exhaustive = solve(rules, budget=2)
+    assert not exhaustive and value <= 21
+    monkeypatch.setattr(par_module, "STATE_BUDGET", 2)
+    result = par(rules)
+    # every element's VP (m1 p1 pr1 s1 p2 m2 t1 m5 s2 m3 pr2 worth 1, the boss 5), the blue token
+    # for the one orb (4) and the one artifact triple (+1): 11 + 5 + 4 + 1 = 21 bounds any route
+    assert result.bound == par_module.upper_bound(rules) == 21
+    assert not result.proven and "went on greedily after 2 states" in result.note
+    assert referee(rules, result.play)["total"] == result.par
