@@ -27,9 +27,19 @@ def test_par_of_the_test_keep():
     assert ("portal", "pe1", "px1", rules.area_index["r3"]) in plan
     result = par(rules)
     assert result.par == 21 and result.bound == 21
-    # the Keep lists a timer, which par does not model yet: not proven, and it says why
-    assert not result.proven and "timer (180 s) is not modelled" in result.note
+    # the Keep lists a 180 s timer: at 50 mm/s the route fits it, so par is the best within it
+    assert result.proven and result.fits_timer and result.timer_s == 180
+    assert result.length_mm / 50 < 180 and result.timer_vp == 21
     assert referee(rules, result.play)["total"] == 21
+
+
+def test_a_route_the_timer_cuts_short_is_not_proven_and_says_what_the_timer_leaves():
+    rules = LineRules(entry_of(keep_dungeon()))
+    slow = par(rules, speed_mm_s=2.0)  # 180 s at 2 mm/s: 360 mm of line, not enough for the route
+    assert not slow.fits_timer and not slow.proven and slow.par == 21
+    timed = {**slow.play, "end": {"trigger": "timer", "at": {"length_mm": 360.0}}}
+    assert slow.timer_vp == referee(rules, timed)["total"] < 21
+    assert "the timer gives 180 s" in slow.note
 
 
 def test_without_a_timer_par_is_proven():

@@ -27,7 +27,9 @@ examples:
 --format json prints one object per dungeon: {"dungeon", "par", "proven", "bound", "length_mm",
 "route", "note"}. proven is true when par is proven optimal: the search is exact for the rules it
 models and the drawn route scores what it found; bound is the search's value (equal to par when
-proven). Not modelled yet, so never proven when they matter: the sheet's timer, characters.
+proven). With a timer on the sheet the route is held against it at --speed mm/s: par is proven
+only when it fits (the best score within a shorter timer is not searched yet). Characters are not
+modelled yet.
 exit codes: 0 par found for every dungeon, 1 a dungeon with errors or a route not drawn, 2 usage
 error or unreadable input
 """
@@ -52,6 +54,14 @@ def register(subparsers) -> None:
         metavar="ROUTE.play.json",
         help="write the route as a play file (with several dungeons: a folder of ID.play.json files)",
     )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        metavar="MM_PER_S",
+        help="how fast a player draws, mm of line per second, to hold the route against the sheet's timer "
+        "(default 50: a stated assumption, see docs/play-files.md)",
+    )
     parser.add_argument("--force", action="store_true", help="replace read-only output files")
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="text: a line per dungeon (default); json: objects"
@@ -61,9 +71,13 @@ def register(subparsers) -> None:
 
 def _cmd_par(args: argparse.Namespace) -> int:
     from inkcrawl.engines.line import GameDataError, LineRules
-    from inkcrawl.engines.line.par import par
+    from inkcrawl.engines.line.par import DEFAULT_SPEED_MM_S, par
     from inkcrawl.jsonio import WriteRefused, write_json_atomic
 
+    speed = DEFAULT_SPEED_MM_S if args.speed is None else args.speed
+    if not 0 < speed <= 10_000:
+        print(f"inkcrawl par: error: --speed {args.speed}: give mm per second above 0", file=sys.stderr)
+        return EXIT_USAGE
     if not 1 <= args.players <= 16:
         print(f"inkcrawl par: error: --players {args.players}: use 1 to 16", file=sys.stderr)
         return EXIT_USAGE
@@ -77,7 +91,7 @@ def _cmd_par(args: argparse.Namespace) -> int:
     results, code = [], EXIT_OK
     for entry in lines:
         try:
-            result = par(LineRules(entry), args.players)
+            result = par(LineRules(entry), args.players, speed)
         except GameDataError as exc:
             print(terminal_safe(f"{args.path}: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr)
             code = EXIT_PROBLEMS
@@ -88,6 +102,9 @@ def _cmd_par(args: argparse.Namespace) -> int:
         if args.format == "text":
             status_text = "proven" if result.proven else f"not proven (bound {result.bound})"
             note = f"; {result.note}" if result.note else ""
+            if result.timer_s is not None and result.fits_timer:
+                needs = result.length_mm / result.speed_mm_s
+                note += f"; fits the {result.timer_s:g} s timer ({needs:.0f} s at {result.speed_mm_s:g} mm/s)"
             print(
                 terminal_safe(
                     f"{result.dungeon}: par {result.par} VP, {status_text}, route {result.length_mm:.0f} mm "

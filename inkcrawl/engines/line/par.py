@@ -37,6 +37,11 @@ from inkcrawl.locks import door_opens
 
 #: Interactions whose elements a room obliges the line to complete (and penalises when left).
 _SCORED = ("cover", "trace", "pass_through", "touch")
+#: How fast a player draws, mm of line per second, to hold a route against the sheet's timer. A
+#: stated assumption, not a measurement: a careful line with a felt pen (quick handwriting moves
+#: the pen tip at several cm/s; a player steering round walls and covering monsters draws
+#: slower). Set it to your players' pace (``inkcrawl par --speed``).
+DEFAULT_SPEED_MM_S = 50.0
 
 
 @dataclass
@@ -53,10 +58,15 @@ class Par:
     play: dict | None = None
     length_mm: float = 0.0
     note: str = ""
+    timer_s: float | None = None
+    speed_mm_s: float = DEFAULT_SPEED_MM_S
+    fits_timer: bool | None = None
+    timer_vp: int | None = None
 
     def as_dict(self) -> dict:
-        """``{"dungeon", "par", "proven", "bound", "length_mm", "route", "note"}`` (docs/play-files.md)."""
-        return {
+        """``{"dungeon", "par", "proven", "bound", "length_mm", "route", "note"}``, and with a timer
+        on the sheet ``{"timer_s", "speed_mm_s", "seconds", "fits_timer", "timer_vp"}``."""
+        out = {
             "dungeon": self.dungeon,
             "par": self.par,
             "proven": self.proven,
@@ -65,6 +75,15 @@ class Par:
             "route": self.route,
             "note": self.note,
         }
+        if self.timer_s is not None:
+            out.update(
+                timer_s=self.timer_s,
+                speed_mm_s=self.speed_mm_s,
+                seconds=round(self.length_mm / self.speed_mm_s, 1),
+                fits_timer=self.fits_timer,
+                timer_vp=self.timer_vp,
+            )
+        return out
 
 
 class _Model:
@@ -312,9 +331,13 @@ def _stone_value(model: _Model, groups, entered: frozenset, phases: dict) -> int
     return total
 
 
-def par(rules: LineRules, players: int = 1) -> Par:
+def par(rules: LineRules, players: int = 1, speed_mm_s: float = DEFAULT_SPEED_MM_S) -> Par:
     """Search, draw and re-score (see the module docstring). Never raises for a playable entry:
-    a route the drawing step cannot draw is reported with ``proven`` false and a note."""
+    a route the drawing step cannot draw is reported with ``proven`` false and a note.
+
+    With a timer on the sheet, the route is held against it at ``speed_mm_s`` (mm of line per
+    second): ``fits_timer``, and ``timer_vp``, what the same route scores when the timer stops it
+    (a score within the timer, not the best one: the search does not model the timer yet)."""
     from inkcrawl.engines.line import referee
 
     bound, plan, exhaustive = solve(rules, players, STATE_BUDGET)
@@ -336,12 +359,25 @@ def par(rules: LineRules, players: int = 1) -> Par:
         bound = upper_bound(rules)
         notes.append(f"the search went on greedily after {STATE_BUDGET} states: {bound} bounds the best")
     timers = [t for t in rules.end_triggers if isinstance(t, dict) and t.get("kind") == "timer"]
+    result_par = Par(rules.id, score, max(bound, score), score == bound and exhaustive, route, play, length)
     if timers:
-        notes.append(
-            f"the sheet's timer ({timers[0].get('seconds')} s) is not modelled yet: par assumes the route fits it"
-        )
-    proven = score == bound and not timers and exhaustive
-    return Par(rules.id, score, max(bound, score), proven, route, play, length, "; ".join(notes))
+        # the timer only cuts routes short: when the best route fits it, it is the best within it
+        seconds = float(timers[0].get("seconds") or 0)
+        limit = seconds * speed_mm_s
+        result_par.timer_s, result_par.speed_mm_s = seconds, speed_mm_s
+        result_par.fits_timer = length <= limit
+        result_par.timer_vp = score
+        if not result_par.fits_timer:
+            timed = {**play, "end": {"trigger": "timer", "at": {"length_mm": round(limit, 1)}}}
+            result_par.timer_vp = int(referee(rules, timed)["total"])
+            result_par.proven = False
+            notes.append(
+                f"the route needs {length / speed_mm_s:.0f} s at {speed_mm_s:g} mm/s and the timer gives "
+                f"{seconds:g} s: par ignores the timer (the best score within it is not searched yet); "
+                f"the timer stops this route at {result_par.timer_vp} VP"
+            )
+    result_par.note = "; ".join(notes)
+    return result_par
 
 
 def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[str, str]]:
