@@ -132,3 +132,40 @@ def test_a_search_over_its_budget_goes_on_greedily_and_says_so(monkeypatch):
     assert result.bound == par_module.upper_bound(rules) == 21
     assert not result.proven and "went on greedily after 2 states" in result.note
     assert referee(rules, result.play)["total"] == result.par
+
+
+def _choice_dungeon() -> dict:
+    """r1 (the Start, portal entry pe1) opens on r3 (the boss b1, 4 VP; covering it ends the
+    scrawl); r2 stands apart (no opening), reached only through pe1's exit px1: two plants."""
+    dungeon = copy.deepcopy(keep_dungeon())
+    dungeon["sheet"]["end_triggers"] = [{"kind": "boss_covered"}]
+    dungeon["sheet"]["components"] = []
+    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon["areas"] = [
+        {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
+        {"id": "r3", "kind": "room", "name": "Lair", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
+        {"id": "r2", "kind": "room", "name": "Garden", "polygon": [[20, 100], [80, 100], [80, 160], [20, 160]]},
+    ]
+    dungeon["walls"] = []
+    dungeon["elements"] = [
+        _el("st1", "start", (50, 20), 8),
+        _el("pe1", "portal_entry", (40, 50), 8, channel="A"),
+        _el("b1", "boss", (110, 50), 16, vp=4, name="Moss King"),
+        _el("px1", "portal_exit", (40, 130), 8, channel="A"),
+        _el("p1", "plant", (65, 120), 7),
+        _el("p2", "plant", (65, 145), 7),
+    ]
+    return dungeon
+
+
+def test_a_character_changes_the_best_route():
+    # To the boss: 4, ending in r3, with r1's portal entry unused (-1): 3. Through the portal to the
+    # garden: the plants 1 + 1 = 2 (pe1 used: 0). The Ranger's plants are worth 2 each: 4 > 3.
+    rules = LineRules(entry_of(_choice_dungeon()))
+    plain = par(rules)
+    assert plain.par == 3 and plain.proven and "b1" in plain.route and "pe1" not in plain.route
+    ranger = par(rules, character="ranger")
+    assert ranger.par == 4 and ranger.proven and ranger.route == ["pe1", "p1", "p2"]
+    assert ranger.play["character"] == "ranger"
+    with pytest.raises(ValueError, match="unknown character 'nobody'"):
+        par(rules, character="nobody")

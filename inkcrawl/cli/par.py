@@ -23,13 +23,15 @@ examples:
   inkcrawl par content/packs/lantern-depths
   inkcrawl par content/packs/lantern-depths/dungeons/01-candlewick-cellars.json -o best.play.json
   inkcrawl par lantern-depths.game.json --format json
+  inkcrawl par content/packs/lantern-depths --character ranger --speed 30
 
 --format json prints one object per dungeon: {"dungeon", "par", "proven", "bound", "length_mm",
 "route", "note"}. proven is true when par is proven optimal: the search is exact for the rules it
 models and the drawn route scores what it found; bound is the search's value (equal to par when
 proven). With a timer on the sheet the route is held against it at --speed mm/s: par is proven
-only when it fits (the best score within a shorter timer is not searched yet). Characters are not
-modelled yet.
+only when it fits (the best score within a shorter timer is not searched yet). --character plays
+as a character of the game data (the Ranger's plants count double, the Cleric connects stones in
+any order).
 exit codes: 0 par found for every dungeon, 1 a dungeon with errors or a route not drawn, 2 usage
 error or unreadable input
 """
@@ -48,6 +50,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("path", metavar="PATH", help="a line dungeon file, a pack folder or pack.json, or a game.json")
     parser.add_argument("--players", type=int, default=1, help="players at the table, for the key supply (default 1)")
+    parser.add_argument(
+        "--character", metavar="ID", help="play as this character of the game data (its ability counts)"
+    )
     parser.add_argument(
         "-o",
         "--output",
@@ -91,7 +96,11 @@ def _cmd_par(args: argparse.Namespace) -> int:
     results, code = [], EXIT_OK
     for entry in lines:
         try:
-            result = par(LineRules(entry), args.players, speed)
+            result = par(LineRules(entry), args.players, speed, args.character)
+        except ValueError as exc:  # a GameDataError, or an unknown character
+            print(terminal_safe(f"{args.path}: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr)
+            code = EXIT_PROBLEMS
+            continue
         except GameDataError as exc:
             print(terminal_safe(f"{args.path}: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr)
             code = EXIT_PROBLEMS

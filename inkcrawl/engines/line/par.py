@@ -89,8 +89,11 @@ class Par:
 class _Model:
     """The area graph and the value of each element, compiled from :class:`LineRules`."""
 
-    def __init__(self, rules: LineRules, players: int):
+    def __init__(self, rules: LineRules, players: int, character: str | None = None):
         self.rules = rules
+        definition = (rules.characters.get(character) or {}) if character else {}
+        self.ability = definition.get("ability")
+        self.ability_vp = definition.get("vp")
         n = len(rules.areas)
         self.n = n
         self.rooms = [kind == "room" for kind in rules.area_kinds]
@@ -118,6 +121,9 @@ class _Model:
         self.colours = sorted(set(self.colours) | set(rules.key_colours))
 
     def vp(self, e: Element) -> int:
+        """An element's VP for this player (the Ranger's plants are worth the character's VP)."""
+        if self.ability == "plant_vp" and e.kind == "plant" and isinstance(self.ability_vp, (int, float)):
+            return int(self.ability_vp)
         return int(e.vp or 0)
 
     def next_token(self, colour: str, covered) -> int | None:
@@ -231,14 +237,16 @@ def upper_bound(rules: LineRules) -> int:
     return total + len(rules.groups)
 
 
-def solve(rules: LineRules, players: int = 1, budget: int = STATE_BUDGET) -> tuple[int, list, bool]:
+def solve(
+    rules: LineRules, players: int = 1, budget: int = STATE_BUDGET, character: str | None = None
+) -> tuple[int, list, bool]:
     """The search's best value, its plan and whether the search was exhaustive (it goes on
     greedily, one way on from each new state, after ``budget`` states: the value is then a
     score some route makes, not a proven best). The plan is a list of steps
     ``("start", start id, area)``,
     ``("enter", area, [element ids], keys held after)``, ``("portal", entry id, exit id, area)``,
     ``("orb", orb id)`` (covering it ends the scrawl) and ``("end", area)``."""
-    model = _Model(rules, players)
+    model = _Model(rules, players, character)
     groups = list(rules.groups)
     orbs_by_area = [
         [e for e in model.by_area[a] if e.kind == "orb" and e.colour in model.tokens] for a in range(model.n)
@@ -325,22 +333,29 @@ def _stone_value(model: _Model, groups, entered: frozenset, phases: dict) -> int
         areas = [s.area for s in group.stones]
         if all(a in entered for a in areas):
             order = [phases.get(a, 0) for a in areas]
-            total += 1 if order == sorted(order) else 0
+            total += 1 if model.ability == "artifacts_any_order" or order == sorted(order) else 0
         elif not any(a in entered for a in areas) and group.area in entered:
             total += model.untouched
     return total
 
 
-def par(rules: LineRules, players: int = 1, speed_mm_s: float = DEFAULT_SPEED_MM_S) -> Par:
+def par(
+    rules: LineRules, players: int = 1, speed_mm_s: float = DEFAULT_SPEED_MM_S, character: str | None = None
+) -> Par:
     """Search, draw and re-score (see the module docstring). Never raises for a playable entry:
-    a route the drawing step cannot draw is reported with ``proven`` false and a note.
+    a route the drawing step cannot draw is reported with ``proven`` false and a note; raises
+    ``ValueError`` for a ``character`` the game data does not define (its ability counts: the
+    Ranger's plants, the Cleric's stones in any order).
 
     With a timer on the sheet, the route is held against it at ``speed_mm_s`` (mm of line per
     second): ``fits_timer``, and ``timer_vp``, what the same route scores when the timer stops it
     (a score within the timer, not the best one: the search does not model the timer yet)."""
     from inkcrawl.engines.line import referee
 
-    bound, plan, exhaustive = solve(rules, players, STATE_BUDGET)
+    if character is not None and character not in rules.characters:
+        known = ", ".join(sorted(rules.characters)) or "none"
+        raise ValueError(f"unknown character {character!r} (this game has: {known})")
+    bound, plan, exhaustive = solve(rules, players, STATE_BUDGET, character)
     steps, route, skeletons = _drawing_steps(rules, plan)
     start = next(step[1] for step in plan if step[0] == "start")
     try:
@@ -349,6 +364,8 @@ def par(rules: LineRules, players: int = 1, speed_mm_s: float = DEFAULT_SPEED_MM
         return Par(rules.id, bound, bound, False, route, None, 0.0, f"the route could not be drawn: {exc}")
     if players > 1:
         play["players"] = players
+    if character is not None:
+        play["character"] = character
     if skeletons:
         play["skeleton_keys"] = skeletons
     result = referee(rules, play)
