@@ -169,3 +169,29 @@ def test_a_character_changes_the_best_route():
     assert ranger.play["character"] == "ranger"
     with pytest.raises(ValueError, match="unknown character 'nobody'"):
         par(rules, character="nobody")
+
+
+def test_the_best_route_skips_a_room():
+    # r1 (the Start, m1) opens on r2 and on r3. r2 holds only the portal entry pe1, whose exit px1
+    # is in the dead-end corridor c9; r3 holds the boss b1 (3 VP; covering it ends the scrawl).
+    # Skipping r2: m1 1 + b1 3 = 4. Entering r2 costs 1 (pe1 unused, r2 not the last area), and
+    # using pe1 strands the line in c9 (1 in all): par 4, and the route never enters r2.
+    dungeon = copy.deepcopy(_choice_dungeon())
+    dungeon["sheet"]["end_triggers"] = [{"kind": "boss_covered"}]
+    dungeon["areas"] = [
+        {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
+        {"id": "r3", "kind": "room", "name": "Lair", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
+        {"id": "r2", "kind": "room", "name": "Well", "polygon": [[20, 80], [80, 80], [80, 130], [20, 130]]},
+        {"id": "c9", "kind": "corridor", "polygon": [[20, 150], [80, 150], [80, 170], [20, 170]]},
+    ]
+    dungeon["elements"] = [
+        _el("st1", "start", (50, 20), 8),
+        _el("m1", "monster", (40, 50), 8),
+        _el("b1", "boss", (110, 50), 16, vp=3, name="Moss King"),
+        _el("pe1", "portal_entry", (50, 105), 8, channel="A"),
+        _el("px1", "portal_exit", (50, 160), 8, channel="A"),
+    ]
+    rules = LineRules(entry_of(dungeon))
+    result = par(rules)
+    assert result.par == 4 and result.proven and result.route == ["m1", "b1"]
+    assert "r2" not in [s["area"] for s in referee(rules, result.play)["sections"]]
