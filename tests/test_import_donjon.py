@@ -783,3 +783,73 @@ def test_numbers_as_text_with_control_whitespace():
     assert _int("7.0") == 7
     assert _int("1\x1f2") is None
     assert _int("x") is None
+
+
+# --- Starts where docs/importing-donjon.md puts them (issue 18) ----------------------------------
+CELL_MM = 5.0
+
+
+def _starts_from_the_corner(dungeon: dict) -> list[tuple[float, float]]:
+    """Each Start's place in cells from the top-left corner of the areas' bounding box."""
+    xs = [p[0] for a in dungeon["areas"] for p in a["polygon"]]
+    ys = [p[1] for a in dungeon["areas"] for p in a["polygon"]]
+    return [
+        (round((s["at"][0] - min(xs)) / CELL_MM, 3), round((s["at"][1] - min(ys)) / CELL_MM, 3))
+        for s in dungeon["elements"]
+        if s["kind"] == "start"
+    ]
+
+
+def test_an_egress_corridor_ends_at_the_maps_edge_not_in_the_bleed(tmp_path):
+    rows = [
+        "##########",
+        "#PPPPP####",
+        "#P111P####",
+        "#P111A....",  # the egress: (3, 9), leaving east
+        "#P111P####",
+        "#PPPPP####",
+        "##########",
+    ]
+    data = donjon_json(rows, bleed=2, egress=[(3, 9, "east")])
+    for col in (12, 13):  # as donjon writes it: the corridor runs on through the 2 cells of padding
+        data["cells"][3 + 2][col] = BITS["corridor"]
+    result = convert(_write(tmp_path / "egress.json", data), cell_mm=CELL_MM)
+    # areas from column 2 (room 1) to the map's east edge at column 10; the Start on the east wall
+    # of the egress cell (3, 9): 10 - 2 = 8 cells right of the rooms' west side, 3.5 - 2 = 1.5 down
+    xs = [p[0] for a in result.dungeon["areas"] for p in a["polygon"]]
+    assert (max(xs) - min(xs)) / CELL_MM == pytest.approx(8)
+    assert _starts_from_the_corner(result.dungeon) == [(8, 1.5)]
+    assert any(
+        n.source == "settings bleed" and "2 open cell(s) lie in the bleed padding" in n.message for n in result.notes
+    )
+    assert not [p for p in validate_data(result.dungeon, tmp_path) if p.severity == "error"]
+
+
+def test_stairs_inside_get_the_outer_wall_nearest_along_their_corridor(tmp_path):
+    rows = [
+        "#############",
+        "#...........#",
+        "#.#########.#",
+        "#.#<......#.#",  # stairs (3, 3) at the end of a spur in enclosed rock
+        "#.#######.#.#",
+        "#...........#",  # the spur joins the loop at (5, 9)
+        "#############",
+    ]
+    result = convert(_write(tmp_path / "spur.json", donjon_json(rows)), cell_mm=CELL_MM)
+    # as the crow flies the nearest outer walls are across the rock (north of (1, 3), west of
+    # (3, 1)); along the corridor the first cell with an outer wall is (5, 9), 8 cells away: its
+    # south edge's middle is (9.5, 6), 8.5 and 5 cells from the corner (1, 1)
+    assert _starts_from_the_corner(result.dungeon) == [(8.5, 5)]
+
+
+def test_a_start_never_covers_a_label(tmp_path):
+    data = donjon_json(SAMPLES["crypt"]["rows"])
+    data["cells"][7][0] |= ord("7") << 24  # a number printed on the stairs' own cell
+    result = convert(_write(tmp_path / "crypt-label.json", data), cell_mm=CELL_MM)
+    # the stairs (7, 0) would put their Start on their west wall, over the '7' (0.5 cells away):
+    # the next cell along, (7, 1), has free outer walls north and south, equally near; the
+    # northern one, (1.5, 7), is 1.5 and 5 cells from the corner (0, 2)
+    assert _starts_from_the_corner(result.dungeon) == [(1.5, 5)]
+    label = next(e for e in result.dungeon["elements"] if e["kind"] == "label" and e["text"] == "7")
+    start = next(e for e in result.dungeon["elements"] if e["kind"] == "start")
+    assert abs(label["at"][0] - start["at"][0]) >= CELL_MM

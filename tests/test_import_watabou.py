@@ -298,9 +298,98 @@ def test_long_notes_are_wrapped_and_shortened_with_a_note(tmp_path):
     }
     result = _import(_write(tmp_path, data))
     labels = _kinds(result.dungeon, "label")
-    assert labels and labels[-1]["text"].endswith("…")
-    assert any(n.source == "note 0 (ref 9) at (1.5, 4.5)" and "shortened" in n.message for n in result.notes)
+    # 287 characters in a room 3 cells wide: a label keeping a third of them does not fit, so the
+    # room shows the ref and the sheet's key holds the whole text (3 + 287 characters, under 300)
+    assert [label["text"] for label in labels] == ["9"]
+    assert result.dungeon["sheet"]["reminders"] == [f"9: {text.strip()}"]
+    assert any(
+        n.source == "note 0 (ref 9) at (1.5, 4.5)" and "in the key on the sheet" in n.message for n in result.notes
+    )
     assert not _problems(result.dungeon)
+
+
+def _note_words_in_order(note: str, printed: str) -> bool:
+    """Whether ``printed`` (a label, maybe shortened) is whole words of ``note`` from its start."""
+    words = printed.removesuffix("…").split()
+    return bool(words) and note.split()[: len(words)] == words
+
+
+def _check_notes_on_the_sheet(source: dict, dungeon: dict) -> None:
+    """Every note is on the sheet: its label holds whole words from its start (a word is never cut,
+    a shortened label keeps at least a third of the text), or it is its ref with the text in the
+    key (the sheet's reminders), or only in the key."""
+    labels: dict[str, list[str]] = {}
+    for label in _kinds(dungeon, "label"):
+        ref = label["id"].removeprefix("note-").split("-")[0]
+        labels.setdefault(ref, []).append(label["text"])
+    key = dungeon["sheet"]["reminders"]
+    for index, note in enumerate(source["notes"]):
+        text, ref = note["text"].strip(), note.get("ref") or str(index)
+        printed = labels.get(ref, [])
+        if printed and printed != [ref]:
+            assert _note_words_in_order(text, " ".join(printed)), (text, printed)
+            assert len(" ".join(printed).removesuffix("…")) >= len(text) / 3 or " ".join(printed) == text
+        else:
+            assert any(entry.startswith(f"{ref}: {text}") or entry.startswith(f"{ref} (") for entry in key), (
+                text,
+                printed,
+                key,
+            )
+
+
+CHAINMAIL = {
+    "title": "Chainmail",
+    "rects": [{"x": 0, "y": 0, "w": 2, "h": 2}, {"x": 2, "y": 0, "w": 4, "h": 2}, {"x": 6, "y": 0, "w": 1, "h": 1}],
+    "doors": [{"x": 6, "y": 0, "dir": {"x": -1, "y": 0}, "type": 3}],
+    "notes": [
+        {"text": "A chainmail in a basket.", "ref": "1", "pos": {"x": 1, "y": 1}},
+        {"text": "A dying human, a leather armour nearby.", "ref": "2", "pos": {"x": 4, "y": 1}},
+        {"text": "Bones.", "ref": "3", "pos": {"x": 3, "y": 0.5}},
+    ],
+}
+
+
+@pytest.mark.parametrize("cell_mm", [3, 4, 5, 6, 8, 10, 12, 16])
+def test_notes_are_shortened_at_words_and_none_is_lost(tmp_path, cell_mm):
+    result = _import(_write(tmp_path, CHAINMAIL), cell_mm=cell_mm)
+    _check_notes_on_the_sheet(CHAINMAIL, result.dungeon)
+
+
+def test_a_note_that_fits_nowhere_is_in_the_key_with_its_area(tmp_path):
+    data = {
+        "rects": [{"x": 0, "y": 0, "w": 1, "h": 1}, {"x": 1, "y": 0, "w": 3, "h": 3}],
+        "doors": [],
+        "notes": [{"text": "A tiny shrine.", "ref": "12", "pos": {"x": 0.5, "y": 0.5}}],
+    }
+    result = _import(_write(tmp_path, data), cell_mm=3)
+    # a 1-cell corridor of 3 mm: not even '12' fits between its walls
+    assert _kinds(result.dungeon, "label") == []
+    (entry,) = result.dungeon["sheet"]["reminders"]
+    assert re.fullmatch(r"12 \((room|corridor)-\d+\): A tiny shrine\.", entry), entry
+    assert any("not even its ref; in the key on the sheet" in n.message for n in result.notes)
+
+
+@pytest.mark.parametrize("cell_mm", [3, 4, 5, 7, 10])
+def test_sample_notes_are_all_on_the_sheet(cell_mm):
+    path = _sample()
+    source = json.loads(path.read_text(encoding="utf-8"))
+    _check_notes_on_the_sheet(source, _import(path, cell_mm=cell_mm).dungeon)
+
+
+def test_shortening_never_cuts_a_word():
+    from inkcrawl.importers.watabou.text import _fit, _shorten
+    from inkcrawl.textmetrics import text_width_mm
+
+    em = 2 / 0.7
+    text = "A chainmail in a basket."
+    for width in range(1, 60):
+        fitted = _fit(text, width, em)
+        assert fitted == "" or _note_words_in_order(text, fitted), (width, fitted)
+        assert text_width_mm(fitted, em) <= width
+    assert _fit(text, text_width_mm("A chainmail…", em), em) == "A chainmail…"
+    assert _fit(text, text_width_mm("A chain…", em), em) == "A…"
+    assert _shorten(text, 13) == _shorten(text, 12) == "A chainmail…"
+    assert _shorten(text, 10) == "A…" and _shorten("Unbreakable", 5) == "Unbr…"
 
 
 def test_a_note_outside_the_dungeon_goes_to_the_nearest_area(tmp_path):

@@ -580,13 +580,18 @@ def test_type_and_class_and_both_property_forms(tmp_path):
 
 def test_duplicate_ids_are_reported_and_renumbered(tmp_path):
     layers = [
-        _layer("A", [_rect(5, "room", 0, 0, 160, 160), _rect(6, "monster", 20, 20, 16, 16)]),
-        _layer("B", [_rect(5, "monster", 60, 60, 16, 16), _rect(6, "plant", 90, 90, 16, 16)]),
+        _layer("A", [_rect(5, "room", 0, 0, 160, 160, name="Hall"), _rect(6, "monster", 20, 20, 16, 16)]),
+        _layer("B", [_rect(5, "monster", 60, 60, 16, 16, name="Orc"), _rect(6, "plant", 90, 90, 16, 16)]),
     ]
     result = _import(_write_map(tmp_path, _map(layers, nextobjectid=40)))
-    duplicates = [n for n in result.notes if "duplicate id" in n.message]
-    assert [n.source for n in duplicates] == ["object 5 on layer 'B'", "object 6 on layer 'B'"]
-    assert "renumbered 40" in duplicates[0].message and "renumbered 41" in duplicates[1].message
+    duplicates = [f"{n.source}: {n.message}" for n in result.notes if "duplicate id" in n.message]
+    # both objects named: the one renumbered (as the source) and the one that keeps the id
+    assert duplicates == [
+        "object 5 'Orc' (class 'monster') on layer 'B': duplicate id 5, also the id of object 5 'Hall' "
+        "(class 'room') on layer 'A'; renumbered 40",
+        "object 6 (class 'plant') on layer 'B': duplicate id 6, also the id of object 6 (class 'monster') "
+        "on layer 'A'; renumbered 41",
+    ]
     ids = [e["id"] for e in result.dungeon["elements"]]
     assert ids == ["monster6", "monster40", "plant41"] and len(set(ids)) == 3
 

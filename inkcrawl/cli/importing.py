@@ -14,9 +14,10 @@ examples:
   inkcrawl import map.dd2vtt -o vtt-dungeon.json --cell-mm 6          (Universal VTT)
   inkcrawl import level.tmx -o level.json --map my-classes.json       (Tiled, with a class mapping)
 
-The format is detected from the content; --format forces one. Everything the importer could not
-map or had to repair is listed as a warning naming the source object; nothing is dropped
-silently. The result is then validated like 'inkcrawl validate' would.
+The format is detected from the content; --format forces one. A Tiled map reads its external
+tilesets and templates only inside its own folder (and below) unless --allow-folder names more.
+Everything the importer could not map or had to repair is listed as a warning naming the source
+object; nothing is dropped silently. The result is then validated like 'inkcrawl validate' would.
 The output is written atomically; it is never the FILE itself (or --map), a read-only output is
 refused unless --force, a device always; a symlink is written through to its target.
 exit codes: 0 written and valid, 1 written but validation found errors, 2 not written (usage
@@ -55,6 +56,14 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--map", metavar="FILE", help="Tiled: a JSON file mapping object classes/types to element kinds"
     )
+    parser.add_argument(
+        "--allow-folder",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="Tiled: also read tilesets and templates from DIR (and below); by default a map reads only "
+        "inside its own folder (repeatable)",
+    )
     parser.add_argument("--force", action="store_true", help="replace the output even when it is read-only")
     parser.set_defaults(func=_cmd_import)
 
@@ -65,7 +74,17 @@ def _fail(message: str) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from inkcrawl.importers import ImportFailed, ImportOptions, check_limits, condense_notes, detect_format, importers
+    from inkcrawl.importers import (
+        ImportFailed,
+        ImportOptions,
+        MappingFailed,
+        check_limits,
+        condense_notes,
+        detect_format,
+        did_you_mean,
+        importers,
+        missing_to_play,
+    )
     from inkcrawl.jsonio import dumps_canonical, read_json_file, write_text_atomic
     from inkcrawl.model import dungeon_from_dict
     from inkcrawl.report import format_text
@@ -89,6 +108,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return _fail(refused)
     if args.cell_mm is not None and not 0.5 <= args.cell_mm <= 100:
         return _fail("--cell-mm must be between 0.5 and 100 mm")
+    for folder in args.allow_folder:
+        if unusable_path(Path(folder)) is not None or not Path(folder).is_dir():
+            return _fail(f"--allow-folder {folder}: not a folder")
     mapping = None
     if args.map:
         mapping, problems = read_json_file(Path(args.map))
@@ -98,7 +120,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
             return _fail(f"{args.map}: the mapping must be a JSON object")
     available = importers()
     if args.format is not None and args.format not in available:
-        return _fail(f"unknown --format {args.format!r}; choose from {', '.join(sorted(available))}")
+        return _fail(
+            f"unknown --format {args.format!r}{did_you_mean(args.format, sorted(available))}; "
+            f"choose from {', '.join(sorted(available))}"
+        )
     try:
         name = args.format or detect_format(source)
     except OSError as exc:
@@ -108,10 +133,14 @@ def _cmd_import(args: argparse.Namespace) -> int:
             f"{args.file}: not a format inkcrawl imports ({', '.join(sorted(available))}); "
             f"use --format if it is one of them"
         )
-    options = ImportOptions(cell_mm=args.cell_mm, ruleset=args.ruleset, mapping=mapping)
+    options = ImportOptions(
+        cell_mm=args.cell_mm, ruleset=args.ruleset, mapping=mapping, allowed_folders=tuple(args.allow_folder)
+    )
     try:
         result = available[name].convert(source, options)
         check_limits(result.dungeon)
+    except MappingFailed as exc:  # the --map file is wrong, not the map
+        return _fail(f"{args.map}: {exc}")
     except ImportFailed as exc:
         return _fail(f"{args.file}: {exc}")
     except (OSError, UnicodeError, ValueError, LookupError, TypeError, RecursionError) as exc:
@@ -139,6 +168,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
             f"wrote {output} from {name} ({len(result.notes)} import warning{'s' if len(result.notes) != 1 else ''})"
         )
     )
+    for missing in missing_to_play(data):
+        print(f"to play it: {missing}")
     return EXIT_PROBLEMS if report.errors else EXIT_OK
 
 

@@ -13,6 +13,7 @@ an :class:`ImportNote` naming the source object. Malformed or hostile input rais
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -59,15 +60,23 @@ class ImportFailed(ValueError):
     """The file cannot be imported (malformed, hostile, not this format); the message says why."""
 
 
+class MappingFailed(ImportFailed):
+    """The user's mapping file (``inkcrawl import --map FILE``) is wrong, not the file imported;
+    the message names the member and says why."""
+
+
 @dataclass(frozen=True)
 class ImportOptions:
     """``cell_mm``: printed size of one source grid cell (``None``: the importer's default, shrunk
     to fit the paper); ``ruleset``: the ruleset id of the result (``None``: the family's classic
-    ruleset); ``mapping``: a user mapping file's data (Tiled: class/type names -> element kinds)."""
+    ruleset); ``mapping``: a user mapping file's data (Tiled: class/type names -> element kinds);
+    ``allowed_folders``: folders besides the source file's own (and below) from which an importer
+    that follows references (Tiled: external tilesets and templates) may read."""
 
     cell_mm: float | None = None
     ruleset: str | None = None
     mapping: dict | None = None
+    allowed_folders: tuple[str | Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,14 @@ def detect_format(path: Path) -> str | None:
     return None
 
 
+def did_you_mean(value: Any, choices) -> str:
+    """``" (did you mean 'x'?)"`` for the choice nearest to ``value``, or ``""``."""
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value.strip().lower(), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def json_kind(value: Any) -> str:
     """What sort of JSON value ``value`` is, for messages: ``null``, ``a number``, ``a list``..."""
     if value is None:
@@ -175,6 +192,33 @@ def check_limits(dungeon: dict) -> None:
                     f"{member[:-1]} {str(item.get('id'))[:64]!r} has {len(points)} points; a dungeon "
                     f"file holds at most {MAX_OUTLINE_POINTS} per outline"
                 )
+
+
+def missing_to_play(dungeon: dict) -> list[str]:
+    """What an imported dungeon (its data) still needs before a game on it means something: an
+    element that scores and, for the line family, an end trigger. One sentence each, saying what
+    to add; empty when nothing is missing or the ruleset is not a bundled one (its kinds are not
+    known here)."""
+    from inkcrawl.rulesets import bundled_rulesets
+
+    family = dungeon.get("family")
+    ruleset = bundled_rulesets().get(str(dungeon.get("ruleset") or f"{family}-classic"))
+    if ruleset is None or ruleset.family != family:
+        return []
+    missing = []
+    scoring = sorted(kind for kind, spec in ruleset.kinds.items() if spec.vp is None or spec.vp > 0)
+    items = dungeon.get("features" if family == "grid" else "elements") or []
+    if not any(isinstance(item, dict) and item.get("kind") in scoring for item in items):
+        missing.append(
+            f"nothing on it scores: add {', '.join(scoring[:-1])} or {scoring[-1]} "
+            f"{'features' if family == 'grid' else 'elements'} (the editor's palette, or the file)"
+        )
+    if family == "line" and not (dungeon.get("sheet") or {}).get("end_triggers"):
+        missing.append(
+            "no end trigger: the Scrawl ends only when everyone stops; add an exit (exit_reached), a boss "
+            "(boss_covered), an escape portal, an orb or a timer to sheet.end_triggers (docs/formats.md)"
+        )
+    return missing
 
 
 def too_many(count: int | str, limit: int, what: str) -> str:

@@ -44,8 +44,10 @@ the builder scales cells to ``cell_mm`` (default 8 mm, shrunk to fit A4).
   sheet cannot hide a door); ``trapped`` is reported. For each lock colour one key is placed in
   a room (else a corridor) reachable from a Start without passing any door, and reported.
 - Stairs down: an exit and the ``exit_reached`` end trigger. Stairs up and ``egress`` (ways out
-  at the map edge): a Start on an outer wall of that cell, else on the nearest outer edge of
-  its area (reported). Without either, one Start on the outer wall nearest the first room.
+  at the map edge; their cells in the bleed padding are off the map, not imported): a Start on
+  an outer wall of that cell, else on the outer edge of its area nearest along it, else the
+  nearest along open passages (reported), never over a label. Without either, one Start on the
+  outer wall nearest the first room.
   Starts that would overlap are merged, and parts no Start reaches are reported.
 - Label characters: text labels (the room numbers, corridor feature letters).
 - Room contents, corridor features, wandering monsters and details are reported, not mapped.

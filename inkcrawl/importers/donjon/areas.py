@@ -43,8 +43,14 @@ class _Areas(_Reading):
         self.room_cells: dict[int, set] = {}
         self.open_cells: set = set()
         self.door_cells: dict = {}
+        off_map = 0
         for r, row in enumerate(grid.values):
             for c, value in enumerate(row):
+                if value & (self.bits["room"] | self.bits["corridor"] | door_mask | stair_mask) and not self.on_the_map(
+                    r, c
+                ):
+                    off_map += 1  # a corridor leaving the map (egress) runs on into the padding
+                    continue
                 if self.flag(value, "room"):
                     room_id = (value & id_mask) >> id_shift
                     self.room_cells.setdefault(room_id, set()).add((r, c))
@@ -56,6 +62,12 @@ class _Areas(_Reading):
                     self.open_cells.add((r, c))
                     if value & door_mask:
                         self.door_cells[(r, c)] = value
+        if off_map:
+            self.note(
+                "settings bleed",
+                f"{off_map} open cell(s) lie in the bleed padding around the map (corridors leaving it: egress); "
+                f"off the map, so not imported: those corridors end at the map's edge, where their Starts go",
+            )
         if 0 in self.room_cells:
             self.note("room 0", f"{len(self.room_cells[0])} room cells carry no room id; imported as one room 'room-0'")
         if not self.room_cells and not self.open_cells:

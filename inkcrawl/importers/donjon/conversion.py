@@ -13,9 +13,7 @@ from inkcrawl.importers.donjon.cells import (
     DEFAULT_CELL_MM,
     MAX_KEY_AREAS,
     MIN_ELEMENT_MM,
-    MIN_TEXT_MM,
     _int,
-    _shift,
     _spots,
     _text,
 )
@@ -44,37 +42,14 @@ class _Conversion(_Starts):
 
     # --- labels -------------------------------------------------------------------------------
     def make_labels(self) -> None:
-        mask, shift = self.bits["label"], _shift(self.bits["label"])
-        if not mask:
-            return
-        height = max(MIN_TEXT_MM, min(3.0, 0.55 * self.scale))
-        runs: list[list] = []
+        height = self.label_height()
         grid = self.grid
-        for r, row in enumerate(grid.values):
-            for c, value in enumerate(row):
-                code = (value & mask) >> shift
-                if not code:
-                    continue
-                if not 32 < code < 127:
-                    self.cell_note(
-                        "label characters that are not printable",
-                        grid.name(r, c),
-                        f"label character code {code} is not a printable ASCII character; not printed",
-                    )
-                    continue
-                last = runs[-1] if runs else None
-                if last and last[0] == r and last[2] == c and self.area_of.get((r, c)) == self.area_of.get((r, c - 1)):
-                    last[2] = c + 1
-                    last[3] += chr(code)
-                else:
-                    runs.append([r, c, c + 1, chr(code)])
-        for r, c0, c1, text in runs:
+        for (r, c0, c1, text), spot in zip(self.label_runs(), self.label_spots()):
             x, y = (c0 + c1) / 2, r + 0.5 + 0.5 * height / self.scale
             self.builder.add_label(
                 text, (x, y), f"label-{r - grid.off_r}-{c0 - grid.off_c}", text_height_mm=round(height, 2)
             )
-            width = 0.62 * height * len(text) / self.scale
-            self.obstacles.append((x, r + 0.5, max(width, height / self.scale) / 2 + 0.1))
+            self.obstacles.append(spot)
 
     # --- keys ---------------------------------------------------------------------------------
     def place_keys(self) -> None:

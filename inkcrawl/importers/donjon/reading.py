@@ -29,6 +29,7 @@ class _Reading:
     scale: float
     outer: set
     outer_edges: dict
+    map_size: tuple[int, int]  # rows and columns of donjon's map, without the bleed padding
 
     def __init__(self, path: Path, data: dict, options: ImportOptions):
         self.data = data
@@ -124,6 +125,12 @@ class _Reading:
         grid.rows, grid.cols = len(grid.values), width
         return grid
 
+    def on_the_map(self, r: int, c: int) -> bool:
+        """Whether stored cell ``(r, c)`` is on donjon's map, not in the ``bleed`` padding around it
+        (where only corridors leaving the map, the egress, run)."""
+        rows, cols = self.map_size
+        return 0 <= r - self.grid.off_r < rows and 0 <= c - self.grid.off_c < cols
+
     def offsets(self, rows: int, cols: int) -> tuple[int, int]:
         """Where donjon's cell (0, 0) is in the stored grid: ``bleed`` cells of padding on every
         side when the grid is that much larger than ``n_rows`` x ``n_cols``."""
@@ -133,6 +140,7 @@ class _Reading:
             self.note("settings bleed", f"{_text(raw, 30)} is not a number of cells; read as 0")
             bleed = 0
         result = []
+        sizes = []
         for count, key in ((rows, "n_rows"), (cols, "n_cols")):
             raw_n = self.settings.get(key)
             n = _int(raw_n) if raw_n is not None else None
@@ -143,10 +151,13 @@ class _Reading:
                 if 2 * bleed >= count:
                     self.note("settings bleed", f"{bleed} cells of padding do not fit a grid of {count}; read as 0")
                     result.append(0)
+                    sizes.append(count)
                 else:
                     result.append(bleed)
+                    sizes.append(count - 2 * bleed)
             elif count == n + 2 * bleed:
                 result.append(bleed)
+                sizes.append(n)
             elif count == n:
                 if bleed:
                     self.note(
@@ -155,6 +166,7 @@ class _Reading:
                         f"padding, so bleed {bleed} is not applied",
                     )
                 result.append(0)
+                sizes.append(n)
             else:
                 guess = max(0, (count - n) // 2)
                 self.note(
@@ -163,4 +175,6 @@ class _Reading:
                     f"{n + 2 * bleed}; read with {guess} cells of padding",
                 )
                 result.append(guess)
+                sizes.append(min(n, count - guess))
+        self.map_size = (sizes[0], sizes[1])
         return result[0], result[1]

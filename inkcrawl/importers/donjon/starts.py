@@ -11,7 +11,23 @@ import numpy as np
 from inkcrawl.importers import MAX_STARTS, ImportFailed
 from inkcrawl.importers.build import default_size_mm
 from inkcrawl.importers.donjon.areas import _Areas
-from inkcrawl.importers.donjon.cells import _NEIGHBOURS, _OPPOSITE, MAX_SIDE, MIN_ELEMENT_MM, _edge, _int, _ring_cells
+from inkcrawl.importers.donjon.cells import (
+    _NEIGHBOURS,
+    _OPPOSITE,
+    MAX_SIDE,
+    MIN_ELEMENT_MM,
+    MIN_TEXT_MM,
+    _edge,
+    _int,
+    _ring_cells,
+    _shift,
+)
+
+#: Most cells walked from one stairs to find the outer wall nearest along the dungeon, and from
+#: all of them together (a hostile file of thousands of stairs far inside); past that, the
+#: nearest outer wall as the crow flies.
+MAX_WALK = 5000
+MAX_WALKED = 200_000
 
 
 class _Starts(_Areas):
@@ -92,13 +108,15 @@ class _Starts(_Areas):
             )
         placed: dict = {}
         radius = size / 2 / self.scale
+        self.start_radius = radius
+        self.labels_at = np.array(self.label_spots(), dtype=float).reshape(-1, 3)
         buckets: dict[tuple[int, int], list] = {}  # placed Starts by square of side 2 x radius
         for cell, source, why, side in starts:
-            spot = self.outer_spot(cell, source, why, side)
+            spot = self.outer_spot(cell, source, why, side) if len(placed) < MAX_STARTS else ((math.nan, 0.0), "")
             if spot is None:
                 continue
             (x, y), area = spot
-            if len(placed) >= MAX_STARTS and (x, y) not in placed:
+            if len(placed) >= MAX_STARTS:  # no need to look for its place (a walk through the dungeon)
                 self.cell_note(
                     "Starts past the most an import places",
                     source,
@@ -167,10 +185,12 @@ class _Starts(_Areas):
     def outer_spot(self, cell, source: str, why: str | None, side: str | None = None):
         """Where the Start for ``cell`` goes: the middle of an outer edge of the cell (``side``
         if given, else the side facing away from a dead end's only way on, else the first of
-        north, east, south, west), else of the nearest outer edge of its area, else of the
-        dungeon. Returns ``((x, y), area)``."""
+        north, east, south, west), else of the outer edge of its area nearest along the area from
+        the cell, else of the one nearest along open passages, else of the dungeon; never where
+        it would cover a label (a room number) when another edge is free. Returns ``((x, y),
+        area)``."""
         area = self.area_of[cell]
-        own = self.outer_edges.get(cell)
+        own = {s: p for s, p in (self.outer_edges.get(cell) or {}).items() if self.clear_of_labels(p)}
         if own:
             if side not in own:
                 ways = [s for dr, dc, s in _NEIGHBOURS if (cell[0] + dr, cell[1] + dc) in self.area_of]
@@ -178,27 +198,23 @@ class _Starts(_Areas):
             if why:
                 self.note(source, why)
             return own.get(side) or next(iter(own.values())), area
-        cy, cx = cell[0] + 0.5, cell[1] + 0.5
-        by_area = self.__dict__.setdefault("_outer_by_area", {})
-        if not by_area:
-            grouped: dict = {None: []}
-            for c, points in self.outer_edges.items():
-                for p in points.values():
-                    grouped.setdefault(self.area_of[c], []).append(p)
-                    grouped[None].append(p)
-            by_area.update({key: np.array(points, dtype=float).reshape(-1, 2) for key, points in grouped.items()})
-        edges = by_area.get(area)
         where = f"its {self.area_kind[area]} '{area}'"
-        if edges is None or not len(edges):
-            edges = by_area[None]
+        found = self.walk_to_outer(cell, same_area=True)
+        if found is None:
+            found = self.walk_to_outer(cell, same_area=False)
+            if found is not None:
+                other = self.area_of[self.cell_behind(found)]
+                where = (
+                    f"the dungeon, reached from {where} (which has no free outer wall) through open passages, "
+                    f"in {self.area_kind[other]} '{other}'"
+                )
+        if found is None:
+            found = self.nearest_outer(cell, area)
+            if found is None:
+                self.note(source, "the dungeon has no outer wall to put a Start on; no Start placed")
+                return None
             where = "the dungeon"
-        if not len(edges):
-            self.note(source, "the dungeon has no outer wall to put a Start on; no Start placed")
-            return None
-        # nearest to the cell's centre; ties to the topmost, then leftmost
-        distance = np.round((edges[:, 0] - cx) ** 2 + (edges[:, 1] - cy) ** 2, 9)
-        order = np.lexsort((edges[:, 0], edges[:, 1], distance))
-        x, y = float(edges[order[0], 0]), float(edges[order[0], 1])
+        x, y = found
         area = self.area_of[self.cell_behind((x, y))]
         if why:
             self.note(source, why)
@@ -211,6 +227,111 @@ class _Starts(_Areas):
                 "stairs or egress",
             )
         return (x, y), area
+
+    def label_runs(self) -> list[tuple[int, int, int, str]]:
+        """The label characters of the cells as runs ``(row, first column, end column, text)``
+        (computed once; the Starts keep clear of them before the labels are added)."""
+        cached = self.__dict__.get("_label_runs")
+        if cached is not None:
+            return cached
+        runs: list = []
+        self._label_runs = runs
+        mask, shift = self.bits["label"], _shift(self.bits["label"])
+        if not mask:
+            return runs
+        grid = self.grid
+        for r, row in enumerate(grid.values):
+            for c, value in enumerate(row):
+                code = (value & mask) >> shift
+                if not code:
+                    continue
+                if not 32 < code < 127:
+                    self.cell_note(
+                        "label characters that are not printable",
+                        grid.name(r, c),
+                        f"label character code {code} is not a printable ASCII character; not printed",
+                    )
+                    continue
+                last = runs[-1] if runs else None
+                if last and last[0] == r and last[2] == c and self.area_of.get((r, c)) == self.area_of.get((r, c - 1)):
+                    last[2] = c + 1
+                    last[3] += chr(code)
+                else:
+                    runs.append([r, c, c + 1, chr(code)])
+        return runs
+
+    def label_height(self) -> float:
+        return max(MIN_TEXT_MM, min(3.0, 0.55 * self.scale))
+
+    def label_spots(self) -> list[tuple[float, float, float]]:
+        """Where each label is printed: ``(x, y, radius)`` in cells, the circle around its text."""
+        height = self.label_height()
+        spots = []
+        for r, c0, c1, text in self.label_runs():
+            width = 0.62 * height * len(text) / self.scale
+            spots.append(((c0 + c1) / 2, r + 0.5, max(width, height / self.scale) / 2 + 0.1))
+        return spots
+
+    def clear_of_labels(self, point) -> bool:
+        """Whether a Start at ``point`` (cells) keeps clear of every label (room numbers...)."""
+        spots = self.__dict__.get("labels_at")
+        if spots is None or not len(spots):
+            return True
+        gaps = np.hypot(spots[:, 0] - point[0], spots[:, 1] - point[1]) - spots[:, 2]
+        return bool(gaps.min() >= self.start_radius)
+
+    def walk_to_outer(self, cell, same_area: bool):
+        """The middle of the free outer edge nearest to ``cell`` by walking: through its own area
+        (``same_area``), or through any area without passing a door; among the cells first
+        reached that have one, the edge nearest the cell's centre (then topmost, leftmost).
+        ``None`` when there is none within :data:`MAX_WALK` cells."""
+        area = self.area_of[cell]
+        seen = {cell}
+        layer = [cell]
+        cy, cx = cell[0] + 0.5, cell[1] + 0.5
+        budget = self.__dict__.setdefault("_walk_budget", [MAX_WALKED])
+        while layer and len(seen) <= MAX_WALK and budget[0] > 0:
+            budget[0] -= len(layer)
+            points = [
+                p for here in layer for p in (self.outer_edges.get(here) or {}).values() if self.clear_of_labels(p)
+            ]
+            if points:
+                return min(points, key=lambda p: (round((p[0] - cx) ** 2 + (p[1] - cy) ** 2, 9), p[1], p[0]))
+            following = []
+            for r, c in layer:
+                for dr, dc, _ in _NEIGHBOURS:
+                    ahead = (r + dr, c + dc)
+                    other = self.area_of.get(ahead)
+                    if ahead in seen or other is None or (same_area and other != area):
+                        continue
+                    if frozenset(((r, c), ahead)) in self.closed_edges:
+                        continue
+                    seen.add(ahead)
+                    following.append(ahead)
+            layer = following
+        return None
+
+    def nearest_outer(self, cell, area):
+        """The middle of the outer edge nearest to ``cell`` as the crow flies: of its area, else
+        of the dungeon; ``None`` when the dungeon has no outer wall."""
+        cy, cx = cell[0] + 0.5, cell[1] + 0.5
+        by_area = self.__dict__.setdefault("_outer_by_area", {})
+        if not by_area:
+            grouped: dict = {None: []}
+            for c, points in self.outer_edges.items():
+                for p in points.values():
+                    grouped.setdefault(self.area_of[c], []).append(p)
+                    grouped[None].append(p)
+            by_area.update({key: np.array(points, dtype=float).reshape(-1, 2) for key, points in grouped.items()})
+        edges = by_area.get(area)
+        if edges is None or not len(edges):
+            edges = by_area[None]
+        if not len(edges):
+            return None
+        # nearest to the cell's centre; ties to the topmost, then leftmost
+        distance = np.round((edges[:, 0] - cx) ** 2 + (edges[:, 1] - cy) ** 2, 9)
+        order = np.lexsort((edges[:, 0], edges[:, 1], distance))
+        return float(edges[order[0], 0]), float(edges[order[0], 1])
 
     def find_outer_edges(self) -> dict:
         """For each dungeon cell with an outer wall, the middles of its edges that face rock

@@ -33,13 +33,15 @@ import re
 from pathlib import Path
 
 from inkcrawl.importers import ImportFailed, ImportOptions, ImportResult
-from inkcrawl.importers.tiled.files import load_map
+from inkcrawl.importers.tiled.files import MAX_FILE_BYTES, load_map
 from inkcrawl.importers.tiled.grid import _build_grid
 from inkcrawl.importers.tiled.line import _build_line
 from inkcrawl.importers.tiled.objects import _Reader
 from inkcrawl.importers.tiled.properties import version_number
 
 NAME = "tiled"
+#: Orientations refused: their tiles are offset rows or columns, no square grid.
+OFFSET_ORIENTATIONS = ("staggered", "hexagonal")
 
 
 # ------------------------------------------------------------------------------------------
@@ -58,16 +60,38 @@ class TiledImporter:
             return bool(re.search(rb"<(map|tileset)[\s>/]", stripped[:4096]))
         if not stripped.startswith(b"{"):
             return False
-        if b'"tiledversion"' in head:
+        if _looks_like_tiled_json(head):
             return True
-        return b'"orientation"' in head and b'"layers"' in head and b'"tilewidth"' in head
+        if len(head) < 65536 or b'"layers"' not in head:
+            return False
+        # Tiled writes its keys in alphabetical order: 'orientation' and 'tiledversion' come after
+        # 'layers', which can be far longer than the head; look through the rest of the file
+        try:
+            with path.open("rb") as handle:
+                whole = handle.read(MAX_FILE_BYTES)
+        except OSError:
+            return False
+        return _looks_like_tiled_json(whole)
 
     def convert(self, path: Path, options: ImportOptions) -> ImportResult:
         data = load_map(path)
+        if data.get("orientation") in OFFSET_ORIENTATIONS:
+            raise ImportFailed(
+                f"a {data['orientation']} map: its rows or columns of tiles are offset from one another, so "
+                "they form no square grid, and its objects are placed in that drawing; inkcrawl imports "
+                "orthogonal and isometric maps only. In Tiled, set Map > Map Properties > Orientation to "
+                "Orthogonal, check the layout, save and import again"
+            )
         try:
             reader = _Reader(path, data, options)
             orientation = data.get("orientation", "orthogonal")
-            if orientation != "orthogonal":
+            if orientation == "isometric":
+                reader.note(
+                    "the map",
+                    "isometric: read on its tile grid, each diamond tile a square cell (the sheet is drawn from "
+                    "above, not in Tiled's diamond view); tile and text objects stand at their anchor point",
+                )
+            elif orientation != "orthogonal":
                 reader.note(
                     "the map", f"orientation {str(orientation)[:20]!r}: object positions are read as orthogonal pixels"
                 )
@@ -91,6 +115,14 @@ class TiledImporter:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
             raise ImportFailed(f"not a readable Tiled map ({type(exc).__name__}: {exc})"[:300]) from None
         return ImportResult(dungeon, reader.notes)
+
+
+def _looks_like_tiled_json(text: bytes) -> bool:
+    """Whether JSON text holds the keys of a Tiled map: 'tiledversion' (Tiled 1.0+), or
+    'orientation', 'layers' and 'tilewidth' (every era)."""
+    if b'"tiledversion"' in text:
+        return True
+    return b'"orientation"' in text and b'"layers"' in text and b'"tilewidth"' in text
 
 
 IMPORTER = TiledImporter()

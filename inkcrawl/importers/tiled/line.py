@@ -21,7 +21,11 @@ from inkcrawl.importers.tiled.mapping import (
 from inkcrawl.importers.tiled.objects import MARKER, MapObject, _Reader
 from inkcrawl.importers.tiled.properties import _number, _Skip
 from inkcrawl.importers.tiled.sheet import _exact_sheet, _map_props_note
+from inkcrawl.model import SKELETON_LOCK
+from inkcrawl.rulesets import bundled_rulesets
 
+#: Most locks a door holds (the dungeon schema's limit).
+MAX_LOCKS = 4
 #: Default printed size of one map tile (the builder's default, shrunk to fit A4).
 DEFAULT_CELL_MM = 5.0
 
@@ -197,19 +201,51 @@ def _add_door(builder, reader, obj, unit, used, defaults, wanted) -> None:
         value = _prop(obj.properties, used, "colour")
     if value is None:
         value = defaults.get("locks")
-    locks = [lock for lock in _locks(value)]
-    bad = [lock for lock in locks if not _ID_PATTERN.match(lock)]
-    if bad:
-        raise _Skip(f"locks {', '.join(map(repr, bad))} are not key colours")
+    locks = _door_locks(reader, obj, _locks(value))
+    builder.add_door((unit(segment[0]), unit(segment[1])), locks, wanted, obj.name[:200] or None)
+
+
+def _door_locks(reader: _Reader, obj: MapObject, locks: list[str]) -> list[str]:
+    """The locks a door keeps: each a key colour of the ruleset (any name when the ruleset is not
+    a bundled one: ``validate`` checks it) or ``skeleton``, a colour once, at most 4. Every lock
+    left out is named in a note; a door left with none is skipped."""
     if not locks:
         raise _Skip(
             "a door without locks is an open doorway (where two areas meet); give it a 'locks' property "
             "(key colours or 'skeleton') to make it a door"
         )
-    if len(locks) > 4:
-        reader.note(obj.describe(), f"{len(locks)} locks; the first 4 kept")
-        locks = locks[:4]
-    builder.add_door((unit(segment[0]), unit(segment[1])), locks, wanted, obj.name[:200] or None)
+    ours = reader.map_props.get("ruleset") if reader.exact else None  # our export names its ruleset
+    ruleset_id = reader.options.ruleset or (ours if isinstance(ours, str) and ours else "line-classic")
+    ruleset = bundled_rulesets().get(ruleset_id)
+    colours = list(ruleset.key_colours) if ruleset is not None else None
+    kept: list[str] = []
+    unknown: list[str] = []
+    twice: list[str] = []
+    for lock in locks:
+        if lock != SKELETON_LOCK and (not _ID_PATTERN.match(lock) or colours is not None and lock not in colours):
+            unknown.append(lock)
+        elif lock != SKELETON_LOCK and lock in kept:
+            twice.append(lock)
+        else:
+            kept.append(lock)
+    known = f"{', '.join(colours)} or {SKELETON_LOCK}" if colours is not None else "names"
+    if unknown:
+        named = ", ".join(repr(lock[:40]) for lock in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
+        several = len(unknown) > 1
+        what = (
+            f"lock{'s' if several else ''} {named} {'are not key colours' if several else 'is not a key colour'} "
+            f"of ruleset {ruleset_id} ({known})"
+        )
+        if not kept:
+            raise _Skip(f"its {what}")
+        reader.note(obj.describe(), f"{what}; left out")
+    if twice:
+        reader.note(obj.describe(), f"{', '.join(map(repr, twice))}: a colour locks a door once; repeat left out")
+    if len(kept) > MAX_LOCKS:
+        extra = ", ".join(map(repr, kept[MAX_LOCKS:]))
+        reader.note(obj.describe(), f"{len(kept)} locks; a door holds at most {MAX_LOCKS}: {extra} left out")
+        kept = kept[:MAX_LOCKS]
+    return kept
 
 
 def _add_disc(builder, reader, obj, kind, unit, used, defaults, wanted, artifact_numbers) -> None:

@@ -4,10 +4,11 @@ properties looked up by name (ids, locks)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from inkcrawl.importers import ImportFailed
+from inkcrawl.importers import MappingFailed, did_you_mean
 from inkcrawl.rulesets import bundled_rulesets
 
 #: Special targets of the mapping besides element kinds.
@@ -45,6 +46,9 @@ GRID_CLASSES: dict[str, str] = {
     "chest": "loot",
 }
 
+#: What a class may become, for suggestions when a mapping names something else.
+_KNOWN_TARGETS = sorted(set(LINE_CLASSES.values()) | set(GRID_CLASSES.values()) | {IGNORE})
+
 #: Per kind, the custom properties that set its members (names compared case-insensitively).
 _MEMBER_PROPS = {
     "boss": ("vp",),
@@ -69,24 +73,33 @@ def _normal(name: str) -> str:
 
 def _user_mapping(mapping: dict | None) -> dict:
     """The ``--map`` file checked: ``{"family"?: "line"|"grid", "classes": {name: kind or
-    {"kind": kind, member: default...}}}``."""
+    {"kind": kind, member: default...}}}``; :class:`MappingFailed` naming the member if not."""
     if mapping is None:
         return {}
     if not isinstance(mapping, dict):
-        raise ImportFailed("the mapping must be a JSON object")
+        raise MappingFailed("the mapping must be a JSON object")
     unknown = sorted(set(mapping) - {"classes", "family", "description", "$schema"})
     if unknown:
-        raise ImportFailed(f"the mapping has unknown members {', '.join(unknown)} (use 'classes' and 'family')")
+        raise MappingFailed(
+            f"the mapping has unknown members {', '.join(map(repr, unknown))}"
+            f"{did_you_mean(unknown[0], ('classes', 'family', 'description'))} (use 'classes' and 'family')"
+        )
+    if "family" in mapping and mapping["family"] not in ("line", "grid"):
+        family = mapping["family"]
+        raise MappingFailed(
+            f"'family' is {str(family)[:40]!r}{did_you_mean(family, ('line', 'grid'))}: use 'line' or 'grid'"
+        )
     classes = mapping.get("classes", {})
     if not isinstance(classes, dict):
-        raise ImportFailed("the mapping's 'classes' must be an object of class name -> element kind")
+        raise MappingFailed("'classes' must be an object of class name -> element kind")
     checked = {}
     for name, entry in classes.items():
         kind = entry.get("kind") if isinstance(entry, dict) else entry
         if not isinstance(kind, str) or not (kind == IGNORE or _KIND_PATTERN.match(kind)):
-            raise ImportFailed(
-                f"the mapping of class {name!r} must be an element kind (lower case letters, digits, "
-                f"'_'), 'ignore', or an object with such a 'kind'"
+            raise MappingFailed(
+                f"classes/{str(name)[:60]}: {json.dumps(kind)[:40] if kind is not None else 'no kind'} is not an "
+                f"element kind{did_you_mean(kind, _KNOWN_TARGETS)}; give an element kind (lower case letters, "
+                f"digits, '_'), 'ignore', or an object with such a 'kind', e.g. \"Goblin\": \"monster\""
             )
         checked[name] = entry
         checked.setdefault(_normal(name), entry)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, json_kind
+from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, did_you_mean, json_kind
 from inkcrawl.importers.tiled.files import (
     MAX_GROUP_DEPTH,
     _looks_like_xml,
@@ -21,6 +21,7 @@ from inkcrawl.importers.tiled.files import (
     parse_xml,
 )
 from inkcrawl.importers.tiled.mapping import GRID_CLASSES, IGNORE, LINE_CLASSES, _normal, _user_mapping
+from inkcrawl.importers.tiled.paths import Folders, Refused
 from inkcrawl.importers.tiled.properties import _number, _number_or, _positive, _Skip, read_properties
 
 #: Most objects imported from one map.
@@ -113,9 +114,16 @@ class _Reader:
         self.map_props = read_properties(data)
         self.objects: list[MapObject] = []
         self.tile_classes: list[tuple[int, dict[int, str]]] = []
-        self._templates: dict[Path, dict | None] = {}
+        self._templates: dict[str, dict | str] = {}
+        self.folders = Folders(path, options.allowed_folders)
         self.tile_w = _positive(data.get("tilewidth"), "tilewidth")
         self.tile_h = _positive(data.get("tileheight"), "tileheight")
+        #: An isometric map keeps its objects on the floor, in pixels of tileheight per tile on
+        #: both axes (Tiled's IsometricRenderer.pixelToTileCoords); tile and text objects have
+        #: their size on the screen, so they stand at their anchor point.
+        self.isometric = data.get("orientation") == "isometric"
+        if self.isometric:
+            self.tile_w = self.tile_h
         try:
             self.columns = int(float(data.get("width") or 0))
             self.rows = int(float(data.get("height") or 0))
@@ -139,12 +147,10 @@ class _Reader:
         self.notes.append(ImportNote(source, message))
 
     # -- tilesets and templates ------------------------------------------------------------
-    def _sibling(self, relative: str) -> Path:
-        return (self.path.parent / relative) if not Path(relative).is_absolute() else Path(relative)
-
     def _load_side_file(self, relative: str, what: str) -> Any:
-        """A tileset or template file beside the map, as the JSON structure; ``None`` if missing."""
-        target = self._sibling(relative)
+        """A tileset or template file beside the map, as the JSON structure; ``None`` if missing;
+        :class:`~.paths.Refused` if it lies outside the folders the map may read."""
+        target = self.folders.locate(relative)
         if not target.is_file():
             return None
         data = _read_bytes(target, what)
@@ -174,6 +180,9 @@ class _Reader:
                 source = tileset["source"]
                 try:
                     loaded = self._load_side_file(source, "tileset")
+                except Refused as exc:
+                    self.note(f"tileset {source[:200]!r}", f"{exc}; tile objects using it get no class from it")
+                    continue
                 except ImportFailed as exc:
                     self.note(
                         f"tileset {source!r}", f"cannot be read ({exc}); tile objects using it get no class from it"
@@ -200,15 +209,17 @@ class _Reader:
                 found = classes.get(gid - firstgid, "")
         return found
 
-    def template(self, relative: str) -> dict | None:
-        target = self._sibling(relative)
-        if target not in self._templates:
+    def template(self, relative: str) -> dict | str:
+        """The template file ``relative`` as the JSON structure, or why it cannot be used."""
+        if relative not in self._templates:
             try:
                 loaded = self._load_side_file(relative, "template")
+            except Refused as exc:
+                loaded = str(exc)
             except ImportFailed:
                 loaded = None
-            self._templates[target] = loaded if isinstance(loaded, dict) else None
-        return self._templates[target]
+            self._templates[relative] = loaded if isinstance(loaded, (dict, str)) else "is missing or unreadable"
+        return self._templates[relative]
 
     # -- layers ----------------------------------------------------------------------------
     def walk(self, layers: Any, ox: float, oy: float, prefix: str, depth: int) -> None:
@@ -275,10 +286,10 @@ class _Reader:
         raw_id = raw.get("id")
         if isinstance(raw.get("template"), str):
             template = self.template(raw["template"])
-            if template is None:
+            if isinstance(template, str):
                 self.note(
                     f"object {raw_id} on layer {layer[:80]!r}",
-                    f"its template {raw['template'][:80]!r} is missing or unreadable; skipped",
+                    f"its template {raw['template'][:200]!r} {template}; skipped",
                 )
                 return
             base = dict(template.get("object") or {})
@@ -358,6 +369,8 @@ class _Reader:
             obj.shape = "tile"
         elif width == 0 and height == 0:
             obj.shape = "point"  # maps before Tiled 1.1 had no point objects: a rectangle of no size
+        if self.isometric and obj.shape in ("text", "tile"):
+            obj.width = obj.height = 0.0
         return obj
 
     def clean_text(self, text: str, limit: int, obj: MapObject, what: str) -> str:
@@ -384,14 +397,10 @@ class _Reader:
                 obj.id = highest
                 missing += 1
             elif obj.id in seen:
-                old = obj.id
+                old, source = obj.id, obj.describe()
                 highest += 1
                 obj.id = highest
-                first = seen[old]
-                self.note(
-                    f"object {old} on layer {obj.layer[:80]!r}",
-                    f"duplicate id {old} (also used on layer {first.layer[:80]!r}); renumbered {obj.id}",
-                )
+                self.note(source, f"duplicate id {old}, also the id of {seen[old].describe()}; renumbered {obj.id}")
             seen[obj.id] = obj
         if missing:
             self.note(
@@ -414,7 +423,8 @@ class _Reader:
             if max(xs) < 0 or max(ys) < 0 or min(xs) > right or min(ys) > bottom:
                 self.note(obj.describe(), f"lies wholly outside the map (0..{right:g} x 0..{bottom:g} px); skipped")
                 continue
-            if min(xs) < 0 or min(ys) < 0 or max(xs) > right or max(ys) > bottom:
+            imported = self.target(obj)[0] not in (None, IGNORE)  # the others get their own note
+            if imported and (min(xs) < 0 or min(ys) < 0 or max(xs) > right or max(ys) > bottom):
                 self.note(obj.describe(), "crosses the map edge; kept whole")
             kept.append(obj)
         self.objects = kept
@@ -427,13 +437,22 @@ class _Reader:
             kind, defaults = self.target(obj)
             source = obj.describe()
             if kind is None:
-                why = "has no class" if not obj.cls else "has a class the mapping does not know"
+                why = (
+                    "has no class" if not obj.cls else f"has a class the mapping does not know{self.nearest_class(obj)}"
+                )
                 self.note(source, f"{why}; skipped (map it with --map)")
                 continue
             if kind == IGNORE:
                 self.note(source, "ignored by the mapping")
                 continue
             yield obj, kind, defaults, source
+
+    def nearest_class(self, obj: MapObject) -> str:
+        """`` (did you mean 'monster'?)`` for a class name close to one the mapping knows (a typing
+        slip such as ``Monstr``), or ``""``."""
+        defaults = GRID_CLASSES if self.family == "grid" else LINE_CLASSES
+        known = list(defaults) + [name for name in self.mapping.get("classes", {}) if name == _normal(name)]
+        return did_you_mean(_normal(obj.cls), known)
 
     def target(self, obj: MapObject) -> tuple[str | None, dict]:
         """What ``obj`` becomes: ``(kind, default members)``; kind ``None`` when unmapped."""

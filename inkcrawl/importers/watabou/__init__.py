@@ -41,9 +41,10 @@ Mapping (docs/importing-watabou.md says the same for users):
   an open passage (reported).
 * **Notes** become labels (cap height 2 mm) centred on ``pos`` (half cells fine) in the area
   holding it, wrapped to the width of the area there, moved just enough to stay inside, and
-  shortened with "..." when they do not fit (reported with the full text); if not even that fits,
-  the ``ref`` alone, or nothing (reported). A note outside every area goes to the nearest area
-  (reported).
+  shortened at a word with "..." when they do not fit, keeping at least a third of the text
+  (reported with the full text); otherwise the ``ref`` alone, its text in the key on the sheet
+  (the reminders), or only in the key when not even the ref fits (reported): no note is lost. A
+  note outside every area goes to the nearest area (reported).
 * **Columns and water** have no inkcrawl counterpart (no decoration element; they are not
   obstacles for the line): one report each, with the count and the areas they lie in.
 * **Title** from ``title`` (else the file name); the **story** becomes the sheet's reminder,

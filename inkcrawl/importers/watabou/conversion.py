@@ -4,15 +4,20 @@ water), and hands everything to the builder."""
 
 from __future__ import annotations
 
+import re
+
 from inkcrawl.geoarrays import as_point
 from inkcrawl.importers import ImportFailed
 from inkcrawl.importers.build import LineDungeonBuilder
 from inkcrawl.importers.watabou.areas import _build_areas, _Obstacles, _Space
 from inkcrawl.importers.watabou.doors import _Doors
 from inkcrawl.importers.watabou.keys import _Keys
-from inkcrawl.importers.watabou.labels import _Labels
+from inkcrawl.importers.watabou.labels import KEY_ENTRY_CHARS, _Labels
 from inkcrawl.importers.watabou.source import STORY_CHARS
 from inkcrawl.importers.watabou.text import _shorten
+
+#: Most reminders a sheet holds (the dungeon schema's limit).
+MAX_REMINDERS = 20
 
 
 class _Conversion(_Doors, _Labels, _Keys):
@@ -48,7 +53,9 @@ class _Conversion(_Doors, _Labels, _Keys):
             self._fallback_start()
         self.label_plan = self._labels(commit=False)  # keys keep clear of where the notes will go
         self._plan_keys()
+        self.notes_key = []
         self._labels()
+        builder.reminders += self._key_reminders(MAX_REMINDERS - len(builder.reminders))
         self._unreachable()
         self._columns_and_water()
 
@@ -67,6 +74,23 @@ class _Conversion(_Doors, _Labels, _Keys):
                 builder.add_element(kind, element["at"], wanted_id=element["id"], size_mm=element["size_mm"], **members)
         self.builder = builder
         return builder
+
+    def _key_reminders(self, free: int) -> list[str]:
+        """The key of the notes printed as their ref (or not at all) as sheet reminders: one entry
+        each, packed several to a reminder when there are more than ``free`` reminders left."""
+        ordered = sorted(self.notes_key, key=_by_ref)
+        entries = [entry for _, entry in ordered]
+        if len(entries) <= free:
+            return entries
+        packed: list[str] = []
+        for source, entry in ordered:
+            if packed and len(packed[-1]) + 2 + len(entry) <= KEY_ENTRY_CHARS:
+                packed[-1] += "  " + entry
+            elif len(packed) < free:
+                packed.append(entry)
+            else:
+                self.note(source, f'the sheet\'s reminders are full; left out of the key: "{entry}"')
+        return packed
 
     def _unreachable(self) -> None:
         reach = self.final_reach
@@ -113,3 +137,9 @@ class _Conversion(_Doors, _Labels, _Keys):
                 f"{len(items)} {what}{'s' if len(items) != 1 else ''}{detail} not imported: inkcrawl "
                 f"has no decoration element and they are no obstacle for the line",
             )
+
+
+def _by_ref(item: tuple[str, str]) -> tuple[int, float, str]:
+    """The order of the notes' key: numbered refs by number, then the others by text."""
+    number = re.match(r"\d+", item[1])
+    return (0, int(number.group()), item[1]) if number else (1, 0, item[1])

@@ -14,6 +14,18 @@ from inkcrawl.importers.watabou.state import _State
 from inkcrawl.importers.watabou.text import _fit, _shorten, _wrap
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, DESCENT_EM, text_width_mm
 
+#: Most characters of one entry of the notes' key (a sheet reminder holds at most 300).
+KEY_ENTRY_CHARS = 300
+#: A shortened label keeps at least this share of its note's characters; a note with a ref
+#: shortened more is printed as its ref, its text in the key on the sheet.
+MIN_SHORTENED_SHARE = 1 / 3
+
+
+def _keeps_enough(lines: list[str], text: str) -> bool:
+    """Whether ``lines`` (a note's label, maybe shortened) keep enough of ``text`` to be read."""
+    printed = " ".join(line.rstrip("…") for line in lines)
+    return printed == text or len(printed) >= MIN_SHORTENED_SHARE * len(text)
+
 
 class _Labels(_State):
     """The label step of a conversion."""
@@ -40,9 +52,11 @@ class _Labels(_State):
             layout = self._place_text(note, area, point, em, line_mm, obstacles)
             if layout is None:
                 if commit:
+                    entry = self._key_entry(note, area.id)
                     self.note(
                         note.source,
-                        f"does not fit in '{area.id}' at this scale; not printed. Text: \"{_shorten(note.text, 200)}\"",
+                        f"does not fit in '{area.id}' at this scale, not even its ref; in the key on the sheet "
+                        f'instead: "{entry}"',
                     )
                 continue
             lines, boxes = layout
@@ -56,10 +70,17 @@ class _Labels(_State):
                 element_id = f"note-{key}" if number == 1 else f"note-{key}-{number}"
                 self.elements.append({"kind": "label", "id": element_id, "text": text, "at": at})
             printed = " ".join(lines)
-            if printed != note.text:
-                what = "only its ref is printed" if lines == [note.ref] else f'printed as "{printed}"'
+            if lines == [note.ref] and printed != note.text:
+                entry = self._key_entry(note)
                 self.note(
-                    note.source, f"shortened to fit '{area.id}': {what}; full text: \"{_shorten(note.text, 300)}\""
+                    note.source,
+                    f"too long for '{area.id}' at this scale: only its ref is printed there, its text in the key "
+                    f'on the sheet: "{entry}"',
+                )
+            elif printed != note.text:
+                self.note(
+                    note.source,
+                    f'shortened to fit \'{area.id}\': printed as "{printed}"; full text: "{_shorten(note.text, 300)}"',
                 )
         return planned
 
@@ -92,7 +113,7 @@ class _Labels(_State):
             if count < len(wrapped):
                 lines[-1] = _fit(" ".join(wrapped[count - 1 :]), width_mm, em)
             lines = [_fit(line, width_mm, em) for line in lines]
-            if all(lines):
+            if all(lines) and (not note.ref or _keeps_enough(lines, note.text)):
                 candidates.append(lines)
         if note.ref and text_width_mm(note.ref, em) <= width_mm:
             candidates.append([note.ref])
@@ -111,6 +132,15 @@ class _Labels(_State):
             if all(inner.covers(b) for _, _, b in boxes):
                 return lines, boxes
         return None
+
+    def _key_entry(self, note: _Note, area: str | None = None) -> str:
+        """Add ``note`` to the key printed on the sheet (its ref, the area when the ref is not on
+        the map, its text) and return the entry."""
+        ref = note.ref or f"note {note.index}"
+        where = f" ({area})" if area is not None else ""
+        entry = _shorten(f"{ref}{where}: {note.text}", KEY_ENTRY_CHARS)
+        self.notes_key.append((note.source, entry))
+        return entry
 
     def _layout(self, lines, centre_x, centre_y, top_limit, bottom_limit, em, line_mm):
         block = self.mm(line_mm * len(lines))

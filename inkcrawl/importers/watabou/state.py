@@ -28,6 +28,7 @@ class _State:
     starts: list[tuple[str, tuple[float, float]]]
     no_room: set[tuple[str, float, bool]]
     label_plan: _Obstacles
+    notes_key: list[tuple[str, str]]  # (note's source, entry): notes printed as their ref, or not at all
 
     def __init__(self, path: Path, options: ImportOptions):
         self.path = path
