@@ -23,6 +23,11 @@ PLAY_FORMAT_VERSION = 1
 #: Most points a play's path may have, all polylines together (the referee takes about 3 s and
 #: 300 MB for a million); counted before the schema and the referee look at the play.
 MAX_PLAY_POINTS = 1_000_000
+#: Longest drawn line (mm, all polylines together, portal jumps not counted) the referee
+#: accepts: 100 m, fifty times across the largest sheet. The referee's time grows with the
+#: walls the line crosses (about 50 ms a metre on the bundled sheets, zig-zagging through
+#: walls), so a longer line is refused before it is refereed.
+MAX_PLAY_LENGTH_MM = 100_000
 
 
 def _point_count_problem(data: dict, file: str) -> Problem | None:
@@ -39,13 +44,37 @@ def _point_count_problem(data: dict, file: str) -> Problem | None:
         file,
         "/path",
     )
+
+
+def _length_problem(data: dict, file: str) -> Problem | None:
+    """F006 when the drawn line (schema-valid) is longer than :data:`MAX_PLAY_LENGTH_MM`."""
+    import numpy as np
+
+    length = 0.0
+    for polyline in data["path"]:
+        points = np.asarray(polyline, dtype=float)
+        if len(points) > 1:
+            length += float(np.hypot(*np.diff(points, axis=0).T).sum())
+    if length <= MAX_PLAY_LENGTH_MM:
+        return None
+    return problem(
+        "F006",
+        f"the drawn line is {length / 1000:,.1f} m long, more than the {MAX_PLAY_LENGTH_MM // 1000:,} m the referee "
+        f"accepts",
+        file,
+        "/path",
+    )
+
+
 #: The play files: a line dungeon's drawn path (``play``), a grid sheet (``grid-play``), each with its schema.
 PLAY_TYPES = ("play", "grid-play")
 
 
 def play_data_problems(data: Any, file: str) -> list[Problem]:
     """Problems of parsed play data: not a play or grid play (F008), a newer format (F007),
-    schema errors (S001, one per leaf error, by pointer) against its type's schema
+    a line path of more than :data:`MAX_PLAY_POINTS` points (F006, before the schema), schema
+    errors (S001, one per leaf error, by pointer) against its type's schema, then a line
+    longer than :data:`MAX_PLAY_LENGTH_MM` (F006)
     (``schemas/play.schema.json`` or ``schemas/grid-play.schema.json``)."""
     if not isinstance(data, dict) or data.get("type") not in PLAY_TYPES:
         found = (
@@ -75,7 +104,12 @@ def play_data_problems(data: Any, file: str) -> list[Problem]:
                 "/format_version",
             )
         ]
-    return schema_problems(data, data["type"], file)
+    too_long = _point_count_problem(data, file) if data["type"] == "play" else None
+    if too_long is not None:
+        return [too_long]
+    problems = schema_problems(data, data["type"], file)
+    too_long = _length_problem(data, file) if data["type"] == "play" and not problems else None
+    return [too_long] if too_long is not None else problems
 
 
 def load_play(path: str | Path, file: str | None = None) -> tuple[dict | None, list[Problem]]:

@@ -70,6 +70,13 @@ RULES: tuple[Rule, ...] = (
         "whole-dungeon checks when some objects are); fix the schema errors first.",
     ),
     Rule(
+        "S003",
+        "problems-not-listed",
+        _W,
+        "A file has more problems than are listed (200): the last one counts the rest (an error when any of "
+        "them is one); fix the first ones and validate again.",
+    ),
+    Rule(
         "P001",
         "path-outside-pack",
         _E,

@@ -58,10 +58,10 @@ _LONG_NUMBER = re.compile(r"-?\d{16,}(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 def _friendly(error) -> str:
     """The validator's message, made readable: named members instead of "False schema", long
-    numbers shortened, at most 300 characters."""
+    numbers written short (``1e+308``, not its 309 digits), at most 300 characters."""
     if type(error.kind).__name__ == "FalseSchema" and error.instance_path:
         return f"'{error.instance_path[-1]}' is not allowed here (not for this kind or family)"
-    message = _LONG_NUMBER.sub(lambda m: m.group(0)[:8] + f"...({len(m.group(0))} digits)", error.message)
+    message = _LONG_NUMBER.sub(lambda m: f"{float(m.group(0)):.6g}", error.message)
     if len(message) > 300:
         message = message[:297] + "..."
     return message

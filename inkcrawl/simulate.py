@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 PERCENTILES = (10, 25, 50, 75, 90)
 DECIMALS = 4
@@ -69,10 +69,37 @@ def _r(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def game_seeds(seed: int, games: int) -> list[int]:
-    """The seed of each game of a run."""
+def iter_game_seeds(seed: int, games: int) -> Iterator[int]:
+    """The seed of each game of a run, drawn one at a time (memory does not grow with ``games``)."""
     master = random.Random(seed)
-    return [master.getrandbits(64) for _ in range(games)]
+    for _ in range(games):
+        yield master.getrandbits(64)
+
+
+def game_seeds(seed: int, games: int) -> list[int]:
+    """The seed of each game of a run, as a list (:func:`iter_game_seeds` for long runs)."""
+    return list(iter_game_seeds(seed, games))
+
+
+def percentile_of_counts(counts: Sequence[tuple[int, int]], p: float) -> float:
+    """:func:`percentile` of the values that ``counts`` (``(value, how many)`` by increasing
+    value) holds, without listing them."""
+    total = sum(n for _, n in counts)
+    if not total:
+        return 0.0
+    position = (total - 1) * p / 100
+    low = math.floor(position)
+    high = min(low + 1, total - 1)
+
+    def at(rank: int) -> int:
+        seen = 0
+        for value, n in counts:
+            seen += n
+            if rank < seen:
+                return value
+        return counts[-1][0]
+
+    return at(low) + (at(high) - at(low)) * (position - low)
 
 
 def simulate(
@@ -101,7 +128,7 @@ def simulate(
     seats = [built[name] for name in names]
 
     n = rules.size
-    scores: list[int] = []
+    score_counts: dict[int, int] = {}  # score -> how many player-games: memory does not grow with the games
     term_sums = dict.fromkeys(rules.terms, 0)
     entered = [0] * n
     trapped = [0] * n
@@ -110,14 +137,14 @@ def simulate(
     seat_sums = [0] * players
     seat_wins = [0.0] * players
     batch = 0
-    for game_seed in game_seeds(seed, games):
+    for game_seed in iter_game_seeds(seed, games):
         result = play_game(rules, seats, game_seed)
         rounds += result.rounds_played
         share = 1 / len(result.winners)
         for p in result.winners:
             seat_wins[p] += share
         for p, (pm, score) in enumerate(zip(result.maps, result.scores)):
-            scores.append(score.total)
+            score_counts[score.total] = score_counts.get(score.total, 0) + 1
             seat_sums[p] += score.total
             for term, points in score.terms.items():
                 term_sums[term] += points
@@ -138,9 +165,9 @@ def simulate(
     if progress is not None and batch:
         progress(batch)
 
-    samples = len(scores)
-    mean = sum(scores) / samples
-    ordered = sorted(scores)
+    ordered = sorted(score_counts.items())
+    samples = sum(count for _, count in ordered)
+    mean = sum(value * count for value, count in ordered) / samples
     rooms = []
     for i in range(n):
         room: dict[str, object] = {
@@ -163,10 +190,10 @@ def simulate(
         "switches": dict(rules.switches),
         "score": {
             "mean": _r(mean),
-            "stdev": _r(math.sqrt(sum((s - mean) ** 2 for s in scores) / samples)),
-            "min": ordered[0],
-            "max": ordered[-1],
-            "percentiles": {str(p): _r(percentile(ordered, p)) for p in PERCENTILES},
+            "stdev": _r(math.sqrt(sum(count * (value - mean) ** 2 for value, count in ordered) / samples)),
+            "min": ordered[0][0],
+            "max": ordered[-1][0],
+            "percentiles": {str(p): _r(percentile_of_counts(ordered, p)) for p in PERCENTILES},
         },
         "terms": {term: _r(total / samples) for term, total in term_sums.items()},
         "seats": [

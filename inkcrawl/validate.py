@@ -16,16 +16,22 @@ from typing import Any
 from inkcrawl.checks import check_dungeon
 from inkcrawl.checks.common import text_problems
 from inkcrawl.checks.grid import deck_problems
-from inkcrawl.jsonio import read_json_file
+from inkcrawl.jsonio import MAX_FILE_BYTES, read_json_file
 from inkcrawl.migrate import FormatVersionError, migrate
 from inkcrawl.model import Dungeon, dungeon_from_dict
 from inkcrawl.problems import Problem, Severity, problem
 from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file, ruleset_consistency_problems
-from inkcrawl.schema import FILE_TYPES, schema_problems
+from inkcrawl.schema import FILE_TYPES, load_schema, schema_problems, schema_validator
 from inkcrawl.textchars import document_text_problems, owner_name
 
 #: Name of the manifest file at the root of a content pack folder.
 MANIFEST_NAME = "pack.json"
+#: Most values (numbers, strings, arrays, objects) a JSON file inkcrawl reads may hold, counted
+#: before it is parsed (:func:`too_many_values`), so that a file of millions of tiny values is
+#: refused before parsing it takes gigabytes. Real files hold a few tens of thousands.
+MAX_JSON_VALUES = 5_000_000
+#: Most problems reported for one file; the rest are counted in a last "and N more" problem.
+MAX_PROBLEMS_PER_FILE = 200
 
 # List items whose schema errors leave the rest of the file checkable (see _prune_pointers).
 _COLLECTIONS = (
@@ -68,6 +74,15 @@ WHOLE_DUNGEON_CODES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class UnlistedProblems(Problem):
+    """S003, the last problem of a file with more than :data:`MAX_PROBLEMS_PER_FILE`: how many
+    more errors and warnings it has that are not listed (counted in the report's totals)."""
+
+    hidden_errors: int = 0
+    hidden_warnings: int = 0
+
+
 @dataclass
 class Report:
     """The outcome of validating some paths.
@@ -83,13 +98,18 @@ class Report:
 
     @property
     def errors(self) -> int:
-        """How many problems are errors."""
-        return sum(p.severity is Severity.ERROR for p in self.problems)
+        """How many problems are errors (with those counted but not listed: :class:`UnlistedProblems`)."""
+        return sum(
+            p.hidden_errors if isinstance(p, UnlistedProblems) else p.severity is Severity.ERROR for p in self.problems
+        )
 
     @property
     def warnings(self) -> int:
-        """How many problems are warnings."""
-        return sum(p.severity is Severity.WARNING for p in self.problems)
+        """How many problems are warnings (with those counted but not listed)."""
+        return sum(
+            p.hidden_warnings if isinstance(p, UnlistedProblems) else p.severity is Severity.WARNING
+            for p in self.problems
+        )
 
     def exit_code(self, strict: bool = False) -> int:
         """0 without errors (and without warnings when ``strict``), 1 with them, 2 when an input
@@ -123,12 +143,48 @@ class LoadedDocument:
     migrated_from: int | None = None
 
 
+def json_value_count(path: Path, limit: int = MAX_JSON_VALUES) -> int | None:
+    """An upper bound of the values the JSON file ``path`` holds (its commas plus its opening
+    brackets: every value but the first of an array or object follows a comma), counted
+    without parsing it; ``None`` when it cannot be read or cannot hold more than ``limit``
+    values (smaller than ``limit`` bytes; a file too large to read is refused by the reader).
+    Commas inside strings count too: the bound is never below the true count. Never raises."""
+    try:
+        if not path.is_file() or path.stat().st_size <= limit:
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        return None
+    return data.count(b",") + data.count(b"[") + data.count(b"{")
+
+
+def too_many_values(path: Path, file: str, limit: int = MAX_JSON_VALUES, note: str = "") -> Problem | None:
+    """F006 when the JSON file ``path`` holds more than ``limit`` values (:func:`json_value_count`),
+    before it is parsed; ``None`` otherwise. ``note`` is added to the message. Never raises."""
+    count = json_value_count(path, limit)
+    if count is None or count <= limit:
+        return None
+    return problem(
+        "F006",
+        f"the file holds about {count:,} values (numbers, strings, arrays, objects), more than the {limit:,} "
+        f"inkcrawl reads{note}; it was not parsed",
+        file,
+    )
+
+
 def load_document(path: Path, file: str | None = None) -> LoadedDocument:
     """Read a JSON file, find its type (``dungeon``, ``pack``, ``ruleset``) and migrate it.
 
-    Never raises: failures are problems (F001-F009) and leave ``data`` as ``None``.
+    Never raises: failures are problems (F001-F009) and leave ``data`` as ``None``; a file of
+    more than :data:`MAX_JSON_VALUES` values is refused (F006) before it is parsed.
     """
     file = file if file is not None else str(path)
+    refused = too_many_values(path, file)
+    if refused is not None:
+        return LoadedDocument(file, None, None, [refused])
     data, problems = read_json_file(path, file)
     if problems:
         return LoadedDocument(file, None, None, problems)
@@ -191,6 +247,113 @@ def _prune_pointers(problems: list[Problem]) -> tuple[frozenset[str], bool]:
     return frozenset(skip), broken
 
 
+#: The dungeon's lists of objects, each item checked on its own against this definition of the
+#: dungeon schema (``#/$defs/...``) by :func:`dungeon_schema_problems`.
+_ITEM_DEFINITIONS = {
+    "areas": "area",
+    "elements": "element",
+    "entryways": "entryway",
+    "features": "feature",
+    "passages": "passage",
+    "walls": "wall",
+}
+
+
+def _pointer_key(item: Problem) -> list:
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in item.pointer.split("/")]
+
+
+def _family_lists(family: Any) -> dict[str, dict]:
+    """The list members the dungeon schema allows for ``family`` (their maxItems and items)."""
+    for branch in load_schema("dungeon").get("allOf", []):
+        if branch["if"]["properties"]["family"].get("const") == family:
+            return {k: v for k, v in branch["then"]["properties"].items() if isinstance(v, dict) and "items" in v}
+    return {}
+
+
+def dungeon_schema_problems(
+    data: Any, file: str, limit: int = MAX_PROBLEMS_PER_FILE
+) -> tuple[list[Problem], frozenset[str], int]:
+    """Schema problems of a dungeon document (S001, sorted by pointer), bounded in time and memory
+    however broken the file is: ``(problems, items, unlisted)``.
+
+    The document is checked without its lists of objects, then each list: one longer than the
+    schema allows is one problem (its items are not checked); otherwise each item is checked on
+    its own, and once ``limit`` problems are listed the others only count (``unlisted``: items
+    with errors not listed). ``items`` is the pointer of every item with errors, listed or not."""
+    validator = schema_validator("dungeon")
+    if validator.is_valid(data):
+        return [], frozenset(), 0
+    lists = (
+        {k: v for k, v in data.items() if k in _ITEM_DEFINITIONS and isinstance(v, list)}
+        if isinstance(data, dict)
+        else {}
+    )
+    problems = schema_problems({**data, **{k: [] for k in lists}} if lists else data, "dungeon", file)
+    allowed = _family_lists(data.get("family")) if lists else {}
+    invalid: set[str] = set()
+    unlisted = 0
+    for key in sorted(lists):
+        items, spec = lists[key], allowed.get(key)
+        if spec is None:
+            continue  # not a member of this family (reported above), or the family is unknown
+        maximum = spec.get("maxItems")
+        if isinstance(maximum, int) and len(items) > maximum:
+            problems.append(
+                problem(
+                    "S001",
+                    f"{len(items):,} items, more than the {maximum:,} allowed; the items were not checked",
+                    file,
+                    f"/{key}",
+                )
+            )
+            continue
+        item_validator = schema_validator("dungeon", _ITEM_DEFINITIONS[key])
+        for index, item in enumerate(items):
+            if item_validator.is_valid(item):
+                continue
+            pointer = f"/{key}/{index}"
+            invalid.add(pointer)
+            if len(problems) >= limit:
+                unlisted += 1
+                continue
+            for found in schema_problems(item, "dungeon", file, definition=_ITEM_DEFINITIONS[key]):
+                problems.append(problem("S001", found.message, file, pointer + found.pointer))
+    problems.sort(key=_pointer_key)
+    return problems, frozenset(invalid), unlisted
+
+
+def capped_problems(
+    problems: list[Problem], file: str, unlisted: int = 0, limit: int = MAX_PROBLEMS_PER_FILE
+) -> list[Problem]:
+    """``problems`` of one file, at most ``limit`` of them listed (the S002 notes always): the rest
+    (and ``unlisted`` objects with schema errors, one error each at least) are counted in a last
+    S003 problem (:class:`UnlistedProblems`, an error when any of them is one)."""
+    if len(problems) <= limit and not unlisted:
+        return problems
+    notes = [p for p in problems if p.code == "S002"]  # why rule checks were skipped: always listed
+    others = [p for p in problems if p.code != "S002"]
+    listed, hidden = others[: limit - len(notes)], others[limit - len(notes) :]
+    errors = sum(p.severity is Severity.ERROR for p in hidden) + unlisted
+    warnings = len(hidden) + unlisted - errors
+
+    def count(n: int, word: str) -> str:
+        return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+    message = (
+        f"and {count(len(hidden) + unlisted, 'more problem')} not listed ({count(errors, 'error')}, "
+        f"{count(warnings, 'warning')}"
+        + (f", counting one for each of {count(unlisted, 'more object')} with schema errors" if unlisted else "")
+        + f"): only the first {limit} problems of a file are listed"
+    )
+    severity = Severity.ERROR if errors else Severity.WARNING
+    return [
+        *listed,
+        *notes,
+        UnlistedProblems("S003", message, file, "", severity, hidden_errors=errors, hidden_warnings=warnings),
+    ]
+
+
 class RulesetRegistry:
     """Rulesets by id: the bundled ones plus those a pack ships."""
 
@@ -217,17 +380,18 @@ def check_dungeon_data(
     Returns ``(problems, dungeon)``; ``dungeon`` is ``None`` when the structure is too broken
     to build the model.
     """
-    problems = schema_problems(data, "dungeon", file)
+    problems, invalid_items, unlisted = dungeon_schema_problems(data, file)
     skip, broken = _prune_pointers(problems)
+    skip |= invalid_items
     if broken:
         problems.append(problem("S002", "rule checks skipped: fix the structure errors above first", file))
-        return problems, None
+        return capped_problems(problems, file, unlisted), None
     problems += text_problems(data, file)
     try:
         dungeon = dungeon_from_dict(data, skip)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         problems.append(problem("S002", f"rule checks skipped: the model could not be built ({exc})", file))
-        return problems, None
+        return capped_problems(problems, file, unlisted), None
     ruleset = registry.get(dungeon.ruleset)
     if ruleset is None:
         problems.append(
@@ -238,7 +402,7 @@ def check_dungeon_data(
                 "/ruleset",
             )
         )
-        return problems, dungeon
+        return capped_problems(problems, file, unlisted), dungeon
     rule_problems = check_dungeon(dungeon, ruleset, file, deck)
     if skip:
         # Objects left out for schema errors would make whole-dungeon checks report false problems.
@@ -251,7 +415,7 @@ def check_dungeon_data(
                 file,
             )
         )
-    return problems + rule_problems, dungeon
+    return capped_problems(problems + rule_problems, file, unlisted), dungeon
 
 
 def path_inside_pack(base: Path, relative: str) -> Path | None:
@@ -466,6 +630,8 @@ def enclosing_pack(path: Path) -> tuple[list[Ruleset], dict[str, int] | None]:
         manifest_path = folder / MANIFEST_NAME
         if not manifest_path.is_file():
             continue
+        if too_many_values(manifest_path, str(manifest_path)) is not None:
+            return [], None
         manifest, problems = read_json_file(manifest_path)
         if problems or schema_problems(manifest, "pack", str(manifest_path)):
             return [], None

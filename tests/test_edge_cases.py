@@ -115,7 +115,7 @@ def test_schema_messages_stay_readable():
     data = line_dungeon()
     data["elements"][1]["at"] = [1e300, 90]
     messages = {p.pointer: p.message for p in schema_problems(data, "dungeon", "x.json")}
-    assert "digits" in messages["/elements/1/at/0"] and len(messages["/elements/1/at/0"]) < 120
+    assert messages["/elements/1/at/0"] == "1e+300 is greater than the maximum of 10000"  # not 301 digits
     grid = classic_grid_dungeon()
     dragon = next(i for i, f in enumerate(grid["features"]) if f["kind"] == "dragon")
     grid["features"][dragon]["letter"] = "A"

@@ -148,7 +148,8 @@ def test_switches_change_the_statistics():
     "argv, message",
     [
         (["--policy", "clever"], "unknown policy 'clever'"),
-        (["--players", "5"], "use 1 to 4 players"),
+        (["--players", "5"], "is for 1 to 4 players (its ruleset's range)"),
+        (["--players", "9"], "use 1 to 8 players (the most any ruleset allows)"),
         (["--policy", "random,greedy,random"], "3 policies for 2 players"),
         (["--dungeon", "nowhere"], "no dungeon 'nowhere'"),
         (["--heatmap", "out.svg"], "must end in .png"),

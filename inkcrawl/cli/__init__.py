@@ -94,11 +94,21 @@ def _stop_cleanly_on_sigterm() -> None:
             pass
 
 
+def _quiet_geometry_warnings() -> None:
+    """Shapely's RuntimeWarnings (overflow, invalid value: coordinates such as 1e308 that a command
+    goes on with under ``--force``) are not for users: what is wrong with the file is in the
+    validation report, naming the object."""
+    import warnings
+
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"shapely\.")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     # first of all: a SIGTERM while the parser is built (plugins load) or the arguments are
     # read ends as "stopped" too, not with the default action
     _stop_cleanly_on_sigterm()
+    _quiet_geometry_warnings()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -68,7 +68,7 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
     from inkcrawl.schema import schema_problems
-    from inkcrawl.validate import unusable_path
+    from inkcrawl.validate import too_many_values, unusable_path
 
     entries, others = [], []
     status = None
@@ -80,7 +80,8 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
             print(terminal_safe(f"{raw}:: error F001 {unusable}"), file=sys.stderr)
             return [], EXIT_USAGE
         if path.is_file():
-            data, problems = read_json_file(path)
+            refused = too_many_values(path, str(path))
+            data, problems = (None, [refused]) if refused is not None else read_json_file(path)
             if problems:
                 for p in problems:
                     print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)

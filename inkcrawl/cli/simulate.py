@@ -76,7 +76,13 @@ def register(subparsers) -> None:
     parser.add_argument("path", metavar="PATH", help="a grid dungeon file, a pack folder or pack.json, or a game.json")
     parser.add_argument("--dungeon", metavar="ID", help="which dungeon of a pack or game.json (default: the first)")
     parser.add_argument("--games", type=_positive, default=1000, metavar="N", help="games to play (default 1000)")
-    parser.add_argument("--players", type=_positive, default=2, metavar="P", help="players per game, 1-4 (default 2)")
+    parser.add_argument(
+        "--players",
+        type=_positive,
+        default=2,
+        metavar="P",
+        help="players per game, as many as the dungeon's ruleset allows (at most 8; default 2)",
+    )
     parser.add_argument(
         "--policy",
         default="random",
@@ -98,6 +104,31 @@ def _usage(message: str) -> int:
     return EXIT_USAGE
 
 
+#: Runs of at least this many games print progress lines to standard error when it is not a
+#: terminal (a log, a pipe): the first after the first 100 games, then one every
+#: :data:`PROGRESS_SECONDS` (on a terminal, a progress bar from 1,000 games).
+PROGRESS_LINES_FROM = 10_000
+PROGRESS_SECONDS = 10.0
+
+
+class _ProgressLines:
+    """``simulate: 100 of 100,000,000 games played`` lines for a long run without a terminal."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done = 0
+        self.last: float | None = None
+
+    def update(self, done: int) -> None:
+        import time
+
+        self.done += done
+        now = time.monotonic()
+        if self.last is None or now - self.last >= PROGRESS_SECONDS or self.done == self.total:
+            self.last = now
+            print(f"simulate: {self.done:,} of {self.total:,} games played", file=sys.stderr, flush=True)
+
+
 def find_renderer(name: str):
     """The renderer registered as ``name`` in the ``inkcrawl.renderers`` entry-point group, or ``None``."""
     from importlib.metadata import entry_points
@@ -116,8 +147,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     unknown = [name for name in names if name not in known]
     if unknown:
         return _usage(f"unknown policy {unknown[0]!r} (known: {', '.join(known)})")
-    if not 1 <= args.players <= 4:
-        return _usage("use 1 to 4 players")
+    from inkcrawl.engines.grid.game import MAX_PLAYERS
+
+    if not 1 <= args.players <= MAX_PLAYERS:
+        return _usage(f"use 1 to {MAX_PLAYERS} players (the most any ruleset allows)")
     if len(names) not in (1, args.players):
         return _usage(f"{len(names)} policies for {args.players} players: give one, or one per player")
     if not 10 <= args.dpi <= 1200:
@@ -150,8 +183,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if entry.get("family") != "grid":
         return _usage(f"dungeon {entry.get('id')!r} is a {entry.get('family')} dungeon; simulate plays grid dungeons")
     players = entry.get("players") or {}
-    if not players.get("min", 1) <= args.players <= players.get("max", 4):
-        return _usage(f"dungeon {entry.get('id')!r} is for {players.get('min', 1)} to {players.get('max', 4)} players")
+    low, high = players.get("min", 1), min(players.get("max", 4), MAX_PLAYERS)
+    if not low <= args.players <= high:
+        return _usage(f"dungeon {entry.get('id')!r} is for {low} to {high} players (its ruleset's range)")
     renderer = None
     if args.heatmap:
         try:
@@ -171,8 +205,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         leave=False,
         dynamic_ncols=True,
     )
+    lines = _ProgressLines(args.games) if not sys.stderr.isatty() and args.games >= PROGRESS_LINES_FROM else None
+
+    def progress(done: int) -> None:
+        bar.update(done)
+        if lines is not None:
+            lines.update(done)
+
     try:
-        stats = simulate(entry, args.games, args.players, names, args.seed, progress=bar.update)
+        stats = simulate(entry, args.games, args.players, names, args.seed, progress=progress)
     except GameDataError as exc:
         print(
             terminal_safe(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr

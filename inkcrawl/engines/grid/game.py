@@ -240,15 +240,23 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
         pm.place_segment(room, mask, round_number, card)
 
 
+#: Most players of one game: the most a ruleset may allow (``players.max`` of
+#: ``schemas/ruleset.schema.json``); the entry's ``players`` narrows it.
+MAX_PLAYERS = 8
+
+
 def play_game(rules: GridRules, policies: Sequence, seed: int) -> GameResult:
-    """Play one game with one policy per player (1-4 players, within the entry's ``players``).
+    """Play one game with one policy per player (1 to :data:`MAX_PLAYERS` players, within the
+    entry's ``players``).
 
     The deck is shuffled by ``random.Random(seed)``; player ``p``'s decisions use
     ``random.Random(f"{seed}/{p}")``, so a seed fixes the whole game.
     """
     players = len(policies)
-    if not 1 <= players <= 4 or not rules.min_players <= players <= rules.max_players:
-        raise ValueError(f"{players} players: this dungeon is for {rules.min_players}-{min(rules.max_players, 4)}")
+    if not 1 <= players <= MAX_PLAYERS or not rules.min_players <= players <= rules.max_players:
+        raise ValueError(
+            f"{players} players: this dungeon is for {rules.min_players}-{min(rules.max_players, MAX_PLAYERS)}"
+        )
     deck = Deck(rules.deck_list(players), random.Random(seed), rules.reshuffle)
     rngs = [random.Random(f"{seed}/{p}") for p in range(players)]
     maps = [PlayerMap(rules) for _ in range(players)]

@@ -40,6 +40,11 @@ COVER_SAMPLES = 2500
 COVER_MAX_SPACING_MM = 0.25
 #: Spacing (mm) of the sample points along a trace.
 TRACE_SPACING_MM = 0.1
+#: Most cells of the lattice laid over one element's ink or head to sample it (about 400 times
+#: ``COVER_SAMPLES``): a sliver whose bounding box is huge for its area is refused, not sampled.
+MAX_LATTICE_CELLS = 1_000_000
+#: Most trace sample points of one dungeon (200 km of traces at ``TRACE_SPACING_MM``).
+MAX_TRACE_SAMPLES = 2_000_000
 #: Positions along the path closer than this (in segments) are one position.
 T_EPS = 1e-7
 
@@ -322,14 +327,24 @@ def compile_starts(
     return out
 
 
-def _lattice(polygon, target: int = COVER_SAMPLES, max_spacing: float = COVER_MAX_SPACING_MM) -> np.ndarray:
+def _lattice(
+    polygon, target: int = COVER_SAMPLES, max_spacing: float = COVER_MAX_SPACING_MM, what: str = "a footprint"
+) -> np.ndarray:
     """Sample points inside ``polygon``: one in each cell of a square lattice (about ``target``
     of them), at a fixed pseudo-random place in its cell (jittered sampling, the same for every
     run). A plain lattice would move the covered fraction a whole row at a time under a stroke
-    edge parallel to its rows (up to 5 percentage points); jittered, it stays within 1."""
+    edge parallel to its rows (up to 5 percentage points); jittered, it stays within 1. Refuses
+    (:class:`GameDataError` starting with ``what``) a polygon needing more than
+    :data:`MAX_LATTICE_CELLS` cells."""
     area = polygon.area
     spacing = min(max_spacing, math.sqrt(area / target)) if area > 0 else max_spacing
     x0, y0, x1, y1 = polygon.bounds
+    cells = math.ceil((x1 - x0) / spacing) * math.ceil((y1 - y0) / spacing)
+    if cells > MAX_LATTICE_CELLS:  # checked before anything is allocated
+        raise GameDataError(
+            f"{what}: too thin to sample: its bounding box ({x1 - x0:.6g} x {y1 - y0:.6g} mm) is too large for "
+            f"its area ({area:.6g} mm²): {cells:,} lattice cells, at most {MAX_LATTICE_CELLS:,}"
+        )
     xs = np.arange(x0, x1, spacing)
     ys = np.arange(y0, y1, spacing)
     gx, gy = np.meshgrid(xs, ys)
@@ -357,6 +372,11 @@ def _densify(points: np.ndarray, spacing: float = TRACE_SPACING_MM) -> np.ndarra
     return np.concatenate(out)
 
 
+def _member(element: Element, name: str) -> str:
+    """How a refusal names a member of an element: ``elements[3] (m1).footprint``."""
+    return f"elements[{element.index}] ({element.id}).{name}"
+
+
 def _stack(elements: list[Element], pieces: list[np.ndarray]) -> Samples:
     slices, start = [], 0
     for piece in pieces:
@@ -370,18 +390,26 @@ def _stack(elements: list[Element], pieces: list[np.ndarray]) -> Samples:
 def cover_samples(elements: list[Element]) -> Samples:
     """A lattice inside the ink of every element completed by cover."""
     cover = [e for e in elements if e.footprint is not None and e.interaction == "cover"]
-    return _stack(cover, [_lattice(e.ink) for e in cover])
+    return _stack(cover, [_lattice(e.ink, what=_member(e, "ink" if e.data.get("ink") else "footprint")) for e in cover])
 
 
 def head_samples(elements: list[Element]) -> Samples:
     """A lattice inside every monster's head (the Barbarian's target; not bosses)."""
     heads = [e for e in elements if e.head is not None and e.kind != "boss"]
-    return _stack(heads, [_lattice(e.head) for e in heads])
+    return _stack(heads, [_lattice(e.head, what=_member(e, "head")) for e in heads])
 
 
 def trace_samples(elements: list[Element]) -> Samples:
     """Points every ``TRACE_SPACING_MM`` along the traces of every element completed by trace."""
     trace = [e for e in elements if e.interaction == "trace" and e.traces]
+    total = 0
+    for e in trace:  # counted before anything is allocated
+        total += sum(int(np.ceil(np.hypot(*np.diff(s, axis=0).T) / TRACE_SPACING_MM).sum()) + 1 for s in e.traces)
+        if total > MAX_TRACE_SAMPLES:
+            raise GameDataError(
+                f"{_member(e, 'trace' if e.data.get('trace') else 'outline')}: the traces are too long to sample "
+                f"(more than {MAX_TRACE_SAMPLES:,} points every {TRACE_SPACING_MM} mm)"
+            )
     return _stack(trace, [np.concatenate([_densify(s) for s in e.traces]) for e in trace])
 
 
