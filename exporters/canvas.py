@@ -12,6 +12,7 @@ element kinds in the SVG.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 
 import svgwrite
@@ -19,9 +20,16 @@ from svgwrite.container import Group
 
 from exporters import style
 from inkcrawl.textchars import printable_text
-from inkcrawl.textmetrics import text_width_mm
+from inkcrawl.textmetrics import DESCENT_EM, text_width_mm
 
 Point = tuple[float, float]
+#: ``(x0, y0, x1, y1)`` in mm.
+Bounds = tuple[float, float, float, float]
+
+#: Ascent of DejaVu Sans above the baseline as a fraction of the em (its ``hhea`` ascender):
+#: no glyph's ink goes higher, accented capitals included.
+ASCENT_EM = 0.928
+_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def fmt(value: float) -> str:
@@ -87,6 +95,11 @@ class SheetCanvas:
     ``palette`` the colours (:func:`exporters.style.palette`). ``texts`` collects every string
     drawn, so the caller can warn about characters the shipped font cannot draw; ``warnings``
     collects what a renderer had to adapt (a title shortened to fit, for instance).
+
+    :attr:`ink` is the bounding box ``(x0, y0, x1, y1)`` in mm of everything drawn that shows on
+    paper (``None`` before anything is): shapes with their strokes' half width, texts from the
+    font's ascent to its descent over their advance width. Shapes of the paper's colour without
+    a stroke do not count. It is what must fit on paper when a sheet goes on other paper.
     """
 
     def __init__(self, drawing: svgwrite.Drawing, root: Group, palette: style.Palette):
@@ -95,6 +108,50 @@ class SheetCanvas:
         self.palette = palette
         self.texts: list[str] = []
         self.warnings: list[str] = []
+        self._ink = [math.inf, math.inf, -math.inf, -math.inf]
+        # what was drawn, measured only when :attr:`ink` is asked for (most sheets print on
+        # their own paper and never ask): (path data or points, pad), boxes, texts
+        self._paths: list[tuple[str | tuple[Point, ...], float]] = []
+        self._texts: list[tuple[str, Point, float, str, bool, float]] = []
+
+    @property
+    def ink(self) -> Bounds | None:
+        """The bounding box of what shows on paper (see the class), ``None`` before anything."""
+        for shape, pad in self._paths:
+            if isinstance(shape, str):
+                numbers = [float(number) for number in _NUMBER.findall(shape)]
+                self._extend_ink(numbers[0::2], numbers[1::2], pad)
+            else:
+                self._extend_ink([x for x, _ in shape], [y for _, y in shape], pad)
+        for text in self._texts:
+            self._text_ink(*text)
+        self._paths, self._texts = [], []
+        x0, y0, x1, y1 = self._ink
+        return None if x0 > x1 else (x0, y0, x1, y1)
+
+    def _extend_ink(self, xs: Sequence[float], ys: Sequence[float], pad: float = 0.0) -> None:
+        if not xs or not ys:
+            return
+        box = self._ink
+        low, high = min(xs) - pad, max(xs) + pad
+        if low < box[0]:
+            box[0] = low
+        if high > box[2]:
+            box[2] = high
+        low, high = min(ys) - pad, max(ys) + pad
+        if low < box[1]:
+            box[1] = low
+        if high > box[3]:
+            box[3] = high
+
+    def _ink_pad(self, stroke: str | None, width: float, fill: str | None) -> float | None:
+        """How far a shape's ink reaches past its geometry (half its stroke), or ``None`` when
+        it does not show on paper."""
+        if stroke and stroke != "none":
+            return style.stroke(width) / 2
+        if fill and fill != "none" and fill.lower() != self.palette.paper.lower():
+            return 0.0
+        return None
 
     # structure ------------------------------------------------------------------------------
     def group(
@@ -166,18 +223,25 @@ class SheetCanvas:
         fill_opacity: float | None = None,
         linecap: str = "round",
         linejoin: str = "round",
+        points: Sequence[Point] | None = None,
     ):
-        """A ``<path>`` with SVG path data ``d`` (in mm)."""
+        """A ``<path>`` with SVG path data ``d`` (in mm): absolute commands whose numbers are
+        all ``x y`` pairs (``M L Q C Z``, as :func:`path_data` and the glyphs write them).
+        ``points``, when given, are the path's points (its ink is measured from them rather
+        than from ``d``)."""
         item = self.drawing.path(d=d, **self._paint(stroke, width, fill, dash, fill_opacity, linecap, linejoin))
+        pad = self._ink_pad(stroke, width, fill)
+        if pad is not None:
+            self._paths.append((d if points is None else tuple(points), pad))
         return self._add(item, parent, kind, css_class)
 
     def polyline(self, points: Sequence[Point], *, closed: bool = False, **kwargs):
         """A polyline or closed polygon as a path; keyword arguments as :meth:`path`."""
-        return self.path(path_data(points, closed), **kwargs)
+        return self.path(path_data(points, closed), points=points, **kwargs)
 
     def line(self, a: Point, b: Point, **kwargs):
         """A straight line from ``a`` to ``b``; keyword arguments as :meth:`path`."""
-        return self.path(path_data([a, b]), **kwargs)
+        return self.path(path_data([a, b]), points=(a, b), **kwargs)
 
     def circle(
         self,
@@ -199,6 +263,10 @@ class SheetCanvas:
             r=fmt(radius),
             **self._paint(stroke, width, fill, dash, fill_opacity),
         )
+        pad = self._ink_pad(stroke, width, fill)
+        if pad is not None:
+            corners = ((centre[0] - radius, centre[1] - radius), (centre[0] + radius, centre[1] + radius))
+            self._paths.append((corners, pad))
         return self._add(item, parent, kind, css_class)
 
     def rect(
@@ -226,6 +294,9 @@ class SheetCanvas:
             **self._paint(stroke, width, fill, dash, fill_opacity, linejoin="miter"),
             **extra,
         )
+        pad = self._ink_pad(stroke, width, fill)
+        if pad is not None:
+            self._paths.append((((x, y), (x + w, y + h)), pad))
         return self._add(item, parent, kind, css_class)
 
     def arrow(
@@ -281,7 +352,17 @@ class SheetCanvas:
         item = self.drawing.text(content, insert=(fmt(at[0]), fmt(at[1])), **attrs)
         if rotate_deg:
             item["transform"] = f"rotate({fmt(rotate_deg)} {fmt(at[0])} {fmt(at[1])})"
+        if content.strip():
+            self._texts.append((content, at, size_mm, anchor, bold, rotate_deg))
         return self._add(item, parent, kind, css_class)
+
+    def _text_ink(self, content: str, at: Point, size_mm: float, anchor: str, bold: bool, rotate_deg: float) -> None:
+        width = text_width_mm(content, size_mm, bold)
+        left = {"middle": -width / 2, "end": -width}.get(anchor, 0.0)
+        corners = [(left + dx, dy) for dx in (0.0, width) for dy in (-ASCENT_EM * size_mm, DESCENT_EM * size_mm)]
+        cos, sin = math.cos(math.radians(rotate_deg)), math.sin(math.radians(rotate_deg))
+        points = [(at[0] + x * cos - y * sin, at[1] + x * sin + y * cos) for x, y in corners]
+        self._extend_ink([x for x, _ in points], [y for _, y in points])
 
     def write_in_box(
         self, x: float, y: float, w: float, h: float, *, parent: Group | None = None, kind: str | None = "write-in"

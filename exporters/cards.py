@@ -1,9 +1,13 @@
 """Print-and-play card sheets of the grid family's deck (RULES.md 1, Cards).
 
-Poker-size cards (63 x 88 mm) laid out as many per page as fit the printable area, touching
-so one cut separates two cards (or 2 x bleed apart when a bleed is asked for), with optional
-crop marks along the cut lines and an optional backs page after each fronts page, mirrored
-left-to-right so it lines up when printed duplex (flip on the long edge).
+Poker-size cards (63 x 88 mm) laid out as many per page as fit the printable area, with a
+gutter between them (:data:`CARD_GUTTER_MM` where the paper has room, narrower where a
+wider one would cost a row or a column, and 2 x bleed when a bleed is asked for, so each
+card's bleed ends where its neighbour's begins). Light cut lines run along every card edge
+through the gutters and margins of the fronts pages (the cards cover them), optional crop
+marks along the cut lines outside the cards, and an optional backs page after each fronts
+page, mirrored left-to-right so it lines up when printed duplex (flip on the long edge). The
+backs carry the pack's name.
 """
 
 from __future__ import annotations
@@ -16,12 +20,18 @@ from exporters.canvas import SheetCanvas, regular_polygon, svg_text, wrap_text
 from exporters.pages import Page, PageOptions, new_page_drawing
 from exporters.paper import PAPER_SIZES, orient
 from inkcrawl.rulesets import Ruleset
+from inkcrawl.textchars import printable_text
+from inkcrawl.textmetrics import CAP_HEIGHT_EM, text_width_mm
 from inkcrawl.validate import MANIFEST_NAME, load_document
 
 #: Poker card size in mm.
 CARD_WIDTH_MM, CARD_HEIGHT_MM = 63.0, 88.0
 #: Margin of card pages when none is given (home printers print to about 5 mm of the edge).
 CARD_PAGE_MARGIN_MM = 6.0
+#: Gutter between cards when the paper has room for it (mm): two cuts, one per card.
+CARD_GUTTER_MM = 3.0
+#: How far cut lines run past the outer cards into the margins (mm).
+CUT_LINE_OVERRUN_MM = 5.0
 _SIDE_VECTORS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 _CARD_NAMES = {
     "straight": "Straight",
@@ -61,30 +71,58 @@ def deck_for(path: str, opened, deck_id: str | None) -> tuple[str, dict[str, int
     return f"{opened.ruleset.data['name']} deck", dict(opened.ruleset.deck)
 
 
-def _grid_of_cards(options: PageOptions) -> tuple[tuple[float, float], int, int, float, float, float]:
+def pack_name(path: str) -> str | None:
+    """The name of the pack of ``path`` (a pack folder or its ``pack.json``), or ``None`` for
+    anything else (a dungeon file of no pack, a manifest that cannot be read)."""
+    manifest_path = Path(path)
+    if manifest_path.is_dir():
+        manifest_path = manifest_path / MANIFEST_NAME
+    if manifest_path.name != MANIFEST_NAME or not manifest_path.is_file():
+        return None
+    document = load_document(manifest_path)
+    name = document.data.get("name") if isinstance(document.data, dict) else None
+    return name if isinstance(name, str) and name.strip() else None
+
+
+def _cards_along(length: float, card: float, least_gap: float) -> tuple[int, float]:
+    """How many cards of ``card`` mm fit in ``length`` mm at least ``least_gap`` apart, and the
+    gap between them: :data:`CARD_GUTTER_MM` when that leaves the count as it is, else what
+    the room allows (never less than ``least_gap``)."""
+    count = int((length + least_gap) // (card + least_gap))
+    if count < 2:
+        return count, max(least_gap, CARD_GUTTER_MM)
+    room = (length - count * card) / (count - 1)
+    return count, max(least_gap, min(CARD_GUTTER_MM, room))
+
+
+def _grid_of_cards(options: PageOptions) -> tuple[tuple[float, float], int, int, float, float, float, float]:
     paper = options.paper or PAPER_SIZES["a4"]
     margin = CARD_PAGE_MARGIN_MM if options.margin_mm is None else options.margin_mm
     width, height = orient(paper, options.orientation if options.orientation != "auto" else "portrait", paper)
-    gap = 2 * options.bleed_mm
-    columns = int((width - 2 * margin + gap) // (CARD_WIDTH_MM + gap))
-    rows = int((height - 2 * margin + gap) // (CARD_HEIGHT_MM + gap))
+    columns, gap_x = _cards_along(width - 2 * margin, CARD_WIDTH_MM, 2 * options.bleed_mm)
+    rows, gap_y = _cards_along(height - 2 * margin, CARD_HEIGHT_MM, 2 * options.bleed_mm)
     if columns < 1 or rows < 1:
         raise CardError(
             f"a {CARD_WIDTH_MM:g} x {CARD_HEIGHT_MM:g} mm card does not fit on {width:g} x {height:g} mm "
             f"paper with {margin:g} mm margins"
         )
-    block_w = columns * CARD_WIDTH_MM + (columns - 1) * gap
-    block_h = rows * CARD_HEIGHT_MM + (rows - 1) * gap
-    return (width, height), columns, rows, gap, (width - block_w) / 2, (height - block_h) / 2
+    block_w = columns * CARD_WIDTH_MM + (columns - 1) * gap_x
+    block_h = rows * CARD_HEIGHT_MM + (rows - 1) * gap_y
+    return (width, height), columns, rows, gap_x, gap_y, (width - block_w) / 2, (height - block_h) / 2
 
 
-def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, backs: bool = False) -> list[Page]:
+def card_pages(
+    cards: dict[str, int], ruleset: Ruleset, options: PageOptions, backs: bool = False, back_name: str | None = None
+) -> list[Page]:
     """The pages of a deck (card kind -> count): fronts, each followed by its backs page when
-    ``backs``. Raises :class:`CardError` for an empty deck or paper too small for a card."""
+    ``backs``, whose cards carry ``back_name`` (the pack's name; ``None``: the ruleset's).
+    Raises :class:`CardError` for an empty deck or paper too small for a card."""
     sequence = [kind for kind, count in cards.items() for _ in range(count)]
     if not sequence:
         raise CardError("the deck has no cards")
-    (width, height), columns, rows, gap, left, top = _grid_of_cards(options)
+    if back_name is None:
+        back_name = str(ruleset.data.get("name", ruleset.id))
+    (width, height), columns, rows, gap_x, gap_y, left, top = _grid_of_cards(options)
     per_page = columns * rows
     palette = style.palette(options.grayscale)
     pages = []
@@ -97,6 +135,9 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
             root["class"] = f"card-page {side}"
             drawing.add(root)
             canvas = SheetCanvas(drawing, root, palette)
+            used_rows = min(rows, math.ceil(len(chunk) / columns))
+            if side == "front":  # under the cards: they show in the gutters and margins only
+                _cut_lines(canvas, columns, used_rows, gap_x, gap_y, left, top)
             for index, kind in enumerate(chunk):
                 row, column = divmod(index, columns)
                 if side == "back":  # flipped on the long edge: mirror across the long axis of the paper
@@ -104,16 +145,14 @@ def card_pages(cards: dict[str, int], ruleset: Ruleset, options: PageOptions, ba
                         column = columns - 1 - column
                     else:
                         row = rows - 1 - row
-                x = left + column * (CARD_WIDTH_MM + gap)
-                y = top + row * (CARD_HEIGHT_MM + gap)
+                x = left + column * (CARD_WIDTH_MM + gap_x)
+                y = top + row * (CARD_HEIGHT_MM + gap_y)
                 if side == "front":
                     _draw_front(canvas, kind, ruleset, x, y, options.bleed_mm)
                 else:
-                    _draw_back(canvas, x, y, options.bleed_mm)
+                    _draw_back(canvas, x, y, options.bleed_mm, back_name)
             if options.crop_marks:
-                _card_crop_marks(
-                    canvas, columns, min(rows, math.ceil(len(chunk) / columns)), gap, left, top, options.bleed_mm
-                )
+                _card_crop_marks(canvas, columns, used_rows, gap_x, gap_y, left, top, options.bleed_mm)
             pages.append(Page(svg_text(drawing), width, height, f"cards page {number} ({side})", texts=canvas.texts))
     return pages
 
@@ -223,7 +262,7 @@ def _draw_front(canvas: SheetCanvas, kind: str, ruleset: Ruleset, x: float, y: f
             )
 
 
-def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
+def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float, name: str) -> None:
     group = _card_frame(canvas, x, y, bleed, "card-back")
     palette = canvas.palette
     cx, cy = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2
@@ -235,19 +274,84 @@ def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float) -> None:
             width=style.OUTLINE_MM,
             parent=group,
         )
-    canvas.text("inkcrawl", (cx, cy + 1.2), style.BODY_MM, anchor="middle", bold=True, parent=group)
+    size, lines = _back_lines(name)
+    step = size * 1.2
+    block = step * (len(lines) - 1) + size * CAP_HEIGHT_EM
+    widest = max(text_width_mm(line, size, bold=True) for line in lines)
+    canvas.rect(
+        cx - widest / 2 - 1.5,
+        cy - block / 2 - 1.5,
+        widest + 3,
+        block + 3,
+        fill=palette.room_fill,
+        radius=1,
+        parent=group,
+        kind="back-name-plate",
+    )
+    baseline = cy - block / 2 + size * CAP_HEIGHT_EM
+    for number, line in enumerate(lines):
+        canvas.text(
+            line, (cx, baseline + number * step), size, anchor="middle", bold=True, parent=group, kind="back-name"
+        )
+
+
+#: Widest line of the name on a card back (mm) and the most lines it takes.
+BACK_NAME_WIDTH_MM = CARD_WIDTH_MM - 16
+BACK_NAME_LINES = 4
+
+
+def _back_lines(name: str) -> tuple[float, list[str]]:
+    """The font size and lines of ``name`` on a card back: the body size when it fits in two
+    lines, else smaller, and cut short with an ellipsis past :data:`BACK_NAME_LINES` lines."""
+    name = " ".join(printable_text(name).split()) or "?"
+    for size in (style.BODY_MM, style.SMALL_MM):
+        lines = wrap_text(name, BACK_NAME_WIDTH_MM, size, bold=True)
+        if len(lines) <= (2 if size == style.BODY_MM else BACK_NAME_LINES):
+            return size, lines
+    lines = lines[:BACK_NAME_LINES]
+    last = lines[-1]
+    while last and text_width_mm(last + "…", style.SMALL_MM, bold=True) > BACK_NAME_WIDTH_MM:
+        last = last[:-1]
+    lines[-1] = last.rstrip() + "…"
+    return style.SMALL_MM, lines
+
+
+def _cut_lines(canvas: SheetCanvas, columns: int, rows: int, gap_x: float, gap_y: float, left: float, top: float):
+    """Light lines along every card edge, across the whole block of cards and
+    :data:`CUT_LINE_OVERRUN_MM` into the margins (drawn first: the cards cover them)."""
+    group = canvas.group("cut-lines")
+    xs = sorted({left + c * (CARD_WIDTH_MM + gap_x) + dx for c in range(columns) for dx in (0, CARD_WIDTH_MM)})
+    ys = sorted({top + r * (CARD_HEIGHT_MM + gap_y) + dy for r in range(rows) for dy in (0, CARD_HEIGHT_MM)})
+    over_x = min(CUT_LINE_OVERRUN_MM, left - 0.5)
+    over_y = min(CUT_LINE_OVERRUN_MM, top - 0.5)
+    colour = canvas.palette.grid_line
+    for cut in xs:
+        canvas.line(
+            (cut, ys[0] - over_y), (cut, ys[-1] + over_y), stroke=colour, width=style.CROP_MARK_MM, parent=group
+        )
+    for cut in ys:
+        canvas.line(
+            (xs[0] - over_x, cut), (xs[-1] + over_x, cut), stroke=colour, width=style.CROP_MARK_MM, parent=group
+        )
 
 
 def _card_crop_marks(
-    canvas: SheetCanvas, columns: int, rows: int, gap: float, left: float, top: float, bleed: float = 0.0
+    canvas: SheetCanvas,
+    columns: int,
+    rows: int,
+    gap_x: float,
+    gap_y: float,
+    left: float,
+    top: float,
+    bleed: float = 0.0,
 ) -> None:
     group = canvas.group("crop-marks")
     start = bleed + 1.0  # outside the bleed of the outer cards
     length = min(left, top, 8.0 + start) - start
     if length <= 1:
         return
-    xs = sorted({left + c * (CARD_WIDTH_MM + gap) + dx for c in range(columns) for dx in (0, CARD_WIDTH_MM)})
-    ys = sorted({top + r * (CARD_HEIGHT_MM + gap) + dy for r in range(rows) for dy in (0, CARD_HEIGHT_MM)})
+    xs = sorted({left + c * (CARD_WIDTH_MM + gap_x) + dx for c in range(columns) for dx in (0, CARD_WIDTH_MM)})
+    ys = sorted({top + r * (CARD_HEIGHT_MM + gap_y) + dy for r in range(rows) for dy in (0, CARD_HEIGHT_MM)})
     bottom = ys[-1]
     right = xs[-1]
     for cut in xs:

@@ -28,10 +28,13 @@ examples:
   inkcrawl export sheet my-dungeon.json -o my-dungeon.png --dpi 200
   inkcrawl export sheet my-dungeon.json -o my-dungeon.svg --grayscale
   inkcrawl export sheet my-dungeon.json -o shop.pdf --paper A4 --bleed 3 --crop-marks
+  inkcrawl export sheet content/packs/ember-halls -o letter.pdf --paper Letter
 
 OUT decides the format: .pdf (every sheet, one page per copy), .svg (one file per dungeon:
 OUT itself for one dungeon, OUT-<dungeon id>.svg for several), .png (the sheet of one dungeon,
-or a contact sheet of a whole pack). A dungeon with validation errors is refused unless --force.
+or a contact sheet of a whole pack). A sheet keeps its size on other --paper when its ink fits
+the printable area; otherwise it is shrunk to fit, with a warning (--exact refuses it instead).
+A dungeon with validation errors is refused unless --force.
 OUT is written atomically; a read-only OUT is refused unless --force, a device or an input always.
 exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
 """
@@ -178,7 +181,19 @@ def register(subparsers) -> None:
     sheet.add_argument("paths", nargs="+", metavar="PATH", help="a dungeon file, a pack folder or a pack.json")
     sheet.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write: .pdf, .svg or .png")
     _add_page_options(sheet)
-    sheet.add_argument("--fit", action="store_true", help="scale the sheet to the paper instead of keeping its size")
+    scaling = sheet.add_mutually_exclusive_group()
+    scaling.add_argument("--fit", action="store_true", help="scale the sheet to the paper instead of keeping its size")
+    scaling.add_argument(
+        "--exact",
+        action="store_true",
+        help="refuse a sheet whose ink does not fit the paper at its size (by default it is shrunk to fit, "
+        "with a warning giving the scale)",
+    )
+    sheet.add_argument(
+        "--text-as-paths",
+        action="store_true",
+        help="SVG: draw text as the outlines of its letters (no font needed) instead of embedding the fonts",
+    )
     sheet.add_argument(
         "--copies",
         type=_count,
@@ -327,7 +342,8 @@ def _phrase(error, args) -> str:
     if error.code == "does-not-fit":
         margin = error.margin_that_fits_mm
         message += (
-            "; use --fit to scale it"
+            ("; leave out --exact to shrink it, use --fit" if getattr(args, "exact", False) else "; use --fit")
+            + " to scale it"
             + (f", --margin {margin:g} (keeps the size)" if margin is not None else "")
             + ", or a larger --paper"
         )
@@ -441,9 +457,17 @@ def _cmd_sheet(args: argparse.Namespace) -> int:
     from exporters.formats import WriteOptions
 
     def copies_for_pdf_only(format_) -> str | None:
+        if args.text_as_paths and format_.name != "sheet-svg":
+            return "--text-as-paths applies to SVG output only"
         return "--copies applies to PDF output only" if args.copies > 1 and format_.name != "sheet-pdf" else None
 
-    options = WriteOptions(page=_page_options(args, fit=args.fit), copies=args.copies, dpi=args.dpi)
+    options = WriteOptions(
+        page=_page_options(args, fit=args.fit),
+        copies=args.copies,
+        dpi=args.dpi,
+        shrink=not args.exact,
+        text_as_paths=args.text_as_paths,
+    )
     return _export(
         args,
         "sheet",

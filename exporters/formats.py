@@ -68,6 +68,11 @@ class WriteOptions:
       fronts page, mirrored for duplex printing;
     - ``px_per_mm`` (Tiled pixels per sheet mm, 0.1 to 100) and ``tile_mm`` (side of a map
       tile in mm, 0.5 to 200; ``tile_mm * px_per_mm`` must be whole pixels);
+    - ``shrink``: a sheet whose printed ink does not fit the paper's printable area at its
+      size is shrunk to fit, with a ``sheet`` note giving the scale (otherwise refused, a
+      ``"does-not-fit"`` error); the command line shrinks unless ``--exact``;
+    - ``text_as_paths``: SVG files draw their text as the outlines of its glyphs (no font
+      needed, text no longer selectable) instead of embedding the fonts;
     - ``replace_read_only``: replace an output file that is read-only (otherwise refused, an
       ``"unwritable"`` error with ``refused`` ``"read-only"``). Every format, whatever it reads.
     """
@@ -80,6 +85,8 @@ class WriteOptions:
     backs: bool = False
     px_per_mm: float = DEFAULT_PX_PER_MM
     tile_mm: float = DEFAULT_TILE_MM
+    shrink: bool = False
+    text_as_paths: bool = False
     replace_read_only: bool = False
 
 
@@ -258,14 +265,16 @@ def iter_sheets(
     dungeons: Sequence,
     page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
     progress: Progress | None = None,
+    shrink: bool = False,
 ) -> Iterator[Page]:
     """The printed page of each dungeon, in order, as they are drawn. Big jobs start drawing
     in worker processes at once, before the caller starts Qt (see
-    :func:`exporters.pages.build_pages`). Iterating raises :class:`ExportError` (``paper``,
-    ``does-not-fit``, ``layout``) at the first sheet that cannot be laid out."""
+    :func:`exporters.pages.build_pages`). ``shrink`` as :attr:`WriteOptions.shrink`.
+    Iterating raises :class:`ExportError` (``paper``, ``does-not-fit``, ``layout``) at the
+    first sheet that cannot be laid out."""
     from exporters.pages import build_pages
 
-    return _numbered_sheets(build_pages(dungeons, page), len(dungeons), progress)
+    return _numbered_sheets(build_pages(dungeons, page, shrink), len(dungeons), progress)
 
 
 def _numbered_sheets(pages: Iterator[Page], total: int, progress: Progress | None) -> Iterator[Page]:
@@ -289,10 +298,11 @@ def draw_sheets(
     dungeons: Sequence,
     page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
     progress: Progress | None = None,
+    shrink: bool = False,
 ) -> list[Page]:
     """The printed page of each dungeon (see :func:`iter_sheets`), as a list: what a print
     preview shows."""
-    return list(iter_sheets(dungeons, page, progress))
+    return list(iter_sheets(dungeons, page, progress, shrink))
 
 
 def notes_of(sheets: Iterable[Page]) -> list[ExportNote]:
@@ -380,12 +390,12 @@ def _sheet_title(dungeons: Sequence) -> str:
 
 class SheetPdf(Format):
     name, group, suffixes, unit = "sheet-pdf", "sheet", (".pdf",), "page"
-    reads = frozenset({"page", "copies"})
+    reads = frozenset({"page", "copies", "shrink"})
     description = "play sheets as one vector PDF, each sheet at its printed size, options.copies pages each"
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
         dungeons, path = _start(self, dungeons, path, options)
-        drawn, sheets = iter_sheets(dungeons, options.page), []  # drawing starts now, before Qt
+        drawn, sheets = iter_sheets(dungeons, options.page, shrink=options.shrink), []  # drawing starts now, before Qt
 
         def sequence():
             for sheet in drawn:
@@ -405,17 +415,18 @@ class SheetPdf(Format):
 
 
 class SheetSvg(Format):
-    name, group, suffixes, reads = "sheet-svg", "sheet", (".svg",), frozenset({"page"})
+    name, group, suffixes, reads = "sheet-svg", "sheet", (".svg",), frozenset({"page", "shrink", "text_as_paths"})
     description = (
-        "play sheets as SVG, in mm at their printed size: the file asked for one dungeon, "
-        "OUT-<dungeon id>.svg beside it for each of several"
+        "play sheets as self-contained SVG (the fonts embedded as subsets), in mm at their printed size: "
+        "the file asked for one dungeon, OUT-<dungeon id>.svg beside it for each of several"
     )
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from exporters.svgfile import font_faces, self_contained, text_as_paths
         from inkcrawl.jsonio import write_text_atomic
 
         dungeons, path = _start(self, dungeons, path, options)
-        sheets = draw_sheets(dungeons, options.page, progress)
+        sheets = draw_sheets(dungeons, options.page, progress, options.shrink)
         if len(sheets) == 1:
             targets = [path]
         else:
@@ -424,16 +435,24 @@ class SheetSvg(Format):
                 path.with_name(f"{path.stem}-{id_ if ids.count(id_) == 1 else f'{number}-{id_}'}.svg")
                 for number, id_ in enumerate(ids, 1)
             ]
-        for sheet, target in zip(sheets, targets):
+        if options.text_as_paths:
+            texts = [self_contained(text_as_paths(sheet.svg), "") for sheet in sheets]
+        else:
+            faces = font_faces(
+                [text for sheet in sheets for text in sheet.texts],
+                bold=any('font-weight="bold"' in sheet.svg for sheet in sheets),
+            )
+            texts = [self_contained(sheet.svg, faces) for sheet in sheets]
+        for text, target in zip(texts, targets):
             try:
-                write_text_atomic(target, sheet.svg, options.replace_read_only, _inputs(dungeons))
+                write_text_atomic(target, text, options.replace_read_only, _inputs(dungeons))
             except OSError as exc:
                 raise _unwritable(exc, target) from None
         return ExportResult(self.name, targets, len(dungeons), sheets=sheets, notes=notes_of(sheets))
 
 
 class SheetPng(Format):
-    name, group, suffixes, reads = "sheet-png", "sheet", (".png",), frozenset({"page", "dpi"})
+    name, group, suffixes, reads = "sheet-png", "sheet", (".png",), frozenset({"page", "dpi", "shrink"})
     description = (
         "a play sheet as a PNG image at options.dpi, or a contact sheet of several "
         f"(at most {CONTACT_SHEET_MAX_DPI:g} dpi)"
@@ -444,7 +463,7 @@ class SheetPng(Format):
         from inkcrawl.jsonio import write_bytes_atomic
 
         dungeons, path = _start(self, dungeons, path, options)
-        sheets = draw_sheets(dungeons, options.page, progress)
+        sheets = draw_sheets(dungeons, options.page, progress, options.shrink)
         contact = len(sheets) > 1
         dpi = min(options.dpi, CONTACT_SHEET_MAX_DPI) if contact else options.dpi
         try:
@@ -471,7 +490,7 @@ class CardsPdf(Format):
     description = "print-and-play card sheets (63 x 88 mm poker cards) of a grid deck as PDF"
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
-        from exporters.cards import CardError, card_pages, deck_for
+        from exporters.cards import CardError, card_pages, deck_for, pack_name
 
         dungeons, path = _start(self, dungeons, path, options)
         opened = dungeons[0]
@@ -491,7 +510,8 @@ class CardsPdf(Format):
             else:
                 deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
                 cards = dict(opened.ruleset.deck)
-            pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs)
+            back_name = pack_name(str(options.deck_source)) if options.deck_source is not None else None
+            pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs, back_name=back_name)
         except CardError as exc:
             raise ExportError("cards", str(exc)) from None
         count = _write_pdf(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import svgwrite
@@ -23,7 +24,10 @@ CROP_MARK_GAP_MM = 1.5
 class PageOptions:
     """How sheets are printed: ``paper`` (mm, ``None`` = the sheet's own), ``orientation``
     (``auto``, ``portrait``, ``landscape``), ``margin_mm`` (``None`` = the sheet's), ``fit``
-    (scale to the printable area), ``bleed_mm``, ``crop_marks``, ``grayscale``."""
+    (scale to the printable area), ``bleed_mm``, ``crop_marks``, ``grayscale``. A sheet keeps
+    its size whenever its printed ink fits the paper's printable area, even when its nominal
+    printable area (the sheet minus its margins) does not: see
+    :func:`exporters.paper.layout_page` and :func:`sheet_page`'s ``shrink``."""
 
     paper: tuple[float, float] | None = None
     orientation: str = "auto"
@@ -36,7 +40,11 @@ class PageOptions:
 
 @dataclass
 class Page:
-    """One page ready to print: its SVG text, size in mm, a title, and warnings to show."""
+    """One page ready to print: its SVG text, size in mm, a title, and warnings to show.
+
+    ``trim_mm`` is the paper's rectangle on the page, ``(x, y, w, h)`` mm from the page's
+    top-left corner (``None``: the whole page), and ``bleed_mm`` how far the drawing runs past
+    it: a PDF page gets them as its TrimBox and BleedBox."""
 
     svg: str
     width_mm: float
@@ -44,6 +52,8 @@ class Page:
     title: str
     texts: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    trim_mm: tuple[float, float, float, float] | None = None
+    bleed_mm: float = 0.0
 
 
 def new_page_drawing(width_mm: float, height_mm: float) -> svgwrite.Drawing:
@@ -79,12 +89,21 @@ def draw_crop_marks(canvas: SheetCanvas, layout: PageLayout) -> None:
             )
 
 
-def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOptions()) -> Page:
-    """The dungeon's sheet laid out on a page. Raises :class:`exporters.paper.PaperError` for
-    paper that cannot be used, :class:`exporters.paper.SheetDoesNotFit` when the sheet does not
-    fit the paper at its physical scale (and ``fit`` is off), and
+def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOptions(), shrink: bool = False) -> Page:
+    """The dungeon's sheet laid out on a page. ``shrink``: a sheet whose ink does not fit the
+    paper's printable area at its size is shrunk to fit, with a warning giving the scale.
+    Raises :class:`exporters.paper.PaperError` for paper that cannot be used,
+    :class:`exporters.paper.SheetDoesNotFit` when the sheet's ink does not fit the paper at its
+    physical scale (and neither ``options.fit`` nor ``shrink`` is on), and
     :class:`exporters.paper.SheetLayoutError` when its parts do not fit its own paper."""
     paper = dungeon.sheet.paper
+    palette = style.palette(options.grayscale)
+    # the sheet is drawn first, in sheet mm: where it goes on the page depends on its ink
+    scratch = new_page_drawing(paper.width_mm, paper.height_mm)
+    sheet_root = scratch.g()
+    sheet_root["class"] = "sheet"
+    sheet_canvas = SheetCanvas(scratch, sheet_root, palette)
+    draw_sheet_into(sheet_canvas, dungeon, ruleset)
     try:
         layout = layout_page(
             (paper.width_mm, paper.height_mm),
@@ -95,6 +114,8 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
             options.fit,
             options.bleed_mm,
             options.crop_marks,
+            ink=lambda: sheet_canvas.ink,  # measured only when the sheet's own area does not fit
+            shrink=shrink,
         )
     except PaperError as exc:
         raise exc.about(f"{dungeon.id} ({dungeon.sheet.title})") from None
@@ -102,27 +123,40 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
     page_root = drawing.g()
     page_root["class"] = "page"
     drawing.add(page_root)
-    palette = style.palette(options.grayscale)
     page_canvas = SheetCanvas(drawing, page_root, palette)
     x, y, w, h = layout.trim
     bleed = layout.bleed_mm
     page_canvas.rect(x - bleed, y - bleed, w + 2 * bleed, h + 2 * bleed, fill=palette.paper, kind="paper")
-    sheet_root = page_canvas.group(css_class="sheet", transform=layout.transform)
+    sheet_root["transform"] = layout.transform
     sheet_root.attribs["data-family"] = dungeon.family
-    sheet_canvas = SheetCanvas(drawing, sheet_root, palette)
-    draw_sheet_into(sheet_canvas, dungeon, ruleset)
+    page_root.add(sheet_root)
     if layout.crop_marks:
         draw_crop_marks(page_canvas, layout)
     warnings = list(sheet_canvas.warnings)
     thinnest = style.MIN_LINE_MM * layout.scale
-    if thinnest < style.MIN_LINE_MM - 1e-9:
+    thin = (
+        f"the thinnest lines print {thinnest:.2f} mm wide, below the {style.MIN_LINE_MM} mm a printer reliably draws"
+        if thinnest < style.MIN_LINE_MM - 1e-9
+        else ""
+    )
+    if layout.shrunk:
+        printable_w, printable_h = layout.printable_mm
         warnings.append(
-            f"scaled to {layout.scale:.0%} to fit: the thinnest lines print {thinnest:.2f} mm wide, "
-            f"below the {style.MIN_LINE_MM} mm a printer reliably draws"
+            f"shrunk to {math.floor(layout.scale * 1000) / 10:g}% to fit the paper's printable area "
+            f"({printable_w:g} x {printable_h:g} mm)" + (f": {thin}" if thin else "")
         )
+    elif thin:
+        warnings.append(f"scaled to {layout.scale:.0%} to fit: {thin}")
     title = printable_text(dungeon.sheet.title) if isinstance(dungeon.sheet.title, str) else dungeon.sheet.title
     return Page(
-        svg_text(drawing), layout.page_width, layout.page_height, title, texts=sheet_canvas.texts, warnings=warnings
+        svg_text(drawing),
+        layout.page_width,
+        layout.page_height,
+        title,
+        texts=sheet_canvas.texts,
+        warnings=warnings,
+        trim_mm=layout.trim,
+        bleed_mm=layout.bleed_mm,
     )
 
 
@@ -130,13 +164,13 @@ def sheet_page(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions = PageOp
 PARALLEL_SHEETS = 6
 
 
-def _page_job(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions) -> Page:
-    return sheet_page(dungeon, ruleset, options)
+def _page_job(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions, shrink: bool = False) -> Page:
+    return sheet_page(dungeon, ruleset, options, shrink)
 
 
-def build_pages(dungeons, options: PageOptions = PageOptions()):
+def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = False):
     """The page of each opened dungeon (objects with ``dungeon`` and ``ruleset``), in order, as
-    an iterator.
+    an iterator (``shrink`` as :func:`sheet_page`).
 
     Large jobs build the SVGs in worker processes (:class:`inkcrawl.workers.WorkerPool`, one per
     core, forked: pure Python, no Qt), started right away, before the caller starts Qt, so PDF
@@ -148,7 +182,7 @@ def build_pages(dungeons, options: PageOptions = PageOptions()):
 
     from inkcrawl.workers import WorkerPool, default_workers, fork_is_safe
 
-    jobs = [(opened.dungeon, opened.ruleset, options) for opened in dungeons]
+    jobs = [(opened.dungeon, opened.ruleset, options, shrink) for opened in dungeons]
     workers = default_workers()
     if len(jobs) < PARALLEL_SHEETS or workers < 2 or not fork_is_safe():
         return (_page_job(*job) for job in jobs)

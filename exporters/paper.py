@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: Named paper sizes, portrait, in mm.
@@ -102,7 +103,9 @@ class PageLayout:
 
     ``page_width``/``page_height``: the whole page in mm (paper plus bleed, plus room for crop
     marks); ``trim``: the paper's rectangle on the page ``(x, y, w, h)``; ``scale`` and
-    ``offset``: the transform from sheet mm to page mm.
+    ``offset``: the transform from sheet mm to page mm; ``shrunk``: the sheet was shrunk
+    (``scale`` below 1) because its ink did not fit the paper's printable area at its size;
+    ``printable_mm``: that area's ``(width, height)``.
     """
 
     page_width: float
@@ -112,6 +115,8 @@ class PageLayout:
     offset: tuple[float, float]
     bleed_mm: float
     crop_marks: bool
+    shrunk: bool = False
+    printable_mm: tuple[float, float] = (0.0, 0.0)
 
     @property
     def transform(self) -> str:
@@ -137,13 +142,19 @@ def layout_page(
     fit: bool = False,
     bleed_mm: float = 0.0,
     crop_marks: bool = False,
+    ink: tuple[float, float, float, float] | Callable[[], tuple[float, float, float, float] | None] | None = None,
+    shrink: bool = False,
 ) -> PageLayout:
     """Place a sheet of ``sheet_size`` mm (its printable content inside ``sheet_margin``) on paper.
 
-    ``paper`` defaults to the sheet's own size, ``margin_mm`` to the sheet's margin. Without
-    ``fit`` the sheet keeps its physical scale and its content is centred in the paper's
-    printable area; it raises :class:`SheetDoesNotFit` when the content does not fit. With ``fit``
-    the content is scaled to fill the printable area.
+    ``paper`` defaults to the sheet's own size, ``margin_mm`` to the sheet's margin. With
+    ``fit`` the content is scaled to fill the printable area. Without it the sheet keeps its
+    physical scale when it fits: its printable content centred in the paper's printable area
+    when that fits, else its ``ink`` (the bounding box ``(x0, y0, x1, y1)`` in sheet mm of what
+    it draws, see :attr:`exporters.canvas.SheetCanvas.ink`) centred when that fits. When not
+    even the ink fits, ``shrink`` scales the ink down to the printable area (``shrunk`` in the
+    result), and otherwise :class:`SheetDoesNotFit` is raised. ``ink`` may be a function
+    returning it, called only when the printable content does not fit.
     """
     if bleed_mm < 0 or bleed_mm > 20:
         raise PaperError(f"bleed {bleed_mm:g} mm: use 0 to 20 mm (3 mm is usual)")
@@ -152,25 +163,43 @@ def layout_page(
     paper_w, paper_h = orient(paper or sheet_size, orientation, sheet_size)
     if margin < 0 or 2 * margin >= min(paper_w, paper_h):
         raise PaperError(f"margin {margin:g} mm leaves no printable area on {paper_w:g} x {paper_h:g} mm paper")
-    content_w, content_h = sheet_w - 2 * sheet_margin, sheet_h - 2 * sheet_margin
+    content = (sheet_margin, sheet_margin, sheet_w - sheet_margin, sheet_h - sheet_margin)
+    content_w, content_h = content[2] - content[0], content[3] - content[1]
     avail_w, avail_h = paper_w - 2 * margin, paper_h - 2 * margin
+    shrunk = False
+
+    def fits(box) -> bool:
+        return box[2] - box[0] <= avail_w + 0.01 and box[3] - box[1] <= avail_h + 0.01
+
     if fit:
-        scale = min(avail_w / content_w, avail_h / content_h)
+        placed, scale = content, min(avail_w / content_w, avail_h / content_h)
+    elif fits(content):
+        placed, scale = content, 1.0
+    elif callable(ink):
+        return layout_page(
+            sheet_size, sheet_margin, paper, orientation, margin_mm, fit, bleed_mm, crop_marks, ink(), shrink
+        )
+    elif ink is not None and fits(ink):
+        placed, scale = ink, 1.0
     else:
-        scale = 1.0
-        if content_w > avail_w + 0.01 or content_h > avail_h + 0.01:
-            room = min(paper_w - content_w, paper_h - content_h) / 2  # the widest margin that would fit
+        placed = ink if ink is not None else content
+        placed_w, placed_h = placed[2] - placed[0], placed[3] - placed[1]
+        if not shrink:
+            room = min(paper_w - placed_w, paper_h - placed_h) / 2  # the widest margin that would fit
+            what = "printed ink" if ink is not None else "printable content"
             raise SheetDoesNotFit(
-                f"the sheet's printable content is {content_w:g} x {content_h:g} mm but the paper's printable area "
+                f"the sheet's {what} is {placed_w:.1f} x {placed_h:.1f} mm but the paper's printable area "
                 f"is {avail_w:g} x {avail_h:g} mm",
-                (content_w, content_h),
+                (placed_w, placed_h),
                 (avail_w, avail_h),
                 math.floor(room * 10) / 10 if room >= 1 else None,
             )
+        scale, shrunk = min(avail_w / placed_w, avail_h / placed_h), True
     extra = bleed_mm + (CROP_MARK_SPACE_MM if crop_marks else 0.0)
     trim_x = trim_y = extra
-    offset_x = trim_x + margin + (avail_w - content_w * scale) / 2 - sheet_margin * scale
-    offset_y = trim_y + margin + (avail_h - content_h * scale) / 2 - sheet_margin * scale
+    placed_w, placed_h = placed[2] - placed[0], placed[3] - placed[1]
+    offset_x = trim_x + margin + (avail_w - placed_w * scale) / 2 - placed[0] * scale
+    offset_y = trim_y + margin + (avail_h - placed_h * scale) / 2 - placed[1] * scale
     return PageLayout(
         paper_w + 2 * extra,
         paper_h + 2 * extra,
@@ -179,4 +208,6 @@ def layout_page(
         (offset_x, offset_y),
         bleed_mm,
         crop_marks,
+        shrunk,
+        (avail_w, avail_h),
     )

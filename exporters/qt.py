@@ -8,9 +8,13 @@ machine, including one with no fonts installed.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import sys
 import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -88,6 +92,50 @@ def unsupported_characters(texts) -> list[str]:
     return sorted(missing)
 
 
+#: Qt's SVG renderer rounds a font size to whole user units (a sheet's user unit is the mm: a
+#: 2.5 mm name would print at 2 mm), so :func:`svg_for_qt` draws text this many times larger
+#: and scales it back down: sizes come out right to 1/100 mm.
+QT_TEXT_SCALE = 100
+_TEXT_TAG = re.compile(r"<text\b([^>]*)>")
+_ATTRIBUTE = re.compile(r'([\w:.-]+)="([^"]*)"')
+
+
+def _scaled_text_tag(match: re.Match[str]) -> str:
+    attributes = dict(_ATTRIBUTE.findall(match.group(1)))
+    try:
+        size = float(attributes["font-size"])
+        x, y = float(attributes.get("x", "0")), float(attributes.get("y", "0"))
+    except (KeyError, ValueError):  # no size of its own, or lists of positions: left as it is
+        return match.group(0)
+    attributes["font-size"] = f"{size * QT_TEXT_SCALE:.6g}"
+    attributes["x"], attributes["y"] = f"{x * QT_TEXT_SCALE:.9g}", f"{y * QT_TEXT_SCALE:.9g}"
+    attributes["transform"] = f"{attributes.get('transform', '')} scale({1 / QT_TEXT_SCALE:g})".lstrip()
+    closing = "/" if match.group(1).rstrip().endswith("/") else ""
+    return "<text " + " ".join(f'{name}="{value}"' for name, value in attributes.items()) + closing + ">"
+
+
+def svg_for_qt(svg: str) -> str:
+    """``svg`` as Qt's SVG renderer should get it: every ``<text>`` with its own ``font-size``
+    drawn :data:`QT_TEXT_SCALE` times larger in a ``scale()`` as much smaller (its ``x``, ``y``
+    and ``font-size`` multiplied, its ``transform`` followed by the scale), so it prints at its
+    designed size. The SVG written for browsers keeps its plain text; every Qt rendering of a
+    sheet (PDF, PNG, contact sheet) goes through this."""
+    return _TEXT_TAG.sub(_scaled_text_tag, svg)
+
+
+def svg_renderer(svg: str):
+    """A ``QSvgRenderer`` of ``svg`` (see :func:`svg_for_qt`). Raises ``ValueError`` when Qt
+    cannot parse it."""
+    ensure_app()
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtSvg import QSvgRenderer
+
+    renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8")))
+    if not renderer.isValid():
+        raise ValueError("the SVG could not be parsed by Qt")
+    return renderer
+
+
 class ImageTooLarge(ValueError):
     """An image too large to draw (over :data:`MAX_PNG_PIXELS`, or more than the memory at
     hand); a lower resolution fixes it. ``size_px``: ``(width, height)`` asked for."""
@@ -102,13 +150,10 @@ def svg_to_png(svg_text: str, width_mm: float, height_mm: float, dpi: float = 15
     Raises ``ValueError`` when Qt cannot parse the SVG, :class:`ImageTooLarge` for an image too
     large to draw."""
     ensure_app()
-    from PySide6.QtCore import QByteArray, QRectF
+    from PySide6.QtCore import QRectF
     from PySide6.QtGui import QColor, QImage, QPainter
-    from PySide6.QtSvg import QSvgRenderer
 
-    renderer = QSvgRenderer(QByteArray(svg_text.encode("utf-8")))
-    if not renderer.isValid():
-        raise ValueError("the SVG could not be parsed by Qt")
+    renderer = svg_renderer(svg_text)
     width_px = max(1, round(width_mm / 25.4 * dpi))
     height_px = max(1, round(height_mm / 25.4 * dpi))
     if width_px * height_px > MAX_PNG_PIXELS:
@@ -148,11 +193,79 @@ def byte_string(array: QByteArray) -> bytes:
 
 
 PDF_RESOLUTION = 1200
+#: PDF points per millimetre.
+PT_PER_MM = 72 / 25.4
+
+#: A PDF page box, ``(left, bottom, right, top)`` in points (PDF coordinates: y up).
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageBoxes:
+    """The boxes of one PDF page, in points: ``media`` (the whole page, from ``(0, 0)``),
+    ``trim`` (the paper: where the shop cuts) and ``bleed`` (the trim grown by the bleed,
+    within the media box)."""
+
+    media: Box
+    trim: Box
+    bleed: Box
+
+
+def page_boxes(
+    width_mm: float,
+    height_mm: float,
+    trim_mm: tuple[float, float, float, float] | None = None,
+    bleed_mm: float = 0.0,
+) -> PageBoxes:
+    """The boxes of a page ``width_mm`` x ``height_mm`` whose paper is ``trim_mm`` (``(x, y, w, h)``
+    from the page's top-left corner, mm; ``None``: the whole page) with ``bleed_mm`` of bleed."""
+    width, height = width_mm * PT_PER_MM, height_mm * PT_PER_MM
+    media = (0.0, 0.0, width, height)
+    if trim_mm is None:
+        return PageBoxes(media, media, media)
+    x, y, w, h = trim_mm
+    trim = (x * PT_PER_MM, height - (y + h) * PT_PER_MM, (x + w) * PT_PER_MM, height - y * PT_PER_MM)
+    grow = bleed_mm * PT_PER_MM
+    bleed = (
+        max(0.0, trim[0] - grow),
+        max(0.0, trim[1] - grow),
+        min(width, trim[2] + grow),
+        min(height, trim[3] + grow),
+    )
+    return PageBoxes(media, trim, bleed)
+
+
+def set_page_boxes(data: bytes, boxes: Sequence[PageBoxes]) -> bytes:
+    """``data``, a PDF, with the MediaBox, TrimBox and BleedBox of each page set to ``boxes``
+    (in page order; the CropBox and ArtBox are left out, so they are the MediaBox), rewritten
+    with pypdf."""
+    from io import BytesIO
+
+    import pypdf
+    from pypdf.generic import NameObject, RectangleObject
+
+    reader = pypdf.PdfReader(BytesIO(data))
+    writer = pypdf.PdfWriter(clone_from=reader)
+    writer.pdf_header = reader.pdf_header
+    if len(writer.pages) != len(boxes):
+        raise ValueError(f"the PDF has {len(writer.pages)} pages, not {len(boxes)}")
+    for page, box in zip(writer.pages, boxes):
+        for name, rect in (("/MediaBox", box.media), ("/TrimBox", box.trim), ("/BleedBox", box.bleed)):
+            page[NameObject(name)] = RectangleObject([round(value, 4) for value in rect])
+        for name in ("/CropBox", "/ArtBox"):
+            page.pop(NameObject(name), None)
+    out = BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 class PdfDocument:
     """A PDF being written in memory by ``QPdfWriter``: :meth:`add` renders an SVG page
-    (``copies`` times, at its exact size), :meth:`finish` returns the bytes."""
+    (``copies`` times, at its exact size), :meth:`finish` returns the bytes.
+
+    Qt sizes pages in whole points, so each page is rendered at its exact size in the
+    bottom-left corner of a Qt page rounded up, and :meth:`finish` sets the exact MediaBox,
+    with the TrimBox and BleedBox (:func:`page_boxes`), through pypdf."""
 
     def __init__(self, title: str = ""):
         ensure_app()
@@ -168,26 +281,37 @@ class PdfDocument:
             self.writer.setTitle(printable_text(title))
         self.painter = QPainter()
         self.count = 0
-        self._size: tuple[float, float] | None = None
+        self.boxes: list[PageBoxes] = []
+        self._size: tuple[int, int] | None = None
 
-    def add(self, svg: bytes, width_mm: float, height_mm: float, copies: int = 1) -> None:
-        """Render ``svg`` (UTF-8 bytes) on ``copies`` new pages of ``width_mm`` x ``height_mm``.
+    def add(
+        self,
+        svg: bytes,
+        width_mm: float,
+        height_mm: float,
+        copies: int = 1,
+        trim_mm: tuple[float, float, float, float] | None = None,
+        bleed_mm: float = 0.0,
+    ) -> None:
+        """Render ``svg`` (UTF-8 bytes) on ``copies`` new pages of ``width_mm`` x ``height_mm``,
+        whose paper is ``trim_mm`` with ``bleed_mm`` of bleed (see :func:`page_boxes`).
         Raises ``ValueError`` when Qt cannot parse the SVG."""
-        from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF
+        from PySide6.QtCore import QMarginsF, QRectF, QSize
         from PySide6.QtGui import QPageLayout, QPageSize
-        from PySide6.QtSvg import QSvgRenderer
 
-        renderer = QSvgRenderer(QByteArray(svg))
-        if not renderer.isValid():
-            raise ValueError("the SVG could not be parsed by Qt")
+        renderer = svg_renderer(svg.decode("utf-8"))
         writer = self.writer
-        size = (round(width_mm, 3), round(height_mm, 3))
+        boxes = page_boxes(width_mm, height_mm, trim_mm, bleed_mm)
+        width_pt, height_pt = boxes.media[2], boxes.media[3]
+        size = (math.ceil(width_pt - 1e-6), math.ceil(height_pt - 1e-6))
+        # device pixels per point; the page is drawn at its exact size with its bottom edge on
+        # the Qt page's (PDF y = 0), so its MediaBox is (0, 0, width, height)
+        pixels = PDF_RESOLUTION / 72
+        target = QRectF(0, (size[1] - height_pt) * pixels, width_pt * pixels, height_pt * pixels)
         for _ in range(copies):
             if size != self._size:
                 # ExactMatch: Qt would otherwise snap a custom size to a nearby standard one
-                page_size = QPageSize(
-                    QSizeF(*size), QPageSize.Unit.Millimeter, "", QPageSize.SizeMatchPolicy.ExactMatch
-                )
+                page_size = QPageSize(QSize(*size), "", QPageSize.SizeMatchPolicy.ExactMatch)
                 writer.setPageLayout(QPageLayout(page_size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
                 self._size = size
             if self.count == 0:
@@ -195,14 +319,15 @@ class PdfDocument:
                     raise OSError("Qt could not start the PDF")
             else:
                 writer.newPage()
-            target = writer.pageLayout().paintRectPixels(writer.resolution())
-            renderer.render(self.painter, QRectF(0, 0, target.width(), target.height()))
+            renderer.render(self.painter, target)
+            self.boxes.append(boxes)
             self.count += 1
 
     def finish(self) -> bytes:
         if self.painter.isActive():
             self.painter.end()
-        return byte_string(self.buffer.data())
+        data = byte_string(self.buffer.data())
+        return set_page_boxes(data, self.boxes) if self.boxes else data
 
     def abort(self) -> None:
         if self.painter.isActive():
@@ -225,8 +350,10 @@ def _sheets(pages):
 
 
 def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
-    """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``) into one vector PDF,
-    each page at its exact size, fonts embedded; returns ``(pdf bytes, page count)``.
+    """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``, and optionally
+    ``trim_mm`` and ``bleed_mm``, see :class:`exporters.pages.Page`) into one vector PDF, each
+    page at its exact size (MediaBox to a hundredth of a point) with its TrimBox and BleedBox,
+    fonts embedded; returns ``(pdf bytes, page count)``.
 
     ``pages`` may be an iterator: pages are rendered as they come (a sheet printed N times
     comes N times in a row and is parsed once). The PDF is built in memory, so the caller
@@ -239,7 +366,14 @@ def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
     try:
         for page, copies in _sheets(pages):
             try:
-                document.add(page.svg.encode("utf-8"), page.width_mm, page.height_mm, copies)
+                document.add(
+                    page.svg.encode("utf-8"),
+                    page.width_mm,
+                    page.height_mm,
+                    copies,
+                    getattr(page, "trim_mm", None),
+                    getattr(page, "bleed_mm", 0.0),
+                )
             except ValueError:
                 raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt") from None
             count += copies
@@ -270,9 +404,8 @@ def contact_sheet_png(pages, dpi: float = 50, columns: int | None = None) -> byt
     import math
 
     ensure_app()
-    from PySide6.QtCore import QByteArray, QRectF, Qt
+    from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
-    from PySide6.QtSvg import QSvgRenderer
 
     count = len(pages)
     columns = columns or max(1, math.ceil(math.sqrt(count)))
@@ -298,8 +431,7 @@ def contact_sheet_png(pages, dpi: float = 50, columns: int | None = None) -> byt
         w, h = page.width_mm * scale, page.height_mm * scale
         box = QRectF(x + (cell_w - w) / 2, y, w, h)
         painter.fillRect(box, QColor("white"))
-        renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
-        renderer.render(painter, box)
+        svg_renderer(page.svg).render(painter, box)
         painter.setPen(QPen(QColor("#7a766c"), 1))
         painter.drawRect(box)
         painter.setPen(QColor("#1b1b1b"))

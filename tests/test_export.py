@@ -46,10 +46,10 @@ def test_pdf_page_count_is_dungeons_times_copies(pack_pdf):
     assert len(reader.pages) == 2 * (_dungeon_count(LINE_PACK) + _dungeon_count(GRID_PACK))
 
 
-def test_pdf_is_a4_within_half_a_point(pack_pdf):
+def test_pdf_is_a4_to_a_hundredth_of_a_point(pack_pdf):
     for page in pypdf.PdfReader(pack_pdf).pages:
-        assert abs(float(page.mediabox.width) - 210 * MM_TO_PT) <= 0.5
-        assert abs(float(page.mediabox.height) - 297 * MM_TO_PT) <= 0.5
+        assert abs(float(page.mediabox.width) - 210 * MM_TO_PT) <= 0.01
+        assert abs(float(page.mediabox.height) - 297 * MM_TO_PT) <= 0.01
 
 
 def test_pdf_embeds_fonts_and_has_no_raster_images(pack_pdf):
@@ -80,21 +80,21 @@ def test_pdf_text_is_extractable(pack_pdf):
 
 def test_letter_paper_with_fit(tmp_path, capsys):
     out = tmp_path / "letter.pdf"
-    code, _, err = _run(capsys, "sheet", LINE_PACK, "-o", out, "--paper", "Letter")
-    assert code == 2 and "--fit" in err and not out.exists()
+    code, _, err = _run(capsys, "sheet", LINE_PACK, "-o", out, "--paper", "Letter", "--exact")
+    assert code == 2 and "--fit" in err and "leave out --exact" in err and not out.exists()
     code, _, _ = _run(capsys, "sheet", LINE_PACK, "-o", out, "--paper", "Letter", "--fit")
     assert code == 0
     for page in pypdf.PdfReader(out).pages:
-        assert abs(float(page.mediabox.width) - 612) <= 0.5
-        assert abs(float(page.mediabox.height) - 792) <= 0.5
+        assert abs(float(page.mediabox.width) - 612) <= 0.01
+        assert abs(float(page.mediabox.height) - 792) <= 0.01
 
 
 def test_a3_keeps_physical_scale_and_landscape_turns_the_page(tmp_path, capsys):
     out = tmp_path / "a3.pdf"
     assert _run(capsys, "sheet", GRID_PACK, "-o", out, "--paper", "A3", "--orientation", "landscape")[0] == 0
     page = pypdf.PdfReader(out).pages[0]
-    assert abs(float(page.mediabox.width) - 420 * MM_TO_PT) <= 0.5
-    assert abs(float(page.mediabox.height) - 297 * MM_TO_PT) <= 0.5
+    assert abs(float(page.mediabox.width) - 420 * MM_TO_PT) <= 0.01
+    assert abs(float(page.mediabox.height) - 297 * MM_TO_PT) <= 0.01
 
 
 def test_bleed_and_crop_marks_grow_the_page(tmp_path, capsys):
@@ -306,11 +306,11 @@ def test_custom_and_bleed_page_sizes_are_exact(tmp_path, capsys):
     out = tmp_path / "custom.pdf"
     assert _run(capsys, "sheet", single, "-o", out, "--paper", "211x297mm")[0] == 0
     page = pypdf.PdfReader(out).pages[0]
-    assert abs(float(page.mediabox.width) - 211 * MM_TO_PT) <= 0.5  # not snapped to A4
+    assert abs(float(page.mediabox.width) - 211 * MM_TO_PT) <= 0.01  # not snapped to A4
     assert _run(capsys, "sheet", single, "-o", out, "--bleed", "3", "--crop-marks")[0] == 0
     page = pypdf.PdfReader(out).pages[0]
-    assert abs(float(page.mediabox.width) - 236 * MM_TO_PT) <= 0.5
-    assert abs(float(page.mediabox.height) - 323 * MM_TO_PT) <= 0.5
+    assert abs(float(page.mediabox.width) - 236 * MM_TO_PT) <= 0.01
+    assert abs(float(page.mediabox.height) - 323 * MM_TO_PT) <= 0.01
 
 
 def test_a_png_too_large_is_refused_and_the_old_file_kept(tmp_path, capsys):
@@ -387,8 +387,8 @@ def _check_pdf(data, pages):
     reader = pypdf.PdfReader(BytesIO(data), strict=True)
     assert len(reader.pages) == len(pages)
     for page, printed in zip(pages, reader.pages):
-        assert abs(float(printed.mediabox.width) - page.width_mm * MM_TO_PT) <= 0.5
-        assert abs(float(printed.mediabox.height) - page.height_mm * MM_TO_PT) <= 0.5
+        assert abs(float(printed.mediabox.width) - page.width_mm * MM_TO_PT) <= 0.01
+        assert abs(float(printed.mediabox.height) - page.height_mm * MM_TO_PT) <= 0.01
         assert page.title in re.sub(r"\s+", " ", printed.extract_text())
         for font in printed["/Resources"]["/Font"].values():
             descriptor = font.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"].get_object()
