@@ -545,11 +545,12 @@ class GameJson(Format):
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise ExportError("game-data", f"the game data cannot be built from this dungeon ({exc})") from None
         problems = schema_problems(document, "game", str(path))
-        if problems:  # a bug of ours, never the user's
+        if problems:  # values beyond the game data's bounds (a forced export of a broken dungeon), or a bug of ours
             raise ExportError(
-                "internal",
-                f"the game data does not match schemas/game.schema.json "
-                f"({problems[0].pointer}: {problems[0].message}); please report this",
+                "game-data",
+                f"the game data cannot be written: it would not match schemas/game.schema.json "
+                f"({problems[0].pointer}: {problems[0].message}); the dungeon holds values the game data does "
+                f"not allow (inkcrawl validate lists its errors); if it validates clean, please report this",
             )
         try:
             write_text_atomic(path, dumps_canonical(document), options.replace_read_only, _inputs(dungeons))
