@@ -84,6 +84,8 @@ def migrate_paths(paths: list[str], check: bool = False, force: bool = False) ->
     that refuses new files, a full disk). Messages name the file; control characters in them
     are shown escaped."""
     status = 0
+    current_files = 0  # already in the current format and layout
+    changed = 0  # rewritten (or, with check, that would be)
 
     def say(text: str, error: bool = False) -> None:
         print(terminal_safe(text), file=sys.stderr if error else sys.stdout)
@@ -126,6 +128,7 @@ def migrate_paths(paths: list[str], check: bool = False, force: bool = False) ->
                 status = 2
                 continue
             if text == current:
+                current_files += 1
                 continue
             created = errors_rounding_creates(document.data, document.file_type, file, text)
             if created:
@@ -142,6 +145,7 @@ def migrate_paths(paths: list[str], check: bool = False, force: bool = False) ->
             what = f"format_version {document.migrated_from} -> current" if document.migrated_from else "layout"
             if check:
                 say(f"{file}: would be rewritten ({what})")
+                changed += 1
                 status = max(status, 1)
                 continue
             try:
@@ -154,4 +158,8 @@ def migrate_paths(paths: list[str], check: bool = False, force: bool = False) ->
                 status = 2
                 continue
             say(f"{file}: rewritten ({what})")
+            changed += 1
+    if current_files:
+        verb = "would be rewritten" if check else "rewritten"
+        say(f"{current_files} file(s) already current, left as they are" + (f"; {changed} {verb}" if changed else ""))
     return status

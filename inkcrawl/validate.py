@@ -700,6 +700,32 @@ def unusable_path(path: str | os.PathLike) -> str | None:
     return None
 
 
+#: How many folders below a folder given to ``validate`` packs are looked for.
+PACK_SEARCH_DEPTH = 3
+
+
+def packs_below(folder: Path, depth: int = PACK_SEARCH_DEPTH) -> list[Path]:
+    """The pack manifests in the folders below ``folder`` (not in it), at most ``depth`` folders
+    down, sorted by path; hidden folders are skipped; a folder that cannot be read is skipped.
+    A pack's own folders are not searched further (packs do not nest)."""
+    found: list[Path] = []
+    level = [folder]
+    for _ in range(depth):
+        following = []
+        for current in level:
+            try:
+                children = sorted(p for p in current.iterdir() if p.is_dir() and not p.name.startswith("."))
+            except OSError:
+                continue
+            for child in children:
+                if (child / MANIFEST_NAME).is_file():
+                    found.append(child / MANIFEST_NAME)
+                else:
+                    following.append(child)
+        level = following
+    return sorted(found)
+
+
 def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str], None] | None = None) -> Report:
     """Validate files and pack folders; see the module docstring. Never raises for bad input.
 
@@ -727,11 +753,27 @@ def validate_paths(paths: Iterable[str | os.PathLike], progress: Callable[[str],
             progress(str(raw))
         if path.is_dir():
             manifest = path / MANIFEST_NAME
+            below = [] if manifest.is_file() else packs_below(path)
             if manifest.is_file():
                 validate_pack(manifest, report)
+            elif below:  # a folder of packs: every pack below it
+                for found in below:
+                    try:
+                        found_key = found.resolve()
+                    except (OSError, RuntimeError):
+                        found_key = found
+                    if found_key not in seen:
+                        seen.add(found_key)
+                        validate_pack(found, report)
             else:
                 report.problems.append(
-                    problem("F001", f"this folder has no {MANIFEST_NAME}, so it is not a content pack", str(raw))
+                    problem(
+                        "F001",
+                        f"this folder has no {MANIFEST_NAME}, so it is not a content pack, and no pack lies below "
+                        f"it (up to {PACK_SEARCH_DEPTH} folders down); give a pack folder, its {MANIFEST_NAME}, "
+                        f"or dungeon files",
+                        str(raw),
+                    )
                 )
                 report.unreadable_input = True
         elif not path.exists():

@@ -341,3 +341,28 @@ def test_sigterm_during_start_up_is_an_interruption(moment):
     )
     assert result.returncode == 143, (result.returncode, result.stderr)
     assert result.stderr == "inkcrawl: stopped by SIGTERM\n" and result.stdout == ""
+
+
+def test_validate_on_a_folder_of_packs_validates_every_pack_below_it(tmp_path, capsys):
+    import shutil
+
+    from conftest import PACKS
+
+    for name in ("lantern-depths", "ember-halls"):
+        shutil.copytree(PACKS / name, tmp_path / "packs" / "group" / name)
+    assert main(["validate", str(tmp_path / "packs")]) == 0
+    out = capsys.readouterr().out
+    assert "checked 10 files (8 dungeons): 0 errors, 0 warnings" in out
+    (tmp_path / "nothing").mkdir()
+    assert main(["validate", str(tmp_path / "nothing")]) == 2
+    assert "no pack lies below it (up to 3 folders down)" in capsys.readouterr().out
+
+
+def test_migrate_says_when_every_file_is_already_current(tmp_path, capsys):
+    import shutil
+
+    from conftest import PACKS
+
+    shutil.copytree(PACKS / "lantern-depths", tmp_path / "pack")
+    assert main(["migrate", str(tmp_path / "pack")]) == 0
+    assert "already current, left as they are" in capsys.readouterr().out

@@ -41,7 +41,10 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     validate.add_argument(
-        "paths", nargs="+", metavar="PATH", help="a dungeon or ruleset file, a pack.json, or a pack folder"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a dungeon or ruleset file, a pack.json, a pack folder, or a folder of packs (every pack below it)",
     )
     validate.add_argument(
         "--format",
@@ -64,6 +67,7 @@ def register(subparsers) -> None:
         "rules",
         help="list every check with its code, severity and description",
         description="List every check inkcrawl runs: code, name, severity, description.",
+        epilog="exit codes: 0 listed, 2 usage error",
     )
     rules.add_argument(
         "--format", choices=("text", "json"), default="text", help="text table (default) or json for programs"
