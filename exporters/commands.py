@@ -46,6 +46,7 @@ examples:
 
 Poker-size cards (63 x 88 mm), as many per page as fit, from the pack's deck (or the
 ruleset's). --backs adds a backs page after each fronts page, mirrored for duplex printing.
+exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
 """
 
 
