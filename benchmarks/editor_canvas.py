@@ -16,7 +16,12 @@ script prints the problem count, which should be 0), then in one process, offscr
 - **validate after edit**: one edit (move an element 2 mm), then the document's full validation
   (JSON Schema + every rule check), best of ``--repeat`` (aim 100 ms);
 - **re-render**: from an edit to its sheet on the canvas (drawn in the worker process), and the
-  time the editor's UI thread spends taking the new images.
+  time the editor's UI thread spends taking the new images;
+- **UI thread per edit** (aim 16 ms each): an edit pushed (undo command, canvas items), the
+  validation that follows it, an autosave, and typing in the Inspector (aim 30 ms per key);
+- **100 x 100 grid** (``--grid-side``): the same on a grid dungeon of 10,000 rooms, half of its
+  edges passages: a passage toggled by a click, painting along a grid line (per mouse move),
+  deleting 50 selected passages, the validation after an edit, an autosave.
 
 Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/editor_canvas.py [--elements N] [--repeat R] [--seed S]``
 """
@@ -101,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--elements", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--grid-side", type=int, default=100, help="columns and rows of the grid dungeon (0: skip)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     # the generated dungeon, the editor's settings and recovery files live in a scratch folder
@@ -248,13 +254,152 @@ def run(args: argparse.Namespace, folder: Path) -> int:
             f"re-render: {best(arrivals)} from an edit to its sheet on the canvas (worker process); the editor "
             f"spends {max(taken):.1f} ms of it taking the new images"
         )
+    ui_thread_figures(app, window, element)
     app.clipboard().clear()
     window.confirm_discard = lambda d: True
     window.close()
+    if args.grid_side:
+        run_grid(args, folder, app)
     from editor.canvas.sheet_worker import shared_worker
 
     shared_worker().shutdown()
     return 0
+
+
+def timed(action) -> float:
+    """Milliseconds ``action()`` keeps the UI thread (with the events it posts handled)."""
+    from PySide6.QtWidgets import QApplication
+
+    t = time.perf_counter()
+    action()
+    QApplication.processEvents()
+    return 1000 * (time.perf_counter() - t)
+
+
+def ui_thread_figures(app, window, element) -> None:
+    """An edit, the validation after it, an autosave and typing in the Inspector, on the UI
+    thread of the line dungeon."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from editor.dungeon.edits import MoveObjects
+
+    document = window.current
+    pushes = [
+        timed(lambda i=i: document.push(MoveObjects(document.dungeon, [element.id], 0, 1 if i % 2 else -1)))
+        for i in range(10)
+    ]
+    print(f"edit:      {best(pushes)} on the UI thread to push an edit (undo command and canvas)")
+    validations = [timed(document.validate_now) for _ in range(3)]
+    print(f"validate:  {best(validations)} on the UI thread once the edits pause (debounced)")
+    saves = []
+    for i in range(3):
+        document.push(MoveObjects(document.dungeon, [element.id], 0, 1 if i % 2 else -1))
+        saves.append(timed(window.files.autosave_now))
+    print(f"autosave:  {best(saves)} on the UI thread")
+    window.scene.select_refs([element.id])
+    app.processEvents()
+    name = window.inspector.fields_by_name["name"].edit
+    name.setFocus()
+    keys = [timed(lambda c=c: QTest.keyClick(name, c)) for c in "Cave troll"]
+    QTest.keyClick(name, Qt.Key.Key_Return)
+    print(f"typing:    {best(keys)} per key in the Inspector's name field (max {max(keys):.1f})")
+
+
+def make_grid_dungeon(side: int, seed: int) -> dict:
+    """A ``side`` x ``side`` grid dungeon of 5 mm rooms, half its inner edges passages."""
+    rng = random.Random(seed)
+    cell = 5.0
+    paper = side * cell + 60
+    passages = [
+        {"cell": [c, r], "side": side_name}
+        for r in range(side)
+        for c in range(side)
+        for side_name, inside in (("east", c < side - 1), ("south", r < side - 1))
+        if inside and rng.random() < 0.5
+    ]
+    return {
+        "type": "dungeon",
+        "format_version": 2,
+        "id": "big-grid-benchmark",
+        "family": "grid",
+        "ruleset": "grid-classic",
+        "sheet": {
+            "title": "Big grid benchmark",
+            "paper": {"width_mm": paper, "height_mm": paper + 20, "margin_mm": 10},
+            "reminders": [],
+        },
+        "grid": {
+            "columns": side,
+            "rows": side,
+            "cell_mm": cell,
+            "origin_mm": [30, 40],
+            "column_labels": "numbers",
+            "row_labels": "numbers",
+        },
+        "passages": passages,
+        "entryways": [{"id": "entry-1", "cell": [0, 0], "side": "north"}],
+        "features": [],
+    }
+
+
+def run_grid(args: argparse.Namespace, folder: Path, app) -> None:
+    """Open the big grid dungeon and print the UI-thread figures of its edits."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    from editor.dungeon.edits import passage_ref
+    from editor.mainwindow import MainWindow
+    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+
+    side = args.grid_side
+    data = make_grid_dungeon(side, args.seed)
+    path = folder / "big-grid.json"
+    write_text_atomic(path, dumps_canonical(data))
+    window = MainWindow()
+    window.headless = True  # messages to stderr: nobody is there to click
+    window.resize(1400, 900)
+    opened = timed(lambda: window.open_path(path))
+    window.show()
+    app.processEvents()
+    document, view = window.current, window.view
+    window.scene.wait_for_sheet()
+    print(f"grid:      {side} x {side} rooms, {len(data['passages'])} passages; open {opened:.0f} ms")
+    window.set_tool("grid_passage")
+    view.set_zoom(4.0)
+    grid = document.dungeon.grid
+    centre = (grid.origin_mm[0] + grid.cell_mm * side / 2, grid.origin_mm[1] + grid.cell_mm * side / 2)
+    view.centerOn(*centre)
+    app.processEvents()
+    viewport = view.viewport()
+
+    def at(column: float, row: float) -> QPoint:
+        return view.mapFromScene(grid.origin_mm[0] + column * grid.cell_mm, grid.origin_mm[1] + row * grid.cell_mm)
+
+    middle = side // 2
+    toggles = []
+    for i in range(6):
+        point = at(middle + 0.5 + i, middle)
+        toggles.append(timed(lambda p=point: QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=p)))
+    print(f"toggle:    {best(toggles)} on the UI thread for a passage clicked")
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at(middle - 8, middle + 2))
+    moves = [timed(lambda i=i: QTest.mouseMove(viewport, at(middle - 8 + 0.25 * i, middle + 2))) for i in range(1, 61)]
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at(middle + 7, middle + 2))
+    print(f"paint:     {statistics.mean(moves):8.1f} ms per mouse move painting along a line (max {max(moves):.1f})")
+    refs = [passage_ref(p.cell, p.side) for p in document.dungeon.passages[:50]]
+    window.scene.select_refs(refs)
+    app.processEvents()
+    deleted = timed(window.action("delete").trigger)
+    print(f"delete:    {deleted:8.1f} ms on the UI thread deleting 50 selected passages")
+    validations = [timed(document.validate_now) for _ in range(3)]
+    print(f"validate:  {best(validations)} on the UI thread once the edits pause (debounced)")
+    saves = []
+    for i in range(3):
+        QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=at(middle + 0.5, middle + 4 + i))
+        saves.append(timed(window.files.autosave_now))
+    print(f"autosave:  {best(saves)} on the UI thread")
+    window.confirm_discard = lambda d: True
+    window.close()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,13 @@ key sequences where one exists, so they follow each platform's conventions (Ctrl
 Ctrl+Shift+Z for redo, on Linux and Windows; Cmd on macOS). Commands whose usual shortcut
 needs a punctuation key (Ctrl+' for the grid, Ctrl+] to rotate by a step) also have a letter
 shortcut, which every keyboard layout can type (Ctrl+G shows the grid, as in Tiled).
+
+A standard key expands to different sequences on each platform (Qt's Delete is Del and Ctrl+D
+under KDE and GNOME, Del and Control+D on macOS). An explicit shortcut of a command wins over
+another command's standard expansion: Ctrl+D duplicates everywhere, as in Tiled, and Delete keeps
+Del and Backspace. :data:`PLATFORM_BINDINGS` lists Qt's standard bindings of every platform
+(from the table of ``QKeySequence``'s documentation) so a test can check that no two commands
+share a sequence anywhere.
 """
 
 from __future__ import annotations
@@ -88,6 +95,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
         (),
         "Number the artifact stones 1, 2, 3... in reading order",
     ),
+    ActionSpec(
+        "renumber_ids",
+        "Dungeon",
+        "Renumber &Duplicate Ids...",
+        (),
+        "Give objects that share an id fresh ids (until then they cannot be selected or edited)",
+    ),
     ActionSpec("resize_grid", "Dungeon", "Resize &Grid...", (), "Change the number of columns and rows"),
 )
 
@@ -100,12 +114,104 @@ def spec(action_id: str) -> ActionSpec:
     raise KeyError(action_id)
 
 
+#: Qt's standard bindings of the standard keys the editor uses, per platform (Windows, macOS,
+#: KDE Plasma, GNOME; "Ctrl" is Cmd and "Meta" is Control on macOS).
+PLATFORM_BINDINGS: dict[str, dict[QKeySequence.StandardKey, tuple[str, ...]]] = {
+    "windows": {
+        SK.New: ("Ctrl+N",),
+        SK.Open: ("Ctrl+O",),
+        SK.Save: ("Ctrl+S",),
+        SK.SaveAs: ("Ctrl+Shift+S",),
+        SK.Close: ("Ctrl+F4", "Ctrl+W"),
+        SK.Quit: (),
+        SK.Undo: ("Ctrl+Z", "Alt+Backspace"),
+        SK.Redo: ("Ctrl+Y", "Ctrl+Shift+Z", "Alt+Shift+Backspace"),
+        SK.Cut: ("Ctrl+X", "Shift+Del"),
+        SK.Copy: ("Ctrl+C", "Ctrl+Ins"),
+        SK.Paste: ("Ctrl+V", "Shift+Ins"),
+        SK.Delete: ("Del",),
+        SK.SelectAll: ("Ctrl+A",),
+        SK.ZoomIn: ("Ctrl++",),
+        SK.ZoomOut: ("Ctrl+-",),
+        SK.Print: ("Ctrl+P",),
+    },
+    "macos": {
+        SK.New: ("Ctrl+N",),
+        SK.Open: ("Ctrl+O",),
+        SK.Save: ("Ctrl+S",),
+        SK.SaveAs: ("Ctrl+Shift+S",),
+        SK.Close: ("Ctrl+W", "Ctrl+F4"),
+        SK.Quit: ("Ctrl+Q",),
+        SK.Undo: ("Ctrl+Z",),
+        SK.Redo: ("Ctrl+Shift+Z",),
+        SK.Cut: ("Ctrl+X", "Meta+K"),
+        SK.Copy: ("Ctrl+C",),
+        SK.Paste: ("Ctrl+V", "Meta+Y"),
+        SK.Delete: ("Del", "Meta+D"),
+        SK.SelectAll: ("Ctrl+A",),
+        SK.ZoomIn: ("Ctrl++",),
+        SK.ZoomOut: ("Ctrl+-",),
+        SK.Print: ("Ctrl+P",),
+    },
+    "kde": {
+        SK.New: ("Ctrl+N",),
+        SK.Open: ("Ctrl+O",),
+        SK.Save: ("Ctrl+S",),
+        SK.SaveAs: ("Ctrl+Shift+S",),
+        SK.Close: ("Ctrl+W",),
+        SK.Quit: ("Ctrl+Q",),
+        SK.Undo: ("Ctrl+Z", "F14"),
+        SK.Redo: ("Ctrl+Shift+Z",),
+        SK.Cut: ("Ctrl+X", "F20", "Shift+Del"),
+        SK.Copy: ("Ctrl+C", "F16", "Ctrl+Ins"),
+        SK.Paste: ("Ctrl+V", "F18", "Shift+Ins"),
+        SK.Delete: ("Del", "Ctrl+D"),
+        SK.SelectAll: ("Ctrl+A",),
+        SK.ZoomIn: ("Ctrl++",),
+        SK.ZoomOut: ("Ctrl+-",),
+        SK.Print: ("Ctrl+P",),
+    },
+    "gnome": {
+        SK.New: ("Ctrl+N",),
+        SK.Open: ("Ctrl+O",),
+        SK.Save: ("Ctrl+S",),
+        SK.SaveAs: ("Ctrl+Shift+S",),
+        SK.Close: ("Ctrl+W",),
+        SK.Quit: ("Ctrl+Q",),
+        SK.Undo: ("Ctrl+Z", "F14"),
+        SK.Redo: ("Ctrl+Shift+Z",),
+        SK.Cut: ("Ctrl+X", "F20", "Shift+Del"),
+        SK.Copy: ("Ctrl+C", "F16", "Ctrl+Ins"),
+        SK.Paste: ("Ctrl+V", "F18", "Shift+Ins"),
+        SK.Delete: ("Del", "Ctrl+D"),
+        SK.SelectAll: ("Ctrl+A",),
+        SK.ZoomIn: ("Ctrl++",),
+        SK.ZoomOut: ("Ctrl+-",),
+        SK.Print: ("Ctrl+P",),
+    },
+}
+
+
+def standard_bindings(key: QKeySequence.StandardKey) -> list[QKeySequence]:
+    """The sequences of a standard key on this platform (Qt's; tests replace this function to
+    check another platform's, from :data:`PLATFORM_BINDINGS`)."""
+    return [k for k in QKeySequence.keyBindings(key) if not k.isEmpty()]
+
+
+def _explicit_keys() -> set[str]:
+    """Every sequence some command names explicitly (these win over standard expansions)."""
+    return {QKeySequence(s).toString() for item in ACTIONS for s in item.shortcuts if not isinstance(s, SK)}
+
+
 def key_sequences(item: ActionSpec) -> list[QKeySequence]:
-    """The shortcuts of an action as key sequences (standard keys expanded for the platform)."""
+    """The shortcuts of an action as key sequences: standard keys expanded for the platform,
+    less the sequences another command names explicitly (X11's Delete includes Ctrl+D, which is
+    Duplicate here)."""
+    claimed = _explicit_keys() - {QKeySequence(s).toString() for s in item.shortcuts if not isinstance(s, SK)}
     out: list[QKeySequence] = []
     for shortcut in item.shortcuts:
         if isinstance(shortcut, QKeySequence.StandardKey):
-            out += [k for k in QKeySequence.keyBindings(shortcut) if not k.isEmpty()]
+            out += [k for k in standard_bindings(shortcut) if k.toString() not in claimed]
         else:
             out.append(QKeySequence(shortcut))
     unique: list[QKeySequence] = []

@@ -38,7 +38,16 @@ from editor import actions as action_specs
 from editor.canvas.scene import DungeonScene
 from editor.canvas.view import CanvasView
 from editor.dungeon.document import DungeonDocument, load_document, manifest_refusal, open_dungeon_file
-from editor.dungeon.edits import DeleteObjects, EditError, RotateObjects, find, paste_copies, ref_of, renumber_stones
+from editor.dungeon.edits import (
+    DeleteObjects,
+    EditError,
+    RotateObjects,
+    find,
+    paste_copies,
+    ref_of,
+    renumber_duplicates,
+    renumber_stones,
+)
 from editor.files import export as export_menu
 from editor.files import manager as files
 from editor.pack import browser as pack_browser
@@ -87,6 +96,7 @@ class MainWindow(QMainWindow):
         self.documents: list[DungeonDocument] = []
         self.current: DungeonDocument | None = None
         self.pack_path: Path | None = None
+        self._pack_ruleset: tuple[Path, str | None] | None = None  # (manifest, the pack's ruleset)
         self._scenes: dict[int, DungeonScene] = {}
         self.undo_group = QUndoGroup(self)
         self._titled: set[int] = set()  # ids of documents whose title updates are connected
@@ -218,6 +228,38 @@ class MainWindow(QMainWindow):
 
         return ask_grid_size(self, dungeon, ruleset)
 
+    def ask_renumber_duplicates(self, document: DungeonDocument, shared: list[str]) -> bool:
+        """Ask whether to give the objects of ``document`` that share an id fresh ids (one undo
+        step); objects that keep a shared id stay locked on the canvas. Headless: no."""
+        if self.headless:
+            return False
+        listed = ", ".join(shared[:8]) + (" ..." if len(shared) > 8 else "")
+        answer = QMessageBox.question(
+            self,
+            "Duplicate ids",
+            f"{document.display_name}: several objects share the id {listed} (C001).\n\n"
+            "Give the later ones fresh ids? It is one step you can undo. Objects that keep a shared "
+            "id cannot be selected or edited: an edit could reach the wrong one.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def offer_renumber(self, document: DungeonDocument) -> None:
+        """When objects of ``document`` share an id, offer to renumber them
+        (:meth:`ask_renumber_duplicates`); also Dungeon > Renumber Duplicate Ids."""
+        edit = renumber_duplicates(document.dungeon)
+        if edit is None:
+            if document is self.current:
+                self.show_status("Every object has its own id")
+            return
+        shared = sorted({old for _, _, old, _ in edit.changes})
+        if self.ask_renumber_duplicates(document, shared):
+            document.push(edit)
+            self.show_status(f"Gave {len(edit.changes)} object(s) fresh ids")
+        else:
+            self.show_status(f"Objects sharing the id(s) {', '.join(shared)} are locked until renumbered")
+
     def clipboard_text(self, text: str) -> None:
         """Put ``text`` on the system clipboard."""
         QGuiApplication.clipboard().setText(text)
@@ -310,6 +352,7 @@ class MainWindow(QMainWindow):
         a["grid_step"].triggered.connect(self.ask_grid_step)
         a["validate"].triggered.connect(lambda: self.current and self.current.validate_now())
         a["renumber_stones"].triggered.connect(lambda: self.renumber_stones())
+        a["renumber_ids"].triggered.connect(lambda: self.current and self.offer_renumber(self.current))
 
     def add_dock(
         self, widget: QWidget, title: str, area=Qt.DockWidgetArea.RightDockWidgetArea, name: str | None = None
@@ -342,6 +385,9 @@ class MainWindow(QMainWindow):
             document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._update_title(d))
             document.path_changed.connect(lambda d=document: self._update_title(d))
             document.changed.connect(lambda _refs, d=document: self._update_title(d) if "sheet" in _refs else None)
+            document.changed.connect(
+                lambda _refs, d=document: self._revalidate_pack(d) if "sheet" in _refs or "*" in _refs else None
+            )
             document.destroyed.connect(lambda _obj=None, key=id(document): self._titled.discard(key))  # noqa: B008
         self.documents_changed.emit()
         if make_current or self.current is None:
@@ -477,8 +523,12 @@ class MainWindow(QMainWindow):
                 document = DungeonDocument(
                     opened.dungeon, opened.ruleset, Path(opened.file), registry, opened.deck, self
                 )
+                self.read_file_problems(document)
+                document.context_problems = lambda d=document: self.pack_problems(d)
                 self.add_document(document, make_current=opened is openable[0])
+                self.offer_renumber(document)
             self.documents_changed.emit()
+            self.view.setFocus(Qt.FocusReason.OtherFocusReason)
             if notes:
                 self.tell("warning", "Opened with problems", f"{path}:\n\n" + "\n\n".join(notes))
             return True
@@ -490,10 +540,67 @@ class MainWindow(QMainWindow):
         if document is None:
             self.tell("warning", "Cannot open", f"{path} cannot be opened:\n\n{reason}")
             return False
+        self.read_file_problems(document)
         self.add_document(document)
+        self.offer_renumber(document)
+        self.view.setFocus(Qt.FocusReason.OtherFocusReason)
         if document.open_warning:
             self.tell("warning", "Opened with a warning", document.open_warning)
         return True
+
+    @staticmethod
+    def read_file_problems(document: DungeonDocument) -> None:
+        """Keep what ``inkcrawl validate`` reports on the document's file as it is on disk (the
+        Problems panel lists it with the model's own problems until the file is saved)."""
+        from inkcrawl.validate import validate_paths
+
+        if document.path is not None:
+            document.file_problems = list(validate_paths([document.path]).problems)
+
+    def pack_problems(self, document: DungeonDocument) -> list:
+        """What ``inkcrawl validate`` says of ``document`` among the dungeons of the open pack,
+        from their models as they are now: P004 (its id is also used by an earlier dungeon) and
+        P003 (its ruleset is not the pack's)."""
+        from inkcrawl.problems import problem
+        from inkcrawl.validate import load_document as load_json
+
+        if self.pack_path is None or document not in self.documents:
+            return []
+        found = []
+        if self._pack_ruleset is None or self._pack_ruleset[0] != self.pack_path:
+            data = load_json(self.pack_path).data
+            self._pack_ruleset = (self.pack_path, data.get("ruleset") if isinstance(data, dict) else None)
+        ruleset = self._pack_ruleset[1]
+        if ruleset is not None and document.dungeon.ruleset != ruleset:
+            found.append(
+                problem(
+                    "P003",
+                    f"dungeon '{document.dungeon.id}' uses ruleset '{document.dungeon.ruleset}' "
+                    f"but the pack uses '{ruleset}'",
+                    document.file_label,
+                    "/ruleset",
+                )
+            )
+        for other in self.documents:
+            if other is document:
+                break
+            if other.dungeon.id == document.dungeon.id and other.context_problems is not list:
+                found.append(
+                    problem(
+                        "P004",
+                        f"dungeon id '{document.dungeon.id}' is also used by {other.file_label}",
+                        document.file_label,
+                        "/id",
+                    )
+                )
+                break
+        return found
+
+    def _revalidate_pack(self, changed: DungeonDocument) -> None:
+        """A dungeon id or ruleset changed: the pack's other dungeons check theirs again."""
+        for other in self.documents:
+            if other is not changed and other.context_problems is not list:
+                other.schedule_validation()
 
     @staticmethod
     def _pack_members(manifest: Path) -> tuple[list, list[str]]:
@@ -558,6 +665,7 @@ class MainWindow(QMainWindow):
             "zoom_actual",
             "validate",
             "renumber_stones",
+            "renumber_ids",
             "resize_grid",
         ):
             self.actions_by_id[action_id].setEnabled(has)
@@ -763,6 +871,14 @@ class MainWindow(QMainWindow):
         self.view.show_grid = on
         settings().setValue("canvas/show_grid", "true" if on else "false")
         self.view.viewport().update()
+
+    def showEvent(self, event) -> None:
+        """The canvas takes the keyboard when the window first shows, so Space+drag pans (and
+        tool keys work) from the first moment, without a click on the canvas first."""
+        super().showEvent(event)
+        if not getattr(self, "_shown_once", False):
+            self._shown_once = True
+            self.view.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     # closing -----------------------------------------------------------------------------
     def closeEvent(self, event) -> None:

@@ -41,7 +41,8 @@ def open_document(path: Path):
 
 
 def make_window(qtbot, path: Path | None = None):
-    """A shown main window (offscreen) with ``path`` opened; unsaved-changes prompts answer Discard."""
+    """A shown main window (offscreen) with ``path`` opened; unsaved-changes prompts answer
+    Discard, the offer to renumber duplicate ids No."""
     from exporters.qt import ensure_app
 
     ensure_app()
@@ -49,6 +50,7 @@ def make_window(qtbot, path: Path | None = None):
 
     window = MainWindow()
     window.confirm_discard = lambda document: True
+    window.ask_renumber_duplicates = lambda document, shared: False  # tests that want Yes say so
     qtbot.addWidget(window)
     if path is not None:
         assert window.open_path(path)

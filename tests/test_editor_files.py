@@ -461,9 +461,13 @@ def test_default_dialogs_give_what_the_seams_return(qtbot, copies, tmp_path):
     rulesets = list(bundled_rulesets().values())
     dialog = NewDungeonDialog(rulesets)
     qtbot.addWidget(dialog)
-    dialog.ruleset_box.setCurrentIndex(1)
+    chosen = rulesets[1]
+    dialog.family_box.setCurrentIndex(dialog.family_box.findData(chosen.family))  # family first
+    dialog.ruleset_box.setCurrentIndex(dialog.ruleset_box.findData(1))
     dialog.title_edit.setText("Ember Crypt")
-    assert dialog.choice() == (rulesets[1], "Ember Crypt")
+    board = chosen.data.get("board", {})
+    size = (board.get("columns", 7), board.get("rows", 7)) if chosen.family == "grid" else None
+    assert dialog.choice() == (chosen, "Ember Crypt", size)
     entries = [RecoveryEntry(tmp_path / f"{n}.json", f"Dungeon {n}", None, "now", "s", {}) for n in range(2)]
     recovery = RecoveryDialog(entries)
     qtbot.addWidget(recovery)

@@ -118,17 +118,20 @@ def test_outer_edge_click_explains_outer_edges_are_walls(window):
     assert "outer edges are always walls" in message and "Entryway" in message
 
 
-def test_drag_across_edges_paints_them_in_one_undo_step(window):
+def test_drag_along_a_grid_line_paints_its_edges_in_one_undo_step(window):
+    """A drag along the line under row 3 paints each south edge of that row (and no edge
+    across the line) to the state opposite to the first's."""
     document = window.current
     dungeon = document.dungeon
     grid = dungeon.grid
-    row = 3
-    edges = [((c, row), "east") for c in range(grid.columns - 1)]
+    row = next(
+        r for r in range(grid.rows - 1) if len({is_passage(dungeon, (c, r), "south") for c in range(grid.columns)}) == 2
+    )
+    edges = [((c, row), "south") for c in range(grid.columns)]
     states = [is_passage(dungeon, *edge) for edge in edges]
-    assert len(set(states)) == 2, "the test wants a row with both walls and passages"
     before = document.canonical_text()
     window.set_tool("grid_passage")
-    start, end = centre(grid, (0, row)), centre(grid, (grid.columns - 1, row))
+    start, end = edge_mid(grid, (0, row), "south"), edge_mid(grid, (grid.columns - 1, row), "south")
     drag(window.view, start, end, steps=30)
     target = not states[0]
     assert [is_passage(dungeon, *edge) for edge in edges] == [target] * len(edges)
@@ -148,7 +151,7 @@ def test_undo_during_a_passage_drag_ends_it_safely(window):
     before = document.canonical_text()
     window.set_tool("grid_passage")
     viewport = window.view.viewport()
-    start = centre(grid, (0, 1))
+    start = edge_mid(grid, (0, 1), "south")
     QTest.mousePress(
         viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, *start)
     )
@@ -157,7 +160,7 @@ def test_undo_during_a_passage_drag_ends_it_safely(window):
     assert document.canonical_text() != before
     window.action("undo").trigger()
     assert document.canonical_text() == before
-    end = centre(grid, (5, 1))
+    end = edge_mid(grid, (5, 1), "south")
     QTest.mouseMove(viewport, view_point(window.view, *end))
     QTest.mouseRelease(
         viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, view_point(window.view, *end)

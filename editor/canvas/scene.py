@@ -33,7 +33,7 @@ from editor.canvas.sheet_worker import (
     tile_level,
 )
 from editor.dungeon.document import DungeonDocument
-from editor.dungeon.edits import objects, ref_of
+from editor.dungeon.edits import duplicate_refs, objects, objects_for, ref_of
 from exporters import style
 from inkcrawl.model import SIDE_OFFSETS, Area, Element, Entryway, Feature, GridDungeon, Passage, Wall
 
@@ -253,6 +253,7 @@ class ObjectItem(QGraphicsItem):
         self.ref = ref
         self.obj = obj
         self.hovered = False
+        self.locked = False  # another object shares the reference: not selectable nor editable
         self.guide = False  # draw the outline even when not selected (sheet not rendered)
         self._path = QPainterPath()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
@@ -284,8 +285,30 @@ class ObjectItem(QGraphicsItem):
 
     def hoverEnterEvent(self, event) -> None:
         self.hovered = True
+        self.setToolTip(self.tooltip_text())
         self.refresh_contents()
         self.update()
+
+    def tooltip_text(self) -> str:
+        """What hovering shows: the object's kind, id and name, and its problems."""
+        obj = self.obj
+        kind = getattr(obj, "kind", None) or type(obj).__name__.lower()
+        if isinstance(obj, Passage):
+            head = f"passage on the {obj.side} edge of room {tuple(obj.cell)}"
+        else:
+            head = f"{kind.replace('_', ' ')} '{obj.id}'"
+        name = getattr(obj, "name", None)
+        if name:
+            head += f" — {name}"
+        if self.locked:
+            head += "\nlocked: another object has this id (Dungeon > Renumber Duplicate Ids)"
+        scene = self.scene()
+        document = getattr(scene, "document", None)
+        problems = [p.problem for p in getattr(document, "problems", []) if p.ref == self.ref]
+        lines = [head] + [f"{p.code} ({p.severity.value}): {p.message}" for p in problems[:6]]
+        if len(problems) > 6:
+            lines.append(f"... and {len(problems) - 6} more in the Problems panel")
+        return "\n".join(lines)
 
     def hoverLeaveEvent(self, event) -> None:
         self.hovered = False
@@ -493,6 +516,8 @@ class DungeonScene(QGraphicsScene):
         self.background = SheetBackground(paper.width_mm, paper.height_mm)
         self.addItem(self.background)
         self.items_by_ref: dict[str, ObjectItem] = {}
+        self.shared_items: list[ObjectItem] = []  # objects sharing a reference: locked
+        self._shared_edit = False  # the objects of the last edit include a shared reference
         self._painted_selection: set[ObjectItem] = set()
         self.dragging = False
         self.min_render_interval_ms = 60
@@ -530,13 +555,27 @@ class DungeonScene(QGraphicsScene):
             self.removeItem(item)
         self.items_by_ref = {}
         self._painted_selection = set()
+        for item in self.shared_items:
+            self.removeItem(item)
+        self.shared_items = []
         dungeon = self.document.dungeon
+        shared = duplicate_refs(dungeon)
         for _, _, obj in objects(dungeon):
             item = make_item(obj, dungeon)
             self.addItem(item)
+            if item.ref in shared:
+                self._lock(item)
+                continue
             self.items_by_ref[item.ref] = item
             item.setSelected(item.ref in selected)
         self._update_guides()
+
+    def _lock(self, item: ObjectItem) -> None:
+        """An object whose reference another object shares: shown, but never selected or
+        edited (an edit by that reference could touch the other one) until ids are renumbered."""
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
+        item.locked = True
+        self.shared_items.append(item)
 
     @contextmanager
     def _one_selection_signal(self):
@@ -564,16 +603,22 @@ class DungeonScene(QGraphicsScene):
             if "*" in refs or "sheet" in refs:
                 self._rebuild_items(set(self.selected_refs()))
             else:
-                current = {ref_of(obj): obj for _, _, obj in objects(dungeon)} if refs else {}
+                current, self._shared_edit = objects_for(dungeon, refs) if refs else ({}, False)
                 if len(refs) > 200 and any((ref in current) != (ref in self.items_by_ref) for ref in refs):
                     # many objects come or go: new items in file order (their stacking order)
                     self._rebuild_items(set(self.selected_refs()))
                 else:
+                    self._rect_fresh = False
                     self._sync_items(refs, current, dungeon)
-        self.update_scene_rect()
+        if not getattr(self, "_rect_fresh", False):
+            self.update_scene_rect()
+        self._rect_fresh = False
         self.schedule_render()
 
     def _sync_items(self, refs: set[str], current: dict, dungeon) -> None:
+        if self.shared_items or self._shared_edit:
+            self._rebuild_items(set(self.selected_refs()))  # references are shared: lock them
+            return
         for ref in refs:
             item = self.items_by_ref.get(ref)
             obj = current.get(ref)
@@ -586,15 +631,31 @@ class DungeonScene(QGraphicsScene):
                 self.items_by_ref[ref] = item
             elif obj is not None:
                 item.sync(obj)
-        # an id change gives the item a new reference
-        for ref, item in list(self.items_by_ref.items()):
-            if ref_of(item.obj) != ref:
+        # an id change gives the item a new reference (an edit changing ids names both, old and new)
+        for ref in refs:
+            item = self.items_by_ref.get(ref)
+            if item is not None and ref_of(item.obj) != ref:
                 del self.items_by_ref[ref]
                 item.ref = ref_of(item.obj)
                 self.items_by_ref[item.ref] = item
+        changed = [self.items_by_ref[r] for r in refs if r in self.items_by_ref]
+        self._grow_scene_rect(changed)
 
     #: Room around the paper (and around objects off the paper) the view may scroll to, in mm.
     SCROLL_MARGIN_MM = 30.0
+
+    def _grow_scene_rect(self, items) -> None:
+        """After an edit of a few objects: grow the scroll area to hold them (measuring every
+        item of a 10,000-room grid at each edit took 100 ms); it shrinks back on a rebuild."""
+        m = self.SCROLL_MARGIN_MM
+        rect = self.sceneRect()
+        for item in items[:200]:
+            rect = rect.united(item.sceneBoundingRect().adjusted(-m, -m, m, m))
+        if len(items) > 200:
+            self.update_scene_rect()
+        elif rect != self.sceneRect():
+            self.setSceneRect(rect)
+        self._rect_fresh = True
 
     def update_scene_rect(self) -> None:
         """Let the view scroll over the paper and every object, even one dragged off the paper."""
@@ -797,8 +858,22 @@ class DungeonScene(QGraphicsScene):
         self._on_selection_changed()
 
     def object_items_at(self, pos: QPointF) -> list[ObjectItem]:
-        """Object items under a scene point, topmost first."""
-        return [item for item in self.items(pos) if isinstance(item, ObjectItem)]
+        """Object items under a scene point, topmost first, down to the first one locked because
+        another object shares its reference (a click on it reaches nothing beneath either)."""
+        hits = []
+        for item in self.items(pos):
+            if isinstance(item, ObjectItem):
+                if item.locked:
+                    break
+                hits.append(item)
+        return hits
+
+    def locked_item_at(self, pos: QPointF) -> ObjectItem | None:
+        """The topmost object item under ``pos`` when it is locked (its reference is shared)."""
+        for item in self.items(pos):
+            if isinstance(item, ObjectItem):
+                return item if item.locked else None
+        return None
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         if self.background.error:

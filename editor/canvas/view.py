@@ -149,6 +149,12 @@ class CanvasView(QGraphicsView):
             return
         super().mouseDoubleClickEvent(event)
 
+    def leaveEvent(self, event) -> None:
+        """The pointer left the canvas: no hover highlight stays behind."""
+        if self.tool is not None:
+            self.tool.pointer_left(self)
+        super().leaveEvent(event)
+
     def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True

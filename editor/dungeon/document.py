@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,6 +130,12 @@ class DungeonDocument(QObject):
         self.revision = 0
         #: What to tell the user on opening (members of the file saving would drop), or "".
         self.open_warning = ""
+        #: What ``inkcrawl validate`` reports on the file as it is on disk that the model cannot
+        #: show (a ``format_version`` of "3", a migration): listed until the file is saved.
+        self.file_problems: list[Problem] = []
+        #: Problems of the dungeon among the others it is opened with (a pack's P003 and P004),
+        #: asked at each validation; the window sets it for the dungeons of a pack.
+        self.context_problems: Callable[[], list[Problem]] = list
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
         self._validate_timer.setInterval(self.VALIDATION_DELAY_MS)
@@ -143,6 +150,10 @@ class DungeonDocument(QObject):
         """Tell views the objects ``refs`` changed and schedule validation (called by commands)."""
         self.revision += 1
         self.changed.emit(set(refs))
+        self._validate_timer.start()
+
+    def schedule_validation(self) -> None:
+        """Validate again a moment from now (something it is checked against changed)."""
         self._validate_timer.start()
 
     # files -------------------------------------------------------------------------------
@@ -168,6 +179,9 @@ class DungeonDocument(QObject):
         if target is None:
             raise ValueError("the dungeon has no file yet: choose one with Save As")
         write_text_atomic(target, self.canonical_text())
+        if self.file_problems:
+            self.file_problems = []  # the file on disk is the model's data now
+            self._validate_timer.start()
         if target != self.path:
             self.path = target
             self.path_changed.emit()
@@ -197,6 +211,11 @@ class DungeonDocument(QObject):
         started = time.perf_counter()
         data = self.dungeon.to_dict()
         problems, _ = check_dungeon_data(data, self.file_label, self.registry, self.deck)
+        seen = {(p.code, p.pointer, p.message) for p in problems}
+        for extra in [*self.file_problems, *self.context_problems()]:
+            if (extra.code, extra.pointer, extra.message) not in seen:
+                seen.add((extra.code, extra.pointer, extra.message))
+                problems.append(extra)
         self.problems = [LocatedProblem(p, ref_for_pointer(self.dungeon, p.pointer)) for p in problems]
         self.validation_ms = (time.perf_counter() - started) * 1000
         self.problems_changed.emit(self.problems)

@@ -15,6 +15,7 @@ Errors: constructing an edit for a reference that does not exist raises :class:`
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,8 +46,48 @@ class EditError(ValueError):
 
 def passage_ref(cell: Sequence[int], side: str) -> str:
     """The reference of the passage on ``side`` of room ``cell``; both rooms of an edge give the same one."""
-    (col, row), canonical_side = edge_key((int(cell[0]), int(cell[1])), side)
+    return _passage_ref(int(cell[0]), int(cell[1]), side)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _passage_ref(column: int, row: int, side: str) -> str:
+    # cached: a 100 x 100 grid has some 20,000 edges, and every edit looks objects up by reference
+    (col, row), canonical_side = edge_key((column, row), side)
     return f"passage:{col},{row},{canonical_side}"
+
+
+def _edge_cells(ref: str) -> set[tuple[int, int]]:
+    """The two rooms of the edge a passage reference names (a passage lists either)."""
+    column, row, side = ref[len("passage:") :].split(",")
+    c, r = int(column), int(row)
+    return {(c, r), (c + 1, r) if side == "east" else (c, r + 1)}
+
+
+def objects_for(dungeon: Dungeon, refs: Iterable[str]) -> tuple[dict[str, Any], bool]:
+    """The objects of ``refs`` that exist (``ref -> object``), found without computing every
+    object's reference, and whether one of them is shared by two objects."""
+    wanted = set(refs)
+    cells: set[tuple[int, int]] = set()
+    for ref in wanted:
+        if ref.startswith("passage:"):
+            try:
+                cells |= _edge_cells(ref)
+            except ValueError:
+                continue
+    found: dict[str, Any] = {}
+    shared = False
+    for name in COLLECTIONS[dungeon.family]:
+        for obj in getattr(dungeon, name):
+            if name == "passages":
+                if not cells or tuple(obj.cell) not in cells:
+                    continue
+                ref = ref_of(obj)
+            else:
+                ref = obj.id
+            if ref in wanted:
+                shared = shared or ref in found
+                found[ref] = obj
+    return found, shared
 
 
 def ref_of(obj: Any) -> str:
@@ -300,9 +341,12 @@ class MoveObjects(_TransformsOriginals):
         dy: float,
         text: str = "Move",
         merge_key: str | None = None,
+        joined: dict[str, list[int]] | None = None,
     ):
         self.originals = {}
-        for ref in dict.fromkeys(refs):
+        #: areas of which only some vertices move (corridor joins on a moved room's outline)
+        self.joined = {ref: sorted(indices) for ref, indices in (joined or {}).items()}
+        for ref in dict.fromkeys([*refs, *self.joined]):
             _, _, obj = find(dungeon, ref)
             if isinstance(obj, Passage):
                 raise EditError("a passage stays on its edge: toggle edges instead of moving them")
@@ -314,7 +358,13 @@ class MoveObjects(_TransformsOriginals):
     def _place(self, dungeon: Dungeon, dx: float, dy: float) -> None:
         index = index_by_ref(dungeon)
         for ref, original in self.originals.items():
-            translate_onto(index[ref][2], original, dx, dy)
+            vertices = self.joined.get(ref)
+            if vertices is not None:
+                index[ref][2].polygon = [
+                    _translate_point(p, dx, dy) if i in vertices else p for i, p in enumerate(original.polygon)
+                ]
+            else:
+                translate_onto(index[ref][2], original, dx, dy)
 
     def redo(self, dungeon: Dungeon) -> None:
         self._place(dungeon, self.dx, self.dy)
@@ -322,7 +372,7 @@ class MoveObjects(_TransformsOriginals):
     def merge(self, other: Edit) -> bool:
         if not isinstance(other, MoveObjects) or self.merge_key is None or other.merge_key != self.merge_key:
             return False
-        if set(other.originals) != set(self.originals):
+        if set(other.originals) != set(self.originals) or other.joined != self.joined:
             return False
         self.dx += other.dx
         self.dy += other.dy
@@ -506,7 +556,8 @@ class TogglePassage(Edit):
         if not dungeon.grid.contains(cell) or dungeon.grid.is_outer_edge(cell, side):
             raise EditError("only an edge between two rooms of the grid can be a passage")
         self.ref = passage_ref(cell, side)
-        existing = [(i, p) for i, p in enumerate(dungeon.passages) if ref_of(p) == self.ref]
+        cells = _edge_cells(self.ref)
+        existing = [(i, p) for i, p in enumerate(dungeon.passages) if tuple(p.cell) in cells and ref_of(p) == self.ref]
         if existing:
             self.index, passage = existing[0]
             self.passage = copy.deepcopy(passage)
@@ -673,3 +724,128 @@ __all__ = [
     "renumber_stones",
     "COLLECTIONS",
 ]
+
+
+def duplicate_refs(dungeon: Dungeon) -> set[str]:
+    """References used by more than one object (a file ``validate`` reports with C001). While
+    a reference is shared it does not address one object, so the editor never acts on it."""
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for _, _, obj in objects(dungeon):
+        ref = ref_of(obj)
+        (shared if ref in seen else seen).add(ref)
+    return shared
+
+
+def _fresh_like(value: str, used: set[str]) -> str:
+    """An unused id in the style of ``value``: ``m1`` gives ``m4`` when m1 to m3 are used,
+    ``room-2`` gives ``room-N``, ``hall`` gives ``hall-N``."""
+    base = value.rstrip("0123456789")
+    separator = ""
+    if base == value or not base:
+        base, separator = value, "-"
+    elif base.endswith("-"):
+        base, separator = base[:-1], "-"
+    n = 1
+    while f"{base}{separator}{n}" in used:
+        n += 1
+    return f"{base}{separator}{n}"
+
+
+class RenumberIds(Edit):
+    """Give every object whose id an earlier object (in file order) already has a fresh id
+    in the same style (one undo step). Objects are addressed by list position, the only thing that
+    tells two objects with the same id apart."""
+
+    text = "Renumber duplicate ids"
+
+    def __init__(self, dungeon: Dungeon):
+        self.changes: list[tuple[str, int, str, str]] = []  # (collection, index, old id, new id)
+        seen: set[str] = set()
+        used = {ref_of(obj) for _, _, obj in objects(dungeon)}
+        for name, index, obj in objects(dungeon):
+            if isinstance(obj, Passage):
+                continue  # a passage has no id; its edge is its reference
+            if obj.id in seen:
+                fresh = _fresh_like(obj.id, used)
+                used.add(fresh)
+                self.changes.append((name, index, obj.id, fresh))
+            seen.add(obj.id)
+
+    def redo(self, dungeon: Dungeon) -> None:
+        for name, index, _old, new in self.changes:
+            getattr(dungeon, name)[index].id = new
+
+    def undo(self, dungeon: Dungeon) -> None:
+        for name, index, old, _new in self.changes:
+            getattr(dungeon, name)[index].id = old
+
+    @property
+    def refs(self) -> set[str]:
+        return {"*"}
+
+
+def renumber_duplicates(dungeon: Dungeon) -> RenumberIds | None:
+    """The edit giving objects with a duplicate id fresh ids, or ``None`` when ids are unique."""
+    edit = RenumberIds(dungeon)
+    return edit if edit.changes else None
+
+
+def _on_segment(p: Point, a: Point, b: Point, tolerance: float) -> bool:
+    ax, ay, bx, by = a[0], a[1], b[0], b[1]
+    length2 = (bx - ax) ** 2 + (by - ay) ** 2
+    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - ax) * (bx - ax) + (p[1] - ay) * (by - ay)) / length2))
+    return math.hypot(p[0] - (ax + t * (bx - ax)), p[1] - (ay + t * (by - ay))) <= tolerance
+
+
+def on_outline(p: Point, polygon: Sequence[Point], tolerance: float = 0.05) -> bool:
+    """Whether ``p`` lies on the closed outline of ``polygon`` (within ``tolerance`` mm)."""
+    n = len(polygon)
+    return any(_on_segment(p, polygon[i], polygon[(i + 1) % n], tolerance) for i in range(n))
+
+
+def inside_or_on(p: Point, polygon: Sequence[Point], tolerance: float = 0.05) -> bool:
+    """Whether ``p`` lies inside ``polygon`` or on its outline."""
+    if on_outline(p, polygon, tolerance):
+        return True
+    inside = False
+    n = len(polygon)
+    for i in range(n):
+        (x1, y1), (x2, y2) = polygon[i], polygon[(i + 1) % n]
+        if (y1 > p[1]) != (y2 > p[1]) and p[0] < x1 + (p[1] - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def contents_of(dungeon: Dungeon, refs: Iterable[str]) -> tuple[list[str], dict[str, list[int]]]:
+    """What moves with the areas among ``refs`` (a line dungeon): the elements, walls and areas
+    lying inside one of them (doors on its outline too), and the corridor joins: for each other
+    area, the vertices on a moved area's outline. Returns ``(refs inside, joined)``."""
+    if dungeon.family != "line":
+        return [], {}
+    moved = set(refs)
+    rooms = [obj.polygon for ref in moved for obj in [find(dungeon, ref)[2]] if isinstance(obj, Area) and obj.polygon]
+    if not rooms:
+        return [], {}
+    inside: list[str] = []
+    joined: dict[str, list[int]] = {}
+
+    def within(points) -> bool:
+        return bool(points) and any(all(inside_or_on(p, room) for p in points) for room in rooms)
+
+    for element in dungeon.elements:
+        points = [element.at] if element.at is not None else list(element.segment or [])
+        if element.id not in moved and within(points):
+            inside.append(element.id)
+    for wall in dungeon.walls:
+        if wall.id not in moved and within(wall.points):
+            inside.append(wall.id)
+    for area in dungeon.areas:
+        if area.id in moved or not area.polygon:
+            continue
+        touching = [i for i, p in enumerate(area.polygon) if any(on_outline(p, room) for room in rooms)]
+        if within(area.polygon) and len(touching) < len(area.polygon):
+            inside.append(area.id)  # an area drawn inside the room
+        elif touching and len(touching) < len(area.polygon):
+            joined[area.id] = touching
+    return inside, joined

@@ -10,6 +10,7 @@ ruleset still asks for, which is the designer's to-do list).
 
 from __future__ import annotations
 
+import math
 import re
 
 from inkcrawl.rulesets import Ruleset
@@ -24,12 +25,19 @@ def slug(text: str, fallback: str = "dungeon") -> str:
     return value or fallback
 
 
-def template_data(ruleset: Ruleset, title: str = "Untitled Dungeon", dungeon_id: str | None = None) -> dict:
+def template_data(
+    ruleset: Ruleset,
+    title: str = "Untitled Dungeon",
+    dungeon_id: str | None = None,
+    size: tuple[int, int] | None = None,
+) -> dict:
     """Dungeon JSON data for a new dungeon played with ``ruleset`` (a dict the caller owns).
 
-    Grid family: the ruleset's ``board`` sizes, the grid centred across the printable width
-    with room above it for the title. Line family: an empty sheet. Raises ``ValueError`` for
-    a ruleset of an unknown family.
+    Grid family: the ruleset's ``board`` sizes (or ``size``, ``(columns, rows)``, with rooms
+    made smaller, to a whole or half mm, when the ruleset's would not fit the paper), the grid
+    centred across the printable width with room above it for the title, every inner edge a
+    passage. Line family: an empty sheet. Raises ``ValueError`` for a ruleset of an unknown
+    family.
     """
     common = {
         "type": "dungeon",
@@ -43,6 +51,12 @@ def template_data(ruleset: Ruleset, title: str = "Untitled Dungeon", dungeon_id:
         board = ruleset.data.get("board", {})
         columns, rows = int(board.get("columns", 7)), int(board.get("rows", 7))
         cell = float(board.get("cell_mm", 24))
+        if size is not None and (int(size[0]), int(size[1])) != (columns, rows):
+            columns, rows = max(1, int(size[0])), max(1, int(size[1]))
+            room_x = A4["width_mm"] - 2 * (A4["margin_mm"] + 11)
+            room_y = A4["height_mm"] - 40 - A4["margin_mm"] - 11
+            fitting = min(cell, room_x / columns, room_y / rows)
+            cell = cell if fitting >= cell else max(0.5, math.floor(fitting * 2) / 2)
         width = columns * cell
         origin_x = round(max(A4["margin_mm"] + 11, (A4["width_mm"] - width) / 2), 3)
         common["grid"] = {

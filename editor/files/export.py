@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
+from editor import actions as action_specs
 from editor.settings import settings
 from exporters.formats import CARDS_PDF, GAME_JSON, SHEET_PDF, SHEET_PNG, SHEET_SVG, ExportError, WriteOptions
 from exporters.pages import Page, PageOptions
@@ -615,7 +616,7 @@ def install(window) -> ExportMenu:
         menu.actions[kind] = action
     preview = QAction("Print Pre&view\u2026", window)
     preview.setObjectName("print_preview")
-    preview.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Print))
+    preview.setShortcuts(action_specs.standard_bindings(QKeySequence.StandardKey.Print))
     preview.setToolTip(_tooltip("Preview the printed sheet at true size, and print it", "Ctrl+P"))
     preview.setStatusTip("Preview the printed sheet at true size, and print it")
     preview.triggered.connect(lambda: menu.print_preview())

@@ -6,7 +6,8 @@ unsaved-changes prompt, autosave to recovery files and the recovery prompt after
 would open a dialog goes through a *seam*, an attribute of the window that tests (or another
 front end) replace:
 
-- ``window.ask_new_dungeon(rulesets) -> (ruleset, title) | None``
+- ``window.ask_new_dungeon(rulesets) -> (ruleset, title) | (ruleset, title, (columns, rows)) | None``
+  (the dialog starts at :meth:`FileManager.new_defaults`: the open pack's ruleset and grid size)
 - ``window.ask_open_path() -> Path | None`` and ``window.ask_open_folder() -> Path | None``
 - ``window.ask_save_path(document) -> Path | None``
 - ``window.ask_recover(entries) -> list of entries to restore, or None to decide later``
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -46,7 +48,9 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
+    QWidget,
 )
 
 from editor.dungeon.document import DungeonDocument, new_document
@@ -277,8 +281,9 @@ class FileManager(QObject):
 
     # seams' default implementations ------------------------------------------------------
     def ask_new_dungeon(self, rulesets: list[Ruleset]):
-        """Ask for the ruleset and title of a new dungeon: ``(ruleset, title)`` or ``None``."""
-        dialog = NewDungeonDialog(rulesets, self.window)
+        """Ask for the family, ruleset, grid size and title of a new dungeon, starting at
+        :meth:`new_defaults`: ``(ruleset, title, (columns, rows))`` or ``None``."""
+        dialog = NewDungeonDialog(rulesets, self.window, self.new_defaults(rulesets))
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         return dialog.choice()
@@ -296,12 +301,24 @@ class FileManager(QObject):
         chosen = QFileDialog.getExistingDirectory(self.window, "Open pack folder", str(Path.cwd()))
         return Path(chosen) if chosen else None
 
+    def save_start(self, document: DungeonDocument) -> Path:
+        """Where the Save dialog starts for ``document``: its own file; for a new dungeon, in
+        the open pack's folder (its ``dungeons`` folder when the pack has one), else in the
+        folder of the last file opened, else the working folder."""
+        if document.path is not None:
+            return document.path
+        if self.window.pack_path is not None:
+            folder = Path(self.window.pack_path).parent
+            if (folder / "dungeons").is_dir():
+                folder = folder / "dungeons"
+        else:
+            folder = Path(recent_files()[0]).parent if recent_files() else Path.cwd()
+        return folder / f"{document.dungeon.id}.json"
+
     def ask_save_path(self, document: DungeonDocument) -> Path | None:
-        """Ask where to save ``document`` (Save As, or Save of a new dungeon)."""
-        start = (
-            document.path
-            or (Path(recent_files()[0]).parent if recent_files() else Path.cwd()) / f"{document.dungeon.id}.json"
-        )
+        """Ask where to save ``document`` (Save As, or Save of a new dungeon), starting at
+        :meth:`save_start`."""
+        start = self.save_start(document)
         chosen, _ = QFileDialog.getSaveFileName(self.window, "Save dungeon", str(start), "Dungeon files (*.json)")
         return Path(chosen) if chosen else None
 
@@ -348,12 +365,41 @@ class FileManager(QObject):
         choice = self.window.ask_new_dungeon(self.available_rulesets())
         if not choice:
             return None
-        ruleset, title = choice
-        return self.create_document(ruleset, title)
+        ruleset, title, *size = choice
+        return self.create_document(ruleset, title, size[0] if size else None)
 
-    def create_document(self, ruleset: Ruleset, title: str = "") -> DungeonDocument:
+    def new_defaults(self, rulesets: list[Ruleset]) -> NewDefaults:
+        """What File > New starts at: the open pack's ruleset (else the current dungeon's, else
+        the first offered) and, for a grid ruleset, the size of the pack's (or the current)
+        grid dungeon, else the ruleset's board."""
+        from inkcrawl.jsonio import read_json_file
+
+        wanted = None
+        if self.window.pack_path is not None and Path(self.window.pack_path).is_file():
+            manifest, problems = read_json_file(Path(self.window.pack_path))
+            if not problems and isinstance(manifest, dict) and isinstance(manifest.get("ruleset"), str):
+                wanted = manifest["ruleset"]
+        if wanted is None and self.window.current is not None:
+            wanted = self.window.current.ruleset.id
+        ruleset = next((r for r in rulesets if r.id == wanted), rulesets[0] if rulesets else None)
+        size = None
+        if ruleset is not None and ruleset.family == "grid":
+            grids = [d for d in self.window.documents if d.dungeon.family == "grid" and d.ruleset.id == ruleset.id]
+            if self.window.current in grids:
+                grids.insert(0, self.window.current)
+            if grids:
+                size = (grids[0].dungeon.grid.columns, grids[0].dungeon.grid.rows)
+            else:
+                board = ruleset.data.get("board", {})
+                size = (int(board.get("columns", 7)), int(board.get("rows", 7)))
+        return NewDefaults(ruleset.id if ruleset is not None else None, size)
+
+    def create_document(
+        self, ruleset: Ruleset, title: str = "", size: tuple[int, int] | None = None
+    ) -> DungeonDocument:
         """Open a new dungeon of ``ruleset`` titled ``title`` (its id made from the title,
-        unique among the open dungeons). It has no file until saved."""
+        unique among the open dungeons), a grid one of ``size`` ``(columns, rows)`` when given.
+        It has no file until saved."""
         from inkcrawl.validate import RulesetRegistry
 
         title = title.strip() or "Untitled Dungeon"
@@ -362,7 +408,7 @@ class FileManager(QObject):
         dungeon_id, number = base, 2
         while dungeon_id in taken:
             dungeon_id, number = f"{base}-{number}", number + 1
-        data = template_data(ruleset, title, dungeon_id)
+        data = template_data(ruleset, title, dungeon_id, size)
         pack_rulesets = [d.ruleset for d in self.window.documents] + [ruleset]
         document = new_document(data, ruleset, RulesetRegistry(pack_rulesets), self.window)
         self.window.add_document(document)
@@ -658,30 +704,93 @@ def _has_screen() -> bool:
 
 
 # dialogs -------------------------------------------------------------------------------------
-class NewDungeonDialog(QDialog):
-    """File > New: pick a ruleset (bundled, or the open pack's) and type a title."""
+@dataclass
+class NewDefaults:
+    """Where File > New starts: a ruleset id and, for a grid ruleset, ``(columns, rows)``."""
 
-    def __init__(self, rulesets: list[Ruleset], parent=None):
+    ruleset: str | None
+    size: tuple[int, int] | None = None
+
+
+class NewDungeonDialog(QDialog):
+    """File > New: pick the family, then a ruleset of it (bundled, or the open pack's), the grid
+    size for the grid family, and type a title; starts at ``defaults`` (the open pack's)."""
+
+    def __init__(self, rulesets: list[Ruleset], parent=None, defaults: NewDefaults | None = None):
+        from editor.panels.grid_dialogs import MAX_SIDE
+
         super().__init__(parent)
         self.setWindowTitle("New dungeon")
         self.rulesets = rulesets
+        defaults = defaults or NewDefaults(None)
+        chosen = next((r for r in rulesets if r.id == defaults.ruleset), rulesets[0] if rulesets else None)
         form = QFormLayout(self)
+        self.family_box = QComboBox()
+        for family in dict.fromkeys(r.family for r in rulesets):
+            self.family_box.addItem(f"{family.capitalize()} family", family)
         self.ruleset_box = QComboBox()
-        for ruleset in rulesets:
-            name = ruleset.data.get("name", ruleset.id)
-            self.ruleset_box.addItem(f"{name} ({ruleset.family} family, {ruleset.id})")
+        self.columns = QSpinBox()
+        self.rows = QSpinBox()
+        for box in (self.columns, self.rows):
+            box.setRange(1, MAX_SIDE)
+        self.size_row = QWidget()
+        size_layout = QHBoxLayout(self.size_row)
+        size_layout.setContentsMargins(0, 0, 0, 0)
+        size_layout.addWidget(self.columns)
+        size_layout.addWidget(QLabel("columns ×"))
+        size_layout.addWidget(self.rows)
+        size_layout.addWidget(QLabel("rows"))
         self.title_edit = QLineEdit("Untitled Dungeon")
         self.title_edit.selectAll()
+        form.addRow("&Family:", self.family_box)
         form.addRow("&Ruleset:", self.ruleset_box)
+        form.addRow("&Grid size:", self.size_row)
         form.addRow("&Title:", self.title_edit)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self._default_size = defaults.size
+        self.family_box.currentIndexChanged.connect(lambda _i: self._fill_rulesets(None))
+        self.ruleset_box.currentIndexChanged.connect(lambda _i: self._ruleset_changed())
+        if chosen is not None:
+            self.family_box.setCurrentIndex(self.family_box.findData(chosen.family))
+        self._fill_rulesets(chosen)
 
-    def choice(self) -> tuple[Ruleset, str]:
-        """The chosen ruleset and title."""
-        return self.rulesets[self.ruleset_box.currentIndex()], self.title_edit.text()
+    def _fill_rulesets(self, chosen: Ruleset | None) -> None:
+        family = self.family_box.currentData()
+        self.ruleset_box.blockSignals(True)
+        self.ruleset_box.clear()
+        for index, ruleset in enumerate(self.rulesets):
+            if ruleset.family == family:
+                name = ruleset.data.get("name", ruleset.id)
+                self.ruleset_box.addItem(f"{name} ({ruleset.id})", index)
+                if ruleset is chosen:
+                    self.ruleset_box.setCurrentIndex(self.ruleset_box.count() - 1)
+        self.ruleset_box.blockSignals(False)
+        self._ruleset_changed(keep_size=chosen is not None)
+
+    def _ruleset_changed(self, keep_size: bool = False) -> None:
+        ruleset = self.ruleset()
+        grid = ruleset is not None and ruleset.family == "grid"
+        self.size_row.setEnabled(grid)
+        if grid:
+            board = ruleset.data.get("board", {})
+            size = self._default_size if keep_size and self._default_size else None
+            size = size or (int(board.get("columns", 7)), int(board.get("rows", 7)))
+            self.columns.setValue(size[0])
+            self.rows.setValue(size[1])
+
+    def ruleset(self) -> Ruleset | None:
+        """The ruleset chosen now."""
+        index = self.ruleset_box.currentData()
+        return self.rulesets[index] if index is not None else None
+
+    def choice(self) -> tuple[Ruleset, str, tuple[int, int] | None]:
+        """The chosen ruleset, title and grid size (``None`` for the line family)."""
+        ruleset = self.ruleset()
+        size = (self.columns.value(), self.rows.value()) if ruleset.family == "grid" else None
+        return ruleset, self.title_edit.text(), size
 
 
 class RecoveryDialog(QDialog):

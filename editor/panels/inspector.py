@@ -31,7 +31,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from editor.dungeon.edits import ChangeProperties, ChangeSheet, EditError, index_by_ref
+from editor.dungeon.edits import ChangeProperties, ChangeSheet, EditError, find, index_by_ref
 from editor.panels.inspector_fields import (
     ChannelField,
     ChoiceField,
@@ -138,7 +138,8 @@ class Inspector(QWidget):
         self.refresh()
 
     def _model_changed(self, refs) -> None:
-        self._follow_renamed(refs)
+        if self._shown():
+            self._follow_renamed(refs)
         self.refresh()
 
     def _follow_renamed(self, refs) -> None:
@@ -213,7 +214,8 @@ class Inspector(QWidget):
             self._rebuild(None, [], [])
             return
         refs = self.bound_scene.selected_refs() if self.bound_scene is not None else []
-        index = index_by_ref(document.dungeon)
+        # looked up by reference: indexing every object at each keystroke lagged on big dungeons
+        index = index_by_ref(document.dungeon) if len(refs) > 8 else _few(document.dungeon, refs)
         refs = [r for r in refs if r in index]
         objects = [index[r][2] for r in refs]
         if objects:
@@ -224,7 +226,9 @@ class Inspector(QWidget):
                 tuple((type(o).__name__, getattr(o, "kind", None)) for o in objects),
             )
         else:
-            signature = ("sheet", id(document), document.dungeon.family)
+            # the sheet's fields depend on its bosses (Boss VP) as well as the family
+            bosses = tuple(e.id for e in getattr(document.dungeon, "elements", []) if e.kind == "boss")
+            signature = ("sheet", id(document), document.dungeon.family, bosses)
         if signature != self._signature:
             self._rebuild(document, refs, objects)
             self._signature = signature
@@ -259,6 +263,8 @@ class Inspector(QWidget):
         self.form_widget = QWidget()
         self.form = QFormLayout(self.form_widget)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a label goes above its field when both do not fit side by side (a narrow dock)
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         if document is None:
             self.form.addRow(QLabel("Open a dungeon or a pack to see its properties."))
         elif objects:
@@ -416,6 +422,17 @@ class Inspector(QWidget):
         else:
             self._add("boss_vp", InfoField(self, "Boss VP", lambda: "no boss on this sheet"))
         self._add("orb_tokens", OrbTokensField(self, orb_colours))
+
+
+def _few(dungeon, refs: list[str]) -> dict:
+    """``index_by_ref`` of a few references only."""
+    out = {}
+    for ref in refs:
+        try:
+            out[ref] = find(dungeon, ref)
+        except EditError:
+            continue
+    return out
 
 
 def install(window) -> Inspector:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QListWidget, QListWidgetItem, QWidget
 
 from editor.dungeon.edits import EditError, index_by_ref
@@ -94,6 +94,36 @@ def objects_of(dungeon, refs: list[str]) -> list:
 # ------------------------------------------------------------------------------------------
 # fields: one editor widget bound to a document and the objects it edits
 # ------------------------------------------------------------------------------------------
+class _EscapeFilter(QObject):
+    def __init__(self, on_escape: Callable[[], None], parent: QObject):
+        super().__init__(parent)
+        self.on_escape = on_escape
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+            self.on_escape()
+            return True
+        return False
+
+
+def revert_on_escape(edit: QLineEdit, revert: Callable[[], None]) -> None:
+    """Escape in ``edit`` calls ``revert`` (the field shows the value it had before typing)."""
+    edit.installEventFilter(_EscapeFilter(revert, edit))
+
+
+def undo_session(document, merge_key: str) -> bool:
+    """Undo the last command of ``document`` when it is the typing session ``merge_key`` (a
+    field applied as you type): Escape puts the value back as it was before the typing."""
+    stack = document.undo_stack
+    index = stack.index()
+    if index > 0:
+        command = stack.command(index - 1)
+        if getattr(getattr(command, "edit", None), "merge_key", None) == merge_key:
+            stack.undo()
+            return True
+    return False
+
+
 class Field:
     """One editable property in the inspector.
 
@@ -195,6 +225,13 @@ class LineEditField(ObjectField):
             self.edit.setToolTip(tooltip)
         self.widget = self.edit
         self.edit.editingFinished.connect(self._finished)
+        revert_on_escape(self.edit, self.revert)
+
+    def revert(self) -> None:
+        """Escape: forget what was typed and show the model's value."""
+        self.edit.setModified(False)
+        if self.inspector.bound_document is not None:
+            self.load()
 
     def read(self) -> list:
         """The value of each object, as the field shows it."""
@@ -256,13 +293,25 @@ class LiveTextField(LineEditField):
     def write(self, value: Any, merge_key: str) -> None:
         self.push_values(lambda _obj: value, merge_key)
 
+    def _session_key(self) -> str:
+        return f"inspect:{self.attribute}:{','.join(self.refs)}:{self.session}"
+
+    def revert(self) -> None:
+        """Escape: undo what this typing session put in the model (one step), then show it."""
+        document = self.inspector.bound_document
+        if self.editing and document is not None:
+            undo_session(document, self._session_key())
+        self.editing = False
+        self.session = next(EDIT_SESSIONS)
+        super().revert()
+
     def _typed(self, text: str) -> None:
         if not text and self.empty is False:
             return  # refused when editing finishes; the model keeps the last text
         self.editing = True
         value = text if text else self.empty
         try:
-            self.write(value, f"inspect:{self.attribute}:{','.join(self.refs)}:{self.session}")
+            self.write(value, self._session_key())
         except EditError as exc:
             self.inspector.refuse(str(exc))
 

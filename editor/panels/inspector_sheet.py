@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -26,7 +27,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from editor.panels.inspector_fields import EDIT_SESSIONS, ID_PATTERN, NO_VALUE, Field, parse_number
+from editor.panels.inspector_fields import (
+    EDIT_SESSIONS,
+    ID_PATTERN,
+    NO_VALUE,
+    Field,
+    parse_number,
+    revert_on_escape,
+    undo_session,
+)
 from inkcrawl.model import EndTrigger
 
 #: The special components a line sheet may list (schemas/dungeon.schema.json).
@@ -57,6 +66,19 @@ class SheetTextField(Field):
         if live:  # textChanged: the line edit's own undo reaches the model too (see LiveTextField)
             self.edit.textChanged.connect(self._typed)
         self.edit.editingFinished.connect(self._finished)
+        revert_on_escape(self.edit, self.revert)
+
+    def revert(self) -> None:
+        """Escape: undo this typing session (the title) or forget the text typed (the id)."""
+        document = self.inspector.bound_document
+        if document is None:
+            return
+        if self.live and self.editing:
+            undo_session(document, f"inspect:sheet:{self.member}:{self.session}")
+        self.editing = False
+        self.session = next(EDIT_SESSIONS)
+        self.edit.setModified(False)
+        self.load()
 
     def value(self) -> str:
         dungeon = self.document.dungeon
@@ -109,18 +131,20 @@ class RemindersField(Field):
         self.list.setWordWrap(True)
         self.list.setMaximumHeight(140)
         layout.addWidget(self.list)
-        buttons = QHBoxLayout()
+        buttons = QGridLayout()  # two by two: the Inspector stays usable in a narrow dock
         self.buttons = {}
-        for key, text, tip in (
-            ("add", "Add", "Add a reminder"),
-            ("remove", "Remove", "Remove the chosen reminder"),
-            ("up", "Up", "Move the chosen reminder up"),
-            ("down", "Down", "Move the chosen reminder down"),
+        for number, (key, text, tip) in enumerate(
+            (
+                ("add", "Add", "Add a reminder"),
+                ("remove", "Remove", "Remove the chosen reminder"),
+                ("up", "Up", "Move the chosen reminder up"),
+                ("down", "Down", "Move the chosen reminder down"),
+            )
         ):
             button = QPushButton(text)
             button.setObjectName(f"reminders_{key}")
             button.setToolTip(tip)
-            buttons.addWidget(button)
+            buttons.addWidget(button, number // 2, number % 2)
             self.buttons[key] = button
         layout.addLayout(buttons)
         self.buttons["add"].clicked.connect(self.add)

@@ -217,7 +217,17 @@ class PlaytestController(QObject):
         screen = self.window.screen()
         available = screen.availableGeometry().height() if screen is not None else 800
         needed = self.widget.sizeHint().height()
-        self.scroll.setMinimumHeight(min(needed, int(available * 0.7)))
+        self.scroll.setMinimumHeight(0)
+        # what the rest of the window needs (menus, bars, the docks above it) plus its frame
+        others = self.window.minimumSizeHint().height() + 40
+        room = max(0, available - others)
+        self.scroll.setMinimumHeight(max(0, min(needed, int(available * 0.7), room)))
+        if self.window.height() > available and not self.window.isMaximized():
+            self.window.resize(self.window.width(), max(available - 40, self.window.minimumSizeHint().height()))
+
+    def _release_height(self) -> None:
+        """The playtest ended: the dock claims no height any more (the window may shrink)."""
+        self.scroll.setMinimumHeight(0)
 
     def toggle(self) -> None:
         """Start a playtest, or stop the running one."""
@@ -314,6 +324,7 @@ class PlaytestController(QObject):
                     window.set_tool("select")
             self.stack.removeWidget(panel)
             panel.deleteLater()
+            self._release_height()
             self._show_idle()
             if why:
                 self.reason.setText(f"The playtest stopped: {why}.")

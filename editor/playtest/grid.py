@@ -172,7 +172,8 @@ class GridPanel(QWidget):
         self.total = QLabel()
         self.total.setObjectName("playtest_total")
         self.total.setFont(bold)
-        layout.addWidget(self.total)
+        # the total sits under whose turn it is, never below the fold of a short dock
+        layout.insertWidget(layout.indexOf(self.turn_label) + 1, self.total)
         self.seats = QTreeWidget()
         self.seats.setObjectName("playtest_seats")
         self.seats.setColumnCount(len(SEAT_COLUMNS))

@@ -32,6 +32,25 @@ PREVIEW_OK = QColor(46, 125, 50, 170)
 PREVIEW_BAD = QColor(198, 40, 40, 150)
 
 
+class _PanelKeys(QObject):
+    """R and Shift+R pressed in the playtest panel's card list turn the previewed card, as on
+    the canvas."""
+
+    def __init__(self, tool: GridPlaytestTool):
+        super().__init__()
+        self.tool = tool
+
+    def eventFilter(self, watched, event) -> bool:
+        turning = event.type() in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) and event.key() == Qt.Key.Key_R
+        if turning and not event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier:
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()  # R is the key that turns the card here, not a window shortcut
+            else:
+                self.tool.rotate(-1 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 1)
+            return True
+        return False
+
+
 class GridPlaytestTool(Tool):
     """The canvas tool while playtesting a grid dungeon: hover a room to preview the current
     card, click to draw it there, turn it with R, the mouse wheel or a right-click. Never
@@ -45,6 +64,9 @@ class GridPlaytestTool(Tool):
         self.hover: int | None = None
         self.turn = 0
         self._filter = _WheelFilter(self)
+        # R turns the card whatever has the keyboard in the panel (the card list once clicked)
+        self._panel_keys = _PanelKeys(self)
+        panel.cards.installEventFilter(self._panel_keys)
 
     @property
     def session(self) -> GridSession:
@@ -167,6 +189,10 @@ class GridPlaytestTool(Tool):
                 )
             return True
         return False
+
+    def pointer_left(self, view) -> None:
+        self.hover = None
+        self._update()
 
     def paint_overlay(self, view, painter: QPainter) -> None:
         if self.ctx.dungeon is None or self.ctx.dungeon.family != "grid":

@@ -11,6 +11,10 @@ Drawing follows docs/play-files.md ("The path", RULES.md 2 "Drawing rules"):
 * the first press must be within a Start's reach (its radius plus half the pen width);
 * the line is continuous: releasing the button and pressing again continues the same polyline
   from its last point (a straight stretch to where the pen comes down again);
+* a stroke is independent of drawing speed: every input sample is used (Qt's merging of
+  mouse moves is off while playtesting) and the path between samples follows a centripetal
+  Catmull-Rom curve through them (a point every :data:`CURVE_STEP_MM`), not the chord, so a
+  fast stroke's sparse samples give the route a slow stroke of the same curve gives;
 * touching a portal entry lifts the pen (the referee ignores what follows in that polyline, so
   the session stops adding points); the next press must then be on a portal exit of the same
   channel, which starts a new polyline: the portal jump.
@@ -25,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import shapely
 from PySide6.QtCore import QPointF, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -44,12 +48,53 @@ from inkcrawl.engines.line import LineRules, PlayError, first_touch, format_brea
 
 #: A new point is added to the path only this far (mm) from the last one (fewer points, same line).
 MIN_STEP_MM = 0.25
+#: Between input samples the path follows the curve through them, a point every this many mm.
+CURVE_STEP_MM = 0.5
 #: Where the pen lifts on a portal entry, the path ends this far (mm) inside the entry's touch zone.
 LIFT_DEPTH_MM = 0.05
 #: The breakdown is recomputed at most this often while drawing (ms); on release it is at once.
 REFRESH_MS = 60
 #: Colour of the playtest line on the canvas (a marker's blue, distinct from the sheet's black ink).
 PATH_COLOUR = QColor(20, 80, 200, 200)
+
+
+def _beyond(p: tuple[float, float], q: tuple[float, float], r: tuple[float, float]) -> tuple[float, float]:
+    """The point before ``p`` on the parabola through ``p``, ``q``, ``r`` (equally spaced): what
+    the curve's first or last stretch bends by, where there is no sample beyond the end."""
+    return (3 * p[0] - 3 * q[0] + r[0], 3 * p[1] - 3 * q[1] + r[1])
+
+
+def _curve(
+    p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, float], p3: tuple[float, float]
+) -> list[tuple[float, float]]:
+    """Points of the centripetal Catmull-Rom curve from ``p1`` (excluded) to ``p2`` (included),
+    with ``p0`` and ``p3`` the samples around them, a point every :data:`CURVE_STEP_MM`."""
+    length = math.dist(p1, p2)
+    steps = max(1, math.ceil(length / CURVE_STEP_MM))
+    if length == 0:
+        return [p2]
+
+    def knot(t: float, a, b) -> float:
+        return t + max(math.dist(a, b), 1e-9) ** 0.5
+
+    t0 = 0.0
+    t1 = knot(t0, p0, p1) if p0 != p1 else t0 + 1e-9
+    t2 = knot(t1, p1, p2)
+    t3 = knot(t2, p2, p3) if p3 != p2 else t2 + 1e-9
+
+    def lerp(a, b, ta: float, tb: float, t: float):
+        w = (t - ta) / (tb - ta)
+        return (a[0] + (b[0] - a[0]) * w, a[1] + (b[1] - a[1]) * w)
+
+    out = []
+    for i in range(1, steps + 1):
+        t = t1 + (t2 - t1) * i / steps
+        a1, a2, a3 = lerp(p0, p1, t0, t1, t), lerp(p1, p2, t1, t2, t), lerp(p2, p3, t2, t3, t)
+        b1, b2 = lerp(a1, a2, t0, t2, t), lerp(a2, a3, t1, t3, t)
+        c = lerp(b1, b2, t1, t2, t)
+        out.append((round(c[0], 3), round(c[1], 3)))
+    out[-1] = p2
+    return out
 
 
 class LineSession:
@@ -72,6 +117,8 @@ class LineSession:
         self.players = max(1, int(rules.players.get("min", 1)))
         self.lifted_at: dict | None = None
         self.drawing = False
+        self._samples: list[tuple[float, float]] = []  # input samples of the stroke being drawn
+        self._tail = 0  # where the straight stretch to the newest sample starts in the polyline
         self.result: dict | None = None
         self.problems: list[tuple[str, str]] = []
         self.error: str | None = None
@@ -131,6 +178,8 @@ class LineSession:
         else:
             self._append(point)
         self.drawing = True
+        self._samples = [point]
+        self._tail = len(self.polylines[-1])
         self._check_lift()
         return None
 
@@ -138,20 +187,48 @@ class LineSession:
         """The pen moves to ``point`` while down; ``True`` when the path changed."""
         if not self.drawing or self.lifted_at is not None or not self.polylines:
             return False
-        changed = self._append((float(point[0]), float(point[1])))
-        if changed:
-            self._check_lift()
-        return changed
+        point = (float(point[0]), float(point[1]))
+        if math.dist(self._samples[-1] if self._samples else self.polylines[-1][-1], point) < MIN_STEP_MM:
+            return False
+        self._samples.append(point)
+        self._extend_curve(final=False)
+        self._check_lift()
+        return True
 
     def release(self) -> None:
         """The pen comes up (the next press continues the path)."""
+        if self.drawing and self.lifted_at is None and len(self._samples) >= 2:
+            self._extend_curve(final=True)
+            self._check_lift()
         self.drawing = False
+        self._samples = []
+
+    def _extend_curve(self, final: bool) -> None:
+        """Replace the straight stretch to the previous sample by the curve through the
+        samples, and draw a straight stretch to the newest one (the curve there needs the next
+        sample); ``final`` (the pen comes up) curves the last stretch too."""
+        line, samples = self.polylines[-1], self._samples
+        del line[self._tail :]
+        if final:
+            a, b = samples[-2], samples[-1]
+            before = samples[-3] if len(samples) >= 3 else a
+            line.extend(_curve(before, a, b, _beyond(b, a, before)))
+            self._tail = len(line)
+            return
+        if len(samples) >= 3:
+            a, b = samples[-3], samples[-2]
+            before = samples[-4] if len(samples) >= 4 else _beyond(a, b, samples[-1])
+            line.extend(_curve(before, a, b, samples[-1]))
+        self._tail = len(line)
+        line.append(samples[-1])
 
     def clear(self) -> None:
         """Forget the path (the breakdown empties)."""
         self.polylines = []
         self.lifted_at = None
         self.drawing = False
+        self._samples = []
+        self._tail = 0
         self.result = None
         self.problems = []
         self.error = None
@@ -275,6 +352,22 @@ class LinePlaytestTool(Tool):
 
     def cancel(self) -> None:
         self.session.release()
+
+    def activate(self) -> None:
+        """Every mouse sample counts while drawing: Qt's merging of mouse moves (on by default
+        under X11) is off while this tool is active."""
+        super().activate()
+        app = QGuiApplication.instance()
+        attribute = Qt.ApplicationAttribute.AA_CompressHighFrequencyEvents
+        self._compressed = QGuiApplication.testAttribute(attribute)
+        if app is not None:
+            QGuiApplication.setAttribute(attribute, False)
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        if getattr(self, "_compressed", None) is not None:
+            QGuiApplication.setAttribute(Qt.ApplicationAttribute.AA_CompressHighFrequencyEvents, self._compressed)
+            self._compressed = None
 
     def paint_overlay(self, view, painter: QPainter) -> None:
         session = self.session

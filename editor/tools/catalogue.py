@@ -18,15 +18,26 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import shiboken6
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
-from editor.dungeon.edits import EditError, MoveObjects
+from editor.dungeon.edits import EditError, MoveObjects, contents_of, on_outline
 from editor.tools.snapping import snap_point
+from inkcrawl.model import Area
 
 _DRAG_IDS = itertools.count(1)
 #: Pointer travel before a press becomes a drag, in screen pixels.
 DRAG_START_PX = 4
+#: A press this close to a room's outline, in screen pixels, grabs the room (further in, a drag
+#: draws a rubber band); as close to its centre handle, too.
+OUTLINE_GRAB_PX = 5
+HANDLE_PX = 6
+#: What the status bar says about dragging inside a room.
+ROOM_DRAG_HINT = (
+    "Drag inside a room draws a selection rectangle; drag its outline or its centre handle, "
+    "or Alt+drag, to move it with everything inside"
+)
 #: Snapping tolerance in screen pixels.
 SNAP_PX = 8
 
@@ -166,6 +177,9 @@ class Tool:
             return True
         return False
 
+    def pointer_left(self, view) -> None:
+        """The pointer left the canvas: drop any hover feedback."""
+
     def paint_overlay(self, view, painter: QPainter) -> None:
         """Draw transient feedback over the scene (scene coordinates, mm)."""
 
@@ -197,10 +211,22 @@ def anchor_point(obj) -> tuple[float, float] | None:
     return None
 
 
+def area_handle(area: Area) -> tuple[float, float]:
+    """The centre handle of a room or corridor: the mean of its vertices."""
+    xs = [p[0] for p in area.polygon]
+    ys = [p[1] for p in area.polygon]
+    return (sum(xs) / len(xs), sum(ys) / len(ys))
+
+
 class SelectTool(Tool):
     """Select (click; Shift+click adds or removes; drag on empty paper for a rubber band) and
     move the selection by dragging. A drag is one undo step; Escape or Ctrl+Z during a drag
-    ends it safely. Grid features move by whole rooms."""
+    ends it safely. Grid features move by whole rooms.
+
+    As in Tiled, a drag that starts inside a room (not on anything in it) draws a rubber band;
+    a drag on the room's outline, on its centre handle or with Alt moves the room, and with it
+    everything inside it (elements, walls, doors on its outline) and the corridor vertices
+    joined to its outline: one undo step. A click inside a room still selects it."""
 
     def __init__(self, ctx: CanvasContext):
         super().__init__(ctx)
@@ -211,6 +237,8 @@ class SelectTool(Tool):
         self._applied = (0.0, 0.0)
         self._anchor: tuple[float, float] | None = None
         self._refs: list[str] = []
+        self._joined: dict[str, list[int]] = {}
+        self._room_click = None  # the room whose interior was pressed (a click selects it)
         self._pushing = False
 
     def undo_during_gesture(self) -> None:
@@ -222,6 +250,7 @@ class SelectTool(Tool):
             self.ctx.scene.set_dragging(False)
         self._press = None
         self._band = None
+        self._room_click = None
         self._dragging = False
         self._drag_key = None
         if self.ctx.view is not None:
@@ -234,12 +263,26 @@ class SelectTool(Tool):
         scene = self.ctx.scene
         shift = bool(event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier))
         hits = scene.object_items_at(pos)
+        locked = scene.locked_item_at(pos)
+        if locked is not None:
+            self.ctx.status(
+                f"Another object shares the id '{locked.ref}': it cannot be selected until ids are renumbered "
+                "(Dungeon > Renumber Duplicate Ids)"
+            )
         self._press = pos
+        outline = self._outline_at(view, pos)
+        if outline is not None and (not hits or isinstance(hits[0].obj, Area)):
+            hits = [outline]  # on a room's outline, inside or just outside it: the room
         if hits:
             item = hits[0]
             if shift:
                 item.setSelected(not item.isSelected())
                 self._press = None
+            elif isinstance(item.obj, Area) and not self._grabs_room(view, item, pos, event.modifiers()):
+                self._room_click = item
+                self._band = QRectF(pos, pos)
+                self.ctx.status(ROOM_DRAG_HINT)
+                return True
             elif not item.isSelected():
                 scene.select_refs([item.ref])
             self._anchor = anchor_point(item.obj)
@@ -253,6 +296,12 @@ class SelectTool(Tool):
         if self._press is None or not (event.buttons() & Qt.MouseButton.LeftButton):
             return False
         if self._band is not None:
+            if self._room_click is not None:
+                if _distance_px(view, pos, self._press) < DRAG_START_PX:
+                    return True
+                self._room_click = None  # a drag, not a click: a rubber band from inside the room
+                if not (event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)):
+                    self.ctx.scene.clearSelection()
             self._band = QRectF(self._press, pos).normalized()
             view.viewport().update()
             return True
@@ -262,6 +311,12 @@ class SelectTool(Tool):
             self._refs = [r for r in self.ctx.scene.selected_refs() if not r.startswith("passage:")]
             if not self._refs:
                 return True
+            inside, self._joined = contents_of(self.ctx.dungeon, self._refs)
+            if inside or self._joined:
+                self._refs += inside
+                self.ctx.status(
+                    f"Moving with {len(inside)} object(s) inside and {len(self._joined)} joined corridor(s)"
+                )
             self._dragging = True
             self._drag_key = f"drag-{next(_DRAG_IDS)}"
             self._applied = (0.0, 0.0)
@@ -272,7 +327,14 @@ class SelectTool(Tool):
             self._pushing = True
             try:
                 ok = self.ctx.push(
-                    MoveObjects(self.ctx.dungeon, self._refs, step[0], step[1], merge_key=self._drag_key)
+                    MoveObjects(
+                        self.ctx.dungeon,
+                        self._refs,
+                        step[0],
+                        step[1],
+                        merge_key=self._drag_key,
+                        joined=self._joined,
+                    )
                 )
             finally:
                 self._pushing = False
@@ -289,17 +351,24 @@ class SelectTool(Tool):
         if self._anchor is None:
             return (round(raw[0], 3), round(raw[1], 3))
         target = self.ctx.snap(
-            QPointF(self._anchor[0] + raw[0], self._anchor[1] + raw[1]), exclude=set(self._refs), modifiers=modifiers
+            QPointF(self._anchor[0] + raw[0], self._anchor[1] + raw[1]),
+            exclude=set(self._refs) | set(self._joined),
+            modifiers=modifiers,
         )
         return (round(target[0] - self._anchor[0], 3), round(target[1] - self._anchor[1], 3))
 
     def mouse_release(self, view, event, pos: QPointF) -> bool:
         if event.button() != Qt.MouseButton.LeftButton or self._press is None:
             return False
+        if self._room_click is not None:  # a click inside a room selects it
+            if shiboken6.isValid(self._room_click) and self._room_click.scene() is self.ctx.scene:
+                self.ctx.scene.select_refs([self._room_click.ref])
+            self.cancel()
+            return True
         if self._band is not None:
             rect = self._band
             add = bool(event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier))
-            if rect.width() * view.transform().m11() >= DRAG_START_PX:
+            if max(rect.width(), rect.height()) * view.transform().m11() >= DRAG_START_PX:
                 refs = [
                     item.ref
                     for item in self.ctx.scene.items(rect, Qt.ItemSelectionMode.IntersectsItemShape)
@@ -310,7 +379,52 @@ class SelectTool(Tool):
         self.cancel()
         return True
 
+    def _outline_at(self, view, pos: QPointF):
+        """The topmost room or corridor whose outline passes within :data:`OUTLINE_GRAB_PX` of
+        ``pos``, or ``None``."""
+        tolerance = OUTLINE_GRAB_PX / max(view.transform().m11(), 1e-6)
+        near = QRectF(pos.x() - tolerance, pos.y() - tolerance, 2 * tolerance, 2 * tolerance)
+        for item in self.ctx.scene.items(near):
+            obj = getattr(item, "obj", None)
+            if (
+                isinstance(obj, Area)
+                and not item.locked
+                and obj.polygon
+                and on_outline((pos.x(), pos.y()), obj.polygon, tolerance)
+            ):
+                return item
+        return None
+
+    def _grabs_room(self, view, item, pos: QPointF, modifiers) -> bool:
+        """Whether a press at ``pos`` on room ``item`` grabs it (and says how in the status bar):
+        on its outline, on its centre handle, or with Alt."""
+        area = item.obj
+        scale = view.transform().m11()
+        point = (pos.x(), pos.y())
+        if modifiers & Qt.KeyboardModifier.AltModifier:
+            self.ctx.status(f"Alt: moving {area.kind} '{area.id}' from inside it")
+            return True
+        if on_outline(point, area.polygon, OUTLINE_GRAB_PX / scale):
+            self.ctx.status(f"Moving {area.kind} '{area.id}' by its outline")
+            return True
+        handle = area_handle(area)
+        if math.hypot(point[0] - handle[0], point[1] - handle[1]) * scale <= HANDLE_PX:
+            self.ctx.status(f"Moving {area.kind} '{area.id}' by its handle")
+            return True
+        return False
+
     def paint_overlay(self, view, painter: QPainter) -> None:
+        scene = self.ctx.scene
+        if scene is not None:
+            size = HANDLE_PX / max(view.transform().m11(), 1e-6)
+            pen = QPen(QColor("#1e88e5"), 1)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.setBrush(QBrush(QColor("#ffffff")))
+            for item in scene.selectedItems():
+                if isinstance(getattr(item, "obj", None), Area) and item.obj.polygon:
+                    x, y = area_handle(item.obj)
+                    painter.drawRect(QRectF(x - size / 2, y - size / 2, size, size))
         if self._band is not None:
             pen = QPen(QColor("#1e88e5"), 1)
             pen.setCosmetic(True)

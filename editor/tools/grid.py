@@ -119,6 +119,35 @@ def edges_crossed(grid: GridSpec, a: tuple[float, float], b: tuple[float, float]
     return [edge for _, edge in hits]
 
 
+def edges_along(
+    grid: GridSpec, a: tuple[float, float], b: tuple[float, float], reach_mm: float, axis: str
+) -> list[Edge]:
+    """The edges between two rooms that lie *along* the stroke from ``a`` to ``b`` (mm): the
+    stroke is followed in steps of an eighth of a room, and at each step the grid line of
+    direction ``axis`` (``"h"`` horizontal, ``"v"`` vertical) nearest the pointer gives its edge
+    when it lies within ``reach_mm``. In the order met, each canonical."""
+    ox, oy = grid.origin_mm
+    size = grid.cell_mm
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    steps = max(1, math.ceil(math.hypot(dx, dy) / (size / 8)))
+    out: list[Edge] = []
+    for i in range(steps + 1):
+        gx = (a[0] + dx * i / steps - ox) / size
+        gy = (a[1] + dy * i / steps - oy) / size
+        edge: Edge | None = None
+        if axis == "h":
+            line, column = round(gy), math.floor(gx)
+            if abs(gy - line) * size <= reach_mm and 1 <= line <= grid.rows - 1 and 0 <= column < grid.columns:
+                edge = ((column, line - 1), "south")
+        else:
+            line, row = round(gx), math.floor(gy)
+            if abs(gx - line) * size <= reach_mm and 1 <= line <= grid.columns - 1 and 0 <= row < grid.rows:
+                edge = ((line - 1, row), "east")
+        if edge is not None and edge not in out:
+            out.append(edge)
+    return out
+
+
 def near_edge(dungeon: GridDungeon, p: tuple[float, float], reach_mm: float, outside_mm: float = 0.0) -> Edge | None:
     """The edge of a room nearest ``p`` if it lies within ``reach_mm`` (points outside the grid,
     up to ``outside_mm`` beyond it, pick the outer edge they face); else ``None``."""
@@ -266,6 +295,9 @@ class GridTool(Tool):
             self._hover = hover
             view.viewport().update()
 
+    def pointer_left(self, view) -> None:
+        self.set_hover(view, None)
+
     def edge_line(self, cell: Cell, side: str) -> QLineF:
         (ax, ay), (bx, by) = edge_segment(self.grid_dungeon().grid, cell, side)
         return QLineF(ax, ay, bx, by)
@@ -300,12 +332,18 @@ class GridTool(Tool):
 
 
 class PassageTool(GridTool):
-    """Toggle edges between wall and passage; a drag paints every edge it crosses to the state
-    opposite to the first edge's, as one undo step (RULES.md 1, Board: an edge is a wall or a
-    passage). Outer edges are walls: clicking one says that entryways go there."""
+    """Toggle edges between wall and passage; a drag paints the edges along the grid line it
+    follows (as a wall brush does in Tiled) to the state opposite to the first edge's, as one
+    undo step (RULES.md 1, Board: an edge is a wall or a passage). The line's direction follows
+    the drag's (a turn after half a room changes it); with Shift the drag is held to one
+    straight grid line through where it started. Outer edges are walls: clicking one says that
+    entryways go there."""
 
     def __init__(self, ctx):
         super().__init__(ctx)
+        self._start: tuple[float, float] | None = None
+        self._axis: str | None = None  # "h" or "v": the direction of the grid line painted
+        self._axis_from: tuple[float, float] | None = None
         self._last: tuple[float, float] | None = None
         self._target: bool | None = None  # True: make passages; False: make walls
         self._visited: set[Edge] = set()
@@ -321,6 +359,7 @@ class PassageTool(GridTool):
     def end_gesture(self) -> None:
         """Forget the drag in progress (the edges already painted stay one undo step)."""
         self._last = None
+        self._start = self._axis = self._axis_from = None
         self._target = None
         self._visited = set()
         self._key = None
@@ -360,7 +399,7 @@ class PassageTool(GridTool):
         dungeon = self.grid_dungeon()
         self.end_gesture()
         self._key = f"passages-{next(_PAINT_IDS)}"
-        self._last = self.point(pos)
+        self._last = self._start = self._axis_from = self.point(pos)
         self._changed = 0
         self._outer_pressed = False
         edge = near_edge(dungeon, self._last, self.reach_mm())
@@ -380,9 +419,7 @@ class PassageTool(GridTool):
             return False
         p = self.point(pos)
         if self._last is not None and event.buttons() & Qt.MouseButton.LeftButton:
-            for edge in edges_crossed(dungeon.grid, self._last, p):
-                self._visit(edge)
-            self._last = p
+            self._paint_to(dungeon, p, bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
         edge = near_edge(dungeon, p, self.reach_mm())
         self.set_hover(
             view,
@@ -390,6 +427,37 @@ class PassageTool(GridTool):
             edge is not None and not dungeon.grid.is_outer_edge(*edge),
         )
         return self._last is not None
+
+    def _paint_to(self, dungeon: GridDungeon, p: tuple[float, float], straight: bool) -> None:
+        """Paint the edges along the drag from the last pointer position to ``p``."""
+        grid, size = dungeon.grid, dungeon.grid.cell_mm
+        if straight:  # Shift: one straight grid line through the start, in the drag's main direction
+            sx, sy = self._start
+            axis = "h" if abs(p[0] - sx) >= abs(p[1] - sy) else "v"
+            ox, oy = grid.origin_mm
+            if axis == "h":
+                y = oy + round((sy - oy) / size) * size
+                a, b = (sx, y), (p[0], y)
+            else:
+                x = ox + round((sx - ox) / size) * size
+                a, b = (x, sy), (x, p[1])
+            for edge in edges_along(grid, a, b, size / 2, axis):
+                self._visit(edge)
+            self._last = p
+            return
+        fx, fy = self._axis_from
+        if math.hypot(p[0] - fx, p[1] - fy) >= size / 2 or (
+            self._axis is None and math.hypot(p[0] - fx, p[1] - fy) >= size / 4
+        ):
+            turned = "h" if abs(p[0] - fx) >= abs(p[1] - fy) else "v"
+            if turned != self._axis:
+                self._axis = turned
+                self._last = self._axis_from  # paint the stretch that showed the direction
+            self._axis_from = p
+        if self._axis is not None:
+            for edge in edges_along(grid, self._last, p, self.reach_mm(), self._axis):
+                self._visit(edge)
+            self._last = p
 
     def mouse_release(self, view, event, pos: QPointF) -> bool:
         if event.button() != Qt.MouseButton.LeftButton or self._last is None:

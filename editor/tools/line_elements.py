@@ -275,6 +275,10 @@ class ElementTool(LineTool):
         self._press = False
         self.update_view()
 
+    def pointer_left(self, view) -> None:
+        self._hover = None
+        self.update_view()
+
     def paint_overlay(self, view, painter: QPainter) -> None:
         if self._hover is None:
             return
