@@ -127,3 +127,25 @@ def test_the_session_refuses_what_the_rules_do_not_allow():
     assert "Draw every revealed card first" in session.next_round()
     assert session.next_seat() == "The other seats are played by the policy"
     assert session.show_seat(0) == "Seats take turns while the game runs"
+
+
+def test_a_played_session_written_down_as_a_sheet_scores_what_the_session_scores():
+    # the designer's seat plays the first legal place of every card (a tally when there is none)
+    # against the policy for 2 rounds; the sheet of that seat scores exactly its score now
+    from inkcrawl.engines.grid.sheet import score_sheet
+    from inkcrawl.schema import schema_problems
+
+    rules = _grid_rules()
+    session = GridSession(rules, seed=5, players=2)
+    for _ in range(2):
+        for index, card in enumerate(session.cards):
+            if card.done:
+                continue
+            options = session.options(card.card)
+            choice = None if not options else (options[0][0] if card.card == TRAP else options[0])
+            assert session.play(index, choice) is None
+        session.advance()
+    sheet = session.sheet(0)
+    assert schema_problems(sheet, "grid-play", "sheet.json") == []
+    assert sheet["segments"] and sheet["player"]
+    assert score_sheet(rules, sheet).score.total == session.score(0).total

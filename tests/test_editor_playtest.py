@@ -456,3 +456,24 @@ def test_on_a_short_window_the_grid_panel_scrolls_instead_of_overlapping_its_row
         assert upper.geometry().bottom() < lower.geometry().top(), (upper.objectName(), lower.objectName())
     scroll = window.playtest.scroll
     assert scroll.verticalScrollBar().maximum() > 0  # the rest is a scroll away
+
+
+def test_the_grid_playtest_saves_its_sheet_for_inkcrawl_score(qtbot, tmp_path, capsys):
+    # a game played by mouse for two rounds, saved with Save Sheet...: inkcrawl score gives the
+    # panel's score for the seat back
+    from inkcrawl.cli import main
+
+    window = _start(qtbot, GRID_DUNGEON, zoom=0.5)
+    panel = _new_game(window, 3, 2)
+    chooser = random.Random(3)
+    for _ in range(2):
+        while panel.session.pending():
+            _play_card_by_mouse(window, chooser)
+        QTest.mouseClick(panel.next_button, Qt.MouseButton.LeftButton)
+    window.playtest.ask_play_path = lambda suggested: str(tmp_path / suggested)
+    QTest.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    saved = tmp_path / f"{panel.session.rules.id}.sheet.json"
+    assert saved.is_file(), panel.message.text()
+    expected = panel.session.score(0).total
+    assert main(["score", str(GRID_DUNGEON), str(saved), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == expected

@@ -24,7 +24,7 @@ from conftest import REPO
 from test_grid_engine import board
 
 from inkcrawl.cli import main
-from inkcrawl.engines.grid.sheet import SheetError, format_sheet, score_sheet
+from inkcrawl.engines.grid.sheet import SheetError, format_sheet, score_sheet, sheet_of_map
 from inkcrawl.schema import schema_problems
 
 #: The sheet worked out in the module docstring's terms:
@@ -219,30 +219,6 @@ def grid_entry_of_board() -> dict:
     return board().entry
 
 
-def _sheet_of(rules, pm, opponents) -> dict:
-    """A played map written down as a grid play file (what a player would transcribe)."""
-    from inkcrawl.engines.grid.rules import mask_of, rotate_mask
-
-    segments = []
-    for round_number, card, room, mask in pm.history:
-        if card in rules.shapes and room is not None and mask > 0:
-            base = mask_of(rules.entry["segments"][card])
-            quarter = next(q for q in range(4) if rotate_mask(base, q) == mask)
-            segments.append(
-                {"round": round_number, "room": rules.labels[room], "shape": card, "rotation": 90 * quarter}
-            )
-    return {
-        "type": "grid-play",
-        "format_version": 1,
-        "dungeon": rules.id,
-        "segments": segments,
-        "traps": [{"round": r, "room": rules.labels[room]} for room, r in pm.traps],
-        "tally": pm.tallies,
-        "skips": pm.skips,
-        "opponent_traps": [{"round": r, "room": rules.labels[room]} for o in opponents for room, r in o.traps],
-    }
-
-
 @pytest.mark.parametrize("seed", [1, 7, 42])
 def test_a_simulated_game_written_down_scores_what_the_simulator_scored(seed, tmp_path, capsys):
     # the bundled grid dungeon, two greedy players: each player's map transcribed as a sheet
@@ -257,7 +233,7 @@ def test_a_simulated_game_written_down_scores_what_the_simulator_scored(seed, tm
     rules = GridRules(entries[0])
     result = play_game(rules, [make_policy("greedy", rules), make_policy("random", rules)], seed)
     for p, pm in enumerate(result.maps):
-        sheet = _sheet_of(rules, pm, [o for o in result.maps if o is not pm])
+        sheet = sheet_of_map(rules, pm, [o for o in result.maps if o is not pm])
         assert schema_problems(sheet, "grid-play", "sheet.json") == []
         assert score_sheet(rules, sheet).score.total == result.scores[p].total
         sheet_path = tmp_path / f"sheet-{p}.json"

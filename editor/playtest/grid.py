@@ -10,6 +10,8 @@ This module also offers the names of both, as it did before they moved.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
@@ -153,6 +155,13 @@ class GridPanel(QWidget):
         buttons.addWidget(self.skip_button)
         buttons.addWidget(self.next_button)
         layout.addLayout(buttons)
+        self.save_button = QPushButton("Save Sheet\u2026")
+        self.save_button.setObjectName("playtest_save_sheet")
+        self.save_button.setToolTip(
+            "Save this seat's sheet as a grid play file, for 'inkcrawl score' (docs/play-files.md)"
+        )
+        self.save_button.clicked.connect(self.save_sheet)
+        layout.addWidget(self.save_button)
         self.message = QLabel()
         self.message.setObjectName("playtest_message")
         self.message.setWordWrap(True)
@@ -218,6 +227,20 @@ class GridPanel(QWidget):
         self.controller.status(text)
 
     # .. actions ..
+    def save_sheet(self) -> None:
+        """Ask for a file and save the seat's sheet as a grid play file."""
+        path = self.controller.ask_play_path(f"{self.session.rules.id}.sheet.json")
+        if not path:
+            return
+        from inkcrawl.jsonio import write_json_atomic
+
+        try:
+            write_json_atomic(Path(path), self.session.sheet())
+        except OSError as exc:
+            self.say(f"The sheet could not be written: {exc.strerror or exc}")
+            return
+        self.say(f"Saved the sheet {path}")
+
     def new_game(self) -> None:
         """Deal a new game with the seed, player count and other seats in the boxes (every seat
         starts again)."""

@@ -330,6 +330,15 @@ class GridSession:
         return None
 
     # .. score ..
+    def sheet(self, seat: int | None = None) -> dict:
+        """The seat's map (default: the seat on turn) written down as a grid play file, with the
+        other seats' traps (:func:`inkcrawl.engines.grid.sheet.sheet_of_map`)."""
+        from inkcrawl.engines.grid.sheet import sheet_of_map
+
+        seat = self.seat if seat is None else seat
+        others = [m for k, m in enumerate(self.maps) if k != seat]
+        return sheet_of_map(self.rules, self.maps[seat], others, self.seat_name(seat))
+
     def score(self, seat: int | None = None) -> Score:
         """A seat's score now (default: the seat on turn; the engine's :func:`score_map`,
         against every other seat's traps)."""

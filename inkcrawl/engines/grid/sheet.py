@@ -12,6 +12,7 @@ other players' maps.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inkcrawl.engines.grid.game import PlayerMap
@@ -183,6 +184,34 @@ def score_sheet(rules: GridRules, play: dict) -> SheetResult:
         raise SheetError(problems)
     score = score_map(rules, pm, [opponents])
     return SheetResult(rules.id, str(play.get("player") or ""), score, [rules.labels[i] for i in pm.entered()])
+
+
+def sheet_of_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = (), player: str = "") -> dict:
+    """A played map written down as a grid play file (``schemas/grid-play.schema.json``): its
+    segments in drawing order with round, room, shape and rotation, its traps, tally marks and
+    skips, and the ``opponents``' traps. :func:`score_sheet` scores it as :func:`score_map` scored
+    the map."""
+    segments = []
+    for round_number, card, room, mask in pm.history:
+        if card in rules.shapes and room is not None and mask > 0:
+            base = mask_of(rules.entry["segments"][card])
+            quarter = next(q for q in range(4) if rotate_mask(base, q) == mask)
+            segments.append(
+                {"round": round_number, "room": rules.labels[room], "shape": card, "rotation": 90 * quarter}
+            )
+    sheet = {
+        "type": "grid-play",
+        "format_version": 1,
+        "dungeon": rules.id,
+        "segments": segments,
+        "traps": [{"round": r, "room": rules.labels[room]} for room, r in pm.traps],
+        "tally": pm.tallies,
+        "skips": pm.skips,
+        "opponent_traps": [{"round": r, "room": rules.labels[room]} for o in opponents for room, r in o.traps],
+    }
+    if player:
+        sheet["player"] = player
+    return sheet
 
 
 def sides_text(mask: int) -> str:
