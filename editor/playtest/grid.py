@@ -319,7 +319,7 @@ class GridPanel(QWidget):
         self.controller.repaint()
 
     def _reset_tool(self) -> None:
-        tool = getattr(self.controller, "tool", None)
+        tool = self.controller.tool
         if tool is not None and hasattr(tool, "turn"):
             tool.turn = 0
 
