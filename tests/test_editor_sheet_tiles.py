@@ -16,6 +16,7 @@ from editor.canvas.scene import DungeonScene, SheetBackground
 from editor.canvas.sheet_worker import TILE_PX, render_svg, render_tiles, shared_worker, tile_level
 from editor.dungeon.edits import MoveObjects
 from exporters import style
+from exporters.qt import svg_for_qt
 from tests.editor_support import LINE_DUNGEON, make_window
 
 
@@ -67,7 +68,7 @@ def _vector_image(window) -> QImage:
     document, view = window.current, window.view
     svg, error = render_svg(document.dungeon.to_dict(), document.ruleset.data)
     assert not error
-    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8")))  # text at its size, as printed
     image = QImage(view.viewport().size(), QImage.Format.Format_RGB32)
     image.fill(QColor("white"))
     painter = QPainter(image)

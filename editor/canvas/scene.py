@@ -35,6 +35,7 @@ from editor.canvas.sheet_worker import (
 from editor.dungeon.document import DungeonDocument
 from editor.dungeon.edits import duplicate_refs, objects, objects_for, ref_of
 from exporters import style
+from exporters.qt import svg_for_qt
 from inkcrawl.model import SIDE_OFFSETS, Area, Element, Entryway, Feature, GridDungeon, Passage, Wall
 
 #: Colour of selection outlines and handles (a screen colour; it never prints).
@@ -115,7 +116,7 @@ class SheetBackground(QGraphicsObject):
     def show_svg(self, paper, svg: str, error: str) -> None:
         """Show a rendered sheet (``svg``) or, when ``error`` is set, blank paper and the reason."""
         self._set_paper(paper)
-        renderer = QSvgRenderer(QByteArray(svg.encode("utf-8"))) if svg else None
+        renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8"))) if svg else None  # text at its size
         if renderer is not None and not renderer.isValid():
             renderer, error = None, "the sheet could not be drawn"
         self.renderer = renderer

@@ -143,12 +143,12 @@ def _parsed_sheet(dungeon_data: dict, ruleset_data: dict):
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtSvg import QSvgRenderer
 
-    from exporters.qt import ensure_app
+    from exporters.qt import ensure_app, svg_for_qt
 
     if QGuiApplication.instance() is None:  # the worker: no window, no display
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     ensure_app()
-    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8")))  # text at its designed size
     if not renderer.isValid():
         return "the sheet could not be drawn"
     paper = dungeon_data["sheet"]["paper"]

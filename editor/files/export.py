@@ -276,12 +276,14 @@ def print_pages(printer, pages, copies: int = 1) -> int:
     from PySide6.QtGui import QPageLayout, QPageSize, QPainter
     from PySide6.QtSvg import QSvgRenderer
 
+    from exporters.qt import svg_for_qt
+
     printer.setFullPage(True)
     painter = QPainter()
     count = 0
     try:
         for page in pages:
-            renderer = QSvgRenderer(QByteArray(page.svg.encode("utf-8")))
+            renderer = QSvgRenderer(QByteArray(svg_for_qt(page.svg).encode("utf-8")))  # text at its size
             size = QPageSize(
                 QSizeF(round(page.width_mm, 3), round(page.height_mm, 3)),
                 QPageSize.Unit.Millimeter,
