@@ -18,10 +18,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from editor.playtest.grid import HOTSEAT, OTHER_SEATS_SETTING, POLICY, GridPlaytestTool
-from inkcrawl.engines.grid import TRAP, Deck, GridRules, PlayerMap, PolicyError, play_game, play_turn, score_map
+from inkcrawl.engines.grid import TRAP, Deck, GridRules, PlayerMap, play_game, play_turn, score_map
 from inkcrawl.gamedata import grid_game_data
 from inkcrawl.loading import open_dungeons
 from tests.editor_support import GRID_DUNGEON, click, make_window, view_point
+from tests.test_editor_grid_session import _Choices
 
 N, E, S, W = 1, 2, 4, 8  # the engine's side bits
 
@@ -137,29 +138,6 @@ def _ink_at(window, room: int):
     ratio = image.devicePixelRatio()
     point = view_point(window.view, *_room_centre(window, room))
     return image.pixelColor(int(point.x() * ratio), int(point.y() * ratio))
-
-
-class _Choices:
-    """A policy replaying fixed choices in a fixed order (one seat's round, or a whole game of
-    recorded :class:`editor.playtest.grid.Move` s), for the engine's play_turn / play_game."""
-
-    name = "replay"
-
-    def __init__(self, moves):
-        self.moves = list(moves)  # (round, card, choice)
-        self.queue = []
-
-    def order(self, state, cards, rng):
-        self.queue = [m for m in self.moves if m[0] == state.round]
-        return [m[1] for m in self.queue]
-
-    def choose(self, state, card, options, rng):
-        move = self.queue.pop(0)
-        while move[2] is None and move[1] != card:  # tallies are not asked for
-            move = self.queue.pop(0)
-        if move[1] != card:
-            raise PolicyError("out of step")
-        return move[2]
 
 
 def test_hotseat_round_by_mouse_matches_the_engine_hand_worked(qtbot):

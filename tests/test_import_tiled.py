@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import PACKS
-from test_tiled import _canonical, assert_equivalent
+from test_tiled import _canonical, _layer, _map, _props, _rect, assert_equivalent
 
 from inkcrawl.cli import main
 from inkcrawl.importers import ImportOptions, detect_format
@@ -26,37 +26,6 @@ BIG_DUNGEON = PACKS / "ember-halls" / "dungeons" / "ash-wyrm-forge.json"
 
 def _dungeon(path: Path):
     return dungeon_from_dict(json.loads(path.read_text(encoding="utf-8")))
-
-
-def _map(layers: list, **extra) -> dict:
-    return {
-        "type": "map",
-        "version": "1.10",
-        "tiledversion": "1.10.2",
-        "orientation": "orthogonal",
-        "width": 40,
-        "height": 30,
-        "tilewidth": 16,
-        "tileheight": 16,
-        "infinite": False,
-        "tilesets": [],
-        "nextobjectid": 100,
-        "layers": layers,
-        **extra,
-    }
-
-
-def _layer(name: str, objects: list, **extra) -> dict:
-    return {"type": "objectgroup", "name": name, "objects": objects, **extra}
-
-
-def _rect(oid, cls, x, y, w, h, **extra) -> dict:
-    return {"id": oid, "name": "", "type": cls, "x": x, "y": y, "width": w, "height": h, "rotation": 0, **extra}
-
-
-def _props(**values) -> list:
-    kinds = {bool: "bool", int: "int", float: "float", str: "string"}
-    return [{"name": k, "type": kinds[type(v)], "value": v} for k, v in values.items()]
 
 
 def _convert(path: Path, **options):

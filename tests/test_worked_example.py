@@ -77,9 +77,9 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 
 import shapely
+from test_referee import cover
 
 from inkcrawl import shapes
 from inkcrawl.cli import main
@@ -211,22 +211,6 @@ def warren_dungeon() -> dict:
 
 
 # -- the play: the rulebook's route, drawn on the Warren ------------------------------------------------
-
-
-def cover(cx: float, cy: float, size: float, fraction: float = 1.0, step: float = 0.9) -> list:
-    """Rows across a round element (1.5 mm pen, rows 0.9 mm apart) covering the top ``fraction``
-    of its height (as tests/test_referee.py draws them)."""
-    r = size / 2
-    points = []
-    y = cy - r + 0.4
-    i = 0
-    while y <= cy - r + fraction * 2 * r - 0.3 + 1e-9:
-        half = math.sqrt(max(r * r - (y - cy) ** 2, 0)) + 0.6
-        row = [(cx - half, y), (cx + half, y)]
-        points += row if i % 2 == 0 else row[::-1]
-        y += step
-        i += 1
-    return points
 
 
 def spell(variant: str, at, size: float = 10) -> list:

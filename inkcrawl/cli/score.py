@@ -138,10 +138,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     except GameDataError as exc:
         return _error(args, f"{args.dungeon}: dungeon {wanted!r} cannot be played: {exc}", EXIT_PROBLEMS)
     except PlayError as exc:
-        for pointer, message in exc.problems:
-            print(terminal_safe(f"{args.play}:{pointer}: error {message}"), file=sys.stderr)
-        _refusal(args, "invalid-play", [(args.play, pointer, None, message) for pointer, message in exc.problems])
-        return EXIT_PROBLEMS
+        return _invalid_play(args, exc.problems)
     except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:  # never a traceback
         return _error(
             args,
@@ -157,6 +154,15 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _invalid_play(args: argparse.Namespace, problems: list[tuple[str, str]]) -> int:
+    """Report a play the rules refuse (``problems``: ``(pointer, message)``), one line each on
+    standard error and, with ``--format json``, the refusal object; returns the exit code."""
+    for pointer, message in problems:
+        print(terminal_safe(f"{args.play}:{pointer}: error {message}"), file=sys.stderr)
+    _refusal(args, "invalid-play", [(args.play, pointer, None, message) for pointer, message in problems])
+    return EXIT_PROBLEMS
+
+
 def _score_grid(args: argparse.Namespace, entry: dict, play: dict) -> int:
     """Score a grid sheet (RULES.md 1, Scoring): the breakdown by term, or each illegal segment
     or trap named with its room and rule (exit 1)."""
@@ -170,10 +176,7 @@ def _score_grid(args: argparse.Namespace, entry: dict, play: dict) -> int:
     except GridDataError as exc:
         return _error(args, f"{args.dungeon}: dungeon {entry.get('id')!r} cannot be played: {exc}", EXIT_PROBLEMS)
     except SheetError as exc:
-        for pointer, message in exc.problems:
-            print(terminal_safe(f"{args.play}:{pointer}: error {message}"), file=sys.stderr)
-        _refusal(args, "invalid-play", [(args.play, pointer, None, message) for pointer, message in exc.problems])
-        return EXIT_PROBLEMS
+        return _invalid_play(args, exc.problems)
     if args.format == "json":
         text = json.dumps(result.as_dict(rules), indent=2, ensure_ascii=False)
         sys.stdout.write(json_terminal_safe(text) + "\n")
