@@ -48,9 +48,8 @@ class WallNetwork:
     :data:`UNPRINTED_WIDTH_MM` wide), a shapely (multi)polygon; ``ink``: the printed walls' ink alone;
     ``unprinted``: the closures and bridges as lines; ``free_ends``: the printed walls' free ends (a
     capped wall's at the tip of its ink) with the unit direction the wall points there;
-    ``closed``: the barrier with every channel of paper narrower than the required gap filled,
-    and ``solid``: where a path is inside a wall (the same, :func:`close_channels`; until it
-    runs, the ink and the barrier)."""
+    ``solid``: where a path is inside a wall, the barrier with every channel of paper narrower
+    than the required gap filled (:func:`close_channels`; until it runs, the barrier)."""
 
     lines: list[np.ndarray]
     junctions: dict[tuple[float, float], list[np.ndarray]] = field(default_factory=dict)
@@ -58,8 +57,7 @@ class WallNetwork:
     ink: BaseGeometry | None = None  # the printed walls' ink alone
     unprinted: list[LineString] = field(default_factory=list)  # closures and bridges
     free_ends: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
-    closed: BaseGeometry | None = None  # the ink with channels narrower than required filled
-    solid: BaseGeometry | None = None  # closed and the barrier
+    solid: BaseGeometry | None = None  # the barrier with too-narrow channels filled
     _index: dict = field(default_factory=dict, repr=False)  # spatial indexes for separates()
 
 
@@ -76,7 +74,7 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
     widths = [float(widths[i]) for i in keep]
     capped = [True] * len(lines) if capped is None else [bool(capped[i]) for i in keep]
     if not lines:
-        return WallNetwork([], closed=shapely.Polygon(), solid=shapely.Polygon())
+        return WallNetwork([], solid=shapely.Polygon())
     geoms = [LineString(line) for line in lines]
     printed = [g for g, w in zip(geoms, widths) if w > 0]
     ink = (
@@ -125,7 +123,7 @@ def wall_network(walls: list[np.ndarray], widths: list[float], capped: list[bool
         ends.setdefault(_key(part[-1]), []).append(part[-2])
     junctions = {key: neighbours for key, neighbours in ends.items() if len(neighbours) >= 2}
     return WallNetwork(
-        parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends, closed=ink, solid=barrier
+        parts, junctions, barrier=barrier, ink=ink, unprinted=unprinted, free_ends=free_ends, solid=barrier
     )
 
 
@@ -193,7 +191,7 @@ CHANNEL_TOLERANCE_MM = 0.005
 
 def close_channels(network: WallNetwork, required_gap_mm: float, keep_open: Sequence[LineString] = ()) -> None:
     """Fill every channel of paper narrower than ``required_gap_mm`` (mm) between the walls of
-    ``network``: its :attr:`~WallNetwork.closed` (and :attr:`~WallNetwork.solid`) becomes the
+    ``network``: its :attr:`~WallNetwork.solid` becomes the
     morphological closing of the barrier (the printed ink, the closures and the bridges) by a
     disc that wide, less :data:`CHANNEL_TOLERANCE_MM` (grown by half of it, shrunk back), so a
     strip of paper between two parallel walls, or between a wall and an outline, that no line
@@ -212,7 +210,6 @@ def close_channels(network: WallNetwork, required_gap_mm: float, keep_open: Sequ
             slots = shapely.union_all([shapely.buffer(line, radius, cap_style="flat") for line in keep_open])
             closed = shapely.union(shapely.difference(closed, slots), shapely.intersection(barrier, slots))
     shapely.prepare(closed)
-    network.closed = closed
     network.solid = closed
     network._index.clear()
 
@@ -277,7 +274,7 @@ def _indexes(network: WallNetwork) -> dict:
     parts and their tree, the unprinted lines' tree, the free ends as arrays."""
     index = network._index
     if not index:
-        ink = network.closed if network.closed is not None else network.barrier
+        ink = network.solid if network.solid is not None else network.barrier
         parts = shapely.get_parts(ink) if not ink.is_empty else np.array([], dtype=object)
         index["parts"] = parts
         index["parts_tree"] = shapely.STRtree(parts)

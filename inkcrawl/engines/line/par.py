@@ -117,8 +117,10 @@ class _Model:
         self.unused_entry = int(rules.switch("unused_portal_entry_vp"))
         self.untouched = int(rules.switch("artifact_untouched_group_vp"))
         self.exempt = bool(rules.switch("end_room_exempt"))
-        self.colours = sorted({e.colour for e in rules.elements if e.kind == "key" and e.colour})
-        self.colours = sorted(set(self.colours) | set(rules.key_colours))
+        # the colours a skeleton key may take: the game's key colours and any colour a key has
+        self.colours = sorted(
+            {e.colour for e in rules.elements if e.kind == "key" and e.colour} | set(rules.key_colours)
+        )
 
     def vp(self, e: Element) -> int:
         """An element's VP for this player (the Ranger's plants are worth the character's VP)."""
