@@ -36,12 +36,20 @@ examples:
   inkcrawl simulate content/packs/ember-halls --games 10000 --players 2 --policy greedy --seed 1
   inkcrawl simulate content/packs/ember-halls --dungeon cinder-vault --policy greedy,random --format json
   inkcrawl simulate ember.game.json --dungeon cinder-vault --games 5000 --heatmap cinder-vault-heat.png
+  inkcrawl simulate content/packs/ember-halls --games 2000 --balance
+  inkcrawl simulate content/packs/ember-halls --games 1000000 --scheduler tcp://10.0.0.5:8786
 
-Statistics are over every player of every game. The same seed gives the same output.
+Statistics are over every player of every game. The same seed gives the same output, whatever the
+number of workers and wherever the games are played (--workers, --scheduler).
+--balance adds lead changes by round, the skill gap (the best policy's mean score minus random's) and
+the deck sensitivity (the mean score with one card more or fewer of each kind): it plays the games
+again for each policy and each deck variant (16 times as many games for the bundled deck).
+--scheduler plays on a Dask distributed cluster (pip install 'inkcrawl[dask]'; its workers must have
+this version of inkcrawl installed).
 policies: random (uniformly random legal placements), greedy (best immediate score, then open ends)
 The heatmap is written atomically; a read-only file is refused unless --force, a device or PATH itself always.
-exit codes: 0 done, 1 validation errors in the dungeon, 2 usage error, unreadable input or a heatmap that cannot
-be written; 130 Ctrl+C, 143 SIGTERM
+exit codes: 0 done, 1 validation errors in the dungeon, 2 usage error, unreadable input, a heatmap that cannot
+be written or workers that failed (a Dask scheduler out of reach); 130 Ctrl+C, 143 SIGTERM
 """
 
 
@@ -92,6 +100,23 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="text for people (default) or json for programs"
+    )
+    parser.add_argument(
+        "--balance",
+        action="store_true",
+        help="also measure lead changes, the skill gap and the deck sensitivity (plays more games)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="processes to play in (default: one per core, up to 8); the output is the same for any N",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="play on this Dask distributed scheduler instead (needs pip install 'inkcrawl[dask]')",
     )
     parser.add_argument("--heatmap", metavar="OUT.png", help="also draw how often each room is entered over the sheet")
     parser.add_argument("--dpi", type=float, default=150, help="heatmap resolution (default 150)")
@@ -197,15 +222,21 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
+    from inkcrawl.balance import extra_games
+    from inkcrawl.runs import RunError
+    from inkcrawl.workers import default_workers
+
+    total = args.games + (extra_games(entry, args.games) if args.balance else 0)
+    workers = args.workers or default_workers()
     bar = tqdm(
-        total=args.games,
+        total=total,
         unit="game",
         file=sys.stderr,
-        disable=not sys.stderr.isatty() or args.games < 1000,
+        disable=not sys.stderr.isatty() or total < 1000,
         leave=False,
         dynamic_ncols=True,
     )
-    lines = _ProgressLines(args.games) if not sys.stderr.isatty() and args.games >= PROGRESS_LINES_FROM else None
+    lines = _ProgressLines(total) if not sys.stderr.isatty() and total >= PROGRESS_LINES_FROM else None
 
     def progress(done: int) -> None:
         bar.update(done)
@@ -213,7 +244,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             lines.update(done)
 
     try:
-        stats = simulate(entry, args.games, args.players, names, args.seed, progress=progress)
+        stats = simulate(
+            entry,
+            args.games,
+            args.players,
+            names,
+            args.seed,
+            progress=progress,
+            workers=workers,
+            scheduler=args.scheduler,
+            balance=args.balance,
+        )
+    except RunError as exc:
+        print(terminal_safe(f"inkcrawl simulate: error: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
     except GameDataError as exc:
         print(
             terminal_safe(f"{args.path}: error: dungeon {entry.get('id')!r} cannot be played: {exc}"), file=sys.stderr

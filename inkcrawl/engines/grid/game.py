@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from inkcrawl.engines.grid.rules import DRAW_TWO, TRAP, GridRules
@@ -245,12 +245,18 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
 MAX_PLAYERS = 8
 
 
-def play_game(rules: GridRules, policies: Sequence, seed: int) -> GameResult:
+def play_game(
+    rules: GridRules,
+    policies: Sequence,
+    seed: int,
+    on_round: Callable[[int, list[PlayerMap]], object] | None = None,
+) -> GameResult:
     """Play one game with one policy per player (1 to :data:`MAX_PLAYERS` players, within the
     entry's ``players``).
 
     The deck is shuffled by ``random.Random(seed)``; player ``p``'s decisions use
-    ``random.Random(f"{seed}/{p}")``, so a seed fixes the whole game.
+    ``random.Random(f"{seed}/{p}")``, so a seed fixes the whole game. ``on_round(round, maps)``
+    is called after every player has played each round (the maps must not be changed).
     """
     players = len(policies)
     if not 1 <= players <= MAX_PLAYERS or not rules.min_players <= players <= rules.max_players:
@@ -277,6 +283,8 @@ def play_game(rules: GridRules, policies: Sequence, seed: int) -> GameResult:
         for p, pm in enumerate(maps):
             pm.round = round_number
             play_turn(pm, cards, policies[p], rngs[p])
+        if on_round is not None:
+            on_round(round_number, maps)
         deck.discards.extend(cards)
         if deck.exhausted and not rules.reshuffle:
             break

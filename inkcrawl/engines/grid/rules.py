@@ -321,6 +321,11 @@ class GridRules:
         self.reshuffle = self.switches["deck_exhausted"] == "reshuffle_discards"
         #: the scoring terms reported, in RULES.md order (``segment_skip`` only when allowed)
         self.terms = [t for t in DEFAULT_VP if t != "segment_skip" or self.voluntary_skip or "segment_skip" in rows]
+        #: term -> VP per application for every term of the rules' terms, 0 for the others
+        #: (``dragon`` present only when it is a term: its points are not per application)
+        self.term_weights = {t: (self.vp[t] if t in self.terms else 0) for t in DEFAULT_VP if t != "dragon"}
+        if "dragon" in self.terms:
+            self.term_weights["dragon"] = 1
 
     @classmethod
     def from_document(cls, document: dict, dungeon_id: str | None = None) -> GridRules:

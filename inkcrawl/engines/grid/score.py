@@ -59,14 +59,20 @@ def trap_hits(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap]) -
     return hits
 
 
-def score_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = ()) -> Score:
-    """Score one player's map against the opponents' traps (RULES.md 1, Scoring)."""
+def _applied(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap]) -> tuple[int, ...]:
+    """How many times each term applies and the dragon's points: ``(loot, dragon rooms, dragon
+    points, weapons, matched monsters, unmatched monsters, unlinked entryways, trap hits)``
+    (RULES.md 1, Scoring). The one source of :func:`score_map` and :func:`score_total`."""
     vp = rules.vp
     seg = pm.seg
-    loot = sum(1 for i in rules.rooms_of_kind.get("loot", ()) if seg[i])
-    weapons = sum(1 for i in rules.rooms_of_kind.get("weapon", ()) if seg[i])
-    matched, unmatched = matched_monsters(rules, pm)
-    dragon_rooms = [i for i in rules.rooms_of_kind.get("dragon", ()) if seg[i]]
+    loot = len([i for i in rules.rooms_of_kind.get("loot", ()) if seg[i]])
+    weapons = len([i for i in rules.rooms_of_kind.get("weapon", ()) if seg[i]])
+    if "monster" in rules.rooms_of_kind:
+        matched_rooms, unmatched_rooms = matched_monsters(rules, pm)
+        matched, unmatched = len(matched_rooms), len(unmatched_rooms)
+    else:
+        matched = unmatched = 0
+    dragon_rooms = len([i for i in rules.rooms_of_kind.get("dragon", ()) if seg[i]])
     dragon = 0
     if dragon_rooms:
         mode = rules.dragon_mode
@@ -77,15 +83,21 @@ def score_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = 
         else:  # best_item
             items = [vp["loot"]] * bool(loot) + [vp["weapon"]] * bool(weapons) + [vp["monster_matched"]] * bool(matched)
             dragon = max([0, *items])
-    linked = sum(1 for _, i, bit in rules.entryways if seg[i] & bit)
-    unlinked = len(rules.entryways) - linked
-    hits = trap_hits(rules, pm, opponents)
+    unlinked = len([i for _, i, bit in rules.entryways if not seg[i] & bit])
+    hits = trap_hits(rules, pm, opponents) if opponents else 0
+    return loot, dragon_rooms, dragon, weapons, matched, unmatched, unlinked, hits
+
+
+def score_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = ()) -> Score:
+    """Score one player's map against the opponents' traps (RULES.md 1, Scoring)."""
+    vp = rules.vp
+    loot, dragon_rooms, dragon, weapons, matched, unmatched, unlinked, hits = _applied(rules, pm, opponents)
     counts = {
         "loot": loot,
-        "dragon": len(dragon_rooms),
+        "dragon": dragon_rooms,
         "weapon": weapons,
-        "monster_matched": len(matched),
-        "monster_unmatched": len(unmatched),
+        "monster_matched": matched,
+        "monster_unmatched": unmatched,
         "entryway_unlinked": unlinked,
         "tally": pm.tallies,
         "segment_skip": pm.skips,
@@ -96,3 +108,21 @@ def score_map(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = 
         terms[term] = dragon if term == "dragon" else counts[term] * vp[term]
     counts = {term: counts[term] for term in rules.terms}
     return Score(terms, counts, sum(terms.values()))
+
+
+def score_total(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap] = ()) -> int:
+    """:func:`score_map`'s ``total`` alone, without the breakdown (for scoring every map after
+    every round, as lead changes need)."""
+    w = rules.term_weights
+    loot, _, dragon, weapons, matched, unmatched, unlinked, hits = _applied(rules, pm, opponents)
+    return (
+        loot * w["loot"]
+        + (dragon if "dragon" in w else 0)
+        + weapons * w["weapon"]
+        + matched * w["monster_matched"]
+        + unmatched * w["monster_unmatched"]
+        + unlinked * w["entryway_unlinked"]
+        + pm.tallies * w["tally"]
+        + pm.skips * w["segment_skip"]
+        + hits * w["trap"]
+    )

@@ -1,0 +1,183 @@
+"""Running many seeded games: in this process, on every local core, or on a Dask cluster.
+
+``inkcrawl simulate`` and ``inkcrawl sweep`` hand their games here as *runs*: a grid dungeon
+(game data), one policy name per seat, a seed and a number of games. A run's game seeds are
+drawn one at a time from ``random.Random(seed)`` (:func:`inkcrawl.simulate.iter_game_seeds`)
+and cut into *chunks* of consecutive games; each chunk is played by
+:func:`inkcrawl.simulate.play_chunk` wherever it is sent and comes back as a
+:class:`~inkcrawl.simulate.GridTally` of whole-number sums, which are added up. So:
+
+- **the result does not depend on where the games were played**: the same seed gives the same
+  statistics, byte for byte, in one process, on 2 or 8 local workers, or on a Dask cluster;
+- **memory does not grow with the number of games**: seeds are drawn as chunks are sent, and at
+  most :data:`WINDOW_PER_WORKER` chunks per worker are in flight;
+- **it starts at once**: the first chunks are small (:data:`FIRST_CHUNK` games), so the first
+  figures arrive within a fraction of a second whatever the run's size.
+
+Where the games run:
+
+``workers=1`` (and no scheduler)
+    In this process.
+``workers=N``
+    :class:`~inkcrawl.workers.WorkerPool` processes (forked where that is safe).
+``scheduler="tcp://HOST:PORT"``
+    A Dask distributed scheduler (``pip install 'inkcrawl[dask]'``); its workers must be able to
+    import this version of inkcrawl. The games are sent with ``client.submit``; a chunk that
+    fails there fails the run with the worker's error.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from inkcrawl.simulate import GridTally, iter_game_seeds, play_chunk
+
+#: Games in each of the first chunks of a run (a quick first figure).
+FIRST_CHUNK = 200
+#: Games in each later chunk (about a third of a second of play on one core).
+CHUNK = 2000
+#: Chunks in flight per worker (one being played, one waiting).
+WINDOW_PER_WORKER = 2
+#: Seconds to wait for a Dask scheduler to answer before giving up.
+CONNECT_TIMEOUT = 10
+
+
+class RunError(RuntimeError):
+    """The games could not be run: a worker died, Dask is missing or its scheduler is out of
+    reach. The message says which, for people."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of games: ``entry`` (grid game data), ``names`` (one policy name per seat),
+    ``seed``, ``games``; ``leads``: count lead changes (see :func:`inkcrawl.simulate.play_chunk`)."""
+
+    entry: dict
+    names: tuple[str, ...]
+    seed: int
+    games: int
+    leads: bool = True
+
+
+def _chunks(runs: Sequence[Run]) -> Iterator[tuple[int, list[int]]]:
+    """``(run index, seeds)`` for every chunk of every run, run by run, drawn lazily."""
+    for index, run in enumerate(runs):
+        seeds = iter_game_seeds(run.seed, run.games)
+        size = FIRST_CHUNK
+        while True:
+            chunk = list(itertools.islice(seeds, size))
+            if not chunk:
+                break
+            yield index, chunk
+            size = CHUNK
+
+
+def _tally_for(run: Run) -> GridTally:
+    from inkcrawl.simulate import _compiled
+
+    rules, _ = _compiled(run.entry, run.names)
+    return GridTally(rules.size, len(run.names), rules.terms, rules.rounds)
+
+
+def run_tallies(
+    runs: Sequence[Run],
+    progress: Callable[[int], object] | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> list[GridTally]:
+    """Play every run and return one :class:`~inkcrawl.simulate.GridTally` per run, in order.
+    ``progress(n)`` is called with the number of games of each chunk finished. ``workers``:
+    local processes (1: this process); ``scheduler``: a Dask scheduler's address instead.
+    Raises what :func:`~inkcrawl.simulate.play_chunk` raises and :class:`RunError`."""
+    tallies = [_tally_for(run) for run in runs]
+    if scheduler:
+        submit, window, close = _dask(scheduler)
+    elif workers > 1:
+        submit, window, close = _local_pool(workers)
+    else:
+        for index, seeds in _chunks(runs):
+            run = runs[index]
+            tallies[index].merge(play_chunk(run.entry, run.names, seeds, run.leads))
+            if progress is not None:
+                progress(len(seeds))
+        return tallies
+    pending: collections.deque = collections.deque()
+
+    def finish_one() -> None:
+        index, size, future = pending.popleft()
+        try:
+            part = future.result()
+        except RunError:
+            raise
+        except BaseException as exc:
+            if type(exc).__name__ in {"WorkerDied", "BrokenProcessPool", "KilledWorker", "CommClosedError"}:
+                raise RunError(f"a worker stopped while playing games: {exc}") from exc
+            raise
+        tallies[index].merge(part)
+        if progress is not None:
+            progress(size)
+
+    try:
+        for index, seeds in _chunks(runs):
+            run = runs[index]
+            pending.append((index, len(seeds), submit(play_chunk, run.entry, run.names, seeds, run.leads)))
+            if len(pending) >= window:
+                finish_one()
+        while pending:
+            finish_one()
+    finally:
+        for _, _, future in pending:
+            future.cancel()
+        close()
+    return tallies
+
+
+def run_tally(
+    entry: dict,
+    names: Sequence[str],
+    seed: int,
+    games: int,
+    progress: Callable[[int], object] | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    leads: bool = True,
+) -> GridTally:
+    """:func:`run_tallies` for one run."""
+    run = Run(entry, tuple(names), seed, games, leads)
+    return run_tallies([run], progress=progress, workers=workers, scheduler=scheduler)[0]
+
+
+def _local_pool(workers: int):
+    from inkcrawl.workers import WorkerPool, can_fork, fork_is_safe
+
+    pool = WorkerPool(workers, start="fork" if can_fork() and fork_is_safe() else "spawn", name="inkcrawl-games")
+
+    def close() -> None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    return pool.submit, workers * WINDOW_PER_WORKER, close
+
+
+def _dask(address: str):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise RunError(
+            "--scheduler needs Dask distributed, which is not installed: pip install 'inkcrawl[dask]'"
+        ) from None
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RunError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    threads = sum(client.nthreads().values()) or 1
+
+    def submit(fn, *args):
+        return client.submit(fn, *args, pure=False)
+
+    def close() -> None:
+        client.close()
+
+    return submit, threads * WINDOW_PER_WORKER, close
