@@ -117,7 +117,7 @@ def balance_extras(
 ) -> dict:
     """The skill gap and the deck sensitivity of the grid dungeon ``entry`` for a run of
     ``games`` games with the seats' policy ``names`` and ``seed`` whose sums are ``base`` (a
-    :class:`~inkcrawl.simulate.GridTally`); every run below uses the same seed, so the games differ only by what is
+    :class:`~inkcrawl.tally.GridTally`); every run below uses the same seed, so the games differ only by what is
     measured.
 
     ``skill_gap``
@@ -132,7 +132,7 @@ def balance_extras(
 
     Raises what :func:`~inkcrawl.runs.run_tallies` raises."""
     from inkcrawl.engines.grid_policies import policy_names
-    from inkcrawl.simulate import _r
+    from inkcrawl.tally import _r
 
     players = len(names)
     policies = policy_names()

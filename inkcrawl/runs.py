@@ -2,10 +2,10 @@
 
 ``inkcrawl simulate`` and ``inkcrawl sweep`` hand their games here as *runs*: a grid dungeon
 (game data), one policy name per seat, a seed and a number of games. A run's game seeds are
-drawn one at a time from ``random.Random(seed)`` (:func:`inkcrawl.simulate.iter_game_seeds`)
+drawn one at a time from ``random.Random(seed)`` (:func:`inkcrawl.tally.iter_game_seeds`)
 and cut into *chunks* of consecutive games; each chunk is played by
-:func:`inkcrawl.simulate.play_chunk` wherever it is sent and comes back as a
-:class:`~inkcrawl.simulate.GridTally` of whole-number sums, which are added up. So:
+:func:`inkcrawl.tally.play_chunk` wherever it is sent and comes back as a
+:class:`~inkcrawl.tally.GridTally` of whole-number sums, which are added up. So:
 
 - **the result does not depend on where the games were played**: the same seed gives the same
   statistics, byte for byte, in one process, on 2 or 8 local workers, or on a Dask cluster;
@@ -33,7 +33,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from inkcrawl.simulate import GridTally, iter_game_seeds, play_chunk
+from inkcrawl.tally import GridTally, iter_game_seeds, play_chunk
 
 #: Games in each of the first chunks of a run (a quick first figure).
 FIRST_CHUNK = 200
@@ -53,7 +53,7 @@ class RunError(RuntimeError):
 @dataclass(frozen=True)
 class Run:
     """One run of games: ``entry`` (grid game data), ``names`` (one policy name per seat),
-    ``seed``, ``games``; ``leads``: count lead changes (see :func:`inkcrawl.simulate.play_chunk`)."""
+    ``seed``, ``games``; ``leads``: count lead changes (see :func:`inkcrawl.tally.play_chunk`)."""
 
     entry: dict
     names: tuple[str, ...]
@@ -76,7 +76,7 @@ def _chunks(runs: Sequence[Run]) -> Iterator[tuple[int, list[int]]]:
 
 
 def _tally_for(run: Run) -> GridTally:
-    from inkcrawl.simulate import _compiled
+    from inkcrawl.tally import _compiled
 
     rules, _ = _compiled(run.entry, run.names)
     return GridTally(rules.size, len(run.names), rules.terms, rules.rounds)
@@ -88,10 +88,10 @@ def run_tallies(
     workers: int = 1,
     scheduler: str | None = None,
 ) -> list[GridTally]:
-    """Play every run and return one :class:`~inkcrawl.simulate.GridTally` per run, in order.
+    """Play every run and return one :class:`~inkcrawl.tally.GridTally` per run, in order.
     ``progress(n)`` is called with the number of games of each chunk finished. ``workers``:
     local processes (1: this process); ``scheduler``: a Dask scheduler's address instead.
-    Raises what :func:`~inkcrawl.simulate.play_chunk` raises and :class:`RunError`."""
+    Raises what :func:`~inkcrawl.tally.play_chunk` raises and :class:`RunError`."""
     tallies = [_tally_for(run) for run in runs]
     if scheduler:
         submit, window, close = _dask(scheduler)

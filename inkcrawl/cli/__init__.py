@@ -42,6 +42,7 @@ _CORE_COMMANDS = (
     "inkcrawl.cli.migrate",
     "inkcrawl.cli.analyze",
     "inkcrawl.cli.simulate",
+    "inkcrawl.cli.sweep",
     "inkcrawl.cli.score",
     "inkcrawl.cli.par",
     "inkcrawl.cli.importing",

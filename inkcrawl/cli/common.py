@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from inkcrawl.textchars import terminal_safe
 
@@ -21,6 +22,7 @@ __all__ = [
     "EXIT_USAGE",
     "check_output_file",
     "load_games",
+    "load_games_with_sources",
     "terminal_safe",
     "write_failure",
 ]
@@ -63,6 +65,14 @@ def check_output_file(
 def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     """Game data entries for ``paths`` (game.json files are read as they are; dungeons and packs
     are validated and converted). Returns ``(entries, exit code or None)``; errors go to stderr."""
+    pairs, status = load_games_with_sources(paths)
+    return [entry for entry, _ in pairs], status
+
+
+def load_games_with_sources(paths: list[str]) -> tuple[list[tuple[dict, Any]], int | None]:
+    """:func:`load_games`, each entry paired with the :class:`~inkcrawl.loading.OpenedDungeon`
+    it was converted from (``None`` for an entry read from a game.json): the game.json entries
+    first, then the converted ones, each in their paths' order."""
     from inkcrawl.gamedata import game_document, game_entry_problems
     from inkcrawl.jsonio import read_json_file
     from inkcrawl.loading import open_dungeons
@@ -70,7 +80,8 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     from inkcrawl.schema import schema_problems
     from inkcrawl.validate import too_many_values, unusable_path
 
-    entries, others = [], []
+    entries: list[tuple[dict, Any]] = []
+    others: list[str] = []
     status = None
     for raw in paths:
         path = Path(raw)
@@ -105,7 +116,7 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
                 for message in game_entry_problems(entry):
                     print(terminal_safe(f"{raw}:/dungeons/{index}: error {message}"), file=sys.stderr)
                     status = EXIT_PROBLEMS
-            entries += data["dungeons"]
+            entries += [(entry, None) for entry in data["dungeons"]]
         else:
             others.append(raw)
     if others:
@@ -116,7 +127,7 @@ def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
             return [], EXIT_USAGE
         if result.report.errors:
             return [], EXIT_PROBLEMS
-        entries += game_document(result.dungeons)["dungeons"]
+        entries += list(zip(game_document(result.dungeons)["dungeons"], result.dungeons))
     if status is not None:
         return [], status
     return entries, None

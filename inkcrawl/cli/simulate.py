@@ -136,11 +136,13 @@ PROGRESS_LINES_FROM = 10_000
 PROGRESS_SECONDS = 10.0
 
 
-class _ProgressLines:
-    """``simulate: 100 of 100,000,000 games played`` lines for a long run without a terminal."""
+class ProgressLines:
+    """``simulate: 200 of 100,000,000 games played`` lines for a long run without a terminal
+    (``command`` names the command: ``sweep`` prints them too)."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, command: str = "simulate"):
         self.total = total
+        self.command = command
         self.done = 0
         self.last: float | None = None
 
@@ -151,7 +153,7 @@ class _ProgressLines:
         now = time.monotonic()
         if self.last is None or now - self.last >= PROGRESS_SECONDS or self.done == self.total:
             self.last = now
-            print(f"simulate: {self.done:,} of {self.total:,} games played", file=sys.stderr, flush=True)
+            print(f"{self.command}: {self.done:,} of {self.total:,} games played", file=sys.stderr, flush=True)
 
 
 def find_renderer(name: str):
@@ -236,7 +238,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         leave=False,
         dynamic_ncols=True,
     )
-    lines = _ProgressLines(total) if not sys.stderr.isatty() and total >= PROGRESS_LINES_FROM else None
+    lines = ProgressLines(total) if not sys.stderr.isatty() and total >= PROGRESS_LINES_FROM else None
 
     def progress(done: int) -> None:
         bar.update(done)

@@ -1,0 +1,190 @@
+"""``inkcrawl sweep``: play grid dungeons under rule and deck variants, player counts and
+policies, and compare them (:mod:`inkcrawl.sweep`; the spec's format is
+``schemas/sweep.schema.json``, documented in docs/sweeps.md).
+
+Exit codes: 0 done, 1 errors in a dungeon or a spec that breaks its schema or the rules, 2 usage
+error, unreadable input, an output that cannot be written or workers that failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from inkcrawl.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    check_output_file,
+    load_games_with_sources,
+    terminal_safe,
+    write_failure,
+)
+
+_EPILOG = """\
+examples:
+  inkcrawl sweep traps.sweep.json
+  inkcrawl sweep traps.sweep.json --format json -o traps-result.json
+  inkcrawl sweep traps.sweep.json --workers 2
+  inkcrawl sweep big.sweep.json --scheduler tcp://10.0.0.5:8786
+
+A sweep file (docs/sweeps.md; schema schemas/sweep.schema.json):
+  {"type": "sweep", "format_version": 1,
+   "dungeons": ["../content/packs/ember-halls"],
+   "variants": [{"name": "as printed"}, {"name": "three traps", "deck": {"trap": 1}},
+                {"name": "harsh tallies", "scoring": {"tally": -3}}],
+   "players": [2, 3], "policies": ["random", "greedy"], "games": 2000, "seed": 1}
+Paths in it are relative to the sweep file. Every combination plays the same game seeds, so
+differences come from the variants and not from luck of the draw alone. The same seed gives the same
+output whatever the number of workers and wherever the games run (--scheduler: a Dask distributed
+cluster, pip install 'inkcrawl[dask]').
+exit codes: 0 done, 1 errors in a dungeon or in the sweep file, 2 usage error, unreadable input, an
+output that cannot be written or workers that failed; 130 Ctrl+C, 143 SIGTERM
+"""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("use at least 1")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add ``sweep`` to the ``inkcrawl`` command line."""
+    parser = subparsers.add_parser(
+        "sweep",
+        help="play grid dungeons under rule and deck variants, player counts and policies, and compare",
+        description="Play every combination of a sweep file's grid dungeons, rule and deck variants, player "
+        "counts and policies for the same seeded games, and report each one's scores and balance (seat "
+        "wins, ties, lead changes) with the skill gap and each variant's change against the first.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("spec", metavar="SPEC", help="a sweep file (JSON, docs/sweeps.md)")
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text for people (default) or json for programs"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE instead of standard output")
+    parser.add_argument("--force", action="store_true", help="replace FILE even when it is read-only")
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="processes to play in (default: one per core, up to 8); the output is the same for any N",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="play on this Dask distributed scheduler instead (needs pip install 'inkcrawl[dask]')",
+    )
+    parser.set_defaults(func=_cmd_sweep)
+
+
+def _error(message: str, status: int) -> int:
+    print(terminal_safe(f"inkcrawl sweep: error: {message}"), file=sys.stderr)
+    return status
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from inkcrawl.jsonio import read_json_file, write_text_atomic
+    from inkcrawl.runs import RunError
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.sweep import SweepError, format_sweep_text, plan_sweep, play_sweep
+    from inkcrawl.validate import too_many_values, unusable_path
+    from inkcrawl.workers import default_workers
+
+    spec_path = Path(args.spec)
+    unusable = unusable_path(spec_path)
+    if unusable is not None:
+        return _error(f"{args.spec}: {unusable}", EXIT_USAGE)
+    if not spec_path.is_file():
+        return _error(f"{args.spec}: no such file", EXIT_USAGE)
+    if args.output:
+        refused = check_output_file(args.output, args.force, [args.spec])
+        if refused:
+            return _error(refused, EXIT_USAGE)
+    refused_size = too_many_values(spec_path, args.spec)
+    spec, problems = (None, [refused_size]) if refused_size is not None else read_json_file(spec_path)
+    if problems:
+        first = problems[0]
+        return _error(f"{first.file}:{first.pointer}: {first.message}", EXIT_USAGE)
+    if not isinstance(spec, dict) or spec.get("type") != "sweep":
+        return _error(f'{args.spec}: not a sweep file (its "type" is not "sweep"; see docs/sweeps.md)', EXIT_PROBLEMS)
+    problems = schema_problems(spec, "sweep", args.spec)
+    if problems:
+        for p in problems:
+            print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)
+        return EXIT_PROBLEMS
+    status: list[int] = []
+
+    def entries_for(paths: list[str]):
+        pairs, code = load_games_with_sources(paths)
+        if code is not None:
+            status.append(code)
+        return pairs
+
+    try:
+        plan = plan_sweep(spec, spec_path.parent, entries_for)
+    except SweepError as exc:
+        if status:
+            return status[0]
+        return _error(f"{args.spec}:{exc}", EXIT_PROBLEMS)
+    if status:
+        return status[0]
+    for note in plan.notes:
+        print(terminal_safe(f"inkcrawl sweep: note: {note}"), file=sys.stderr)
+
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=plan.total_games,
+        unit="game",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+        leave=False,
+        dynamic_ncols=True,
+    )
+    print(
+        terminal_safe(
+            f"inkcrawl sweep: {len(plan.combinations)} combinations x {plan.games:,} games = {plan.total_games:,} games"
+        ),
+        file=sys.stderr,
+    )
+    from inkcrawl.cli.simulate import PROGRESS_LINES_FROM, ProgressLines
+
+    lines = (
+        ProgressLines(plan.total_games, "sweep")
+        if not sys.stderr.isatty() and plan.total_games >= PROGRESS_LINES_FROM
+        else None
+    )
+
+    def progress(done: int) -> None:
+        bar.update(done)
+        if lines is not None:
+            lines.update(done)
+
+    try:
+        result = play_sweep(
+            plan, progress=progress, workers=args.workers or default_workers(), scheduler=args.scheduler
+        )
+    except RunError as exc:
+        return _error(str(exc), EXIT_USAGE)
+    finally:
+        bar.close()
+    text = json.dumps(result, indent=2) + "\n" if args.format == "json" else format_sweep_text(result)
+    if args.output:
+        try:
+            write_text_atomic(Path(args.output), text, force=args.force, inputs=[args.spec])
+        except OSError as exc:
+            return _error(write_failure(args.output, exc), EXIT_USAGE)
+        print(terminal_safe(f"wrote {args.output}"), file=sys.stderr)
+    else:
+        sys.stdout.write(text if args.format == "json" else terminal_safe(text))
+    return EXIT_OK

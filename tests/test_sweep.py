@@ -1,0 +1,176 @@
+"""``inkcrawl sweep``: combinations, comparisons, the same bytes for any number of workers,
+and clear errors for a bad sweep file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import PACKS, REPO
+from test_grid_engine import grid_entry
+
+from inkcrawl.cli import main
+
+EMBER = PACKS / "ember-halls"
+
+
+def write_spec(tmp_path: Path, **members) -> Path:
+    spec = {"type": "sweep", "format_version": 1, "dungeons": [str(EMBER)], **members}
+    path = tmp_path / "s.sweep.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def sweep(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(["sweep", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_every_combination_is_played_in_order(tmp_path, capsys):
+    spec = write_spec(
+        tmp_path,
+        only=["cinder-vault"],
+        variants=[{"name": "as printed"}, {"name": "more traps", "deck": {"trap": 2}}],
+        players=[2, 3],
+        policies=["random", "greedy"],
+        games=40,
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    result = json.loads(out)
+    combos = [(r["variant"], r["players"], r["policies"]) for r in result["results"]]
+    assert combos == [
+        (variant, players, [policy] * players)
+        for variant in ("as printed", "more traps")
+        for players in (2, 3)
+        for policy in ("random", "greedy")
+    ]
+    assert all(r["dungeon"]["id"] == "cinder-vault" and r["games"] == 40 for r in result["results"])
+    assert "lead_changes" in result["results"][0]["balance"]
+
+
+def test_a_policy_per_seat(tmp_path, capsys):
+    spec = write_spec(tmp_path, only=["cinder-vault"], players=[2], policies=[["greedy", "random"]], games=30)
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    (result,) = json.loads(out)["results"]
+    assert [s["policy"] for s in result["seats"]] == ["greedy", "random"]
+    assert result["seats"][0]["mean"] > result["seats"][1]["mean"]  # greedy outscores random on this dungeon
+
+
+def test_a_per_seat_policy_list_must_fit_the_player_count(tmp_path, capsys):
+    spec = write_spec(tmp_path, only=["cinder-vault"], players=[3], policies=[["greedy", "random"]], games=5)
+    status, _, err = sweep(capsys, str(spec))
+    assert status == 1
+    assert "['greedy', 'random'] gives 2 seats for 3 players" in err
+
+
+def test_variants_are_compared_with_the_first_on_the_same_games(tmp_path, capsys):
+    # tallies at -3 instead of -2 play exactly the same games: each player-game loses one VP per tally
+    spec = write_spec(
+        tmp_path,
+        only=["long-kiln"],
+        variants=[{}, {"name": "harsh", "scoring": {"tally": -3}}],
+        policies=["random"],
+        games=120,
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    result = json.loads(out)
+    base, harsh = result["results"]
+    assert base["variant"] == "base" and harsh["variant"] == "harsh"
+    assert harsh["tallies"] == base["tallies"]
+    change = result["comparisons"][0]["variants"]["changes"][0]
+    assert change["delta"] == pytest.approx(-base["tallies"]["mean"], abs=2e-4)
+
+
+def test_skill_gap_is_best_minus_random(tmp_path, capsys):
+    spec = write_spec(tmp_path, only=["cinder-vault"], policies=["random", "greedy"], games=60)
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    result = json.loads(out)
+    means = {r["policies"][0]: r["score"]["mean"] for r in result["results"]}
+    gap = result["comparisons"][0]["skill_gap"]["base"]
+    assert gap["best"] == "greedy"
+    assert gap["gap"] == pytest.approx(means["greedy"] - means["random"], abs=2e-4)
+
+
+def test_the_same_seed_gives_the_same_bytes_for_any_number_of_workers(tmp_path, capsys):
+    spec = write_spec(tmp_path, only=["smoldering-stair"], variants=[{}, {"deck": {"cross": 1}}], games=2300)
+    outputs = []
+    for workers in ("1", "2"):
+        out_file = tmp_path / f"r{workers}.json"
+        status, _, err = sweep(capsys, str(spec), "--format", "json", "-o", str(out_file), "--workers", workers)
+        assert status == 0, err
+        outputs.append(out_file.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_relative_paths_are_read_from_the_sweep_files_folder(tmp_path, capsys, monkeypatch):
+    folder = tmp_path / "sweeps"
+    folder.mkdir()
+    entry = grid_entry(1, 1, entryways=[("w1", "A1", "west")], deck={"cross": 8}, rounds=2, reveal=2)
+    (folder / "tiny.game.json").write_text(
+        json.dumps({"type": "game", "format_version": 2, "generator": "test", "dungeons": [entry]})
+    )
+    (folder / "s.sweep.json").write_text(
+        json.dumps({"type": "sweep", "format_version": 1, "dungeons": ["tiny.game.json"], "games": 3})
+    )
+    monkeypatch.chdir(REPO)
+    status, out, err = sweep(capsys, str(folder / "s.sweep.json"), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    # every cross is a tally: -2 x 4 + the unlinked entryway's +1, for every policy
+    assert {r["score"]["mean"] for r in json.loads(out)["results"]} == {-7}
+
+
+@pytest.mark.parametrize(
+    "members, message",
+    [
+        ({"policies": ["gredy"]}, "unknown policy 'gredy'; expected one of: "),
+        ({"variants": [{"deck": {"trap": -9}}]}, "/variants/0: variant 'trap -9': the deck has 2 'trap' cards"),
+        ({"only": ["no-such-room"]}, "/only: no dungeon 'no-such-room'"),
+        ({"variants": [{"name": "a"}, {"name": "a"}]}, "two variants have the same name"),
+        ({"variants": [{"ruleset": "missing.json"}]}, "/variants/0/ruleset: no ruleset file"),
+        ({"variants": [{"ruleset": str(REPO / "content/rulesets/line-classic.json")}]}, "is a line ruleset"),
+    ],
+)
+def test_a_bad_sweep_names_the_member(tmp_path, capsys, members, message):
+    status, out, err = sweep(capsys, str(write_spec(tmp_path, games=2, **members)))
+    assert status == 1 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_a_schema_error_points_into_the_sweep_file(tmp_path, capsys):
+    path = write_spec(tmp_path, games=0)
+    status, _, err = sweep(capsys, str(path))
+    assert status == 1
+    assert f"{path}:/games: error S001" in err
+
+
+def test_not_a_sweep_file(tmp_path, capsys):
+    status, _, err = sweep(capsys, str(EMBER / "pack.json"))
+    assert status == 1 and 'not a sweep file (its "type" is not "sweep"' in err
+    status, _, err = sweep(capsys, str(tmp_path / "nothing.json"))
+    assert status == 2 and "no such file" in err
+
+
+def test_a_ruleset_variant_plays_the_dungeon_under_that_ruleset(tmp_path, capsys):
+    ruleset = json.loads((REPO / "content/rulesets/grid-classic.json").read_text())
+    ruleset["switches"]["no_trap_room"] = "tally"
+    (tmp_path / "strict.json").write_text(json.dumps(ruleset))
+    spec = write_spec(
+        tmp_path, only=["cinder-vault"], variants=[{}, {"name": "strict", "ruleset": "strict.json"}], games=20
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    results = json.loads(out)["results"]
+    assert [r["switches"]["no_trap_room"] for r in results if r["variant"] == "strict"] == ["tally", "tally"]
+
+
+def test_the_text_table_and_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    text = capsys.readouterr().out
+    assert "exit codes:" in text and "docs/sweeps.md" in text and "--scheduler" in text
