@@ -389,7 +389,7 @@ def test_built_in_names_match_the_importers():
 
 
 def test_unknown_format_is_a_usage_error(tmp_path):
-    run, output, _ = _import(tmp_path, _write(tmp_path / "x.json", {"rects": []}), "--format", "ldtk")
+    run, output, _ = _import(tmp_path, _write(tmp_path / "x.json", {"rects": []}), "--format", "gimp")
     assert run.returncode == 2
-    assert "unknown --format 'ldtk'; choose from donjon, tiled, uvtt, watabou" in run.stderr
+    assert "unknown --format 'gimp'; choose from donjon, ldtk, tiled, uvtt, watabou" in run.stderr
     assert output.read_text() == "keep me"

@@ -13,9 +13,11 @@ examples:
   inkcrawl import prison.json -o prison-dungeon.json                 (watabou One Page Dungeon)
   inkcrawl import map.dd2vtt -o vtt-dungeon.json --cell-mm 6          (Universal VTT)
   inkcrawl import level.tmx -o level.json --map my-classes.json       (Tiled, with a class mapping)
+  inkcrawl import world.ldtk -o cave.json --level Cave_2              (LDtk, one level of the project)
 
 The format is detected from the content; --format forces one. A Tiled map reads its external
-tilesets and templates only inside its own folder (and below) unless --allow-folder names more.
+tilesets and templates (an LDtk project its level files) only inside its own folder (and below)
+unless --allow-folder names more. An LDtk project gives one dungeon per import: --level chooses.
 Everything the importer could not map or had to repair is listed as a warning naming the source
 object; nothing is dropped silently. The result is then validated like 'inkcrawl validate' would.
 The output is written atomically; it is never the FILE itself (or --map), a read-only output is
@@ -32,7 +34,7 @@ def register(subparsers) -> None:
     names = importer_names()
     parser = subparsers.add_parser(
         "import",
-        help="import a dungeon from watabou, donjon, Universal VTT or Tiled",
+        help="import a dungeon from watabou, donjon, Universal VTT, Tiled or LDtk",
         description="Convert a dungeon made by another tool into an inkcrawl dungeon file. Formats: "
         + ", ".join(f"{n} ({names[n]})" for n in sorted(names))
         + ".",
@@ -54,14 +56,24 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--ruleset", metavar="ID", help="ruleset of the result (default: the family's classic one)")
     parser.add_argument(
-        "--map", metavar="FILE", help="Tiled: a JSON file mapping object classes/types to element kinds"
+        "--map",
+        metavar="FILE",
+        help="Tiled, LDtk: a JSON file mapping object classes/types (LDtk: entity identifiers, and IntGrid "
+        "values under 'intgrid') to element kinds",
+    )
+    parser.add_argument(
+        "--level",
+        metavar="NAME",
+        help="LDtk: the level to import, by identifier or number (1 for the first; default: the first, the "
+        "others named in a warning)",
     )
     parser.add_argument(
         "--allow-folder",
         action="append",
         default=[],
         metavar="DIR",
-        help="Tiled: also read tilesets and templates from DIR (and below); by default a map reads only "
+        help="Tiled, LDtk: also read tilesets, templates and level files from DIR (and below); by default a "
+        "map reads only "
         "inside its own folder (repeatable)",
     )
     parser.add_argument("--force", action="store_true", help="replace the output even when it is read-only")
@@ -134,7 +146,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
             f"use --format if it is one of them"
         )
     options = ImportOptions(
-        cell_mm=args.cell_mm, ruleset=args.ruleset, mapping=mapping, allowed_folders=tuple(args.allow_folder)
+        cell_mm=args.cell_mm,
+        ruleset=args.ruleset,
+        mapping=mapping,
+        allowed_folders=tuple(args.allow_folder),
+        level=args.level,
     )
     try:
         result = available[name].convert(source, options)

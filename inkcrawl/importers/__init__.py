@@ -13,13 +13,13 @@ an :class:`ImportNote` naming the source object. Malformed or hostile input rais
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from inkcrawl.suggest import did_you_mean  # noqa: F401  (re-exported: the importers' one source)
 from inkcrawl.textchars import FORBIDDEN as FORBIDDEN_TEXT
 from inkcrawl.textchars import printable_text
 
@@ -29,6 +29,7 @@ BUILT_IN = (
     "inkcrawl.importers.donjon",
     "inkcrawl.importers.uvtt",
     "inkcrawl.importers.tiled",
+    "inkcrawl.importers.ldtk",
 )
 #: Name and description of each built-in importer (the ``name`` and ``description`` of its
 #: module's ``IMPORTER``), so that the command line can list them without importing the modules
@@ -38,6 +39,7 @@ BUILT_IN_NAMES = {
     "donjon": "donjon Random Dungeon Generator JSON",
     "uvtt": "Universal VTT .dd2vtt/.uvtt/.df2vtt: walls, portals",
     "tiled": "Tiled map, TMX or JSON",
+    "ldtk": "LDtk project (.ldtk): IntGrid walls and floors, entities",
 }
 
 
@@ -71,12 +73,15 @@ class ImportOptions:
     to fit the paper); ``ruleset``: the ruleset id of the result (``None``: the family's classic
     ruleset); ``mapping``: a user mapping file's data (Tiled: class/type names -> element kinds);
     ``allowed_folders``: folders besides the source file's own (and below) from which an importer
-    that follows references (Tiled: external tilesets and templates) may read."""
+    that follows references (Tiled: external tilesets and templates; LDtk: level files) may read;
+    ``level``: which level of a multi-level source to import (LDtk: its identifier or number;
+    ``None``: the first)."""
 
     cell_mm: float | None = None
     ruleset: str | None = None
     mapping: dict | None = None
     allowed_folders: tuple[str | Path, ...] = ()
+    level: str | None = None
 
 
 @dataclass(frozen=True)
@@ -148,14 +153,6 @@ def detect_format(path: Path) -> str | None:
         except Exception:
             continue
     return None
-
-
-def did_you_mean(value: Any, choices) -> str:
-    """``" (did you mean 'x'?)"`` for the choice nearest to ``value``, or ``""``."""
-    if not isinstance(value, str):
-        return ""
-    close = difflib.get_close_matches(value.strip().lower(), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def json_kind(value: Any) -> str:
