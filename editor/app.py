@@ -35,6 +35,14 @@ for scripts: once the window is open, the editor prints the line
 on standard output (wait for it rather than sleeping). SIGTERM or Ctrl+C stops the editor at any
 moment, start-up included: unsaved dungeons are kept as recovery files (offered at the next
 start) and the exit status is 143 (130 for Ctrl+C).
+
+a file that cannot be opened at all (malformed JSON, not an inkcrawl file, a newer format): the
+window opens and says why; with --screenshot, its problems are printed as 'inkcrawl validate'
+prints them and nothing is written. A dungeon with schema or rule errors opens, its problems
+in the Problems panel.
+exit codes: 0 closed (or screenshot written), 1 the file cannot be opened (malformed, as
+'inkcrawl validate' exits for it), 2 usage error, a missing or unreadable path, no display;
+130 Ctrl+C, 143 SIGTERM
 """
 
 #: The start of the line printed on standard output once the window is open.
@@ -161,7 +169,34 @@ def _run_window(args: argparse.Namespace, size: tuple[int, int], stopper: _Signa
             release_clipboard(app)
 
 
+def unopenable_file(path: str | os.PathLike) -> tuple[int, list[str]] | None:
+    """For a dungeon file the editor cannot open at all (unreadable, malformed JSON, not an
+    inkcrawl file, a newer format: F001-F009), ``(exit code, problem lines)``: the lines as
+    ``inkcrawl validate`` prints them, and the code it exits with (2 when the file cannot be
+    read, 1 otherwise). ``None`` for a file that opens (schema and rule problems are shown in
+    the Problems panel) and for packs, which the window opens member by member."""
+    from inkcrawl.textchars import terminal_safe
+    from inkcrawl.validate import MANIFEST_NAME, load_document
+
+    target = Path(path)
+    if target.is_dir() or target.name == MANIFEST_NAME:
+        return None
+    document = load_document(target)
+    if document.data is not None:  # it opens (a pack manifest under another name too)
+        return None
+    lines = [terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}") for p in document.problems]
+    code = EXIT_USAGE if any(p.code == "F001" for p in document.problems) else EXIT_PROBLEMS
+    return code, lines
+
+
 def _run_screenshot(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    refused = unopenable_file(args.path) if args.path else None
+    if refused is not None:
+        code, lines = refused
+        for line in lines:
+            print(line, file=sys.stderr)
+        print(f"inkcrawl edit: error: {args.path} cannot be opened; no screenshot written", file=sys.stderr)
+        return code
     app = make_application(offscreen=True)
     from editor.mainwindow import MainWindow
 

@@ -363,10 +363,24 @@ class _GridSheet:
                 f"the grid leaves {self.x1 - self.right:g} mm on its right inside the margins; "
                 f"the entryway arrows need {_MIN_ARROW_MM + _ARROW_GAP + style.FINE_MM:g} mm"
             )
+        # when the row labels beside the west arrows would shrink them, the arrows take the whole
+        # left margin and the labels of their rows move up, above the arrow, into the row's band
+        self.lifted_rows: frozenset[int] = frozenset()
+        beside = self.gx - self.x0 - _ARROW_GAP - style.FINE_MM
+        if "west" in self.entry_sides and west < full and beside > west:
+            lifted = min(full, beside)
+            head = min(0.28 * c, 6.5, lifted * 1.05)
+            label_w = max(text_width_mm(self._row_label(r), style.LABEL_MM, bold=True) for r in range(grid.rows))
+            if c / 2 >= head / 2 + 1.2 + style.LABEL_MM and label_w + 1.8 <= self.gx - self.x0:
+                west, self.row_label_size = lifted, style.LABEL_MM
+                self.lifted_rows = frozenset(
+                    e.cell[1] for e in self.dungeon.entryways if e.side == "west" and self.grid.contains(e.cell)
+                )
         self.arrow_len = {"north": full, "south": full, "west": min(full, west), "east": min(full, east)}
         self.head_w = {side: min(0.28 * c, 6.5, length * 1.05) for side, length in self.arrow_len.items()}
         self.north_offset = self.arrow_len["north"] + _ARROW_GAP + 1.0 if "north" in self.entry_sides else 1.8
-        self.west_offset = self.arrow_len["west"] + _ARROW_GAP + _LABEL_GAP if "west" in self.entry_sides else 1.8
+        beside_labels = "west" in self.entry_sides and not self.lifted_rows
+        self.west_offset = self.arrow_len["west"] + _ARROW_GAP + _LABEL_GAP if beside_labels else 1.8
         self._plan_header()
         self._plan_scoring()
 
@@ -634,6 +648,8 @@ class _GridSheet:
         size = self.row_label_size
         for row in range(grid.rows):
             y = self.gy + (row + 0.5) * c + size * 0.365
+            if row in self.lifted_rows:  # above the row's west arrow, clear of its head
+                y = self.gy + (row + 0.5) * c - self.head_w["west"] / 2 - 1.2
             self.canvas.text(
                 axis_label(row, grid.row_labels),
                 (self.gx - self.west_offset, y),

@@ -46,6 +46,9 @@ DOOR_THICKNESS_MM = 3.8
 START_ARROW_MM = 9.0
 #: How far names and badges keep from an explicit wall's centre line, mm.
 WALL_KEEP_OUT_MM = 0.9
+#: How far an area's name keeps from an opening into a neighbouring area, mm: a name printed at a
+#: threshold reads as the name of the area beyond it.
+NAME_OPENING_KEEP_OUT_MM = 2.5
 
 
 def draw_line_sheet(canvas: SheetCanvas, dungeon: LineDungeon, ruleset: Ruleset) -> None:
@@ -446,11 +449,15 @@ class _LineSheet:
 
     def draw_area_names(self) -> None:
         placed: list[Polygon] = []
+        # a name keeps clear of the openings, so that it reads as its own area's, where it can
+        # (a short corridor may have no room for it elsewhere: better at a threshold than lost)
+        thresholds = [guide.buffer(NAME_OPENING_KEEP_OUT_MM) for guide in self.printed.guide_lines()]
         for area, polygon in self.areas:
             if not area.name:
                 continue
-            for size in (style.SMALL_MM, 2.0):
-                spot = self._name_spot(area.name, polygon, size, placed)
+            tries = [(size, keep_out) for keep_out in (thresholds, []) for size in (style.SMALL_MM, 2.0)]
+            for size, keep_out in tries:
+                spot = self._name_spot(area.name, polygon, size, placed + keep_out)
                 if spot is not None:
                     break
             else:

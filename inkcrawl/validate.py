@@ -16,12 +16,15 @@ from typing import Any
 from inkcrawl.checks import check_dungeon
 from inkcrawl.checks.common import text_problems
 from inkcrawl.checks.grid import deck_problems
+from inkcrawl.explain import explain_schema_problems
 from inkcrawl.jsonio import MAX_FILE_BYTES, read_json_file
 from inkcrawl.migrate import FormatVersionError, migrate
 from inkcrawl.model import Dungeon, dungeon_from_dict
+from inkcrawl.pathnames import existing_variant
 from inkcrawl.problems import Problem, Severity, problem
 from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file, ruleset_consistency_problems
 from inkcrawl.schema import FILE_TYPES, load_schema, schema_problems, schema_validator
+from inkcrawl.suggest import expected
 from inkcrawl.textchars import document_text_problems, owner_name
 
 #: Name of the manifest file at the root of a content pack folder.
@@ -382,6 +385,10 @@ def check_dungeon_data(
     """
     problems, invalid_items, unlisted = dungeon_schema_problems(data, file)
     skip, broken = _prune_pointers(problems)
+    named_ruleset = data.get("ruleset") if isinstance(data, dict) else None
+    problems = explain_schema_problems(
+        problems, data, registry.get(named_ruleset) if isinstance(named_ruleset, str) else None, file
+    )
     skip |= invalid_items
     if broken:
         problems.append(problem("S002", "rule checks skipped: fix the structure errors above first", file))
@@ -397,7 +404,7 @@ def check_dungeon_data(
         problems.append(
             problem(
                 "C002",
-                f"ruleset '{dungeon.ruleset}' is not known (available: {', '.join(registry.ids())})",
+                f"ruleset '{dungeon.ruleset}' is not known ({expected(dungeon.ruleset, registry.ids())})",
                 file,
                 "/ruleset",
             )
@@ -424,13 +431,16 @@ def path_inside_pack(base: Path, relative: str) -> Path | None:
 
 
 def _resolve_in_pack(base: Path, relative: str) -> tuple[Path | None, str]:
-    """Resolve a path a manifest names: ``(path, "")``, or ``(None, why it is refused)``."""
+    """Resolve a path a manifest names: ``(path, "")``, or ``(None, why it is refused)``. A name
+    in one Unicode normal form finds the file the disk stores in the other (NFC/NFD,
+    :func:`inkcrawl.pathnames.existing_variant`)."""
     pure = PurePosixPath(relative)
     if pure.is_absolute() or relative.startswith("\\") or (len(relative) > 1 and relative[1] == ":"):
         return None, "is an absolute path; packs may only name files inside their folder"
     if "\x00" in relative:
         return None, "holds a NUL character, which no file name can"
-    target = base / Path(*pure.parts)
+    # a name written composed (NFC) finds the file a disk stores decomposed (NFD), and the reverse
+    target = existing_variant(base / Path(*pure.parts))
     try:
         resolved = target.resolve()
     except (OSError, RuntimeError, ValueError):
@@ -496,7 +506,7 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
         report.problems.append(
             problem(
                 "C002",
-                f"ruleset '{manifest['ruleset']}' is not known (available: {', '.join(registry.ids())})",
+                f"ruleset '{manifest['ruleset']}' is not known ({expected(manifest['ruleset'], registry.ids())})",
                 document.file,
                 "/ruleset",
             )

@@ -7,7 +7,8 @@ from typing import Any
 
 from inkcrawl.model import SKELETON_LOCK, Dungeon, GridDungeon, LineDungeon
 from inkcrawl.problems import Problem, describe, problem
-from inkcrawl.rulesets import Ruleset
+from inkcrawl.rulesets import Ruleset, bundled_rulesets
+from inkcrawl.suggest import expected
 from inkcrawl.textchars import owner_name, text_problem
 
 
@@ -52,8 +53,7 @@ def common_problems(dungeon: Dungeon, ruleset: Ruleset, file: str) -> list[Probl
             problems.append(
                 problem(
                     "C003",
-                    f"{describe(item.kind, item.id, item.name)}: ruleset '{ruleset.id}' has "
-                    f"no element kind '{item.kind}' (it has: {', '.join(sorted(kinds))})",
+                    f"{describe(item.kind, item.id, item.name)}: {unknown_kind(item.kind, ruleset)}",
                     file,
                     item.pointer + "/kind",
                 )
@@ -104,12 +104,25 @@ def text_problems(data: dict, file: str) -> list[Problem]:
     return problems
 
 
+def unknown_kind(kind: str, ruleset: Ruleset) -> str:
+    """Why ``kind`` is not an element kind of ``ruleset``, for C003 and the schema messages of
+    objects whose kind is unknown: ``ruleset 'grid-classic' has no element kind 'wepon'
+    (expected one of: dragon, loot, monster, weapon; did you mean 'weapon'?)``, with a note when
+    the name is a kind of the other family (``start`` in a grid dungeon)."""
+    text = f"ruleset '{ruleset.id}' has no element kind '{kind}' ({expected(kind, sorted(ruleset.elements))})"
+    for other in bundled_rulesets().values():
+        folded = str(kind).casefold()
+        if other.family != ruleset.family and folded in other.elements and folded not in ruleset.elements:
+            text += f"; '{folded}' is an element of the {other.family} family"
+            break
+    return text
+
+
 def _unknown(item, member: str, value: str, allowed: list[str], file: str, pointer: str) -> Problem:
-    choices = ", ".join(allowed) if allowed else "none"
     return problem(
         "C004",
         f"{describe(item.kind, item.id, item.name)}: {member} '{value}' is not defined by the "
-        f"ruleset (allowed: {choices})",
+        f"ruleset ({expected(value, allowed, 'allowed')})",
         file,
         pointer,
     )
@@ -159,7 +172,7 @@ def _line_values(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Prob
                 problem(
                     "C004",
                     f"end trigger orb_taken: orb colour '{trigger.colour}' is not defined by "
-                    f"the ruleset (allowed: {', '.join(orb_colours) or 'none'})",
+                    f"the ruleset ({expected(trigger.colour, orb_colours, 'allowed')})",
                     file,
                     trigger.pointer + "/colour",
                 )
@@ -170,7 +183,7 @@ def _line_values(dungeon: LineDungeon, ruleset: Ruleset, file: str) -> list[Prob
                 problem(
                     "C004",
                     f"orb tokens: orb colour '{colour}' is not defined by the ruleset "
-                    f"(allowed: {', '.join(orb_colours) or 'none'})",
+                    f"({expected(colour, orb_colours, 'allowed')})",
                     file,
                     f"/sheet/orb_tokens/{colour}",
                 )

@@ -3,8 +3,9 @@
 The core's commands, one module each (``register(subparsers)`` adds the parser and sets
 ``func`` on it): :mod:`~inkcrawl.cli.validate` (``validate`` and ``rules``),
 :mod:`~inkcrawl.cli.migrate`, :mod:`~inkcrawl.cli.analyze`, :mod:`~inkcrawl.cli.simulate`,
-:mod:`~inkcrawl.cli.score` and :mod:`~inkcrawl.cli.importing` (``import``). What they share,
-the exit codes and reading dungeons as game data, is in :mod:`~inkcrawl.cli.common`.
+:mod:`~inkcrawl.cli.score`, :mod:`~inkcrawl.cli.importing` (``import``) and
+:mod:`~inkcrawl.cli.new`. What they share, the exit codes and reading dungeons as game data,
+is in :mod:`~inkcrawl.cli.common`.
 
 Other parts of inkcrawl (exporters, the editor) add subcommands through the ``inkcrawl.commands``
 entry-point group: each entry point names a function ``register(subparsers)`` that adds its parser
@@ -46,12 +47,28 @@ _CORE_COMMANDS = (
     "inkcrawl.cli.score",
     "inkcrawl.cli.par",
     "inkcrawl.cli.importing",
+    "inkcrawl.cli.new",
 )
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """An argument parser whose "invalid choice" errors (a subcommand, ``--format``, any
+    ``choices``) also name the nearest valid choice: ``invalid choice: 'jsno' (choose from
+    'text', 'json'; did you mean 'json'?)``. Subcommand parsers are of the same class."""
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        if action.choices is not None and value not in action.choices:
+            from inkcrawl.suggest import nearest
+
+            choices = ", ".join(repr(choice) for choice in action.choices)
+            found = nearest(value, [str(choice) for choice in action.choices])
+            hint = f"; did you mean {found!r}?" if found is not None else ""
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {choices}{hint})")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with the core subcommands and every registered plugin command."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="inkcrawl",
         description="Level editor and content toolkit for paper draw-your-path dungeon games: validate "
         "dungeons and content packs, print them, play them with the rules engines, and import "

@@ -34,6 +34,7 @@ from functools import cache
 from inkcrawl.engines.line.route import RouteError, draw_plan
 from inkcrawl.engines.line.rules import Element, LineRules
 from inkcrawl.locks import door_opens
+from inkcrawl.suggest import did_you_mean
 
 #: Interactions whose elements a room obliges the line to complete (and penalises when left).
 _SCORED = ("cover", "trace", "pass_through", "touch")
@@ -356,7 +357,8 @@ def par(
 
     if character is not None and character not in rules.characters:
         known = ", ".join(sorted(rules.characters)) or "none"
-        raise ValueError(f"unknown character {character!r} (this game has: {known})")
+        hint = did_you_mean(character, rules.characters)
+        raise ValueError(f"unknown character {character!r} (this game has: {known}){hint}")
     bound, plan, exhaustive = solve(rules, players, STATE_BUDGET, character)
     steps, route, skeletons = _drawing_steps(rules, plan)
     start = next(step[1] for step in plan if step[0] == "start")

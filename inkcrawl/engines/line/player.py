@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from inkcrawl.engines.line.rules import ABILITIES, LineRules
+from inkcrawl.suggest import did_you_mean
 
 
 @dataclass
@@ -32,7 +33,8 @@ def _character(rules: LineRules, character, problems: list) -> tuple[str | None,
         return None, None, None
     if character not in rules.characters:
         known = ", ".join(sorted(rules.characters)) or "none"
-        problems.append(("/character", f"unknown character {character!r} (this game has: {known})"))
+        hint = did_you_mean(character, rules.characters)
+        problems.append(("/character", f"unknown character {character!r} (this game has: {known}){hint}"))
         return None, None, None
     definition = rules.characters[character] or {}
     ability = definition.get("ability")
