@@ -1,11 +1,13 @@
-"""Room-usage heatmaps of grid dungeons as PNG, for ``inkcrawl simulate --heatmap``.
+"""Heatmaps as PNG, for ``inkcrawl simulate --heatmap``: room usage of grid dungeons, and where
+the lines go on line dungeons (:func:`line_heatmap_image`).
 
 Registered as the renderer ``heatmap`` of the ``inkcrawl.renderers`` entry-point group (the
 core finds it there and never imports exporters):
 
 ``write_heatmap_png(path, entry, usage, source=None, dpi=150, caption=None)``
     ``entry`` is the dungeon's game data (docs/game-data.md), ``usage`` one share in 0..1 per
-    room, row by row (``inkcrawl simulate``'s ``rooms[].entered``). When ``source`` (a dungeon
+    room, row by row (``inkcrawl simulate``'s ``rooms[].entered``); for a line dungeon, the
+    simulation's ``heatmap`` object. When ``source`` (a dungeon
     file, pack folder or pack.json) holds the dungeon with the entry's id, its real play sheet
     is rendered (:func:`exporters.pages.sheet_page`, :func:`exporters.qt.svg_to_png`);
     otherwise (a game.json) a plain board is drawn from the game data alone: rooms, walls,
@@ -17,7 +19,6 @@ core finds it there and never imports exporters):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 from exporters import style
@@ -70,7 +71,11 @@ def _sheet_image(entry: dict, source: str | None, dpi: float):
     from inkcrawl.loading import open_dungeons
 
     opened = next(
-        (o for o in open_dungeons([source]).dungeons if o.dungeon.id == entry.get("id") and o.dungeon.family == "grid"),
+        (
+            o
+            for o in open_dungeons([source]).dungeons
+            if o.dungeon.id == entry.get("id") and o.dungeon.family == entry.get("family")
+        ),
         None,
     )
     if opened is None:
@@ -185,15 +190,109 @@ def _plain_board(entry: dict, dpi: float):
     )
 
 
-def heatmap_image(
-    entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150, caption: str | None = None
-):
-    """The heatmap as a QImage (see the module docstring)."""
+def _plain_line_sheet(entry: dict, dpi: float):
+    """A line sheet drawn from the game data alone: the paper, area outlines and walls."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPolygonF
+
+    from exporters.qt import ensure_app
+
+    ensure_app()
+    paper = entry.get("paper") or {}
+    width_mm, height_mm = float(paper.get("width_mm", 210)), float(paper.get("height_mm", 297))
+    px = dpi / 25.4
+    image = QImage(round(width_mm * px), round(height_mm * px), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.scale(px, px)
+    faint = QPen(QColor("#b8b8b8"), 0.3)
+    painter.setPen(faint)
+    for area in entry.get("areas") or []:
+        painter.drawPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in area.get("polygon") or []]))
+    for wall in entry.get("walls") or []:
+        pen = QPen(QColor(style.palette().ink), float(wall.get("width_mm") or 1.0))
+        painter.setPen(pen)
+        points = [QPointF(float(x), float(y)) for x, y in wall.get("points") or []]
+        if len(points) > 1:
+            painter.drawPolyline(QPolygonF(points))
+    painter.end()
+    return image, (width_mm, height_mm), (0.0, 0.0), 1.0
+
+
+def line_heatmap_image(entry: dict, heatmap: dict, source: str | None = None, dpi: float = 150, caption=None):
+    """Where lines go on a line sheet, as a QImage: each cell of ``heatmap`` (``inkcrawl
+    simulate``'s ``heatmap`` of a line dungeon: ``cell_mm``, ``origin_mm``, ``permille`` rows)
+    tinted by the share of games whose line passed through it, over the sheet (from ``source``
+    when it holds the dungeon, else drawn from the game data). Raises ``ValueError`` for a
+    heatmap whose rows do not match its size."""
     from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QColor, QImage, QPainter
 
     from exporters.qt import ensure_app
 
+    ensure_app()
+    cells = heatmap["permille"]
+    if len(cells) != heatmap["rows"] or any(len(row) != heatmap["columns"] for row in cells):
+        raise ValueError("the heatmap's rows do not match its size")
+    sheet = _sheet_image(entry, source, dpi) or _plain_line_sheet(entry, dpi)
+    base, (width_mm, _), (ox, oy), scale = sheet
+    px = dpi / 25.4
+    image = QImage(base.width(), base.height() + round(LEGEND_MM * px), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.drawImage(0, 0, base)
+    painter.scale(px, px)
+    cell = float(heatmap["cell_mm"]) * scale
+    x0, y0 = ox + float(heatmap["origin_mm"][0]) * scale, oy + float(heatmap["origin_mm"][1]) * scale
+    top = max((max(row) for row in cells if row), default=0) or 1
+    painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
+    for r, row in enumerate(cells):
+        for c, value in enumerate(row):
+            if value:
+                painter.fillRect(QRectF(x0 + c * cell, y0 + r * cell, cell, cell), QColor(*tint(value / top)))
+    painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
+    painter.setPen(QColor(style.palette().ink))
+    legend_y = base.height() / px + 2
+    bar_x, bar_w, bar_h = 10.0, min(80.0, width_mm - 20), 4.0
+    steps = 64
+    for k in range(steps):
+        painter.fillRect(
+            QRectF(bar_x + bar_w * k / steps, legend_y, bar_w / steps + 0.05, bar_h), QColor(*tint(k / (steps - 1)))
+        )
+    small = style.SMALL_MM
+    _text(painter, (bar_x, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignLeft, "0%")
+    _text(
+        painter,
+        (bar_x + bar_w - 20, legend_y + bar_h + 0.5, 20, 4),
+        px,
+        small,
+        Qt.AlignmentFlag.AlignRight,
+        f"{top / 10:.0f}%",
+    )
+    text = "Where lines go (% of games)" + (f": {caption}" if caption else "")
+    _text(
+        painter,
+        (bar_x + bar_w + 4, legend_y - 1, max(width_mm - bar_w - 24, 20), 10),
+        px,
+        small,
+        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
+        text,
+    )
+    painter.end()
+    return image
+
+
+def heatmap_image(entry: dict, usage, source: str | None = None, dpi: float = 150, caption: str | None = None):
+    """The heatmap as a QImage (see the module docstring; a line dungeon's ``usage`` is the
+    ``heatmap`` of its simulation: :func:`line_heatmap_image`)."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    from exporters.qt import ensure_app
+
+    if entry.get("family") == "line":
+        return line_heatmap_image(entry, usage, source, dpi, caption)
     ensure_app()
     board = entry["board"]
     rooms = entry["rooms"]
@@ -262,9 +361,7 @@ def heatmap_image(
     return image
 
 
-def heatmap_png(
-    entry: dict, usage: Sequence[float], source: str | None = None, dpi: float = 150, caption: str | None = None
-) -> bytes:
+def heatmap_png(entry: dict, usage, source: str | None = None, dpi: float = 150, caption: str | None = None) -> bytes:
     """The heatmap as PNG bytes."""
     from PySide6.QtCore import QBuffer, QIODevice
 
@@ -280,7 +377,7 @@ def heatmap_png(
 def write_heatmap_png(
     path,
     entry: dict,
-    usage: Sequence[float],
+    usage,
     source: str | None = None,
     dpi: float = 150,
     caption: str | None = None,

@@ -88,6 +88,7 @@ __all__ = [
     "GridTally",
     "LeadTracker",
     "format_balance",
+    "format_line_text",
     "format_text",
     "game_seeds",
     "iter_game_seeds",
@@ -176,6 +177,33 @@ def format_balance(stats: dict) -> list[str]:
                 f"  (standard error {row['standard_error']:.2f})"
             )
     return lines
+
+
+def format_line_text(stats: dict) -> str:
+    """A line dungeon's simulation (:func:`inkcrawl.engines.line.simulate.simulate_line`) as
+    readable text."""
+    score = stats["score"]
+    policy = stats["policy"] + (f" (skill {stats['skill']:g})" if stats["policy"] == "human" else "")
+    lines = [
+        f"{stats['dungeon']['title']} ({stats['dungeon']['id']}): {stats['games']} games, policy {policy}, "
+        f"seed {stats['seed']}",
+        "",
+        f"Final score: mean {score['mean']:.2f}, standard deviation {score['stdev']:.2f}, "
+        f"min {score['min']}, max {score['max']} (par {stats['par']})",
+        "  percentiles: " + ", ".join(f"{p}%: {v:g}" for p, v in score["percentiles"].items()),
+        f"  skill gap: {stats['balance']['skill_gap']:+.2f} VP (par minus this mean)",
+        f"Line drawn: {stats['length_mm']:.0f} mm on average",
+        "Scrawls ended: "
+        + ", ".join(f"{how.replace('_', ' ')} {share * 100:.0f}%" for how, share in stats["ended"].items()),
+        "",
+        "Elements completed (% of games):",
+    ]
+    for row in stats["completion"]:
+        vp = "" if row["vp"] is None else f"{row['vp']:+d} VP"
+        lines.append(
+            f"  {row['completed'] * 100:5.1f}%  {row['element']:<10} {row['kind']:<16} {vp:>6}  {row['area'] or ''}"
+        )
+    return "\n".join(lines) + "\n"
 
 
 _TAGS = {"loot": "L", "dragon": "D", "weapon": "w", "monster": "m"}

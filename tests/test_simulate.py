@@ -166,10 +166,13 @@ def test_usage_errors_from_argparse():
     assert raised.value.code == 2
 
 
-def test_unreadable_input_and_other_families_exit_2(tmp_path, capsys):
+def test_unreadable_input_and_grid_options_on_a_line_dungeon_exit_2(tmp_path, capsys):
     assert run(["simulate", str(tmp_path / "missing.json")]) == 2
-    assert run(["simulate", str(PACKS / "lantern-depths"), "--games", "2"]) == 2
-    assert "simulate plays grid dungeons" in capsys.readouterr().err
+    # line dungeons are simulated too (tests/test_line_simulate.py), but not with the grid's options
+    assert run(["simulate", str(PACKS / "lantern-depths"), "--games", "2", "--balance"]) == 2
+    assert "--balance measures grid dungeons" in capsys.readouterr().err
+    assert run(["simulate", str(PACKS / "lantern-depths"), "--games", "2", "--policy", "random"]) == 2
+    assert "unknown policy 'random' for a line dungeon" in capsys.readouterr().err
 
 
 def test_validation_errors_exit_1(tmp_path, capsys):

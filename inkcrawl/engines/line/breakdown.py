@@ -56,6 +56,7 @@ def _orb_line(rules: LineRules, take: OrbTake, t_illegal: float) -> dict:
         "vp": int(values[position - 1]),
         "element": e.id,
         "position": position,
+        "scored": True,
         "text": f"{describe(e)}: {take.colour} token {ordinal}",
     }
 
@@ -102,6 +103,7 @@ def breakdown(
     exempt_area = walk.sections[settled.exempt].area if settled.exempt is not None else -1
     end = {
         "reason": events.end.reason,
+        "element": rules.elements[events.end.element].id if events.end.element is not None else None,
         "at": round_point(path.position(end_t)),
         "length_mm": round(path.length_at(end_t), 1),
         "exempt_area": rules.areas[exempt_area]["id"] if exempt_area >= 0 else None,

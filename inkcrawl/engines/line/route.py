@@ -231,11 +231,15 @@ def draw_route(
     return draw_plan(rules, start_id, steps)
 
 
-def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple]) -> dict:
+def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple], marks: list | None = None) -> dict:
     """Like :func:`draw_route`, with the areas and closed doors given per step: each step is
     ``(element id, areas the line may be in or None for all, door segments it may not pass)``,
     and for a portal entry optionally the exit id as a fourth member. Free spaces are built once
-    per (areas, doors, elements to avoid). Raises :class:`RouteError`, ``KeyError``."""
+    per (areas, doors, elements to avoid). ``marks``, when given, receives one
+    ``(element id, polyline index, first point index, last point index)`` per step: the points
+    of the path that draw the element itself (its cover, trace or touch stroke), for a player
+    model that misses some (:mod:`inkcrawl.engines.line.simulate`). Raises
+    :class:`RouteError`, ``KeyError``."""
     by_id = rules.element_by_id
     start = next((s for s in rules.starts if s["id"] == start_id), None)
     if start is None:
@@ -268,7 +272,10 @@ def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple]) -> dict:
         space = space_for(step[1], step[2])
         stroke = element_stroke(rules, element)
         polylines[-1].extend(space.path(here, stroke[0])[1:])
+        reached = len(polylines[-1]) - 1
         polylines[-1].extend(stroke[1:])
+        if marks is not None:
+            marks.append((element.id, len(polylines) - 1, reached, len(polylines[-1]) - 1))
         here = stroke[-1]
         if element.kind == "portal_entry":
             exits = [e for e in rules.elements if e.kind == "portal_exit" and e.channel == element.channel]

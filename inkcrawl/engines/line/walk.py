@@ -148,7 +148,7 @@ class _Keys:
             self.lines.append((section_at(sections, t), self._take(self.rules.elements[index], t)))
 
     def _take(self, e: Element, t: float) -> dict:
-        line = {"_t": t, "kind": "key", "vp": 0, "element": e.id}
+        line = {"_t": t, "kind": "key", "vp": 0, "element": e.id, "taken": False}
         if e.id in self.gone or self.supply <= 0:
             line["text"] = f"touched {describe(e)}: no token left"
         elif e.kind == "key":
@@ -158,6 +158,7 @@ class _Keys:
                 line["text"] = f"touched {describe(e)}: already holds a {e.colour} key"
             else:
                 self.held.append(e.colour)
+                line["taken"] = True
                 line["text"] = f"took the {e.colour} key ({describe(e)})"
         else:
             colour = self.choices.get(e.id)
@@ -167,6 +168,7 @@ class _Keys:
                 line["text"] = f"touched {describe(e)}: no key colour left to take"
             else:
                 self.held.append(colour)
+                line["taken"] = True
                 how = "named in the play" if e.id in self.choices else "the referee's choice: the play names none"
                 line["text"] = f"took a {colour} key with {describe(e)} ({how})"
         return line

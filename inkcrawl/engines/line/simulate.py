@@ -1,0 +1,437 @@
+"""Simulated players on a line dungeon (``inkcrawl simulate`` on a line dungeon; RULES.md 2).
+
+Every game is a drawn play scored by the referee (:func:`inkcrawl.engines.line.referee`), so
+what a simulated player scores is what the same line would score on paper.
+
+Player models (``policy``)
+    ``optimal``
+        The par route (:func:`inkcrawl.engines.line.par.solve`, exact search) drawn exactly
+        (:func:`inkcrawl.engines.line.route.draw_plan`): every game is the same play.
+    ``greedy``
+        A myopic planner: from the Start it enters next the area worth most at once (the same
+        values as the par search, with no look-ahead) and stops when nothing more pays; drawn
+        exactly.
+    ``human``
+        The par route's intent, drawn by a sloppy hand with a ``skill`` from 0 (sloppiest) to 1
+        (exact). Per game, seeded:
+
+        * **misses**: each element of the route is overlooked with probability
+          ``MISS_RATE * (1 - skill)``: the line comes near it and turns away (a touch or an
+          entry stops ``MISS_PULL_PENS`` pen widths short; a cover, trace or pass-through keeps
+          only the first point of its stroke);
+        * **pen jitter**: the line is resampled every ``JITTER_STEP_MM`` and pushed sideways by
+          smooth random noise (a first-order autoregressive walk with correlation length
+          ``JITTER_CORRELATION_MM`` and standard deviation ``JITTER_MM * (1 - skill)``); the
+          first point of each polyline (the Start, a portal exit) stays where it is;
+        * **speed**: with a timer on the sheet, the player draws at ``speed_mm_s`` times a
+          log-normal factor (sigma ``SPEED_SPREAD * (1 - skill) + 0.05``); a line longer than the
+          timer allows is cut where the timer stops it (``end: timer``).
+
+        The noise figures are stated assumptions, not measurements of players: they make a
+        sheet's tolerance to sloppy drawing visible (narrow gaps, small glyphs, crowded rooms),
+        and ``skill`` scales them.
+
+Statistics (:func:`simulate_line`; floats rounded to 4 decimals)
+    ``dungeon``, ``family`` ("line"), ``games``, ``seed``, ``policy``, ``skill``, ``speed_mm_s``,
+    ``players``, ``character``; ``par`` (the optimal route's score); ``score`` as for the grid
+    family (mean, stdev, min, max, percentiles); ``completion``: per element of the sheet
+    ``{"element", "kind", "area", "vp", "completed"}`` (share of games the referee counted it
+    completed, a key taken, an orb token scored or the boss covered); ``ended``: how the scrawls
+    ended -> share of games, in the sheet's end-trigger words (``boss_covered``, ``exit_reached``,
+    ``escape_portal``, ``orb_taken``, ``timer``), ``path_ended`` (the line stopped by itself) or
+    ``illegal_crossing`` (the referee ignored the rest after one);
+    ``length_mm``: mean drawn length; ``balance``: ``{"score_spread": {"stdev", "iqr"},
+    "skill_gap"}`` where ``skill_gap`` is par minus the mean of this run (what the player
+    model loses against the best route); ``heatmap``: ``{"cell_mm", "origin_mm", "columns",
+    "rows", "permille"}``, per cell of the sheet (row by row from the top) the share of games,
+    in thousandths, whose line passed through it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from inkcrawl.engines.line.par import DEFAULT_SPEED_MM_S, STATE_BUDGET, _drawing_steps, solve
+from inkcrawl.engines.line.route import RouteError, draw_plan
+from inkcrawl.engines.line.rules import LineRules
+
+#: The player models, in the order ``--help`` lists them.
+POLICIES = ("optimal", "greedy", "human")
+#: Chance that a player of skill 0 overlooks an element of the route (x ``1 - skill``).
+MISS_RATE = 0.15
+#: How far short of a touched element a miss stops, in pen widths.
+MISS_PULL_PENS = 2.0
+#: Pen jitter of a player of skill 0: standard deviation (mm), correlation length (mm) and the
+#: resampling step (mm).
+JITTER_MM = 1.2
+JITTER_CORRELATION_MM = 6.0
+JITTER_STEP_MM = 1.0
+#: Spread (log-normal sigma) of a skill-0 player's drawing speed against the timer.
+SPEED_SPREAD = 0.25
+#: Side of a heatmap cell (mm).
+HEATMAP_CELL_MM = 3.0
+#: The end trigger an element of each kind sets off (docs/play-files.md, "Scrawl End").
+ENDED_BY = {"boss": "boss_covered", "exit": "exit_reached", "escape_portal": "escape_portal", "orb": "orb_taken"}
+#: Default skill of the human model.
+DEFAULT_SKILL = 0.7
+
+
+class SimulationError(ValueError):
+    """The dungeon cannot be simulated (no Start, or its route cannot be drawn); the message says why."""
+
+
+@dataclass
+class Intent:
+    """What a player model draws before any noise: the play, the element marks of
+    :func:`~inkcrawl.engines.line.route.draw_plan` and the route's score on paper."""
+
+    play: dict
+    marks: list = field(default_factory=list)
+
+
+def intent(rules: LineRules, policy: str, players: int = 1, character: str | None = None) -> Intent:
+    """The exact drawing of ``policy``'s route (``optimal``: the par search; ``greedy``: the
+    same search with no look-ahead; ``human``: the optimal route). Raises
+    :class:`SimulationError` when there is no Start or the route cannot be drawn."""
+    if not rules.starts:
+        raise SimulationError("the sheet has no Start")
+    budget = 0 if policy == "greedy" else STATE_BUDGET
+    _, plan, _ = solve(rules, players, budget, character)
+    steps, _, skeletons = _drawing_steps(rules, plan)
+    start = next(step[1] for step in plan if step[0] == "start")
+    marks: list = []
+    try:
+        play = draw_plan(rules, start, steps, marks)
+    except RouteError as exc:
+        raise SimulationError(f"the {policy} route could not be drawn: {exc}") from None
+    if players > 1:
+        play["players"] = players
+    if character is not None:
+        play["character"] = character
+    if skeletons:
+        play["skeleton_keys"] = skeletons
+    return Intent(play, marks)
+
+
+def _resample(line: np.ndarray, step: float) -> np.ndarray:
+    """The polyline ``(n, 2)`` with points every ``step`` mm along it (its vertices kept)."""
+    out = [line[0]]
+    for a, b in zip(line[:-1], line[1:]):
+        length = float(np.hypot(*(b - a)))
+        count = max(1, math.ceil(length / step))
+        for k in range(1, count + 1):
+            out.append(a + (b - a) * (k / count))
+    return np.asarray(out)
+
+
+def _jitter(line: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """``line`` resampled and pushed by smooth noise (AR(1), see the module); point 0 stays."""
+    if sigma <= 0 or len(line) < 2:
+        return line
+    points = _resample(line, JITTER_STEP_MM)
+    rho = math.exp(-JITTER_STEP_MM / JITTER_CORRELATION_MM)
+    shocks = rng.normal(0.0, sigma * math.sqrt(1 - rho * rho), size=points.shape)
+    noise = np.empty_like(points)
+    noise[0] = rng.normal(0.0, sigma, size=2)
+    for i in range(1, len(points)):
+        noise[i] = rho * noise[i - 1] + shocks[i]
+    noise[0] = 0.0
+    return points + noise
+
+
+def human_play(
+    rules: LineRules,
+    base: Intent,
+    rng: np.random.Generator,
+    skill: float,
+    speed_mm_s: float,
+) -> dict:
+    """One sloppy drawing of ``base`` by a player of ``skill`` (0..1), seeded by ``rng`` (the
+    model of the module docstring)."""
+    sloppiness = 1.0 - skill
+    lines = [np.asarray(line, dtype=float) for line in base.play["path"]]
+    pen = rules.pen_width_mm
+    drop: dict[int, set[int]] = {}
+    for element_id, index, first, last in base.marks:
+        if rng.random() >= MISS_RATE * sloppiness:
+            continue
+        line = lines[index]
+        element = rules.element_by_id[element_id]
+        if element.kind == "portal_entry":
+            continue  # the next polyline starts at its exit: the route goes on only through it
+        if element.interaction in ("cover", "trace", "pass_through") and last > first:
+            drop.setdefault(index, set()).update(range(first + 1, last + 1))
+        elif first > 0:
+            back = line[first - 1] - line[first]
+            distance = float(np.hypot(*back))
+            if distance > 0:
+                line[first] = line[first] + back / distance * min(distance, MISS_PULL_PENS * pen)
+    for index, dropped in drop.items():
+        keep = [i for i in range(len(lines[index])) if i not in dropped]
+        lines[index] = lines[index][keep]
+    sigma = JITTER_MM * sloppiness
+    paper = rules.entry.get("paper") or {}
+    size = (float(paper.get("width_mm", 210)), float(paper.get("height_mm", 297)))
+    drawn = [np.clip(_jitter(line, sigma, rng), (0.0, 0.0), size) for line in lines]  # the pen stays on the paper
+    play = {key: value for key, value in base.play.items() if key != "path"}
+    play["path"] = [[[round(float(x), 3), round(float(y), 3)] for x, y in line] for line in drawn]
+    timers = [t for t in rules.end_triggers if isinstance(t, dict) and t.get("kind") == "timer"]
+    if timers:
+        factor = math.exp(rng.normal(0.0, SPEED_SPREAD * sloppiness + 0.05))
+        limit = float(timers[0].get("seconds") or 0) * speed_mm_s * factor
+        length = sum(float(np.sum(np.hypot(*np.diff(line, axis=0).T))) for line in drawn if len(line) > 1)
+        if length > limit:
+            play["end"] = {"trigger": "timer", "at": {"length_mm": round(limit, 1)}}
+    return play
+
+
+@dataclass
+class LineTally:
+    """Sums over line games that add up in any order (whole numbers only, as
+    :class:`inkcrawl.tally.GridTally`): scores, completions, how scrawls ended, drawn length (in
+    hundredths of a mm) and heatmap cell counts."""
+
+    elements: list[str]
+    columns: int
+    rows: int
+    games: int = 0
+    score_counts: dict[int, int] = field(default_factory=dict)
+    completed: dict[str, int] = field(default_factory=dict)
+    ended: dict[str, int] = field(default_factory=dict)
+    length_cmm: int = 0
+    cells: np.ndarray | None = None
+
+    def merge(self, other: LineTally) -> LineTally:
+        """Add ``other``'s sums; returns self."""
+        self.games += other.games
+        for value, count in other.score_counts.items():
+            self.score_counts[value] = self.score_counts.get(value, 0) + count
+        for key, count in other.completed.items():
+            self.completed[key] = self.completed.get(key, 0) + count
+        for key, count in other.ended.items():
+            self.ended[key] = self.ended.get(key, 0) + count
+        self.length_cmm += other.length_cmm
+        if other.cells is not None:
+            self.cells = other.cells.copy() if self.cells is None else self.cells + other.cells
+        return self
+
+
+def completed_elements(result: dict) -> set[str]:
+    """The elements a referee breakdown counts as done: completed lines (the boss's too; an
+    artifact group's line counts each of its stones), keys taken and orbs whose token scored."""
+    done: set[str] = set()
+    lines = [line for section in result.get("sections") or [] for line in section.get("lines") or []]
+    lines += (result.get("boss") or {}).get("lines") or []
+    for line in lines:
+        if not line.get("element"):
+            continue
+        if line.get("kind") == "completed" or (line.get("kind") == "key" and line.get("taken")):
+            done.update(str(line["element"]).split(","))  # an artifact group names its stones "a1,a2,a3"
+    for line in (result.get("orbs") or {}).get("lines") or []:
+        if line.get("scored") and line.get("element"):
+            done.add(line["element"])
+    return done
+
+
+def heatmap_grid(rules: LineRules, cell_mm: float = HEATMAP_CELL_MM) -> tuple[tuple[float, float], int, int]:
+    """The heatmap's origin (mm) and size in cells: the sheet's paper."""
+    paper = rules.entry.get("paper") or {}
+    width, height = float(paper.get("width_mm", 210)), float(paper.get("height_mm", 297))
+    return (0.0, 0.0), max(1, math.ceil(width / cell_mm)), max(1, math.ceil(height / cell_mm))
+
+
+def _visit(cells: np.ndarray, path: Sequence, cell_mm: float) -> None:
+    """Mark (once) every cell the path's polylines pass through, sampled every half cell."""
+    seen = np.zeros(cells.shape, dtype=bool)
+    rows, columns = cells.shape
+    for line in path:
+        points = np.asarray(line, dtype=float)
+        if len(points) > 1:
+            points = _resample(points, cell_mm / 2)
+        cx = np.clip((points[:, 0] // cell_mm).astype(int), 0, columns - 1)
+        cy = np.clip((points[:, 1] // cell_mm).astype(int), 0, rows - 1)
+        seen[cy, cx] = True
+    cells += seen
+
+
+#: The line dungeon compiled last in this process, with its intents (a worker plays many chunks).
+_CACHE: dict = {}
+
+
+def _prepared(entry: dict, policy: str, players: int, character: str | None) -> tuple[LineRules, Intent]:
+    import json
+
+    key = (json.dumps(entry, sort_keys=True), policy, players, character)
+    if _CACHE.get("key") != key:
+        rules = LineRules(entry)
+        _CACHE.clear()
+        _CACHE.update(key=key, rules=rules, intent=intent(rules, policy, players, character))
+    return _CACHE["rules"], _CACHE["intent"]
+
+
+def play_line_chunk(
+    entry: dict,
+    policy: str,
+    seeds: Sequence[int],
+    skill: float = DEFAULT_SKILL,
+    speed_mm_s: float = DEFAULT_SPEED_MM_S,
+    players: int = 1,
+    character: str | None = None,
+    cell_mm: float = HEATMAP_CELL_MM,
+) -> LineTally:
+    """Play the games of ``seeds`` on the line dungeon ``entry`` (game data) with one player
+    model and return their :class:`LineTally` (module-level, picklable arguments: a worker runs
+    it). Raises :class:`SimulationError`, :class:`~inkcrawl.engines.line.GameDataError`."""
+    from inkcrawl.engines.line import PlayError, referee
+
+    rules, base = _prepared(entry, policy, players, character)
+    _, columns, rows = heatmap_grid(rules, cell_mm)
+    tally = LineTally([e.id for e in rules.elements], columns, rows, cells=np.zeros((rows, columns), dtype=np.int64))
+    exact = None
+    for game_seed in seeds:
+        if policy == "human" and skill < 1:
+            play = human_play(rules, base, np.random.default_rng(game_seed), skill, speed_mm_s)
+            try:
+                result = referee(rules, play)
+            except PlayError as exc:  # the model drew something the referee cannot read: say which game
+                raise SimulationError(f"game seed {game_seed}: the sloppy drawing cannot be scored: {exc}") from None
+        else:
+            if exact is None:
+                exact = referee(rules, base.play)
+            play, result = base.play, exact
+        tally.games += 1
+        total = int(result["total"])
+        tally.score_counts[total] = tally.score_counts.get(total, 0) + 1
+        for element_id in completed_elements(result):
+            tally.completed[element_id] = tally.completed.get(element_id, 0) + 1
+        end = result.get("end") or {}
+        if result.get("ignored"):
+            how = "illegal_crossing"
+        elif end.get("element"):
+            kind = rules.element_by_id[end["element"]].kind  # the element whose trigger ended it
+            how = ENDED_BY.get(kind, kind)
+        else:
+            how = str((play.get("end") or {}).get("trigger") or "path_ended")
+        tally.ended[how] = tally.ended.get(how, 0) + 1
+        tally.length_cmm += round(float(end.get("length_mm") or 0.0) * 100)
+        assert tally.cells is not None
+        _visit(tally.cells, play["path"], cell_mm)
+    return tally
+
+
+def simulate_line(
+    entry: dict,
+    games: int,
+    policy: str,
+    seed: int,
+    skill: float = DEFAULT_SKILL,
+    speed_mm_s: float = DEFAULT_SPEED_MM_S,
+    players: int = 1,
+    character: str | None = None,
+    progress: Callable[[int], object] | None = None,
+    workers: int = 1,
+) -> dict:
+    """Play ``games`` games of the line dungeon ``entry`` with the player model ``policy``
+    (:data:`POLICIES`) and return the statistics of the module docstring. The same seed gives
+    the same statistics for any number of ``workers``. Raises :class:`SimulationError`,
+    ``ValueError`` (an unknown policy or character, a skill outside 0..1)."""
+    from inkcrawl.tally import PERCENTILES, _r, iter_game_seeds, percentile_of_counts
+
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r} for a line dungeon (use {', '.join(POLICIES)})")
+    if not 0 <= skill <= 1:
+        raise ValueError("skill is from 0 (sloppiest) to 1 (exact)")
+    rules = LineRules(entry)
+    if character is not None and character not in rules.characters:
+        known = ", ".join(sorted(rules.characters)) or "none"
+        raise ValueError(f"unknown character {character!r} (this game has: {known})")
+    from inkcrawl.engines.line import referee
+
+    rules, base = _prepared(entry, policy, players, character)  # the route is drawn once, here
+    best = base.play if policy in ("optimal", "human") else intent(rules, "optimal", players, character).play
+    par_value = int(referee(rules, best)["total"])
+    chunk = 25
+    seeds = iter_game_seeds(seed, games)
+    chunks = []
+    while True:
+        part = [s for _, s in zip(range(chunk), seeds)]
+        if not part:
+            break
+        chunks.append(part)
+    args = (skill, speed_mm_s, players, character)
+    tally: LineTally | None = None
+    if workers > 1 and len(chunks) > 1 and policy == "human":
+        from inkcrawl.workers import WorkerPool, can_fork, fork_is_safe
+
+        with WorkerPool(
+            min(workers, len(chunks)), start="fork" if can_fork() and fork_is_safe() else "spawn", name="inkcrawl-line"
+        ) as pool:
+            futures = [pool.submit(play_line_chunk, entry, policy, part, *args) for part in chunks]
+            for future, part in zip(futures, chunks):
+                done = future.result()
+                tally = done if tally is None else tally.merge(done)
+                if progress is not None:
+                    progress(len(part))
+    else:
+        for part in chunks:
+            done = play_line_chunk(entry, policy, part, *args)
+            tally = done if tally is None else tally.merge(done)
+            if progress is not None:
+                progress(len(part))
+    assert tally is not None and tally.cells is not None
+    ordered = sorted(tally.score_counts.items())
+    n = tally.games
+    mean = sum(v * c for v, c in ordered) / n
+    stdev = math.sqrt(sum(c * (v - mean) ** 2 for v, c in ordered) / n)
+    percentiles = {str(p): _r(percentile_of_counts(ordered, p)) for p in PERCENTILES}
+    (x0, y0), columns, rows = heatmap_grid(rules)
+    completion = []
+    for e in rules.elements:
+        if e.kind in ("start", "door", "portal_exit") or not e.interaction or e.interaction == "none":
+            continue
+        completion.append(
+            {
+                "element": e.id,
+                "kind": e.kind,
+                "area": rules.area_name(e.area) if e.area >= 0 else None,
+                "vp": e.vp,
+                "completed": _r(tally.completed.get(e.id, 0) / n),
+            }
+        )
+    return {
+        "dungeon": {"id": rules.id, "title": rules.entry.get("title")},
+        "family": "line",
+        "games": games,
+        "seed": seed,
+        "policy": policy,
+        "skill": skill if policy == "human" else 1,
+        "speed_mm_s": speed_mm_s,
+        "players": players,
+        "character": character,
+        "par": par_value,
+        "score": {
+            "mean": _r(mean),
+            "stdev": _r(stdev),
+            "min": ordered[0][0],
+            "max": ordered[-1][0],
+            "percentiles": percentiles,
+        },
+        "completion": completion,
+        "ended": {how: _r(count / n) for how, count in sorted(tally.ended.items())},
+        "length_mm": _r(tally.length_cmm / 100 / n),
+        "balance": {
+            "score_spread": {"stdev": _r(stdev), "iqr": _r(float(percentiles["75"]) - float(percentiles["25"]))},
+            "skill_gap": _r(par_value - mean),
+        },
+        "heatmap": {
+            "cell_mm": HEATMAP_CELL_MM,
+            "origin_mm": [x0, y0],
+            "columns": columns,
+            "rows": rows,
+            "permille": [[round(1000 * int(c) / n) for c in row] for row in tally.cells],
+        },
+    }

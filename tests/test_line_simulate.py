@@ -1,0 +1,179 @@
+"""Simulated players on line dungeons: optimal, greedy and a sloppy human, scored by the referee."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from conftest import PACKS
+from test_par import _choice_dungeon
+from test_referee import _el, entry_of
+
+from inkcrawl.cli import main
+from inkcrawl.engines.line import LineRules
+from inkcrawl.engines.line import simulate as line_sim
+from inkcrawl.engines.line.par import par
+
+LANTERN = PACKS / "lantern-depths"
+
+
+def _lure_dungeon() -> dict:
+    """r1 (the Start) opens east on r3 (the boss b1, 2 VP; covering it ends the scrawl) and south
+    on the corridor c1 (nothing in it), which leads to r2 (three monsters, 1 VP each)."""
+    dungeon = copy.deepcopy(_choice_dungeon())
+    dungeon["areas"] = [
+        {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
+        {"id": "r3", "kind": "room", "name": "Lair", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
+        {"id": "c1", "kind": "corridor", "polygon": [[40, 80], [60, 80], [60, 110], [40, 110]]},
+        {"id": "r2", "kind": "room", "name": "Den", "polygon": [[20, 110], [80, 110], [80, 170], [20, 170]]},
+    ]
+    dungeon["elements"] = [
+        _el("st1", "start", (50, 20), 8),
+        _el("b1", "boss", (110, 50), 16, vp=2, name="Moss King"),
+        _el("m1", "monster", (35, 130), 8),
+        _el("m2", "monster", (65, 130), 8),
+        _el("m3", "monster", (50, 155), 8),
+    ]
+    return dungeon
+
+
+@pytest.fixture(scope="module")
+def lure() -> dict:
+    return entry_of(_lure_dungeon())
+
+
+def test_greedy_takes_the_boss_it_sees_and_optimal_goes_round_first(lure):
+    # greedy: of r3 (2 VP at once) and c1 (0 at once) it enters r3, and covering the boss ends the
+    # scrawl: 2. optimal: c1, r2 (m1 m2 m3: 3), back through c1 and r1 to r3 (b1: 2): 5
+    greedy = line_sim.simulate_line(lure, games=3, policy="greedy", seed=0)
+    optimal = line_sim.simulate_line(lure, games=3, policy="optimal", seed=0)
+    assert greedy["score"]["min"] == greedy["score"]["max"] == 2
+    assert optimal["score"]["min"] == optimal["score"]["max"] == 5
+    assert greedy["par"] == optimal["par"] == 5
+    assert greedy["balance"]["skill_gap"] == 3 and optimal["balance"]["skill_gap"] == 0
+    assert greedy["ended"] == {"boss_covered": 1} and optimal["ended"] == {"boss_covered": 1}
+    done = {row["element"]: row["completed"] for row in optimal["completion"]}
+    assert done == {"b1": 1, "m1": 1, "m2": 1, "m3": 1}
+    done = {row["element"]: row["completed"] for row in greedy["completion"]}
+    assert done == {"b1": 1, "m1": 0, "m2": 0, "m3": 0}
+
+
+def test_a_human_of_full_skill_draws_the_par_route_exactly(lure):
+    exact = line_sim.simulate_line(lure, games=4, policy="human", seed=3, skill=1.0)
+    optimal = line_sim.simulate_line(lure, games=4, policy="optimal", seed=3)
+    for stats in (exact, optimal):
+        stats.pop("policy")
+    assert exact == optimal
+
+
+def test_the_same_seed_gives_the_same_statistics_for_any_number_of_workers(lure):
+    one = line_sim.simulate_line(lure, games=60, policy="human", seed=9, skill=0.3, workers=1)
+    two = line_sim.simulate_line(lure, games=60, policy="human", seed=9, skill=0.3, workers=2)
+    assert one == two
+    assert one["games"] == 60 and sum(round(v * 60) for v in one["ended"].values()) == 60
+
+
+def test_a_player_who_misses_everything_completes_nothing(lure, monkeypatch):
+    # every element of the route overlooked (misses at rate 1 for skill 0) and no jitter: the line
+    # turns away from each monster before it and stops short of the boss, so nothing is
+    # completed; r2's monsters were all left undone, a room's elements are all or nothing
+    monkeypatch.setattr(line_sim, "MISS_RATE", 1.0)
+    monkeypatch.setattr(line_sim, "JITTER_MM", 0.0)
+    stats = line_sim.simulate_line(lure, games=2, policy="human", seed=1, skill=0.0)
+    assert {row["element"]: row["completed"] for row in stats["completion"]} == {"b1": 0, "m1": 0, "m2": 0, "m3": 0}
+    assert stats["ended"] == {"path_ended": 1}
+
+
+def test_pen_jitter_is_smooth_noise_of_the_stated_size():
+    rng = np.random.default_rng(5)
+    line = np.array([[0.0, 0.0], [4000.0, 0.0]])
+    drawn = line_sim._jitter(line, 1.0, rng)
+    assert drawn[0].tolist() == [0.0, 0.0]  # the first point stays (a Start, a portal exit)
+    offsets = drawn[1:, 1]  # the sideways push; the line lies along x
+    assert abs(float(np.std(offsets)) - 1.0) < 0.15  # stationary standard deviation: sigma
+    steps = np.diff(offsets)
+    # neighbours 1 mm apart are strongly correlated (exp(-1/6) = 0.85): small steps
+    assert float(np.std(steps)) < 0.6 * float(np.std(offsets))
+    assert line_sim._jitter(line, 0.0, rng) is line  # no sloppiness, no change
+
+
+def test_a_slow_hand_is_stopped_by_the_timer():
+    # the Test Keep shape with a timer of 10 s: at 1 mm/s no route of the sheet fits, so the
+    # human's scrawl ends by the timer in every game
+    dungeon = _lure_dungeon()
+    dungeon["sheet"]["end_triggers"] = [{"kind": "boss_covered"}, {"kind": "timer", "seconds": 10}]
+    dungeon["sheet"]["components"] = ["timer"]
+    entry = entry_of(dungeon)
+    stats = line_sim.simulate_line(entry, games=5, policy="human", seed=2, skill=0.9, speed_mm_s=1.0)
+    assert stats["ended"] == {"timer": 1}
+
+
+def test_completed_elements_reads_the_breakdown():
+    result = {
+        "sections": [
+            {
+                "lines": [
+                    {"kind": "completed", "element": "m1"},
+                    {"kind": "failed", "element": "t1"},
+                    {"kind": "key", "element": "k1", "taken": True},
+                    {"kind": "key", "element": "k2", "taken": False},
+                    {"kind": "completed", "element": "a1,a2,a3"},
+                ]
+            }
+        ],
+        "orbs": {"lines": [{"kind": "orb", "element": "o1", "scored": True}, {"kind": "orb", "element": "o2"}]},
+        "boss": {"lines": [{"kind": "completed", "element": "b1"}]},
+    }
+    assert line_sim.completed_elements(result) == {"m1", "k1", "a1", "a2", "a3", "o1", "b1"}
+
+
+def test_the_optimal_player_scores_par_on_a_bundled_dungeon():
+    entry = json.loads(json.dumps(_bundled_entry("candlewick-cellars")))
+    stats = line_sim.simulate_line(entry, games=2, policy="optimal", seed=0)
+    assert stats["score"]["mean"] == stats["par"] == par(LineRules(entry)).par
+    heatmap = stats["heatmap"]
+    assert heatmap["rows"] == len(heatmap["permille"]) and all(
+        len(r) == heatmap["columns"] for r in heatmap["permille"]
+    )
+    # the Start's cell is on every game's line
+    (sx, sy) = LineRules(entry).starts[0]["at"]
+    cell = heatmap["cell_mm"]
+    assert heatmap["permille"][int(sy // cell)][int(sx // cell)] == 1000
+
+
+def _bundled_entry(dungeon_id: str) -> dict:
+    from inkcrawl.gamedata import game_document
+    from inkcrawl.loading import open_dungeons
+
+    entries = game_document(open_dungeons([str(LANTERN)]).dungeons)["dungeons"]
+    return next(e for e in entries if e["id"] == dungeon_id)
+
+
+def test_simulate_a_line_dungeon_on_the_command_line(tmp_path, capsys):
+    heat = tmp_path / "lines.png"
+    status = main(["simulate", str(LANTERN), "--games", "12", "--skill", "0.5", "--heatmap", str(heat)])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "policy human (skill 0.5)" in out and "Elements completed" in out and "(par 14)" in out
+    assert heat.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["simulate", str(LANTERN), "--games", "2", "--policy", "optimal", "--format", "json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["family"] == "line" and stats["score"]["mean"] == 14
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--policy", "optimum"], "unknown policy 'optimum' for a line dungeon (known: optimal, greedy, human)"),
+        (["--skill", "1.5"], "--skill is from 0"),
+        (["--speed", "0"], "--speed is in mm per second"),
+        (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler plays grid dungeons"),
+        (["--character", "nobody"], "unknown character 'nobody'"),
+    ],
+)
+def test_bad_line_options_are_usage_errors(capsys, argv, message):
+    assert main(["simulate", str(LANTERN), "--games", "2", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
