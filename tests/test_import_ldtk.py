@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from inkcrawl.checks.line import label_bounds
 from inkcrawl.cli import main
 from inkcrawl.importers import ImportFailed, ImportOptions, MappingFailed, detect_format, importers
+from inkcrawl.model import dungeon_from_dict
+from tests.test_tiled import _layer, _map, _rect, _write_map
 
 SAMPLES = Path("/work/shared/samples/ldtk")
 needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="the LDtk samples folder is missing")
@@ -297,7 +300,7 @@ def test_a_door_on_the_floor_gets_a_doorway_and_stands_between_two_areas(tmp_pat
     assert set(areas) == {"room-1", "room-2", "doorway-3"} and areas["doorway-3"]["kind"] == "corridor"
     # floor spans x 1..6, y 1..4 cells: x = 70 + 10 * column, y = 101 + 10 * row
     assert _corners(areas["doorway-3"]["polygon"]) == {(100, 121), (110, 121), (110, 131), (100, 131)}
-    (gate,) = result.dungeon["elements"]
+    (gate,) = [e for e in result.dungeon["elements"] if e["kind"] != "start"]
     assert gate["kind"] == "door" and gate["locks"] == ["red"]
     assert gate["segment"] == [[100, 121], [100, 131]]  # the doorway's left side, facing room-1
     assert any(m.startswith("entity 'Door' #1 at cell (3, 2)") and "made a doorway" in m for m in _messages(result))
@@ -309,7 +312,7 @@ def test_an_entity_with_an_unreadable_position_is_named_and_skipped(tmp_path):
     broken = _entity("Monster", 2, 2)
     broken["px"] = "here"
     result = _convert(_dungeon_project(tmp_path, [broken, _entity("Monster", 6, 2)]))
-    assert [e["kind"] for e in result.dungeon["elements"]] == ["monster"]
+    assert [e["kind"] for e in result.dungeon["elements"]] == ["monster", "start"]  # the Start added
     assert any(
         m.startswith("entity 'Monster' #1 at cell (2, 2)") and "not [x, y]; skipped" in m for m in _messages(result)
     )
@@ -325,6 +328,118 @@ def test_a_grid_family_mapping_puts_entities_in_grid_rooms(tmp_path):
     assert features["monster"]["cell"] == [2, 2] and features["monster"]["letter"] == "B"
     assert features["loot"]["cell"] == [6, 1]
     assert any("are not read for a grid dungeon" in m for m in _messages(result))
+
+
+def test_entities_wholly_outside_the_level_or_across_its_edge_are_named_in_the_levels_words(tmp_path):
+    entities = [_entity("Monster", 12, 2), _entity("Monster", 9, 2, width=32)]  # 192 px; 144..176 px
+    messages = _messages(_convert(_dungeon_project(tmp_path, entities)))
+    assert (
+        "entity 'Monster' #1 at cell (12, 2) on layer 'Entities': lies wholly outside the level (0..160 x 0..96 px); "
+        "skipped" in messages
+    )
+    assert "entity 'Monster' #2 at cell (9, 2) on layer 'Entities': crosses the level's edge; kept whole" in messages
+    assert not any("outside the map" in m or "the map edge" in m for m in messages)
+
+
+# ------------------------------------------------------------------------------------------
+# Starts on the outer wall
+# (the _dungeon_project level at 10 mm a cell: x = 55 + 10 * column, y = 96 + 10 * row; room-1 is
+# x 65..95, y 106..136, the corridor x 95..115, y 116..126, room-2 x 115..145, y 106..146; a Start
+# is 8 mm across by default, a treasure 10 mm)
+
+
+def _point_entity(ident: str, x: float, y: float) -> dict:
+    """An entity of no size at (x, y) px."""
+    entity = _entity(ident, int(x // 16), int(y // 16), width=0, height=0)
+    entity["px"] = [x, y]
+    return entity
+
+
+def _starts(result) -> list[dict]:
+    return [e for e in result.dungeon["elements"] if e["kind"] == "start"]
+
+
+def test_a_start_entity_moves_to_the_nearest_outer_wall_and_validates(tmp_path, capsys):
+    # a Start in room-1's cell (1, 2): centre (24, 40) px = (70, 121) mm, 5 mm from the west wall x = 65
+    path = _dungeon_project(tmp_path, [_entity("Start", 1, 2), _entity("Monster", 7, 2)])
+    result = _convert(path, cell_mm=10)
+    (start,) = _starts(result)
+    assert start["id"] == "start1" and start["at"] == [65, 121]
+    assert (
+        "entity 'Start' #1 at cell (1, 2) on layer 'Entities': a Start goes on the outer wall: moved 5.0 mm, from "
+        "(70, 121) to (65, 121) mm, the nearest place on the outer wall clear of the other elements"
+        in _messages(result)
+    )
+    out = tmp_path / "crypt.json"
+    assert main(["import", str(path), "-o", str(out), "--cell-mm", "10"]) == 0
+    captured = capsys.readouterr()
+    assert "error" not in captured.err and "to play it: no end trigger" in captured.out
+    assert main(["validate", str(out)]) == 0
+    assert "0 errors" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("ident", ["Player", "Spawn", "Entrance", "player_start", "Starts"])
+def test_the_names_of_a_level_start_become_starts(tmp_path, ident):
+    # a point entity 2.5 mm from the west wall: (20, 40) px = (67.5, 121) mm
+    (start,) = _starts(_convert(_dungeon_project(tmp_path, [_point_entity(ident, 20, 40)]), cell_mm=10))
+    assert start["at"] == [65, 121]
+
+
+def test_a_start_already_on_the_outer_wall_stays_and_the_mapping_wins(tmp_path):
+    path = _dungeon_project(tmp_path, [_point_entity("Player", 16, 40)])  # (65, 121) mm: on the west wall
+    result = _convert(path, cell_mm=10)
+    assert [s["at"] for s in _starts(result)] == [[65, 121]]
+    assert not any("Start" in m for m in _messages(result))
+    # mapped to something else, the Player is no Start: one is added (see below)
+    result = _convert(path, cell_mm=10, mapping={"classes": {"Player": "monster"}})
+    assert [s["id"] for s in _starts(result)] == ["start"]
+
+
+def test_a_start_clears_the_elements_beside_the_wall(tmp_path):
+    # the nearest place (65, 121) is 5 mm from a treasure at (70, 121): a Start (radius 4) and the
+    # treasure (radius 5) need 9 - 0.2 (the overlap tolerance) = 8.8 mm between centres. Along the
+    # wall in steps of 2 mm, up first: y = 121 - 2k at sqrt(25 + 4k^2) >= 8.8 first for k = 4, y = 113
+    entities = [_point_entity("Start", 20, 40), _entity("Treasure", 1, 2, variant="chest")]
+    result = _convert(_dungeon_project(tmp_path, entities), cell_mm=10)
+    (start,) = _starts(result)
+    assert start["at"] == [65, 113]
+
+
+def test_a_level_without_a_start_gets_one_on_the_first_rooms_outer_wall(tmp_path, capsys):
+    # room-1's outer walls: west, north and south, 30 mm each (its east side is 10 + 10 mm beside
+    # the corridor); of equal ones the highest: the north wall, its middle (80, 106)
+    path = _dungeon_project(tmp_path, [_entity("Monster", 7, 2)])
+    result = _convert(path, cell_mm=10)
+    (start,) = _starts(result)
+    assert start == {"id": "start", "kind": "start", "at": [80, 106], "size_mm": 8, "rotation_deg": 0}
+    assert (
+        "the level: has no entity that is a Start (Start, Spawn, Entrance, Player...); a Start 'start' was added on "
+        "the outer wall of room 'room-1', at (80.000, 106.000) mm: move it where the party enters"
+    ) in _messages(result)
+    assert main(["import", str(path), "-o", str(tmp_path / "crypt.json"), "--cell-mm", "10"]) == 0
+    assert "error" not in capsys.readouterr().err
+
+
+def test_a_label_running_off_the_paper_is_moved_just_inside_it(tmp_path):
+    # at 18 mm a cell the floor (columns 1..9, rows 1..5: 144 x 72 mm) is centred in the drawing band
+    # (x 15..195, y 30..222): x = 15 + 18 * column, y = 72 + 18 * row. A label centred on cell (0, 1),
+    # at (24, 99) mm, with text far wider than 2 x 14 mm runs past the printable area's left edge x = 10
+    label = _entity("Label", 0, 1, text="The long hall of the sunken crypt")
+    result = _convert(_dungeon_project(tmp_path, [label]), cell_mm=18)
+    data = result.dungeon
+    (moved,) = [e for e in dungeon_from_dict(data).elements if e.kind == "label"]
+    left, _, right, _ = label_bounds(moved)
+    assert 10 < left < 10.01 and right < 200 and moved.at[1] == 99  # moved sideways only
+    assert any(
+        m.startswith("label 'label1' ('The long hall of the sunken cr'): its text ran off the printable area; moved")
+        for m in _messages(result)
+    )
+
+
+def test_a_level_without_floor_gets_no_start_and_says_why(tmp_path):
+    result = _convert(_write(tmp_path / "bare.ldtk", _project([_level("Bare", [_entities_layer([])])])))
+    assert _starts(result) == [] and result.dungeon["areas"] == []
+    assert "the level: has no floor: no Start can be placed on an outer wall" in _messages(result)
 
 
 # ------------------------------------------------------------------------------------------
@@ -412,6 +527,51 @@ def test_the_old_sparse_intgrid_list_is_read_as_value_plus_one(tmp_path):
     assert sorted(a["id"] for a in result.dungeon["areas"]) == ["corridor-3", "room-1", "room-2"]
 
 
+def test_level_all_makes_a_new_pack_of_every_level(tmp_path, capsys):
+    # Crypt (two rooms and a corridor), Cellar and cellar (2 x 2 floor cells each: ids that differ
+    # only by case get their own file names), all validating without errors
+    small = [_intgrid_layer("Dungeon", [2] * 4, 2, 2)]
+    levels = [_level("Crypt", [_intgrid_layer("Dungeon", _codes())])]
+    levels += [_level(name, small, 32, 32) for name in ("Cellar", "cellar")]
+    path = _write(tmp_path / "world.ldtk", _project(levels))
+    pack = tmp_path / "world-pack"
+    assert main(["import", str(path), "-o", str(pack), "--level", "all"]) == 0
+    captured = capsys.readouterr()
+    assert f"wrote {pack} from ldtk: pack.json and 3 dungeons" in captured.out
+    assert "level 2 'Cellar': the level: has no entity that is a Start" in captured.err
+    manifest = json.loads((pack / "pack.json").read_text())
+    assert manifest["type"] == "pack" and manifest["id"] == "world-pack" and manifest["ruleset"] == "line-classic"
+    assert manifest["dungeons"] == ["dungeons/Crypt.json", "dungeons/Cellar.json", "dungeons/cellar-2.json"]
+    ids = [json.loads((pack / relative).read_text())["id"] for relative in manifest["dungeons"]]
+    assert ids == ["Crypt", "Cellar", "cellar-2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["world-pack", "world.ldtk"]  # no temporary left
+    assert main(["validate", str(pack)]) == 0
+    # the folder exists now: refused, nothing changed
+    assert main(["import", str(path), "-o", str(pack), "--level", "ALL"]) == 2
+    assert "already exists; --level all writes a new pack folder" in capsys.readouterr().err
+    assert main(["import", str(path), "-o", str(tmp_path / "pack.json"), "--level", "all"]) == 2
+    assert "-o names the pack folder to create, not a .json file" in capsys.readouterr().err
+
+
+def test_level_all_leaves_out_the_levels_it_cannot_read_and_writes_nothing_without_one(tmp_path, capsys):
+    (tmp_path / "dungeon").mkdir()
+    _write(tmp_path / "dungeon" / "0000-Crypt.ldtkl", _level("Crypt", [_intgrid_layer("Dungeon", _codes())]))
+    path = _external_project(tmp_path)  # Crypt's level file is there, Attic's is missing
+    assert main(["import", str(path), "-o", str(tmp_path / "pack"), "--level", "all"]) == 0
+    err = capsys.readouterr().err
+    assert "level 2 'Attic': not imported: level 2 'Attic' is kept in its own file 'dungeon/a.ldtkl'" in err
+    assert json.loads((tmp_path / "pack" / "pack.json").read_text())["dungeons"] == ["dungeons/Crypt.json"]
+    # a wrong mapping is the mapping's fault, for every level: nothing written
+    mapping = _write(tmp_path / "map.json", {"intgrid": {"water": "lava"}})
+    assert main(["import", str(path), "-o", str(tmp_path / "bad"), "--level", "all", "--map", str(mapping)]) == 2
+    assert f"{mapping}: intgrid/water: 'lava' is not a meaning" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+    (tmp_path / "dungeon" / "0000-Crypt.ldtkl").unlink()
+    assert main(["import", str(path), "-o", str(tmp_path / "none"), "--level", "all"]) == 2
+    assert "no level could be imported; nothing written" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dungeon", "dungeon.ldtk", "map.json", "pack"]
+
+
 # ------------------------------------------------------------------------------------------
 # hostile and malformed input
 
@@ -478,11 +638,22 @@ def test_detected_imported_validated_and_told_what_is_missing(tmp_path, capsys):
     assert "nothing on it scores" not in captured.out  # the monster scores
 
 
+def test_level_is_refused_for_a_format_without_levels(tmp_path, capsys):
+    tiled = _write_map(tmp_path, _map([_layer("Rooms", [_rect(1, "room", 0, 0, 160, 96)])]))
+    out = tmp_path / "out.json"
+    assert main(["import", str(tiled), "-o", str(out), "--level", "2"]) == 2
+    err = capsys.readouterr().err
+    assert f"--level chooses a level of an LDtk project; {tiled} is a tiled file" in err
+    assert "leave --level out" in err and not out.exists()
+    assert main(["import", str(tiled), "-o", str(out)]) in (0, 1) and out.exists()  # the same map without it
+
+
 def test_help_names_ldtk_and_the_level_option(capsys):
     with pytest.raises(SystemExit):
         main(["import", "--help"])
     out = capsys.readouterr().out
     assert "ldtk (LDtk project" in out and "--level NAME" in out and "exit codes:" in out
+    assert "-o world-pack --level all" in out  # every level: a new pack folder
 
 
 # ------------------------------------------------------------------------------------------
@@ -503,6 +674,25 @@ def test_sample_all_features_imports_with_every_skip_named(tmp_path):
     # the 6 x 6 cell block of 'walls' (columns 11-16, rows 7-12) is a hole cut out of the floor
     areas = result.dungeon["areas"]
     assert len(areas) == 2 and "cut into 2 areas" in messages
+
+
+@needs_samples
+@pytest.mark.parametrize("level", ["Everything", "Autolayer", "Tiles_and_intgrid", "Background_image"])
+def test_sample_levels_validate_without_errors(tmp_path, capsys, level):
+    path = SAMPLES / "ldtk_Test_file_for_API_showing_all_features.ldtk"
+    out = tmp_path / "level.json"
+    assert main(["import", str(path), "-o", str(out), "--level", level]) == 0
+    err = capsys.readouterr().err
+    assert " error " not in err and "a Start 'start' was added on the outer wall of room 'room-1'" in err
+    data = json.loads(out.read_text())
+    assert [e["kind"] for e in data["elements"]].count("start") == 1
+    x0, y0, x1, y1 = dungeon_from_dict(data).sheet.paper.printable
+    for label in dungeon_from_dict(data).elements:
+        if label.kind == "label":  # the level's labels at its edge moved onto the printable area
+            left, top, right, bottom = label_bounds(label)
+            assert x0 <= left and right <= x1 and y0 <= top and bottom <= y1
+    if level == "Everything":
+        assert "label 'label9' ('IntGrid with a 8px grid size'): its text ran off the printable area" in err
 
 
 @needs_samples

@@ -5,7 +5,8 @@ One import makes one dungeon from one level (``--level NAME``; the first by defa
 named in a warning): its IntGrid layers give the floor (each value a wall, a room's floor, a
 corridor's floor or nothing: :mod:`.intgrid`), its entities give the elements through the same
 class mapping as Tiled objects (the entity's identifier is its class, its fields are its
-properties, ``--map`` overrides both: :mod:`.entities`). A project saved with separate level
+properties, ``--map`` overrides both: :mod:`.entities`); in a line dungeon its Starts go on the
+outer wall, and a level without one gets one (:mod:`.starts`). A project saved with separate level
 files (``externalLevels``) has its levels read from their ``.ldtkl`` files inside the project's
 folder (:mod:`.project`). docs/importing-ldtk.md documents the rules and every note.
 
@@ -15,11 +16,15 @@ to fit the A4 drawing band) on the sheet, as for Tiled maps.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, ImportResult, json_kind
+from inkcrawl.checks.line import label_bounds
+from inkcrawl.importers import ImportFailed, ImportNote, ImportOptions, ImportResult, MappingFailed, json_kind
 from inkcrawl.importers.build import safe_id
 from inkcrawl.importers.ldtk.entities import LevelObject, LevelReader, entity_objects, floor_object
 from inkcrawl.importers.ldtk.intgrid import (
@@ -33,8 +38,10 @@ from inkcrawl.importers.ldtk.intgrid import (
     user_roles,
 )
 from inkcrawl.importers.ldtk.project import Level, choose_level, level_layers, load_project, project_levels
+from inkcrawl.importers.ldtk.starts import place_starts
 from inkcrawl.importers.tiled.grid import _build_grid
 from inkcrawl.importers.tiled.line import _build_line
+from inkcrawl.model import LineDungeon, dungeon_from_dict
 
 NAME = "ldtk"
 #: The grid cell (pixels) of a project that names none.
@@ -62,18 +69,53 @@ class LdtkImporter:
             notes.append(ImportNote(source, message))
 
         project = load_project(path)
-        try:
+        with _readable():
             levels = project_levels(project, note)
             level = choose_level(levels, options.level, note)
             data = level_layers(path, level, levels, options.allowed_folders, note)
             dungeon, reader_notes = _convert_level(path, project, level, data, options)
-        except ImportFailed:
-            raise
-        except RecursionError:
-            raise ImportFailed("the project is nested too deeply") from None
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
-            raise ImportFailed(f"not a readable LDtk project ({type(exc).__name__}: {exc})"[:300]) from None
         return ImportResult(dungeon, notes + reader_notes)
+
+    def convert_levels(
+        self, path: Path, options: ImportOptions
+    ) -> tuple[list[ImportNote], list[tuple[Level, ImportResult | ImportFailed]]]:
+        """Every level of the project (``inkcrawl import --level all``), each converted as
+        :meth:`convert` converts one (``options.level`` is not read). Returns the notes on the
+        project itself and, in file order, each level with its result, or with the
+        :class:`ImportFailed` saying why it cannot be imported (its level file missing, no size,
+        too many cells...). Raises :class:`ImportFailed` when the project cannot be read and
+        :class:`MappingFailed` for a wrong mapping (the same for every level)."""
+        notes: list[ImportNote] = []
+        project = load_project(path)
+        with _readable():
+            levels = project_levels(project, lambda source, message: notes.append(ImportNote(source, message)))
+        results: list[tuple[Level, ImportResult | ImportFailed]] = []
+        for level in levels:
+            try:
+                with _readable():
+                    data = level_layers(path, level, [], options.allowed_folders, lambda source, message: None)
+                    dungeon, reader_notes = _convert_level(path, project, level, data, options)
+            except MappingFailed:
+                raise
+            except ImportFailed as exc:
+                results.append((level, exc))
+                continue
+            results.append((level, ImportResult(dungeon, reader_notes)))
+        return notes, results
+
+
+@contextmanager
+def _readable() -> Iterator[None]:
+    """Reading a project: what a malformed one raises in Python (a wrong type, a missing key, a
+    too deep nesting) becomes :class:`ImportFailed` saying so."""
+    try:
+        yield
+    except ImportFailed:
+        raise
+    except RecursionError:
+        raise ImportFailed("the project is nested too deeply") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        raise ImportFailed(f"not a readable LDtk project ({type(exc).__name__}: {exc})"[:300]) from None
 
 
 def _grid_px(project: dict) -> int:
@@ -212,12 +254,43 @@ def _convert_level(
         )
     reader.objects = [*floors, *entities]
     reader.edge_rule()
-    dungeon = _build_grid(reader) if reader.family == "grid" else _build_line(reader)
+    if reader.family == "grid":
+        dungeon = _build_grid(reader)
+    else:
+        dungeon = _build_line(reader)
+        place_starts(dungeon, reader.start_sources(), reader.note)
+        _labels_on_paper(dungeon, reader.note)
     title = reader.map_props.get("title")
     if not (isinstance(title, str) and title):
         dungeon["sheet"]["title"] = level.name[:120]
     dungeon["id"] = safe_id(level.name, "level")
     return dungeon, reader.notes
+
+
+def _labels_on_paper(dungeon: dict, note) -> None:
+    """Each label whose text runs off the printable area (the paper less its margin, in mm),
+    as a label at a level's edge often does once the level fills the sheet's width, moved just
+    inside it (noted; validation would report L022). Text wider or taller than the printable
+    area stays where it is."""
+    built = dungeon_from_dict(dungeon)
+    if not isinstance(built, LineDungeon):
+        return
+    x0, y0, x1, y1 = built.sheet.paper.printable
+    for element, data in zip(built.elements, dungeon["elements"]):
+        if element.kind != "label" or element.at is None:
+            continue
+        left, top, right, bottom = label_bounds(element)
+        if right - left > x1 - x0 or bottom - top > y1 - y0:
+            continue
+        inset = 0.001  # rounded to 0.001 mm, the label stays inside
+        dx = x0 + inset - left if left < x0 else x1 - inset - right if right > x1 else 0.0
+        dy = y0 + inset - top if top < y0 else y1 - inset - bottom if bottom > y1 else 0.0
+        if dx or dy:
+            data["at"] = [round(element.at[0] + dx, 3), round(element.at[1] + dy, 3)]
+            note(
+                f"label {data['id']!r} ({str(data.get('text', ''))[:30]!r})",
+                f"its text ran off the printable area; moved {math.hypot(dx, dy):.1f} mm inside it",
+            )
 
 
 def _doorways(codes, unit: int, entities: list[LevelObject], reader: LevelReader) -> None:

@@ -13,12 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from inkcrawl.importers import ImportFailed, ImportOptions, json_kind
-from inkcrawl.importers.tiled.mapping import GRID_CLASSES, LINE_CLASSES, _normal
+from inkcrawl.importers.build import safe_id
+from inkcrawl.importers.tiled.mapping import GRID_CLASSES, IGNORE, LINE_CLASSES, _id_value, _normal, _prop
 from inkcrawl.importers.tiled.objects import MapObject, _Reader
 from inkcrawl.importers.tiled.properties import _number, _Skip
 
 #: Most entities imported from one level.
 MAX_ENTITIES = 50000
+#: Entity identifiers (compared loosely) that mark where the player enters a level in LDtk
+#: projects, made Starts in a line dungeon besides the Tiled defaults (``start``, ``spawn``,
+#: ``player_start``, ``entrance``); a ``--map`` entry for them wins.
+START_CLASSES = ("player", "player_spawn", "spawn_point")
 
 
 @dataclass
@@ -53,7 +58,7 @@ class LevelReader(_Reader):
     def target(self, obj: MapObject) -> tuple[str | None, dict]:
         """What ``obj`` becomes: a piece of floor its own kind; an entity by its identifier
         through the mapping (exact, loosely, then the defaults, also in the singular:
-        ``Labels`` is a label)."""
+        ``Labels`` is a label; in a line dungeon :data:`START_CLASSES` are Starts)."""
         if isinstance(obj, LevelObject) and obj.fixed_kind is not None:
             return obj.fixed_kind, {}
         found = super().target(obj)
@@ -62,6 +67,36 @@ class LevelReader(_Reader):
             defaults = GRID_CLASSES if self.family == "grid" else LINE_CLASSES
             if single.endswith("s") and single[:-1] in defaults and single[:-1] not in self.mapping.get("classes", {}):
                 return defaults[single[:-1]], {}
+            if self.family == "line" and single in START_CLASSES:
+                return "start", {}
+        return found
+
+    def edge_rule(self) -> None:
+        """The edge rule of Tiled maps (:meth:`_Reader.edge_rule`) on the level's rectangle, in
+        LDtk's words: an object wholly outside the level (``0..pxWid x 0..pxHei`` px) is skipped,
+        one imported across its edge is kept whole; both noted."""
+        right, bottom = self.columns * self.tile_w, self.rows * self.tile_h
+        kept = []
+        for obj in self.objects:
+            xs, ys = zip(*obj.corners())
+            if max(xs) < 0 or max(ys) < 0 or min(xs) > right or min(ys) > bottom:
+                self.note(obj.describe(), f"lies wholly outside the level (0..{right:g} x 0..{bottom:g} px); skipped")
+                continue
+            imported = self.target(obj)[0] not in (None, IGNORE)  # the others get their own note
+            if imported and (min(xs) < 0 or min(ys) < 0 or max(xs) > right or max(ys) > bottom):
+                self.note(obj.describe(), "crosses the level's edge; kept whole")
+            kept.append(obj)
+        self.objects = kept
+
+    def start_sources(self) -> dict[str, str]:
+        """The entity each Start element will come from, by the element id the Tiled builder
+        gives it (its ``id`` field, else ``start`` + the entity's number), for the notes of
+        :func:`.starts.place_starts`."""
+        found: dict[str, str] = {}
+        for obj in self.objects:
+            if self.target(obj)[0] == "start":
+                wanted = _id_value(_prop(obj.properties, set(), "id")) or f"start{obj.id}"
+                found.setdefault(safe_id(wanted), obj.describe())
         return found
 
 
