@@ -20,8 +20,9 @@ JSON output (``--format json``), one object:
     The rules switches the games were played with.
 ``score``
     ``{"mean", "stdev" (population), "min", "max", "percentiles": {"10", "25", "50", "75",
-    "90"}}`` of the final score; percentiles interpolate linearly between ranks (numpy's
-    default method).
+    "90"}, "distribution": {score: player-games}}`` of the final score; percentiles interpolate
+    linearly between ranks (numpy's default method); the distribution's keys are strings, in
+    increasing order of score.
 ``terms``
     Scoring term -> average points per player-game, in the rules' order (they add up to the
     mean score).

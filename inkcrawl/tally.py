@@ -213,6 +213,7 @@ class GridTally:
                 "min": ordered[0][0],
                 "max": ordered[-1][0],
                 "percentiles": percentiles,
+                "distribution": {str(value): count for value, count in ordered},
             },
             "terms": {term: _r(total / samples) for term, total in self.term_sums.items()},
             "seats": [

@@ -53,6 +53,7 @@ def test_statistics_of_a_game_with_known_outcome():
         "min": -7,
         "max": -7,
         "percentiles": {"10": -7, "25": -7, "50": -7, "75": -7, "90": -7},
+        "distribution": {"-7": 15},  # 5 games x 3 players
     }
     assert stats["terms"]["tally"] == -8 and stats["terms"]["entryway_unlinked"] == 1
     assert stats["tallies"]["mean"] == 4 and stats["tallies"]["share_with_tally"] == 1

@@ -34,7 +34,7 @@ Player models (``policy``)
 Statistics (:func:`simulate_line`; floats rounded to 4 decimals)
     ``dungeon``, ``family`` ("line"), ``games``, ``seed``, ``policy``, ``skill``, ``speed_mm_s``,
     ``players``, ``character``; ``par`` (the optimal route's score); ``score`` as for the grid
-    family (mean, stdev, min, max, percentiles); ``completion``: per element of the sheet
+    family (mean, stdev, min, max, percentiles, distribution: score -> games); ``completion``: per element of the sheet
     ``{"element", "kind", "area", "vp", "completed"}`` (share of games the referee counted it
     completed, a key taken, an orb token scored or the boss covered); ``ended``: how the scrawls
     ended -> share of games, in the sheet's end-trigger words (``boss_covered``, ``exit_reached``,
@@ -258,19 +258,26 @@ def _visit(cells: np.ndarray, path: Sequence, cell_mm: float) -> None:
     cells += seen
 
 
-#: The line dungeon compiled last in this process, with its intents (a worker plays many chunks).
+#: The line dungeons compiled last in this process with their drawn routes, by (entry, route,
+#: players, character), newest last (a worker plays many chunks of one run; a report asks for
+#: the optimal and the greedy route of each dungeon).
 _CACHE: dict = {}
+_CACHE_SIZE = 4
 
 
 def _prepared(entry: dict, policy: str, players: int, character: str | None) -> tuple[LineRules, Intent]:
     import json
 
-    key = (json.dumps(entry, sort_keys=True), policy, players, character)
-    if _CACHE.get("key") != key:
-        rules = LineRules(entry)
-        _CACHE.clear()
-        _CACHE.update(key=key, rules=rules, intent=intent(rules, policy, players, character))
-    return _CACHE["rules"], _CACHE["intent"]
+    text = json.dumps(entry, sort_keys=True)
+    route = "greedy" if policy == "greedy" else "optimal"  # the human draws the optimal route
+    key = (text, route, players, character)
+    if key not in _CACHE:
+        same = next((v[0] for k, v in _CACHE.items() if k[0] == text), None)
+        rules = same if same is not None else LineRules(entry)
+        _CACHE[key] = (rules, intent(rules, route, players, character))
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+    return _CACHE[key]
 
 
 def play_line_chunk(
@@ -351,9 +358,8 @@ def simulate_line(
         raise ValueError(f"unknown character {character!r} (this game has: {known})")
     from inkcrawl.engines.line import referee
 
-    rules, base = _prepared(entry, policy, players, character)  # the route is drawn once, here
-    best = base.play if policy in ("optimal", "human") else intent(rules, "optimal", players, character).play
-    par_value = int(referee(rules, best)["total"])
+    rules, _ = _prepared(entry, policy, players, character)  # the route is drawn once, here
+    par_value = int(referee(rules, _prepared(entry, "optimal", players, character)[1].play)["total"])
     chunk = 25
     seeds = iter_game_seeds(seed, games)
     chunks = []
@@ -419,6 +425,7 @@ def simulate_line(
             "min": ordered[0][0],
             "max": ordered[-1][0],
             "percentiles": percentiles,
+            "distribution": {str(value): count for value, count in ordered},
         },
         "completion": completion,
         "ended": {how: _r(count / n) for how, count in sorted(tally.ended.items())},

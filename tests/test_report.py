@@ -1,0 +1,114 @@
+"""``inkcrawl report``: a pack's play report, its difficulty curve, HTML that needs no server."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import PACKS
+from test_grid_engine import grid_entry
+from test_line_simulate import _lure_dungeon
+from test_referee import entry_of
+
+from inkcrawl.cli import main
+from inkcrawl.gamedata import GAME_FORMAT_VERSION
+from inkcrawl.pack_report import ReportOptions, kendall_tau, pack_report
+
+
+def _all_tallies() -> dict:
+    # one room open only to its entryway and a deck of crosses: every cross is a tally for every
+    # player: -2 x 4 + the unlinked entryway's +1 = -7 for random and greedy alike
+    entry = grid_entry(1, 1, entryways=[("w1", "A1", "west")], deck={"cross": 8}, rounds=2, reveal=2)
+    entry["id"], entry["title"] = "tallies", "All Tallies"
+    return entry
+
+
+def _loot_walk() -> dict:
+    # the straight goes to A1 (the entryway), the dead end on into B1 (the loot): greedy scores 2
+    entry = grid_entry(
+        2, 1, entryways=[("w1", "A1", "west")], features={"B1": "loot"}, deck={"straight": 1, "dead_end": 1}, rounds=1
+    )
+    entry["id"], entry["title"] = "loot-walk", "Loot Walk"
+    entry["reveal"] = 2
+    return entry
+
+
+def test_kendall_tau_by_hand():
+    assert kendall_tau([1, 2, 3]) == 1
+    assert kendall_tau([3, 2, 1]) == -1
+    assert kendall_tau([1, 3, 2]) == round(1 / 3, 4)  # pairs (1,3) +, (1,2) +, (3,2) -
+    assert kendall_tau([5]) is None
+
+
+def test_the_difficulty_curve_of_grid_dungeons_follows_the_greedy_mean():
+    options = ReportOptions(games=20, players=2)
+    rising = pack_report([_loot_walk(), _all_tallies()], options)
+    # greedy means 2 then -7: difficulty -2 then 7, rising
+    assert [d["difficulty"] for d in rising["dungeons"]] == [-2, 7]
+    (curve,) = rising["difficulty"]
+    assert curve["family"] == "grid" and curve["rises"] and curve["kendall_tau"] == 1
+    assert curve["dungeons"] == ["loot-walk", "tallies"]
+    falling = pack_report([_all_tallies(), _loot_walk()], options)
+    assert not falling["difficulty"][0]["rises"] and falling["difficulty"][0]["kendall_tau"] == -1
+    assert rising["dungeons"][1]["skill_gap"] == 0  # every policy scores -7 there
+
+
+def test_a_line_dungeon_reports_par_the_human_and_the_greedy_player():
+    options = ReportOptions(line_games=6, skill=1.0)
+    report = pack_report([entry_of(_lure_dungeon())], options)
+    (row,) = report["dungeons"]
+    # par 5 (the three monsters, then the boss); the greedy player takes the boss at once: 2;
+    # a human of full skill draws the par route exactly: 5 in every game, so nothing is lost
+    assert row["par"]["par"] == 5 and row["par"]["proven"]
+    assert row["greedy"] == 2
+    assert row["human"]["score"]["mean"] == 5 and row["difficulty"] == 0
+    assert report["difficulty"][0]["family"] == "line" and report["difficulty"][0]["kendall_tau"] is None
+
+
+def _game_file(tmp_path, *entries) -> str:
+    path = tmp_path / "mixed.game.json"
+    document = {"type": "game", "format_version": GAME_FORMAT_VERSION, "generator": "test", "dungeons": list(entries)}
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def test_the_html_report_is_one_self_contained_page(tmp_path, capsys):
+    source = _game_file(tmp_path, _loot_walk(), _all_tallies(), entry_of(_lure_dungeon()))
+    out = tmp_path / "report.html"
+    status = main(["report", source, "-o", str(out), "--games", "10", "--line-games", "3", "--workers", "1"])
+    assert status == 0, capsys.readouterr().err
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    # nothing to fetch: no src or href outside the page but data URIs and anchors
+    assert not re.findall(r'(?:src|href)=["\'](?!data:|#)', page)
+    assert page.count("data:image/png;base64,") == 3  # a heatmap per dungeon
+    assert "<svg" in page and "Difficulty in pack order" in page
+    for title in ("Loot Walk", "All Tallies", "Test Keep"):
+        assert title in page
+    assert "Par <b>5</b>" in page
+
+
+def test_the_json_report_and_bad_outputs(tmp_path, capsys):
+    source = _game_file(tmp_path, _all_tallies())
+    out = tmp_path / "report.json"
+    assert main(["report", source, "-o", str(out), "--games", "5", "--workers", "1"]) == 0
+    data = json.loads(out.read_text())
+    assert data["dungeons"][0]["id"] == "tallies" and data["dungeons"][0]["random"]["score"]["mean"] == -7
+    capsys.readouterr()
+    assert main(["report", source, "-o", str(tmp_path / "report.txt")]) == 2
+    assert "ends in .html" in capsys.readouterr().err
+    locked = tmp_path / "locked.html"
+    locked.write_text("keep me")
+    locked.chmod(0o444)
+    assert main(["report", source, "-o", str(locked), "--games", "5"]) == 2
+    assert "read-only" in capsys.readouterr().err and locked.read_text() == "keep me"
+    assert main(["report", source, "-o", source]) == 2  # never the input itself
+    assert json.loads(open(source).read())["type"] == "game"
+
+
+@pytest.mark.parametrize("argv", [["--skill", "2"], ["--games", "0"], ["--speed", "-1"]])
+def test_bad_numbers_are_usage_errors(capsys, argv):
+    with pytest.raises(SystemExit) as stop:
+        main(["report", str(PACKS / "ember-halls"), "-o", "x.html", *argv])
+    assert stop.value.code == 2
