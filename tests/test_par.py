@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 
+import numpy as np
 import pytest
 from conftest import PACKS
 from test_referee import _el, entry_of, keep_dungeon
@@ -38,8 +39,58 @@ def test_a_route_the_timer_cuts_short_is_not_proven_and_says_what_the_timer_leav
     slow = par(rules, speed_mm_s=2.0)  # 180 s at 2 mm/s: 360 mm of line, not enough for the route
     assert not slow.fits_timer and not slow.proven and slow.par == 21
     timed = {**slow.play, "end": {"trigger": "timer", "at": {"length_mm": 360.0}}}
-    assert slow.timer_vp == referee(rules, timed)["total"] < 21
+    # the best found within the timer is at least the par route stopped by the timer, and its
+    # route, re-scored by the referee, scores it within 360 mm
+    assert referee(rules, timed)["total"] <= slow.timer_vp < 21
+    again = referee(rules, slow.timer_play)
+    assert again["total"] == slow.timer_vp and again["end"]["length_mm"] <= 360.0 + 1e-6
     assert "the timer gives 180 s" in slow.note
+
+
+def _far_den_dungeon() -> dict:
+    """r1 (the Start, m1) opens east on r2 (m2) and south on the long corridor c1, which leads
+    to r3 far below (m3 m4 m5); a 60 s timer and no other end trigger."""
+    dungeon = copy.deepcopy(keep_dungeon())
+    dungeon["sheet"]["end_triggers"] = [{"kind": "timer", "seconds": 60}]
+    dungeon["sheet"]["components"] = ["timer"]
+    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon["areas"] = [
+        {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
+        {"id": "r2", "kind": "room", "name": "Side", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
+        {"id": "c1", "kind": "corridor", "polygon": [[40, 80], [60, 80], [60, 230], [40, 230]]},
+        {"id": "r3", "kind": "room", "name": "Den", "polygon": [[20, 230], [80, 230], [80, 280], [20, 280]]},
+    ]
+    dungeon["walls"] = []
+    dungeon["elements"] = [
+        _el("st1", "start", (50, 20), 8),
+        _el("m1", "monster", (50, 50), 8),
+        _el("m2", "monster", (110, 50), 8),
+        _el("m3", "monster", (35, 260), 8),
+        _el("m4", "monster", (50, 265), 8),
+        _el("m5", "monster", (65, 260), 8),
+    ]
+    return dungeon
+
+
+def test_the_timer_forbids_the_full_route():
+    # par: all five monsters, 5. With 220 mm of line (60 s at 11/3 mm/s) the den is out of reach:
+    # any line from the Start (y = 20) to a monster of r3 (ink from y = 256) is at least 236 mm.
+    # The Start -> m1 -> m2 route is 30 mm + m1's cover + at most 70 mm from the end of one cover
+    # to the start of the next (both within 4 mm of their centres, 60 mm apart) + m2's cover, under
+    # 210 mm as each cover stroke of an 8 mm monster is under 55 mm (checked below): the best
+    # within the timer is m1 + m2.
+    from inkcrawl.engines.line.route import element_stroke
+
+    rules = LineRules(entry_of(_far_den_dungeon()))
+    for ident in ("m1", "m2"):
+        stroke = element_stroke(rules, rules.element_by_id[ident])
+        assert float(np.sum(np.hypot(*np.diff(stroke, axis=0).T))) < 55
+    result = par(rules, speed_mm_s=220 / 60)
+    assert result.par == 5 and not result.fits_timer and not result.proven
+    assert result.timer_vp == 2 and set(result.timer_route) == {"m1", "m2"}
+    rescored = referee(rules, result.timer_play)
+    assert rescored["total"] == 2 and rescored["end"]["length_mm"] <= 220 + 1e-6
+    assert result.as_dict()["timer_vp"] == 2
 
 
 def test_without_a_timer_par_is_proven():
@@ -195,3 +246,18 @@ def test_the_best_route_skips_a_room():
     result = par(rules)
     assert result.par == 4 and result.proven and result.route == ["m1", "b1"]
     assert "r2" not in [s["area"] for s in referee(rules, result.play)["sections"]]
+
+
+def test_the_timer_route_is_written_on_request_and_scores_its_timer_vp(tmp_path, capsys):
+    dungeon_file = tmp_path / "far-den.json"
+    dungeon_file.write_text(json.dumps(_far_den_dungeon()))
+    route = tmp_path / "timed.play.json"
+    speed = str(220 / 60)
+    assert main(["par", str(dungeon_file), "--speed", speed, "-o", str(route), "--timer-route"]) == 0
+    capsys.readouterr()
+    assert main(["score", str(dungeon_file), str(route), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 2
+    assert main(["par", str(dungeon_file), "--speed", speed, "-o", str(route), "--force"]) == 0
+    capsys.readouterr()
+    assert main(["score", str(dungeon_file), str(route), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 5  # without --timer-route: the par route

@@ -29,7 +29,9 @@ examples:
 "route", "note"}. proven is true when par is proven optimal: the search is exact for the rules it
 models and the drawn route scores what it found; bound is the search's value (equal to par when
 proven). With a timer on the sheet the route is held against it at --speed mm/s: par is proven
-only when it fits (the best score within a shorter timer is not searched yet). --character plays
+only when it fits. When it does not, timer_vp is the best score found within the timer (prefixes of
+the par route, the greedy route and the best routes that leave an area out; not proven the best) and
+--timer-route makes -o write that route instead. --character plays
 as a character of the game data (the Ranger's plants count double, the Cleric connects stones in
 any order).
 exit codes: 0 par found for every dungeon, 1 a dungeon with errors or a route not drawn, 2 usage
@@ -66,6 +68,11 @@ def register(subparsers) -> None:
         metavar="MM_PER_S",
         help="how fast a player draws, mm of line per second, to hold the route against the sheet's timer "
         "(default 50: a stated assumption, see docs/play-files.md)",
+    )
+    parser.add_argument(
+        "--timer-route",
+        action="store_true",
+        help="with -o: write the best route found within the sheet's timer when the par route does not fit it",
     )
     parser.add_argument("--force", action="store_true", help="replace read-only output files")
     parser.add_argument(
@@ -124,6 +131,9 @@ def _cmd_par(args: argparse.Namespace) -> int:
         text = json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False)
         sys.stdout.write(json_terminal_safe(text) + "\n")
     if args.output:
+        for r in results:
+            if args.timer_route and r.timer_play is not None:
+                r.play = r.timer_play
         drawn = [r for r in results if r.play is not None]
         try:
             if len(results) == 1 and drawn:

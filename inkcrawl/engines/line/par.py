@@ -28,6 +28,7 @@ choice to leave an element of a room undone on purpose. Units: VP; lengths in sh
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -63,10 +64,15 @@ class Par:
     speed_mm_s: float = DEFAULT_SPEED_MM_S
     fits_timer: bool | None = None
     timer_vp: int | None = None
+    timer_length_mm: float | None = None
+    timer_route: list[str] | None = None
+    timer_play: dict | None = None
 
     def as_dict(self) -> dict:
         """``{"dungeon", "par", "proven", "bound", "length_mm", "route", "note"}``, and with a timer
-        on the sheet ``{"timer_s", "speed_mm_s", "seconds", "fits_timer", "timer_vp"}``."""
+        on the sheet ``{"timer_s", "speed_mm_s", "seconds", "fits_timer", "timer_vp",
+        "timer_length_mm", "timer_route"}``: the best score found within the timer, its route's
+        length and element ids (the par route's when it fits)."""
         out = {
             "dungeon": self.dungeon,
             "par": self.par,
@@ -83,6 +89,8 @@ class Par:
                 seconds=round(self.length_mm / self.speed_mm_s, 1),
                 fits_timer=self.fits_timer,
                 timer_vp=self.timer_vp,
+                timer_length_mm=round(self.timer_length_mm or 0.0, 1),
+                timer_route=self.timer_route,
             )
         return out
 
@@ -241,14 +249,19 @@ def upper_bound(rules: LineRules) -> int:
 
 
 def solve(
-    rules: LineRules, players: int = 1, budget: int = STATE_BUDGET, character: str | None = None
+    rules: LineRules,
+    players: int = 1,
+    budget: int = STATE_BUDGET,
+    character: str | None = None,
+    forbidden: frozenset[int] = frozenset(),
 ) -> tuple[int, list, bool]:
     """The search's best value, its plan and whether the search was exhaustive (it goes on
     greedily, one way on from each new state, after ``budget`` states: the value is then a
     score some route makes, not a proven best). The plan is a list of steps
     ``("start", start id, area)``,
     ``("enter", area, [element ids], keys held after)``, ``("portal", entry id, exit id, area)``,
-    ``("orb", orb id)`` (covering it ends the scrawl) and ``("end", area)``."""
+    ``("orb", orb id)`` (covering it ends the scrawl) and ``("end", area)``. ``forbidden``: areas
+    (indexes) the route may not enter (the timer's search leaves some out)."""
     model = _Model(rules, players, character)
     groups = list(rules.groups)
     orbs_by_area = [
@@ -287,7 +300,7 @@ def solve(
         visited[0] += 1
         region = model.reach(here, entered, keys)
         options = [(finish(entered, phases, here, used), [("end", here)])]
-        frontier = model.frontier(region, entered, keys)
+        frontier = [a for a in model.frontier(region, entered, keys) if a not in forbidden]
         if visited[0] > budget and frontier:  # greedy from here: the area worth most next
             frontier = [max(frontier, key=lambda a: _enter_value(model, a, keys, orbs)[0][0])]
             return max(
@@ -306,7 +319,7 @@ def solve(
                 continue
             refund = -model.unused_entry if model.rooms[e.area] else 0
             for x in rules.elements:
-                if x.kind != "portal_exit" or x.channel != e.channel or x.area < 0:
+                if x.kind != "portal_exit" or x.channel != e.channel or x.area < 0 or x.area in forbidden:
                     continue
                 step: tuple = ("portal", e.id, x.id, x.area)
                 used2 = used | {e.id}
@@ -321,9 +334,13 @@ def solve(
     results = []
     for start in rules.starts:
         area = start["area"]
+        if area in forbidden:
+            continue
         results += entering(
             area, frozenset(), frozenset(), frozenset(), frozenset(), 0, (), [("start", start["id"], area)]
         )
+    if not results:
+        return 0, [], True
     value, plan = max(results, key=lambda r: r[0])
     return value, plan, visited[0] <= budget
 
@@ -351,8 +368,12 @@ def par(
     Ranger's plants, the Cleric's stones in any order).
 
     With a timer on the sheet, the route is held against it at ``speed_mm_s`` (mm of line per
-    second): ``fits_timer``, and ``timer_vp``, what the same route scores when the timer stops it
-    (a score within the timer, not the best one: the search does not model the timer yet)."""
+    second): ``fits_timer``. When it does not fit, ``timer_vp`` is the best score found within
+    the timer: every prefix (ending after one of its elements) of the par route, of the greedy
+    route and of the best route that leaves out each area the par route enters, drawn and scored
+    by the referee, and the par route stopped by the timer; ``timer_play`` is that route.
+    ``proven`` is then false: the search over areas does not know lengths, so a better route
+    within the timer may exist."""
     from inkcrawl.engines.line import referee
 
     if character is not None and character not in rules.characters:
@@ -360,18 +381,11 @@ def par(
         hint = did_you_mean(character, rules.characters)
         raise ValueError(f"unknown character {character!r} (this game has: {known}){hint}")
     bound, plan, exhaustive = solve(rules, players, STATE_BUDGET, character)
-    steps, route, skeletons = _drawing_steps(rules, plan)
-    start = next(step[1] for step in plan if step[0] == "start")
-    try:
-        play = draw_plan(rules, start, steps)
-    except RouteError as exc:
-        return Par(rules.id, bound, bound, False, route, None, 0.0, f"the route could not be drawn: {exc}")
-    if players > 1:
-        play["players"] = players
-    if character is not None:
-        play["character"] = character
-    if skeletons:
-        play["skeleton_keys"] = skeletons
+    route = _drawing_steps(rules, plan)[1]
+    drawn = _draw(rules, plan, players, character)
+    if isinstance(drawn, str):
+        return Par(rules.id, bound, bound, False, route, None, 0.0, f"the route could not be drawn: {drawn}")
+    play, marks = drawn
     result = referee(rules, play)
     length = float((result.get("end") or {}).get("length_mm") or 0.0)
     score = int(result["total"])
@@ -387,18 +401,95 @@ def par(
         limit = seconds * speed_mm_s
         result_par.timer_s, result_par.speed_mm_s = seconds, speed_mm_s
         result_par.fits_timer = length <= limit
-        result_par.timer_vp = score
+        result_par.timer_vp, result_par.timer_length_mm, result_par.timer_route = score, length, list(route)
         if not result_par.fits_timer:
             timed = {**play, "end": {"trigger": "timer", "at": {"length_mm": round(limit, 1)}}}
-            result_par.timer_vp = int(referee(rules, timed)["total"])
+            stopped = int(referee(rules, timed)["total"])
+            candidates = [(play, marks, route), *_alternatives(rules, plan, players, character)]
+            best = _best_within_timer(rules, limit, candidates)
+            if best is None or best[0] < stopped:
+                best = (stopped, timed, limit, list(route))
+            result_par.timer_vp, result_par.timer_play, result_par.timer_length_mm, result_par.timer_route = best
             result_par.proven = False
             notes.append(
                 f"the route needs {length / speed_mm_s:.0f} s at {speed_mm_s:g} mm/s and the timer gives "
-                f"{seconds:g} s: par ignores the timer (the best score within it is not searched yet); "
-                f"the timer stops this route at {result_par.timer_vp} VP"
+                f"{seconds:g} s: the best route found within the timer scores {result_par.timer_vp} "
+                f"({result_par.timer_length_mm:.0f} mm; found among the prefixes of the best routes that leave "
+                f"areas out, not proven the best)"
             )
     result_par.note = "; ".join(notes)
     return result_par
+
+
+#: How many of the longest prefixes of each candidate route that fit the timer are scored.
+TIMER_CUTS = 8
+
+
+def _draw(rules: LineRules, plan: list, players: int, character: str | None) -> tuple[dict, list] | str:
+    """The plan drawn as a play with its element marks (:func:`draw_plan`), or why it could not be."""
+    steps, _, skeletons = _drawing_steps(rules, plan)
+    start = next(step[1] for step in plan if step[0] == "start")
+    marks: list = []
+    try:
+        play = draw_plan(rules, start, steps, marks)
+    except RouteError as exc:
+        return str(exc)
+    if players > 1:
+        play["players"] = players
+    if character is not None:
+        play["character"] = character
+    if skeletons:
+        play["skeleton_keys"] = skeletons
+    return play, marks
+
+
+def _alternatives(rules: LineRules, plan: list, players: int, character: str | None) -> list[tuple]:
+    """Shorter routes for the timer: the greedy route, and the best route that leaves out each area
+    the plan enters (but its first), each drawn: ``[(play, marks, route)]``."""
+    entered = [step[1] for step in plan if step[0] == "enter"][1:]
+    plans = [solve(rules, players, 0, character)[1]]
+    plans += [solve(rules, players, STATE_BUDGET, character, frozenset({area}))[1] for area in entered]
+    seen = {tuple(_drawing_steps(rules, plan)[1])}
+    out = []
+    for other in plans:
+        if not other:
+            continue
+        route = _drawing_steps(rules, other)[1]
+        if tuple(route) in seen:
+            continue
+        seen.add(tuple(route))
+        drawn = _draw(rules, other, players, character)
+        if not isinstance(drawn, str):
+            out.append((*drawn, route))
+    return out
+
+
+def _drawn_length(path: list) -> float:
+    return sum(math.dist(a, b) for line in path for a, b in zip(line, line[1:]))
+
+
+def _best_within_timer(rules: LineRules, limit: float, candidates: list[tuple]) -> tuple | None:
+    """The best ``(score, play, length, route)`` among the prefixes of the candidate routes
+    (each ending right after one of its elements) whose drawn length fits ``limit`` mm, scored by
+    the referee; ``None`` when no prefix fits."""
+    from inkcrawl.engines.line import referee
+
+    best = None
+    for play, marks, route in candidates:
+        cuts = []
+        for k, (_, index, _, last) in enumerate(marks):
+            path = [list(line) for line in play["path"][:index]] + [list(play["path"][index][: last + 1])]
+            if _drawn_length(path) > limit:
+                break
+            cuts.append((k, path))
+        for k, path in cuts[-TIMER_CUTS:]:
+            cut = {**play, "path": path}
+            result = referee(rules, cut)
+            length = float((result.get("end") or {}).get("length_mm") or 0.0)
+            total = int(result["total"])
+            if length <= limit and (best is None or (total, -length) > (best[0], -best[2])):
+                best = (total, cut, length, list(route[: k + 1]))
+    return best
 
 
 def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[str, str]]:

@@ -81,10 +81,11 @@ class FreeSpace:
         self.tree = shapely.STRtree(triangles)
         self.centroids = shapely.get_coordinates(shapely.centroid(triangles))
         edges: dict[tuple, list[int]] = {}
-        for t, coords in enumerate(shapely.get_coordinates(shapely.get_exterior_ring(triangles)).reshape(-1, 4, 2)):
+        rings = np.round(shapely.get_coordinates(shapely.get_exterior_ring(triangles)), 9).reshape(-1, 4, 2)
+        for t, coords in enumerate(rings.tolist()):  # every corner rounded once, as Python floats
             for a, b in ((0, 1), (1, 2), (2, 0)):
-                key = tuple(sorted((tuple(np.round(coords[a], 9)), tuple(np.round(coords[b], 9)))))
-                edges.setdefault(key, []).append(t)
+                p, q = tuple(coords[a]), tuple(coords[b])
+                edges.setdefault((p, q) if p <= q else (q, p), []).append(t)
         self.neighbours: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(len(triangles))]
         for (p, q), owners in edges.items():
             if len(owners) == 2:
