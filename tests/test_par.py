@@ -173,16 +173,32 @@ def test_inkcrawl_par_on_a_grid_dungeon_says_so(capsys):
 def test_a_search_over_its_budget_goes_on_greedily_and_says_so(monkeypatch):
     import inkcrawl.engines.line.par as par_module
 
-    rules = LineRules(entry_of(keep_dungeon()))
-    value, plan, exhaustive = solve(rules, budget=2)
-    assert not exhaustive and value <= 21
-    monkeypatch.setattr(par_module, "STATE_BUDGET", 2)
+    # the boss (4, ends the scrawl) or the portal's garden (two plants): no route has both, so the
+    # upper bound, every positive VP (4 + 1 + 1 = 6), is out of reach and only the search proves par
+    rules = LineRules(entry_of(_choice_dungeon()))
+    value, plan, exhaustive = solve(rules, budget=1)
+    assert not exhaustive and value <= 3
+    monkeypatch.setattr(par_module, "STATE_BUDGET", 1)
     result = par(rules)
-    # every element's VP (m1 p1 pr1 s1 p2 m2 t1 m5 s2 m3 pr2 worth 1, the boss 5), the blue token
-    # for the one orb (4) and the one artifact triple (+1): 11 + 5 + 4 + 1 = 21 bounds any route
-    assert result.bound == par_module.upper_bound(rules) == 21
-    assert not result.proven and "went on greedily after 2 states" in result.note
+    assert result.bound == par_module.upper_bound(rules) == 6
+    assert not result.proven and "went on greedily after 1 state or 5 s" in result.note
     assert referee(rules, result.play)["total"] == result.par
+
+
+def test_a_greedy_route_that_reaches_the_upper_bound_is_proven_without_a_search(monkeypatch):
+    from test_line_simulate import _lure_dungeon
+
+    import inkcrawl.engines.line.par as par_module
+
+    # the Lure: the boss b1 (2, ends the scrawl) and the den's three monsters (1 each) bound any
+    # route at 5. The greedy steps leave the ending for last (c1, the den, back to the boss): 5,
+    # the bound, so par is proven with no search at all (a budget of 0 states)
+    monkeypatch.setattr(par_module, "STATE_BUDGET", 0)
+    rules = LineRules(entry_of(_lure_dungeon()))
+    assert par_module.upper_bound(rules) == 5
+    assert solve(rules, budget=0, myopic=True)[0] == 2  # greedy for the moment: the boss at once
+    result = par(rules)
+    assert result.par == 5 and result.proven and result.note == ""
 
 
 def _choice_dungeon() -> dict:

@@ -29,6 +29,7 @@ choice to leave an element of a room undone on purpose. Units: VP; lengths in sh
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -232,20 +233,23 @@ def _enter_value(model: _Model, area: int, keys: frozenset, orbs: frozenset) -> 
     return outcomes
 
 
-#: States the exact search visits before it goes on greedily (one way on from each new state).
+#: States the exact search visits before it goes on greedily (one way on from each new state),
+#: and the seconds it may take (whichever comes first; the bundled dungeons need a few thousand
+#: states and a fraction of a second, so the limits only bind on big sheets).
 STATE_BUDGET = 200_000
+TIME_BUDGET_S = 5.0
 
 
-def upper_bound(rules: LineRules) -> int:
-    """A score no route beats: every element's positive VP, every positive orb token (as many per
-    colour as there are orbs of it) and +1 per artifact triple."""
-    total = sum(
-        max(0, int(e.vp or 0)) for e in rules.elements if e.kind != "orb" and e.interaction != "connect_in_order"
-    )
+def upper_bound(rules: LineRules, players: int = 1, character: str | None = None) -> int:
+    """A score no route beats: every element's positive VP for this player (the character's),
+    every positive orb token (as many per colour as there are orbs of it) and the best an
+    artifact triple can give (+1 connected, or the untouched value when positive)."""
+    model = _Model(rules, players, character)
+    total = sum(max(0, model.vp(e)) for e in rules.elements if e.kind != "orb" and e.interaction != "connect_in_order")
     for colour, stack in rules.orb_tokens.items():
         count = sum(1 for e in rules.elements if e.kind == "orb" and e.colour == colour)
         total += sum(v for v in stack[:count] if v > 0)
-    return total + len(rules.groups)
+    return total + len(rules.groups) * max(1, model.untouched)
 
 
 def solve(
@@ -254,6 +258,7 @@ def solve(
     budget: int = STATE_BUDGET,
     character: str | None = None,
     forbidden: frozenset[int] = frozenset(),
+    myopic: bool = False,
 ) -> tuple[int, list, bool]:
     """The search's best value, its plan and whether the search was exhaustive (it goes on
     greedily, one way on from each new state, after ``budget`` states: the value is then a
@@ -261,7 +266,10 @@ def solve(
     ``("start", start id, area)``,
     ``("enter", area, [element ids], keys held after)``, ``("portal", entry id, exit id, area)``,
     ``("orb", orb id)`` (covering it ends the scrawl) and ``("end", area)``. ``forbidden``: areas
-    (indexes) the route may not enter (the timer's search leaves some out)."""
+    (indexes) the route may not enter (the timer's search leaves some out). The greedy steps
+    take the area worth most at once, one whose entering does not end the scrawl first;
+    ``myopic``: worth most at once, endings included (the greedy player of
+    :mod:`inkcrawl.engines.line.simulate`)."""
     model = _Model(rules, players, character)
     groups = list(rules.groups)
     orbs_by_area = [
@@ -292,17 +300,27 @@ def solve(
         return out
 
     visited = [0]
+    deadline = time.monotonic() + TIME_BUDGET_S
+    over = [budget <= 0]
+
+    def greedy_value(area: int, keys: frozenset, orbs: frozenset) -> tuple:
+        """How the greedy step ranks an area: one whose entering does not end the scrawl first
+        (an ending is worth taking last), then the VP it is worth at once."""
+        gain, _, _, _, ends = _enter_value(model, area, keys, orbs)[0]
+        return (True, gain) if myopic else (not ends, gain)
 
     @cache
     def best(
         entered: frozenset, here: int, keys: frozenset, orbs: frozenset, used: frozenset, phase: int, phases: tuple
     ):
         visited[0] += 1
+        if not over[0] and (visited[0] > budget or (visited[0] % 1024 == 0 and time.monotonic() > deadline)):
+            over[0] = True
         region = model.reach(here, entered, keys)
         options = [(finish(entered, phases, here, used), [("end", here)])]
         frontier = [a for a in model.frontier(region, entered, keys) if a not in forbidden]
-        if visited[0] > budget and frontier:  # greedy from here: the area worth most next
-            frontier = [max(frontier, key=lambda a: _enter_value(model, a, keys, orbs)[0][0])]
+        if over[0] and frontier:  # greedy from here: the area worth most next
+            frontier = [max(frontier, key=lambda a: greedy_value(a, keys, orbs))]
             return max(
                 entering(frontier[0], entered, keys, orbs, used, phase, phases, []) + options,
                 key=lambda option: option[0],
@@ -342,7 +360,7 @@ def solve(
     if not results:
         return 0, [], True
     value, plan = max(results, key=lambda r: r[0])
-    return value, plan, visited[0] <= budget
+    return value, plan, not over[0]
 
 
 def _stone_value(model: _Model, groups, entered: frozenset, phases: dict) -> int:
@@ -380,7 +398,13 @@ def par(
         known = ", ".join(sorted(rules.characters)) or "none"
         hint = did_you_mean(character, rules.characters)
         raise ValueError(f"unknown character {character!r} (this game has: {known}){hint}")
-    bound, plan, exhaustive = solve(rules, players, STATE_BUDGET, character)
+    # a greedy route that reaches the upper bound is the best there is: no search needed
+    ceiling = upper_bound(rules, players, character)
+    bound, plan, exhaustive = solve(rules, players, 0, character)
+    if bound < ceiling:
+        bound, plan, exhaustive = solve(rules, players, STATE_BUDGET, character)
+    else:
+        exhaustive = True
     route = _drawing_steps(rules, plan)[1]
     drawn = _draw(rules, plan, players, character)
     if isinstance(drawn, str):
@@ -391,10 +415,16 @@ def par(
     score = int(result["total"])
     notes = [] if score == bound else [f"the drawn route scores {score}, the search {bound}"]
     if not exhaustive:
-        bound = upper_bound(rules)
-        notes.append(f"the search went on greedily after {STATE_BUDGET} states: {bound} bounds the best")
+        bound = ceiling
+        if score < bound:
+            notes.append(
+                f"the search went on greedily after {STATE_BUDGET:,} state{'s' if STATE_BUDGET != 1 else ''} "
+                f"or {TIME_BUDGET_S:g} s: "
+                f"{bound} bounds the best"
+            )
     timers = [t for t in rules.end_triggers if isinstance(t, dict) and t.get("kind") == "timer"]
-    result_par = Par(rules.id, score, max(bound, score), score == bound and exhaustive, route, play, length)
+    proven = score == bound and (exhaustive or score == ceiling)  # reaching the upper bound proves it too
+    result_par = Par(rules.id, score, max(bound, score), proven, route, play, length)
     if timers:
         # the timer only cuts routes short: when the best route fits it, it is the best within it
         seconds = float(timers[0].get("seconds") or 0)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import shapely
@@ -68,7 +68,9 @@ class FreeSpace:
         pen = rules.pen_width_mm
         solid = rules.network.solid if rules.network.solid is not None else rules.network.barrier
         cut = [solid.buffer(clearance_mm)] if not solid.is_empty else []
-        cut += [e.ink.buffer(pen / 2 + 0.4) for e in avoid if e.ink is not None]
+        # a round cap of 4 segments per quarter circle lies within 2 % of the circle's radius
+        # (under 0.1 mm here), well inside the 0.4 mm margin
+        cut += [e.ink.buffer(pen / 2 + 0.4, quad_segs=4) for e in avoid if e.ink is not None]
         cut += [shapely.buffer(d, pen / 2 + clearance_mm) for d in closed_doors]
         free = paper.difference(shapely.union_all(cut)) if cut else paper
         if free.is_empty:
@@ -79,9 +81,10 @@ class FreeSpace:
         triangles = triangles[shapely.area(triangles) > 1e-9]
         self.triangles = triangles
         self.tree = shapely.STRtree(triangles)
-        self.centroids = shapely.get_coordinates(shapely.centroid(triangles))
+        corners = shapely.get_coordinates(shapely.get_exterior_ring(triangles)).reshape(-1, 4, 2)
+        self.centroids = corners[:, :3].mean(axis=1)  # a triangle's centroid: the mean of its corners
         edges: dict[tuple, list[int]] = {}
-        rings = np.round(shapely.get_coordinates(shapely.get_exterior_ring(triangles)), 9).reshape(-1, 4, 2)
+        rings = np.round(corners, 9)
         for t, coords in enumerate(rings.tolist()):  # every corner rounded once, as Python floats
             for a, b in ((0, 1), (1, 2), (2, 0)):
                 p, q = tuple(coords[a]), tuple(coords[b])
@@ -196,10 +199,11 @@ def element_stroke(rules: LineRules, element: Element) -> np.ndarray:
 
 
 class _Fallback:
-    """A strict free space, and a looser one where the strict one has no way."""
+    """A strict free space, and a looser one where the strict one has no way (built only then)."""
 
-    def __init__(self, strict: FreeSpace, loose: FreeSpace):
-        self.strict, self.loose = strict, loose
+    def __init__(self, strict: FreeSpace, loose: Callable[[], FreeSpace]):
+        self.strict, self._loose = strict, loose
+        self.loose: FreeSpace | None = None
 
     def snap(self, point: Point2) -> np.ndarray:
         return self.strict.snap(point)
@@ -208,6 +212,8 @@ class _Fallback:
         try:
             return self.strict.path(a, b)
         except RouteError:
+            if self.loose is None:
+                self.loose = self._loose()
             return self.loose.path(a, b)
 
 
@@ -260,7 +266,7 @@ def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple], marks: li
         key = (None if allowed is None else frozenset(allowed), tuple(sorted(id(d) for d in doors)))
         if key not in spaces:
             spaces[key] = _Fallback(
-                FreeSpace(rules, allowed, others, doors), FreeSpace(rules, allowed, dangerous, doors)
+                FreeSpace(rules, allowed, others, doors), lambda: FreeSpace(rules, allowed, dangerous, doors)
             )
         return spaces[key]
 

@@ -99,8 +99,10 @@ def intent(rules: LineRules, policy: str, players: int = 1, character: str | Non
     :class:`SimulationError` when there is no Start or the route cannot be drawn."""
     if not rules.starts:
         raise SimulationError("the sheet has no Start")
-    budget = 0 if policy == "greedy" else STATE_BUDGET
-    _, plan, _ = solve(rules, players, budget, character)
+    if policy == "greedy":
+        _, plan, _ = solve(rules, players, 0, character, myopic=True)
+    else:
+        _, plan, _ = solve(rules, players, STATE_BUDGET, character)
     steps, _, skeletons = _drawing_steps(rules, plan)
     start = next(step[1] for step in plan if step[0] == "start")
     marks: list = []
