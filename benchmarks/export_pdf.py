@@ -30,7 +30,9 @@ What it does:
    (d) merging two Qt PDFs (odd and even pages) into one of every page in order, with pypdf
        and, when it can be imported, pikepdf (neither is needed by inkcrawl at run time);
    and prints seconds, pages per second and the ratio (c) / (b), with the aims of issue #3:
-   Qt at least 10x faster than cairosvg, and the 100 pages in under 3 s.
+   Qt at least 10x faster than cairosvg, and the 100 pages in under 3 s; and those of issue #15:
+   SVG building at most 10 ms a page, the 100-page CLI export under 2 s. The machine is shared:
+   read the best of several runs (``--repeat``), and the CPU time next to it.
 3. Times the same job through the CLI end to end, a fresh ``python -m inkcrawl export sheet
    GRID_PACK LINE_PACK -o OUT.pdf`` subprocess, and checks with pypdf that the PDFs written
    (in-process, in two processes and by the CLI) have one page per dungeon.
@@ -64,6 +66,8 @@ import validate_pack
 REPO = validate_pack.REPO
 TARGET_SECONDS = 3.0  # for 100 pages
 TARGET_RATIO = 10.0  # cairosvg time / Qt time
+SVG_TARGET_MS = 10.0  # issue #15: SVG building per page
+CLI_TARGET_SECONDS = 2.0  # issue #15: the 100-page CLI export, on the 2-core machine at rest
 #: Lowest grid origin (mm from the top of the paper) that leaves a grid-classic sheet room for
 #: its scoring area below a 7x7 grid of 24 mm cells on A4 (validate_pack draws 30-100 mm).
 GRID_ORIGIN_MAX_Y_MM = 80
@@ -418,7 +422,16 @@ def main(argv: list[str] | None = None) -> int:
                 cli_message = done.stdout.decode(errors="replace").strip()
 
         print(f"\ntiming of {count} pages (best of {max(1, args.repeat)}; median in brackets)")
-        print(_line("(a) SVGs, exporters.pages.sheet_page", svg_times, count, f"{svg_bytes / 1e6:.1f} MB of SVG"))
+        per_page_ms = min(svg_times) * 1000 / count
+        print(
+            _line(
+                "(a) SVGs, exporters.pages.sheet_page",
+                svg_times,
+                count,
+                f"{svg_bytes / 1e6:.1f} MB of SVG; {per_page_ms:.1f} ms a page, aim <= {SVG_TARGET_MS:g} ms: "
+                + ("within" if per_page_ms <= SVG_TARGET_MS else "OVER"),
+            )
+        )
         qt_best = min(qt_times)
         verdict = "within" if qt_best <= TARGET_SECONDS * count / 100 else "OVER"
         print(
@@ -480,13 +493,13 @@ def main(argv: list[str] | None = None) -> int:
                 )
         if cli_times:
             best = min(cli_times)
-            verdict_cli = "within" if best <= TARGET_SECONDS * count / 100 else "OVER"
+            verdict_cli = "within" if best <= CLI_TARGET_SECONDS * count / 100 else "OVER"
             print(
                 _line(
                     "CLI end to end (python -m inkcrawl export)",
                     cli_times,
                     count,
-                    f"{cli_pages} pages; aim < {TARGET_SECONDS:g} s: {verdict_cli}",
+                    f"{cli_pages} pages; aim < {CLI_TARGET_SECONDS:g} s per 100 pages: {verdict_cli}",
                 )
             )
             print(f"      {cli_message}")

@@ -157,6 +157,95 @@ def card_pages(
     return pages
 
 
+def _single_card_page(
+    side: str,
+    kind: str,
+    ruleset: Ruleset,
+    options: PageOptions,
+    card_mm: tuple[float, float],
+    back_name: str,
+    safe_mm: float = 0.0,
+) -> Page:
+    """One card alone on a page of its cut size ``card_mm`` plus ``options.bleed_mm`` on every
+    side: the card's TrimBox is its cut, its ArtBox ``safe_mm`` inside it. The drawing
+    (63 x 88 mm) is centred on the cut and its background runs to the page's edges."""
+    bleed = options.bleed_mm
+    cut_w, cut_h = card_mm
+    width, height = cut_w + 2 * bleed, cut_h + 2 * bleed
+    drawing = new_page_drawing(width, height)
+    root = drawing.g()
+    root["class"] = f"card-page {side}"
+    drawing.add(root)
+    canvas = SheetCanvas(drawing, root, style.palette(options.grayscale))
+    x, y = (width - CARD_WIDTH_MM) / 2, (height - CARD_HEIGHT_MM) / 2
+    reach = max(x, y)  # the card's background covers the whole page
+    if side == "front":
+        _draw_front(canvas, kind, ruleset, x, y, reach)
+    else:
+        _draw_back(canvas, x, y, reach, back_name)
+    title = f"card {_CARD_NAMES.get(kind, kind)} ({side})" if side == "front" else "card back"
+    return Page(
+        svg_text(drawing),
+        width,
+        height,
+        title,
+        texts=canvas.texts,
+        trim_mm=(bleed, bleed, cut_w, cut_h),
+        bleed_mm=bleed,
+        safe_mm=safe_mm,
+    )
+
+
+def single_card_pages(
+    cards: dict[str, int],
+    ruleset: Ruleset,
+    options: PageOptions,
+    card_mm: tuple[float, float],
+    back_name: str | None = None,
+    safe_mm: float = 0.0,
+) -> list[Page]:
+    """A deck (card kind -> count) for print on demand: one card per page, each card's back
+    then its front (back, front, back, front...), pages of the cut size ``card_mm`` (mm) plus
+    the bleed, with a safe zone (ArtBox) ``safe_mm`` inside the cut (see
+    :func:`_single_card_page`). Raises :class:`CardError` for an empty deck."""
+    sequence = [kind for kind, count in cards.items() for _ in range(count)]
+    if not sequence:
+        raise CardError("the deck has no cards")
+    name = back_name if back_name is not None else str(ruleset.data.get("name", ruleset.id))
+    back = _single_card_page("back", "card-back", ruleset, options, card_mm, name, safe_mm)
+    fronts: dict[str, Page] = {}
+    pages = []
+    for kind in sequence:
+        if kind not in fronts:
+            fronts[kind] = _single_card_page("front", kind, ruleset, options, card_mm, name, safe_mm)
+        pages += [back, fronts[kind]]
+    return pages
+
+
+def card_faces(
+    cards: dict[str, int],
+    ruleset: Ruleset,
+    options: PageOptions,
+    card_mm: tuple[float, float],
+    back_name: str | None = None,
+) -> list[tuple[str, int, Page]]:
+    """Every face of a deck once, for shops that take one image per face: ``(kind, count,
+    page)`` for each card kind in deck order, then ``("back", total, page)``; pages as
+    :func:`single_card_pages`. Raises :class:`CardError` for an empty deck."""
+    counts = {kind: count for kind, count in cards.items() if count > 0}
+    if not counts:
+        raise CardError("the deck has no cards")
+    name = back_name if back_name is not None else str(ruleset.data.get("name", ruleset.id))
+    faces = [
+        (kind, count, _single_card_page("front", kind, ruleset, options, card_mm, name))
+        for kind, count in counts.items()
+    ]
+    faces.append(
+        ("back", sum(counts.values()), _single_card_page("back", "card-back", ruleset, options, card_mm, name))
+    )
+    return faces
+
+
 def _card_frame(canvas: SheetCanvas, x: float, y: float, bleed: float, kind: str):
     group = canvas.group(kind, css_class="card")
     palette = canvas.palette

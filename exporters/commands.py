@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from exporters.presets import PRESETS
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 from inkcrawl.cli.common import terminal_safe
 
@@ -28,7 +29,9 @@ examples:
   inkcrawl export sheet my-dungeon.json -o my-dungeon.png --dpi 200
   inkcrawl export sheet my-dungeon.json -o my-dungeon.svg --grayscale
   inkcrawl export sheet my-dungeon.json -o shop.pdf --paper A4 --bleed 3 --crop-marks
+  inkcrawl export sheet my-dungeon.json -o shop.pdf --preset drivethrucards --pdfx 4
   inkcrawl export sheet content/packs/ember-halls -o letter.pdf --paper Letter
+  inkcrawl export sheet content/packs/ember-halls -o shop.pdf --bleed 3 --pdfx 4 --output-profile FOGRA39.icc
 
 OUT decides the format: .pdf (every sheet, one page per copy), .svg (one file per dungeon:
 OUT itself for one dungeon, OUT-<dungeon id>.svg for several), .png (the sheet of one dungeon,
@@ -43,9 +46,17 @@ _CARDS_EPILOG = """\
 examples:
   inkcrawl export cards content/packs/ember-halls -o cards.pdf
   inkcrawl export cards content/packs/ember-halls -o cards.pdf --deck gentle --backs --crop-marks
+  inkcrawl export cards content/packs/ember-halls -o cards.pdf --bleed 3 --pdfx 4
+
+  inkcrawl export cards content/packs/ember-halls -o deck.pdf --preset drivethrucards
+  inkcrawl export cards content/packs/ember-halls -o card.png --preset thegamecrafter
 
 Poker-size cards (63 x 88 mm), as many per page as fit, from the pack's deck (or the
 ruleset's). --backs adds a backs page after each fronts page, mirrored for duplex printing.
+OUT decides the format: .pdf (card sheets), .png (one image per card face, OUT-<kind>.png,
+and OUT-back.png). --preset drivethrucards: 1/8" bleed and safe zone, 2.5 x 3.5" cards one per
+page, back, front, back, front; --preset thegamecrafter: 825 x 1125 px PNGs at 300 dpi.
+Options given override the preset's values.
 exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
 """
 
@@ -61,6 +72,31 @@ validation errors is refused unless --force. OUT is written atomically; a read-o
 refused unless --force, a device or the input always.
 exit codes: 0 written, 1 validation errors, 2 usage error, unreadable input or unwritable output
 """
+
+
+_PREFLIGHT_EPILOG = """\
+examples:
+  inkcrawl preflight shop.pdf
+  inkcrawl preflight cards.pdf --bleed 3.175 --cmyk
+  inkcrawl preflight shop.pdf --format json
+
+Checks what a print shop's checker rejects, page by page: TrimBox inside BleedBox inside
+MediaBox (ArtBox inside TrimBox), the bleed asked for, every font embedded (and as a subset),
+no RGB where CMYK is required (a PDF/X file with a CMYK output intent, or --cmyk), total ink
+at most --max-ink, raster images at least --min-dpi. Warnings (a font embedded whole) do not
+change the exit code.
+exit codes: 0 clean, 1 problems a shop would reject, 2 usage error or a file that cannot be read
+"""
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage") from None
+    if not 100 <= value <= 400:
+        raise argparse.ArgumentTypeError("use 100 to 400 (% of total ink)")
+    return value
 
 
 def _positive_number(text: str) -> float:
@@ -136,14 +172,20 @@ def _add_page_options(parser: argparse.ArgumentParser, cards: bool = False) -> N
         help="page margin in mm (default: " + ("6)" if cards else "the sheet's)"),
     )
     parser.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        help="set bleed, safe zone"
+        + (", card size, layout and image resolution" if cards else " and image resolution")
+        + " for a home printer or a print-on-demand shop (options given override it)",
+    )
+    parser.add_argument(
         "--bleed",
         type=_mm_between(0, 20),
-        default=0.0,
         metavar="MM",
         help=(
-            "extend every card by MM on each side for cutting (3 is usual)"
+            "extend every card by MM on each side for cutting (3 is usual; default 0 or the preset's)"
             if cards
-            else "extend the page by MM on every side for a print shop (3 is usual)"
+            else "extend the page by MM on every side for a print shop (3 is usual; default 0 or the preset's)"
         ),
     )
     parser.add_argument(
@@ -156,6 +198,18 @@ def _add_page_options(parser: argparse.ArgumentParser, cards: bool = False) -> N
         ),
     )
     parser.add_argument("--grayscale", action="store_true", help="print in greys only, for black-and-white printers")
+    parser.add_argument(
+        "--pdfx",
+        choices=("4", "1a"),
+        help="PDF: write PDF/X-4 for a print shop: CMYK (black as K only, at most 240%% ink) with the output "
+        "intent of --output-profile (1a is not offered: Qt cannot write it)",
+    )
+    parser.add_argument(
+        "--output-profile",
+        metavar="ICC",
+        help="with --pdfx: the shop's CMYK profile (.icc); default: $INKCRAWL_CMYK_PROFILE, else Ghostscript's "
+        "SWOP profile where installed",
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -205,8 +259,7 @@ def register(subparsers) -> None:
     sheet.add_argument(
         "--dpi",
         type=_dpi,
-        default=150,
-        help="PNG resolution (default 150; a contact sheet of several dungeons uses at most 60)",
+        help="PNG resolution (default 150, or the preset's; a contact sheet of several dungeons uses at most 60)",
     )
     sheet.set_defaults(func=_cmd_sheet)
 
@@ -218,9 +271,10 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cards.add_argument("paths", nargs=1, metavar="PACK", help="a grid pack folder, pack.json, or grid dungeon file")
-    cards.add_argument("-o", "--output", required=True, metavar="OUT", help="the PDF to write")
+    cards.add_argument("-o", "--output", required=True, metavar="OUT", help="the PDF or PNG to write")
     cards.add_argument("--deck", metavar="ID", help="which deck of the pack (default: its first, else the ruleset's)")
     cards.add_argument("--backs", action="store_true", help="add a backs page after each page, laid out for duplex")
+    cards.add_argument("--dpi", type=_dpi, help="PNG resolution of card images (default 300)")
     _add_page_options(cards, cards=True)
     cards.set_defaults(func=_cmd_cards)
 
@@ -273,6 +327,32 @@ def register(subparsers) -> None:
         help="export even when validation finds errors, and replace OUT even when it is read-only",
     )
     tiled.set_defaults(func=_cmd_tiled)
+
+    preflight = subparsers.add_parser(
+        "preflight",
+        help="check a PDF as a print shop would (boxes, fonts, colour, ink, image resolution)",
+        description="Check a PDF for what print shops reject, naming each problem with its page.",
+        epilog=_PREFLIGHT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    preflight.add_argument("pdf", metavar="FILE.pdf", help="the PDF to check")
+    preflight.add_argument(
+        "--bleed",
+        type=_mm_between(0, 20),
+        metavar="MM",
+        help="require this much bleed beyond the TrimBox on every side (3.175 = 1/8 inch)",
+    )
+    preflight.add_argument("--cmyk", action="store_true", help="require CMYK colour even in a file that is not PDF/X")
+    preflight.add_argument(
+        "--max-ink", type=_percent, default=240.0, metavar="PCT", help="the most total ink in %% (default 240)"
+    )
+    preflight.add_argument(
+        "--min-dpi", type=_dpi, default=300.0, metavar="DPI", help="the least raster image resolution (default 300)"
+    )
+    preflight.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text lines (default) or json for programs"
+    )
+    preflight.set_defaults(func=_cmd_preflight)
 
 
 def _error(message: str) -> int:
@@ -354,6 +434,10 @@ def _phrase(error, args) -> str:
         message = f"{args.paths[0]}: {message}"
     elif error.code == "one-dungeon":
         message = f"a Tiled map holds one dungeon; {args.paths[0]} has {error.count} (export a dungeon file)"
+    elif error.code == "pdfx" and "none was found" in message:
+        message = message.replace(
+            "give the print shop's profile", "give the print shop's profile with --output-profile"
+        )
     elif error.code == "unwritable":
         message = f"cannot write {error.path or args.output}: {error.reason}"
         if getattr(error, "refused", None) == "read-only":
@@ -393,6 +477,12 @@ def _summary(result) -> str:
         return "wrote " + ", ".join(str(f) for f in files)
     if result.format == "sheet-png":
         return f"wrote {files[0]}" + (f" (contact sheet of {result.dungeons} sheets)" if result.contact_sheet else "")
+    if result.format == "cards-png":
+        faces = ", ".join(f"{kind} x{count}" for kind, count in result.faces)
+        return (
+            f"wrote {len(files)} card images of deck {result.deck_name!r} at {result.dpi:g} dpi, "
+            f"{files[-1].parent / files[-1].name[: -len('back.png')]}*.png ({faces})"
+        )
     if result.format == "cards-pdf":
         return f"wrote {files[0]} ({result.cards} cards of deck {result.deck_name!r}, {result.pages} page{plural})"
     if result.format == "game-json":
@@ -441,17 +531,28 @@ def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=Non
 
 
 def _page_options(args, fit: bool = False):
+    """The page options of ``args``, a preset's bleed where no ``--bleed`` is given."""
     from exporters.pages import PageOptions
+    from exporters.presets import preset_named, resolve
 
+    preset = preset_named(args.preset)
     return PageOptions(
         paper=args.paper,
         orientation=args.orientation,
         margin_mm=args.margin,
         fit=fit,
-        bleed_mm=args.bleed,
+        bleed_mm=resolve(args.bleed, preset, "bleed_mm", 0.0),
         crop_marks=args.crop_marks,
         grayscale=args.grayscale,
     )
+
+
+def _safe_mm(args) -> float:
+    """The safe zone of ``--preset`` (mm inside the paper or card), 0 without one."""
+    from exporters.presets import preset_named
+
+    preset = preset_named(args.preset)
+    return preset.safe_mm if preset is not None else 0.0
 
 
 def _cmd_sheet(args: argparse.Namespace) -> int:
@@ -460,14 +561,23 @@ def _cmd_sheet(args: argparse.Namespace) -> int:
     def copies_for_pdf_only(format_) -> str | None:
         if args.text_as_paths and format_.name != "sheet-svg":
             return "--text-as-paths applies to SVG output only"
+        if format_.name != "sheet-pdf" and (args.pdfx or args.output_profile):
+            return "--pdfx and --output-profile apply to PDF output only"
+        if args.pdfx or args.output_profile:
+            return _pdfx_problem(args)
         return "--copies applies to PDF output only" if args.copies > 1 and format_.name != "sheet-pdf" else None
+
+    from exporters.presets import preset_named, resolve
 
     options = WriteOptions(
         page=_page_options(args, fit=args.fit),
         copies=args.copies,
-        dpi=args.dpi,
+        dpi=resolve(args.dpi, preset_named(args.preset), "dpi", 150.0),
+        safe_mm=_safe_mm(args),
         shrink=not args.exact,
         text_as_paths=args.text_as_paths,
+        pdfx=args.pdfx,
+        output_profile=args.output_profile,
     )
     return _export(
         args,
@@ -484,9 +594,56 @@ def _cmd_game(args: argparse.Namespace) -> int:
 
 def _cmd_cards(args: argparse.Namespace) -> int:
     from exporters.formats import WriteOptions
+    from exporters.presets import preset_named, resolve
 
-    options = WriteOptions(page=_page_options(args), deck_source=args.paths[0], deck=args.deck, backs=args.backs)
-    return _export(args, "cards", "card sheets are written as PDF: the output must end in .pdf", options)
+    preset = preset_named(args.preset)
+    options = WriteOptions(
+        page=_page_options(args),
+        deck_source=args.paths[0],
+        deck=args.deck,
+        backs=args.backs,
+        pdfx=args.pdfx,
+        output_profile=args.output_profile,
+        dpi=resolve(args.dpi, preset, "dpi", 300.0),
+        card_layout="one-per-page" if preset is not None and preset.cards == "one-per-page" else "sheets",
+        card_mm=preset.card_mm if preset is not None else None,
+        safe_mm=_safe_mm(args),
+    )
+
+    def check(format_) -> str | None:
+        if format_.name == "cards-png":
+            if preset is not None and preset.cards == "one-per-page":
+                return f"{preset.title} takes a deck as one PDF: the output must end in .pdf"
+            if args.pdfx or args.output_profile or args.backs or args.crop_marks:
+                return "--pdfx, --output-profile, --backs and --crop-marks apply to PDF output only"
+        elif preset is not None and preset.cards == "images":
+            return f"{preset.title} takes cards as PNG images: the output must end in .png"
+        elif args.dpi is not None:
+            return "--dpi applies to PNG output only"
+        return _pdfx_problem(args) if args.pdfx or args.output_profile else None
+
+    return _export(
+        args,
+        "cards",
+        "the output must end in .pdf (card sheets) or .png (one image per card face)",
+        options,
+        check,
+    )
+
+
+def _pdfx_problem(args) -> str | None:
+    """Why ``--pdfx``/``--output-profile`` cannot be used, checked before any drawing, or ``None``."""
+    from exporters.pdfx import PdfxError, check_version, cmyk_output_intent
+
+    if args.output_profile and not args.pdfx:
+        return "--output-profile needs --pdfx 4"
+    try:
+        check_version(args.pdfx)
+        cmyk_output_intent(args.output_profile)
+    except PdfxError as exc:
+        text = str(exc)
+        return text.replace("give the print shop's profile", "give the print shop's profile with --output-profile")
+    return None
 
 
 def _cmd_tiled(args: argparse.Namespace) -> int:
@@ -496,3 +653,33 @@ def _cmd_tiled(args: argparse.Namespace) -> int:
     return _export(
         args, "tiled", f"cannot tell the format of {args.output!r}: the output must end in .tmj, .json or .tmx", options
     )
+
+
+def _cmd_preflight(args: argparse.Namespace) -> int:
+    import json
+
+    from exporters.preflight import PreflightError, preflight
+
+    try:
+        report = preflight(
+            args.pdf, bleed_mm=args.bleed, cmyk=args.cmyk, max_ink=args.max_ink / 100, min_dpi=args.min_dpi
+        )
+    except PreflightError as exc:
+        print(terminal_safe(f"inkcrawl preflight: error: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
+    else:
+        for problem in report.problems:
+            where = f"page {problem.page}" if problem.page is not None else "document"
+            print(terminal_safe(f"{report.path}: {where}: {problem.severity}: {problem.message} [{problem.code}]"))
+        errors, warnings = len(report.errors), len(report.problems) - len(report.errors)
+        kind = report.pdfx or "PDF"
+        pages = f"{report.pages} page{'s' if report.pages != 1 else ''}"
+        if errors:
+            verdict = f"{errors} problem{'s' if errors != 1 else ''} a print shop would reject"
+        else:
+            verdict = "ready for a print shop"
+        extra = f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
+        print(terminal_safe(f"{report.path}: {kind}, {pages}: {verdict}{extra}"))
+    return EXIT_PROBLEMS if report.errors else EXIT_OK

@@ -11,6 +11,7 @@ name            group      suffixes         writes
 ``sheet-svg``   ``sheet``  ``.svg``         one SVG per dungeon (``OUT-<id>.svg`` for several)
 ``sheet-png``   ``sheet``  ``.png``         one sheet's image, or a contact sheet of several
 ``cards-pdf``   ``cards``  ``.pdf``         print-and-play cards of a grid deck
+``cards-png``   ``cards``  ``.png``         one image per card face of a grid deck, and the back
 ``game-json``   ``game``   ``.json``        playable game data (``schemas/game.schema.json``)
 ``tiled-json``  ``tiled``  ``.tmj .json``   one dungeon as a Tiled map (JSON)
 ``tiled-tmx``   ``tiled``  ``.tmx``         one dungeon as a Tiled map (XML)
@@ -73,6 +74,17 @@ class WriteOptions:
       ``"does-not-fit"`` error); the command line shrinks unless ``--exact``;
     - ``text_as_paths``: SVG files draw their text as the outlines of its glyphs (no font
       needed, text no longer selectable) instead of embedding the fonts;
+    - ``pdfx``: ``"4"`` writes PDFs as PDF/X-4 in CMYK with the output intent of
+      ``output_profile`` (a CMYK ICC profile; ``None``: a standard one installed on the
+      machine, see :func:`exporters.pdfx.find_cmyk_profile`), colours within 240 % total ink;
+      ``None``: plain RGB PDFs (``"1a"`` is refused, an ``"pdfx"`` error saying why);
+    - ``card_layout``: how card sheets lay out cards: ``"sheets"`` (as many to a page as fit,
+      with cut lines), ``"one-per-page"`` (print on demand: one card per page, back, front,
+      back, front...); card images are always one per face; ``card_mm``: ``(width, height)``
+      of a card as the shop cuts it for one-per-page cards and card images (``None``: 63 x 88);
+      the bleed is ``page.bleed_mm`` (see :mod:`exporters.presets`);
+    - ``safe_mm``: a safe zone that far inside the paper (or a card alone on its page), written
+      as each PDF page's ArtBox (0: none);
     - ``replace_read_only``: replace an output file that is read-only (otherwise refused, an
       ``"unwritable"`` error with ``refused`` ``"read-only"``). Every format, whatever it reads.
     """
@@ -87,6 +99,11 @@ class WriteOptions:
     tile_mm: float = DEFAULT_TILE_MM
     shrink: bool = False
     text_as_paths: bool = False
+    pdfx: str | None = None
+    output_profile: str | Path | None = None
+    card_layout: str = "sheets"
+    card_mm: tuple[float, float] | None = None
+    safe_mm: float = 0.0
     replace_read_only: bool = False
 
 
@@ -109,8 +126,9 @@ class ExportResult:
     """What a format wrote: ``files`` (in order), the number of ``dungeons`` exported, the
     ``pages`` of a PDF, the ``sheets`` drawn (:class:`exporters.pages.Page`, one per dungeon;
     empty for game data and Tiled maps), ``notes`` for the user, and per format:
-    ``contact_sheet`` and ``dpi`` (PNG), ``deck_name`` and ``cards`` (card sheets),
-    ``px_per_mm`` (Tiled)."""
+    ``contact_sheet`` and ``dpi`` (PNG), ``deck_name`` and ``cards`` (card sheets), ``faces``
+    (card images: ``(card kind or "back", how many cards show it)`` per file), ``px_per_mm``
+    (Tiled)."""
 
     format: str
     files: list[Path]
@@ -123,6 +141,7 @@ class ExportResult:
     deck_name: str | None = None
     cards: int = 0
     px_per_mm: float | None = None
+    faces: list[tuple[str, int]] = field(default_factory=list)
 
 
 class ExportError(Exception):
@@ -151,7 +170,9 @@ class ExportError(Exception):
     - ``"one-dungeon"``: a Tiled map holds one dungeon, the input has ``count``;
     - ``"tiled"``: the map cannot be made (pixel sizes);
     - ``"game-data"``: the game data cannot be built from the dungeon (fixing its validation
-      errors fixes it).
+      errors fixes it);
+    - ``"pdfx"``: PDF/X cannot be made (a version not offered, no CMYK profile found, a profile
+      that is not a CMYK output profile; the message says what to do).
 
     ``dungeon_index``: the position, in the ``dungeons`` given, of the one at fault (or ``None``).
     """
@@ -366,13 +387,30 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[], None] | None:
     return tick
 
 
-def _write_pdf(pages, path: Path, title: str, progress, force: bool = False, inputs: Sequence = ()) -> int:
+def output_intent(options: WriteOptions):
+    """The :class:`exporters.pdfx.OutputIntent` of ``options.pdfx`` (``None`` for plain PDFs).
+    Raises :class:`ExportError` ``"pdfx"``."""
+    if options.pdfx is None:
+        return None
+    from exporters.pdfx import PdfxError, check_version, cmyk_output_intent
+
+    try:
+        check_version(options.pdfx)
+        return cmyk_output_intent(options.output_profile)
+    except PdfxError as exc:
+        raise ExportError("pdfx", str(exc)) from None
+
+
+def _write_pdf(pages, path: Path, title: str, progress, force: bool = False, inputs: Sequence = (), pdfx=None) -> int:
     from exporters import qt
+    from exporters.pdfx import PdfxError
     from inkcrawl.jsonio import check_target
 
     try:
         check_target(path, force, inputs)  # before the drawing: refused at once
-        return qt.write_pdf(pages, path, title=title, progress=progress, force=force, inputs=inputs)
+        return qt.write_pdf(pages, path, title=title, progress=progress, force=force, inputs=inputs, pdfx=pdfx)
+    except PdfxError as exc:
+        raise ExportError("pdfx", str(exc)) from None
     except OSError as exc:
         raise _unwritable(exc, path) from None
     except ValueError as exc:  # Qt cannot parse a page: ours to fix
@@ -390,15 +428,17 @@ def _sheet_title(dungeons: Sequence) -> str:
 
 class SheetPdf(Format):
     name, group, suffixes, unit = "sheet-pdf", "sheet", (".pdf",), "page"
-    reads = frozenset({"page", "copies", "shrink"})
+    reads = frozenset({"page", "copies", "shrink", "pdfx", "output_profile", "safe_mm"})
     description = "play sheets as one vector PDF, each sheet at its printed size, options.copies pages each"
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
         dungeons, path = _start(self, dungeons, path, options)
+        intent = output_intent(options)
         drawn, sheets = iter_sheets(dungeons, options.page, shrink=options.shrink), []  # drawing starts now, before Qt
 
         def sequence():
             for sheet in drawn:
+                sheet.safe_mm = options.safe_mm
                 sheets.append(sheet)
                 for _ in range(options.copies):
                     yield sheet
@@ -410,6 +450,7 @@ class SheetPdf(Format):
             _ticker(progress, len(dungeons) * options.copies),
             options.replace_read_only,
             _inputs(dungeons),
+            intent,
         )
         return ExportResult(self.name, [path], len(dungeons), pages=count, sheets=sheets, notes=notes_of(sheets))
 
@@ -486,32 +527,26 @@ class SheetPng(Format):
 
 class CardsPdf(Format):
     name, group, suffixes, unit = "cards-pdf", "cards", (".pdf",), "page"
-    reads = frozenset({"page", "deck_source", "deck", "backs"})
-    description = "print-and-play card sheets (63 x 88 mm poker cards) of a grid deck as PDF"
+    reads = frozenset(
+        {"page", "deck_source", "deck", "backs", "pdfx", "output_profile", "card_layout", "card_mm", "safe_mm"}
+    )
+    description = (
+        "print-and-play card sheets (63 x 88 mm poker cards) of a grid deck as PDF, or one card per page "
+        "(back, front, back, front...) for print on demand"
+    )
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
-        from exporters.cards import CardError, card_pages, deck_for, pack_name
+        from exporters.cards import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardError, card_pages, single_card_pages
 
         dungeons, path = _start(self, dungeons, path, options)
-        opened = dungeons[0]
-        family = opened.ruleset.family
-        if family != "grid":
-            raise ExportError(
-                "wrong-family",
-                f"card sheets are for the grid family's deck; this is a {family}-family "
-                f"{'pack' if len(dungeons) > 1 else 'dungeon'}",
-                family=family,
-            )
+        intent = output_intent(options)
         try:
-            if options.deck_source is not None:
-                deck_name, cards = deck_for(str(options.deck_source), opened, options.deck)
-            elif options.deck is not None:
-                raise CardError(f"there is no pack to take the deck {options.deck!r} from")
+            deck_name, cards, back_name, opened = _deck(dungeons, options)
+            if options.card_layout == "one-per-page":
+                card_mm = options.card_mm or (CARD_WIDTH_MM, CARD_HEIGHT_MM)
+                pages = single_card_pages(cards, opened.ruleset, options.page, card_mm, back_name, options.safe_mm)
             else:
-                deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
-                cards = dict(opened.ruleset.deck)
-            back_name = pack_name(str(options.deck_source)) if options.deck_source is not None else None
-            pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs, back_name=back_name)
+                pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs, back_name=back_name)
         except CardError as exc:
             raise ExportError("cards", str(exc)) from None
         count = _write_pdf(
@@ -521,9 +556,87 @@ class CardsPdf(Format):
             _ticker(progress, len(pages)),
             options.replace_read_only,
             _inputs(dungeons),
+            intent,
         )
         return ExportResult(
             self.name, [path], len(dungeons), pages=count, deck_name=deck_name, cards=sum(cards.values())
+        )
+
+
+def _deck(dungeons: Sequence, options: WriteOptions):
+    """``(deck name, card kind -> count, back name, opened dungeon)`` of a card export. Raises
+    :class:`ExportError` ``"wrong-family"``, :class:`exporters.cards.CardError`."""
+    from exporters.cards import CardError, deck_for, pack_name
+
+    opened = dungeons[0]
+    family = opened.ruleset.family
+    if family != "grid":
+        raise ExportError(
+            "wrong-family",
+            f"card sheets are for the grid family's deck; this is a {family}-family "
+            f"{'pack' if len(dungeons) > 1 else 'dungeon'}",
+            family=family,
+        )
+    if options.deck_source is not None:
+        deck_name, cards = deck_for(str(options.deck_source), opened, options.deck)
+    elif options.deck is not None:
+        raise CardError(f"there is no pack to take the deck {options.deck!r} from")
+    else:
+        deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
+        cards = dict(opened.ruleset.deck)
+    back_name = pack_name(str(options.deck_source)) if options.deck_source is not None else None
+    return deck_name, cards, back_name, opened
+
+
+class CardsPng(Format):
+    name, group, suffixes, unit = "cards-png", "cards", (".png",), "card"
+    reads = frozenset({"page", "deck_source", "deck", "dpi", "card_mm"})
+    description = (
+        "one PNG image per card face of a grid deck (and one of the back), each the card as cut plus its "
+        "bleed at options.dpi: OUT-<card kind>.png and OUT-back.png beside OUT"
+    )
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+        from exporters.cards import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardError, card_faces
+        from exporters.qt import ImageTooLarge, svg_to_png
+        from inkcrawl.jsonio import check_target, write_bytes_atomic
+
+        dungeons, path = _start(self, dungeons, path, options)
+        try:
+            deck_name, cards, back_name, opened = _deck(dungeons, options)
+            faces = card_faces(
+                cards, opened.ruleset, options.page, options.card_mm or (CARD_WIDTH_MM, CARD_HEIGHT_MM), back_name
+            )
+        except CardError as exc:
+            raise ExportError("cards", str(exc)) from None
+        targets = [path.with_name(f"{path.stem}-{kind.replace('_', '-')}.png") for kind, _, _ in faces]
+        for target in targets:  # refused before anything is drawn
+            try:
+                check_target(target, options.replace_read_only, _inputs(dungeons))
+            except OSError as exc:
+                raise _unwritable(exc, target) from None
+        tick = _ticker(progress, len(faces))
+        for (_, _, page), target in zip(faces, targets):
+            try:
+                data = svg_to_png(page.svg, page.width_mm, page.height_mm, options.dpi)
+            except ImageTooLarge as exc:
+                raise ExportError("image-too-large", str(exc), needs_lower_dpi=True) from None
+            except ValueError as exc:
+                raise ExportError("internal", f"{exc}; please report this") from None
+            try:
+                write_bytes_atomic(target, data, options.replace_read_only, _inputs(dungeons))
+            except OSError as exc:
+                raise _unwritable(exc, target) from None
+            if tick:
+                tick()
+        return ExportResult(
+            self.name,
+            targets,
+            len(dungeons),
+            deck_name=deck_name,
+            cards=sum(cards.values()),
+            dpi=options.dpi,
+            faces=[(kind, count) for kind, count, _ in faces],
         )
 
 
@@ -593,12 +706,22 @@ SHEET_PDF = SheetPdf()
 SHEET_SVG = SheetSvg()
 SHEET_PNG = SheetPng()
 CARDS_PDF = CardsPdf()
+CARDS_PNG = CardsPng()
 GAME_JSON = GameJson()
 TILED_JSON = TiledMap("tiled-json", (".tmj", ".json"), "a Tiled map (JSON)")
 TILED_TMX = TiledMap("tiled-tmx", (".tmx",), "a Tiled map (TMX)")
 
 #: Every format, in the order they are listed to users.
-FORMATS: tuple[Format, ...] = (SHEET_PDF, SHEET_SVG, SHEET_PNG, CARDS_PDF, GAME_JSON, TILED_JSON, TILED_TMX)
+FORMATS: tuple[Format, ...] = (
+    SHEET_PDF,
+    SHEET_SVG,
+    SHEET_PNG,
+    CARDS_PDF,
+    CARDS_PNG,
+    GAME_JSON,
+    TILED_JSON,
+    TILED_TMX,
+)
 
 
 def format_named(name: str) -> Format:

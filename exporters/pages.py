@@ -44,7 +44,9 @@ class Page:
 
     ``trim_mm`` is the paper's rectangle on the page, ``(x, y, w, h)`` mm from the page's
     top-left corner (``None``: the whole page), and ``bleed_mm`` how far the drawing runs past
-    it: a PDF page gets them as its TrimBox and BleedBox."""
+    it: a PDF page gets them as its TrimBox and BleedBox. ``safe_mm``, when positive, is how
+    far inside the paper the safe zone starts (what a shop may cut off lies outside it): a PDF
+    page gets it as its ArtBox."""
 
     svg: str
     width_mm: float
@@ -54,6 +56,7 @@ class Page:
     warnings: list[str] = field(default_factory=list)
     trim_mm: tuple[float, float, float, float] | None = None
     bleed_mm: float = 0.0
+    safe_mm: float = 0.0
 
 
 def new_page_drawing(width_mm: float, height_mm: float) -> svgwrite.Drawing:

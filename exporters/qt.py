@@ -203,12 +203,14 @@ Box = tuple[float, float, float, float]
 @dataclass(frozen=True)
 class PageBoxes:
     """The boxes of one PDF page, in points: ``media`` (the whole page, from ``(0, 0)``),
-    ``trim`` (the paper: where the shop cuts) and ``bleed`` (the trim grown by the bleed,
-    within the media box)."""
+    ``trim`` (the paper: where the shop cuts), ``bleed`` (the trim grown by the bleed, within
+    the media box) and ``art`` (the safe zone inside the trim, where nothing is cut off;
+    ``None``: none is set, so it is the MediaBox)."""
 
     media: Box
     trim: Box
     bleed: Box
+    art: Box | None = None
 
 
 def page_boxes(
@@ -216,13 +218,15 @@ def page_boxes(
     height_mm: float,
     trim_mm: tuple[float, float, float, float] | None = None,
     bleed_mm: float = 0.0,
+    safe_mm: float = 0.0,
 ) -> PageBoxes:
     """The boxes of a page ``width_mm`` x ``height_mm`` whose paper is ``trim_mm`` (``(x, y, w, h)``
-    from the page's top-left corner, mm; ``None``: the whole page) with ``bleed_mm`` of bleed."""
+    from the page's top-left corner, mm; ``None``: the whole page) with ``bleed_mm`` of bleed
+    and, when ``safe_mm`` is positive, an ArtBox that far inside the trim (the safe zone)."""
     width, height = width_mm * PT_PER_MM, height_mm * PT_PER_MM
     media = (0.0, 0.0, width, height)
     if trim_mm is None:
-        return PageBoxes(media, media, media)
+        trim_mm = (0.0, 0.0, width_mm, height_mm)
     x, y, w, h = trim_mm
     trim = (x * PT_PER_MM, height - (y + h) * PT_PER_MM, (x + w) * PT_PER_MM, height - y * PT_PER_MM)
     grow = bleed_mm * PT_PER_MM
@@ -232,13 +236,17 @@ def page_boxes(
         min(width, trim[2] + grow),
         min(height, trim[3] + grow),
     )
-    return PageBoxes(media, trim, bleed)
+    inset = safe_mm * PT_PER_MM
+    art = (trim[0] + inset, trim[1] + inset, trim[2] - inset, trim[3] - inset) if safe_mm > 0 else None
+    return PageBoxes(media, trim, bleed, art)
 
 
-def set_page_boxes(data: bytes, boxes: Sequence[PageBoxes]) -> bytes:
-    """``data``, a PDF, with the MediaBox, TrimBox and BleedBox of each page set to ``boxes``
-    (in page order; the CropBox and ArtBox are left out, so they are the MediaBox), rewritten
-    with pypdf."""
+def set_page_boxes(data: bytes, boxes: Sequence[PageBoxes], pdfx_title: str | None = None) -> bytes:
+    """``data``, a PDF, with the MediaBox, TrimBox, BleedBox and ArtBox of each page set to
+    ``boxes`` (in page order; the CropBox is left out, so it is the MediaBox, as is an ArtBox of
+    ``None``), its fonts named as the subsets they are (:func:`tag_subset_fonts`), and, when
+    ``pdfx_title`` is not ``None``, finished as PDF/X-4 (:func:`exporters.pdfx.finish_pdfx`),
+    rewritten with pypdf. Raises ``ValueError`` when the page count differs from ``boxes``."""
     from io import BytesIO
 
     import pypdf
@@ -250,13 +258,60 @@ def set_page_boxes(data: bytes, boxes: Sequence[PageBoxes]) -> bytes:
     if len(writer.pages) != len(boxes):
         raise ValueError(f"the PDF has {len(writer.pages)} pages, not {len(boxes)}")
     for page, box in zip(writer.pages, boxes):
-        for name, rect in (("/MediaBox", box.media), ("/TrimBox", box.trim), ("/BleedBox", box.bleed)):
-            page[NameObject(name)] = RectangleObject([round(value, 4) for value in rect])
-        for name in ("/CropBox", "/ArtBox"):
-            page.pop(NameObject(name), None)
+        for name, rect in (
+            ("/MediaBox", box.media),
+            ("/TrimBox", box.trim),
+            ("/BleedBox", box.bleed),
+            ("/ArtBox", box.art),
+        ):
+            if rect is None:
+                page.pop(NameObject(name), None)
+            else:
+                page[NameObject(name)] = RectangleObject([round(value, 4) for value in rect])
+        page.pop(NameObject("/CropBox"), None)
+    tag_subset_fonts(writer)
+    if pdfx_title is not None:
+        from exporters.pdfx import finish_pdfx
+
+        finish_pdfx(writer, pdfx_title)
     out = BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+_SUBSET_TAG = re.compile(r"^/?([A-Z]{6})\+")
+
+
+def tag_subset_fonts(writer) -> int:
+    """Name every subset font of a ``pypdf.PdfWriter`` as the subset it is: Qt embeds only
+    the glyphs used, once per document, tags the descriptor's ``/FontName`` (``QGCAAA+DejaVuSans``)
+    but not the font's ``/BaseFont``, so readers (poppler's ``pdffonts``, shops' preflight)
+    took the subsets for whole fonts. Returns how many font objects were renamed."""
+    from pypdf.generic import NameObject
+
+    renamed, seen = 0, set()
+    for page in writer.pages:
+        resources = page.get("/Resources")
+        fonts = resources.get_object().get("/Font") if resources is not None else None
+        if fonts is None:
+            continue
+        for reference in fonts.get_object().values():
+            font = reference.get_object()
+            if id(font) in seen:
+                continue
+            seen.add(id(font))
+            parts = [font] + [d.get_object() for d in font.get("/DescendantFonts", [])]
+            for part in parts:
+                descriptor = part.get("/FontDescriptor")
+                tag = _SUBSET_TAG.match(str(descriptor.get_object().get("/FontName", ""))) if descriptor else None
+                if tag is None and part is font and len(parts) > 1:
+                    descriptor = parts[1].get("/FontDescriptor")
+                    tag = _SUBSET_TAG.match(str(descriptor.get_object().get("/FontName", ""))) if descriptor else None
+                base = str(part.get("/BaseFont", ""))
+                if tag and base and not _SUBSET_TAG.match(base):
+                    part[NameObject("/BaseFont")] = NameObject(f"/{tag.group(1)}+{base.lstrip('/')}")
+                    renamed += 1
+    return renamed
 
 
 class PdfDocument:
@@ -265,9 +320,14 @@ class PdfDocument:
 
     Qt sizes pages in whole points, so each page is rendered at its exact size in the
     bottom-left corner of a Qt page rounded up, and :meth:`finish` sets the exact MediaBox,
-    with the TrimBox and BleedBox (:func:`page_boxes`), through pypdf."""
+    with the TrimBox, BleedBox and ArtBox (:func:`page_boxes`), through pypdf.
 
-    def __init__(self, title: str = ""):
+    ``pdfx``: an :class:`exporters.pdfx.OutputIntent` makes the document PDF/X-4 in CMYK with
+    that output intent, each page's colours kept within the total ink a shop accepts
+    (:func:`exporters.pdfx.limit_total_ink`); ``None``: a plain RGB PDF. Raises
+    :class:`exporters.pdfx.PdfxError` when Qt cannot use the profile."""
+
+    def __init__(self, title: str = "", pdfx=None):
         ensure_app()
         from PySide6.QtCore import QBuffer, QIODevice
         from PySide6.QtGui import QPainter, QPdfWriter
@@ -277,8 +337,14 @@ class PdfDocument:
         self.writer = QPdfWriter(self.buffer)
         self.writer.setResolution(PDF_RESOLUTION)
         self.writer.setCreator("inkcrawl")
-        if title:
-            self.writer.setTitle(printable_text(title))
+        if title or pdfx is not None:  # PDF/X requires a title
+            self.writer.setTitle(printable_text(title) if title else "inkcrawl")
+        self.pdfx = pdfx
+        self.title = printable_text(title) if title else ""
+        if pdfx is not None:
+            from exporters.pdfx import configure_writer
+
+            configure_writer(self.writer, pdfx)
         self.painter = QPainter()
         self.count = 0
         self.boxes: list[PageBoxes] = []
@@ -292,16 +358,22 @@ class PdfDocument:
         copies: int = 1,
         trim_mm: tuple[float, float, float, float] | None = None,
         bleed_mm: float = 0.0,
+        safe_mm: float = 0.0,
     ) -> None:
         """Render ``svg`` (UTF-8 bytes) on ``copies`` new pages of ``width_mm`` x ``height_mm``,
-        whose paper is ``trim_mm`` with ``bleed_mm`` of bleed (see :func:`page_boxes`).
-        Raises ``ValueError`` when Qt cannot parse the SVG."""
+        whose paper is ``trim_mm`` with ``bleed_mm`` of bleed and a safe zone ``safe_mm`` inside
+        it (see :func:`page_boxes`). Raises ``ValueError`` when Qt cannot parse the SVG."""
         from PySide6.QtCore import QMarginsF, QRectF, QSize
         from PySide6.QtGui import QPageLayout, QPageSize
 
-        renderer = svg_renderer(svg.decode("utf-8"))
+        text = svg.decode("utf-8")
+        if self.pdfx is not None:
+            from exporters.pdfx import limit_total_ink
+
+            text = limit_total_ink(text)
+        renderer = svg_renderer(text)
         writer = self.writer
-        boxes = page_boxes(width_mm, height_mm, trim_mm, bleed_mm)
+        boxes = page_boxes(width_mm, height_mm, trim_mm, bleed_mm, safe_mm)
         width_pt, height_pt = boxes.media[2], boxes.media[3]
         size = (math.ceil(width_pt - 1e-6), math.ceil(height_pt - 1e-6))
         # device pixels per point; the page is drawn at its exact size with its bottom edge on
@@ -327,7 +399,8 @@ class PdfDocument:
         if self.painter.isActive():
             self.painter.end()
         data = byte_string(self.buffer.data())
-        return set_page_boxes(data, self.boxes) if self.boxes else data
+        pdfx_title = None if self.pdfx is None else self.title
+        return set_page_boxes(data, self.boxes, pdfx_title) if self.boxes else data
 
     def abort(self) -> None:
         if self.painter.isActive():
@@ -349,11 +422,13 @@ def _sheets(pages):
         yield run, copies
 
 
-def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
+def pdf_bytes(pages, title: str = "", progress=None, pdfx=None) -> tuple[bytes, int]:
     """Render SVG pages (objects with ``svg``, ``width_mm``, ``height_mm``, and optionally
-    ``trim_mm`` and ``bleed_mm``, see :class:`exporters.pages.Page`) into one vector PDF, each
-    page at its exact size (MediaBox to a hundredth of a point) with its TrimBox and BleedBox,
-    fonts embedded; returns ``(pdf bytes, page count)``.
+    ``trim_mm``, ``bleed_mm`` and ``safe_mm``, see :class:`exporters.pages.Page`) into one vector
+    PDF, each page at its exact size (MediaBox to a hundredth of a point) with its TrimBox and
+    BleedBox (and ArtBox for a safe zone), fonts embedded as subsets shared by all pages;
+    returns ``(pdf bytes, page count)``. ``pdfx``: an :class:`exporters.pdfx.OutputIntent` for
+    PDF/X-4 in CMYK (see :class:`PdfDocument`), ``None`` for RGB.
 
     ``pages`` may be an iterator: pages are rendered as they come (a sheet printed N times
     comes N times in a row and is parsed once). The PDF is built in memory, so the caller
@@ -361,7 +436,7 @@ def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
     ``progress`` is called once per page. Raises ``ValueError`` naming the page whose SVG Qt
     cannot parse.
     """
-    document = PdfDocument(title)
+    document = PdfDocument(title, pdfx)
     count = 0
     try:
         for page, copies in _sheets(pages):
@@ -373,6 +448,7 @@ def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
                     copies,
                     getattr(page, "trim_mm", None),
                     getattr(page, "bleed_mm", 0.0),
+                    getattr(page, "safe_mm", 0.0),
                 )
             except ValueError:
                 raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt") from None
@@ -385,8 +461,8 @@ def pdf_bytes(pages, title: str = "", progress=None) -> tuple[bytes, int]:
         document.abort()
 
 
-def write_pdf(pages, path, title: str = "", progress=None, force: bool = False, inputs=()) -> int:
-    """Render pages into a PDF (see :func:`pdf_bytes`) and write it to ``path`` atomically
+def write_pdf(pages, path, title: str = "", progress=None, force: bool = False, inputs=(), pdfx=None) -> int:
+    """Render pages into a PDF (see :func:`pdf_bytes`, ``pdfx`` too) and write it to ``path`` atomically
     (:func:`inkcrawl.jsonio.write_bytes_atomic`: ``force`` replaces a read-only file, ``inputs``
     are files it must never replace). Returns the number of pages; raises ``OSError`` when the
     file cannot be written."""
@@ -394,7 +470,7 @@ def write_pdf(pages, path, title: str = "", progress=None, force: bool = False, 
 
     from inkcrawl.jsonio import write_bytes_atomic
 
-    data, count = pdf_bytes(pages, title, progress)
+    data, count = pdf_bytes(pages, title, progress, pdfx)
     write_bytes_atomic(Path(path), data, force, inputs)
     return count
 

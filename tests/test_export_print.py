@@ -685,3 +685,6 @@ def test_the_measured_ink_holds_what_prints(sheet):
     x0, y0, x1, y1 = canvas.ink
     assert x0 <= real[0] + pixel and y0 <= real[1] + pixel and x1 >= real[2] - pixel and y1 >= real[3] - pixel
     assert max(real[0] - x0, real[1] - y0, x1 - real[2], y1 - real[3]) <= 1.5
+
+
+# 5. The light SVG tree writes what svgwrite wrote -----------------------------------------------
