@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from inkcrawl.tally import GridTally, iter_game_seeds, play_chunk
 
 #: Games in each of the first chunks of a run (a quick first figure).
-FIRST_CHUNK = 200
+FIRST_CHUNK = 50
 #: Games in each later chunk (about a third of a second of play on one core).
 CHUNK = 2000
 #: Chunks in flight per worker (one being played, one waiting).

@@ -24,7 +24,7 @@ def ember_entry() -> dict:
 
 
 def test_the_same_seed_gives_the_same_statistics_for_any_number_of_workers(ember_entry):
-    # 2,300 games: a first chunk of 200, one of 2,000 and a last of 100, spread over the workers
+    # 2,300 games: a first chunk of 50, one of 2,000 and a last of 250, spread over the workers
     one = sim.simulate(ember_entry, 2300, 2, "random", 7, workers=1, balance=False)
     two = sim.simulate(ember_entry, 2300, 2, "random", 7, workers=2, balance=False)
     three = sim.simulate(ember_entry, 2300, 2, "random", 7, workers=3, balance=False)
