@@ -89,6 +89,7 @@ __all__ = [
     "GridTally",
     "LeadTracker",
     "format_balance",
+    "format_line_seats",
     "format_line_text",
     "format_text",
     "game_seeds",
@@ -180,11 +181,30 @@ def format_balance(stats: dict) -> list[str]:
     return lines
 
 
+def format_line_seats(stats: dict) -> list[str]:
+    """The seats and the table's balance of a line simulation with several players, as lines."""
+    if stats["players"] < 2:
+        return []
+    balance = stats["balance"]
+    lines = ["Seats (everyone stops at the first Scrawl End):"]
+    for seat in stats["seats"]:
+        lines.append(
+            f"  {seat['seat']}. skill {seat['skill']:<4g} mean {seat['mean']:6.2f}   wins {seat['wins'] * 100:5.1f}%"
+        )
+    lines.append(
+        f"  ties {balance['ties'] * 100:.1f}% of games; winning margin {balance['winning_margin']:.2f} VP; "
+        f"outcome uniformity {balance['outcome_uniformity']:.3f}"
+    )
+    return lines
+
+
 def format_line_text(stats: dict) -> str:
     """A line dungeon's simulation (:func:`inkcrawl.engines.line.simulate.simulate_line`) as
     readable text."""
     score = stats["score"]
-    policy = stats["policy"] + (f" (skill {stats['skill']:g})" if stats["policy"] == "human" else "")
+    skill = stats["skill"]
+    skill_text = ",".join(f"{x:g}" for x in skill) if isinstance(skill, list) else f"{skill:g}"
+    policy = stats["policy"] + (f" (skill {skill_text})" if stats["policy"] == "human" else "")
     lines = [
         f"{stats['dungeon']['title']} ({stats['dungeon']['id']}): {stats['games']} games, policy {policy}, "
         f"seed {stats['seed']}",
@@ -193,11 +213,12 @@ def format_line_text(stats: dict) -> str:
         f"min {score['min']}, max {score['max']} (par {stats['par']})",
         "  percentiles: " + ", ".join(f"{p}%: {v:g}" for p, v in score["percentiles"].items()),
         f"  skill gap: {stats['balance']['skill_gap']:+.2f} VP (par minus this mean)",
+        *format_line_seats(stats),
         f"Line drawn: {stats['length_mm']:.0f} mm on average",
         "Scrawls ended: "
         + ", ".join(f"{how.replace('_', ' ')} {share * 100:.0f}%" for how, share in stats["ended"].items()),
         "",
-        "Elements completed (% of games):",
+        "Elements completed (% of games):" if stats["players"] == 1 else "Elements completed (% of player-games):",
     ]
     for row in stats["completion"]:
         vp = "" if row["vp"] is None else f"{row['vp']:+d} VP"

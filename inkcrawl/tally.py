@@ -172,8 +172,7 @@ class GridTally:
 
     def seat_win_shares(self) -> list[float]:
         """Each seat's share of the games won, a tie of k winners counting 1/k (exact sums)."""
-        games = self.games or 1
-        return [float(sum(Fraction(wins, k + 1) for k, wins in enumerate(row)) / games) for row in self.seat_wins]
+        return win_shares(self.seat_wins, self.games)
 
     def statistics(self, rules, seed: int, names: Sequence[str], leads: bool = False) -> dict:
         """The JSON document of the module docstring for the run these sums are of (``rules``: the
@@ -238,26 +237,41 @@ class GridTally:
         """The balance metrics of the module docstring (``balance``) from these sums
         (``lead_changes`` only when ``leads``: they were counted)."""
         games = self.games or 1
-        players = len(wins)
-        if players > 1:
-            entropy = -sum(w * math.log(w) for w in wins if w > 0)
-            uniformity = entropy / math.log(players)
-            seat_gap = max(wins) - min(wins)
-        else:
-            uniformity, seat_gap = 1.0, 0.0
-        out: dict[str, object] = {
-            "seat_win_gap": _r(seat_gap),
-            "outcome_uniformity": _r(uniformity),
-            "score_spread": {"stdev": _r(stdev), "iqr": _r(iqr)},
-            "ties": _r(self.ties / games),
-            "winning_margin": _r(self.margin_sum / games) if players > 1 else 0,
-        }
+        out = outcome_balance(wins, self.ties, self.margin_sum, self.games, stdev, iqr)
         if leads:
             out["lead_changes"] = {
                 "mean": _r(self.lead_changes / games),
                 "by_round": {str(r): _r(n / games) for r, n in enumerate(self.lead_changes_at) if r >= 1},
             }
         return out
+
+
+def win_shares(seat_wins: Sequence[Sequence[int]], games: int) -> list[float]:
+    """Each seat's share of ``games`` won, from ``seat_wins[p][k - 1]`` (games seat p won with k
+    winners in all); a tie of k shares 1/k each, summed exactly."""
+    games = games or 1
+    return [float(sum(Fraction(wins, k + 1) for k, wins in enumerate(row)) / games) for row in seat_wins]
+
+
+def outcome_balance(wins: Sequence[float], ties: int, margin_sum: int, games: int, stdev: float, iqr: float) -> dict:
+    """The balance measures both families share (``balance`` in :mod:`inkcrawl.simulate`):
+    ``seat_win_gap``, ``outcome_uniformity`` (the win shares' entropy over ``ln(players)``),
+    ``score_spread``, ``ties`` and ``winning_margin``, from the seats' win shares, the number of
+    tied games, the summed margins and the number of games."""
+    games = games or 1
+    players = len(wins)
+    if players > 1:
+        entropy = -sum(w * math.log(w) for w in wins if w > 0)
+        uniformity, seat_gap = entropy / math.log(players), max(wins) - min(wins)
+    else:
+        uniformity, seat_gap = 1.0, 0.0
+    return {
+        "seat_win_gap": _r(seat_gap),
+        "outcome_uniformity": _r(uniformity),
+        "score_spread": {"stdev": _r(stdev), "iqr": _r(iqr)},
+        "ties": _r(ties / games),
+        "winning_margin": _r(margin_sum / games) if players > 1 else 0,
+    }
 
 
 class LeadTracker:

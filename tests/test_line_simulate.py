@@ -177,3 +177,39 @@ def test_bad_line_options_are_usage_errors(capsys, argv, message):
     assert main(["simulate", str(LANTERN), "--games", "2", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_at_a_table_the_first_scrawl_end_stops_everyone(lure):
+    # two seats draw the par route of the Lure exactly (skill 1): seat 1 at the table's speed,
+    # seat 2 at its own log-normal factor of it. Covering the boss (the route's last element) ends
+    # the scrawl for both: the faster seat completes everything (5); the other is stopped where its
+    # line is at that moment, before the boss: at most 3 (the den's monsters), and its play says so
+    import numpy as np
+
+    rules = LineRules(lure)
+    base = line_sim.intent(rules, "optimal")
+    _, factor = line_sim.human_drawing(rules, base, np.random.default_rng(11), 1.0)
+    table = line_sim.play_table(rules, base, [None, np.random.default_rng(11)], [1.0, 1.0], 50.0)
+    totals = [int(result["total"]) for _, result in table]
+    fast, slow = (1, 0) if factor > 1 else (0, 1)
+    assert totals[fast] == 5 and totals[slow] <= 3
+    stopped_play = table[slow][0]
+    length = table[fast][1]["end"]["length_mm"]
+    ratio = 1 / factor if slow == 0 else factor  # the slow seat's speed over the fast seat's
+    assert stopped_play["end"]["trigger"] == "boss_covered"
+    assert stopped_play["end"]["at"]["length_mm"] == pytest.approx(length * ratio, abs=1e-3)
+
+
+def test_identical_seats_always_tie(lure):
+    stats = line_sim.simulate_line(lure, games=3, policy="optimal", seed=0, players=2)
+    assert [s["wins"] for s in stats["seats"]] == [0.5, 0.5]
+    assert stats["balance"]["ties"] == 1 and stats["balance"]["winning_margin"] == 0
+    assert stats["balance"]["outcome_uniformity"] == 1 and stats["score"]["distribution"] == {"5": 6}
+
+
+def test_a_skill_per_seat(capsys):
+    assert main(["simulate", str(LANTERN), "--games", "4", "--players", "2", "--skill", "0.9,0.2"]) == 0
+    out = capsys.readouterr().out
+    assert "policy human (skill 0.9,0.2)" in out and "1. skill 0.9" in out and "2. skill 0.2" in out
+    assert main(["simulate", str(LANTERN), "--games", "2", "--players", "3", "--skill", "0.9,0.2"]) == 2
+    assert "2 skills for 3 players" in capsys.readouterr().err

@@ -69,6 +69,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _skills(text: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number, or numbers separated by commas") from None
+    if any(value != value for value in values):  # NaN
+        raise argparse.ArgumentTypeError("a skill is a number from 0 to 1")
+    return values
+
+
 def _seed(text: str) -> int:
     try:
         return int(text)
@@ -108,10 +118,11 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--skill",
-        type=float,
-        default=0.7,
+        type=_skills,
+        default=[0.7],
         metavar="S",
-        help="line, policy human: how exactly the player draws, 0 (sloppiest) to 1 (exact; default 0.7)",
+        help="line, policy human: how exactly the players draw, 0 (sloppiest) to 1 (exact; default 0.7); "
+        "S,S,... gives each seat its own",
     )
     parser.add_argument(
         "--speed",
@@ -198,7 +209,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     if args.players is not None and not 1 <= args.players <= MAX_PLAYERS:
         return _usage(f"use 1 to {MAX_PLAYERS} players (the most any ruleset allows)")
-    if not 0 <= args.skill <= 1:
+    if not all(0 <= skill <= 1 for skill in args.skill):
         return _usage("--skill is from 0 (the sloppiest hand) to 1 (exact)")
     if not 0 < args.speed <= 10000:
         return _usage("--speed is in mm per second, above 0 (a careful line is about 50)")
@@ -264,7 +275,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         try:
             policy = stats["policy"] if line else ",".join(dict.fromkeys(stats["policies"]))
             caption = f"{args.games} games, {players_wanted} player{'s' if players_wanted > 1 else ''}, "
-            caption += f"policy {policy}" + (f" (skill {args.skill:g})" if line and policy == "human" else "")
+            skills = ",".join(f"{skill:g}" for skill in args.skill)
+            caption += f"policy {policy}" + (f" (skill {skills})" if line and policy == "human" else "")
             caption += f", seed {args.seed}"
             extra = {"force": True} if args.force else {}  # (a renderer written before --force takes no such option)
             renderer(args.heatmap, entry, usage, source=args.path, dpi=args.dpi, caption=caption, **extra)
@@ -358,7 +370,7 @@ def _simulate_line(args: argparse.Namespace, entry: dict, players: int) -> dict 
             args.games,
             policy,
             args.seed,
-            skill=args.skill,
+            skill=args.skill if len(args.skill) > 1 else args.skill[0],
             speed_mm_s=args.speed,
             players=players,
             character=args.character,

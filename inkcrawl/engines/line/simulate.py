@@ -23,9 +23,9 @@ Player models (``policy``)
           smooth random noise (a first-order autoregressive walk with correlation length
           ``JITTER_CORRELATION_MM`` and standard deviation ``JITTER_MM * (1 - skill)``); the
           first point of each polyline (the Start, a portal exit) stays where it is;
-        * **speed**: with a timer on the sheet, the player draws at ``speed_mm_s`` times a
-          log-normal factor (sigma ``SPEED_SPREAD * (1 - skill) + 0.05``); a line longer than the
-          timer allows is cut where the timer stops it (``end: timer``).
+        * **speed**: the player draws at ``speed_mm_s`` times a log-normal factor (sigma
+          ``SPEED_SPREAD * (1 - skill) + 0.05``). At a table (``players`` above 1) everyone stops
+          at the first Scrawl End any seat sets off, or the sheet's timer (:func:`play_table`).
 
         The noise figures are stated assumptions, not measurements of players: they make a
         sheet's tolerance to sloppy drawing visible (narrow gaps, small glyphs, crowded rooms),
@@ -33,16 +33,20 @@ Player models (``policy``)
 
 Statistics (:func:`simulate_line`; floats rounded to 4 decimals)
     ``dungeon``, ``family`` ("line"), ``games``, ``seed``, ``policy``, ``skill``, ``speed_mm_s``,
-    ``players``, ``character``; ``par`` (the optimal route's score); ``score`` as for the grid
+    ``players`` (seats at the table), ``character``; ``par`` (the optimal route's score);
+    ``seats``: per seat ``{"seat", "skill", "mean", "wins"}`` (``wins``: the share of games won, a
+    tie of k sharing 1/k); ``score`` (over player-games) as for the grid
     family (mean, stdev, min, max, percentiles, distribution: score -> games); ``completion``: per element of the sheet
     ``{"element", "kind", "area", "vp", "completed"}`` (share of games the referee counted it
     completed, a key taken, an orb token scored or the boss covered); ``ended``: how the scrawls
     ended -> share of games, in the sheet's end-trigger words (``boss_covered``, ``exit_reached``,
     ``escape_portal``, ``orb_taken``, ``timer``), ``path_ended`` (the line stopped by itself) or
     ``illegal_crossing`` (the referee ignored the rest after one);
-    ``length_mm``: mean drawn length; ``balance``: ``{"score_spread": {"stdev", "iqr"},
-    "skill_gap"}`` where ``skill_gap`` is par minus the mean of this run (what the player
-    model loses against the best route); ``heatmap``: ``{"cell_mm", "origin_mm", "columns",
+    ``length_mm``: mean drawn length; ``balance``: the grid family's seat measures
+    (``seat_win_gap``, ``outcome_uniformity``, ``score_spread``, ``ties``, ``winning_margin``;
+    :func:`inkcrawl.tally.outcome_balance`) and ``skill_gap``, par minus the mean of this run (what
+    the player model loses against the best route; line games have no rounds and no deck, so no
+    lead changes or deck sensitivity); ``heatmap``: ``{"cell_mm", "origin_mm", "columns",
     "rows", "permille"}``, per cell of the sheet (row by row from the top) the share of games,
     in thousandths, whose line passed through it.
 """
@@ -145,15 +149,10 @@ def _jitter(line: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndar
     return points + noise
 
 
-def human_play(
-    rules: LineRules,
-    base: Intent,
-    rng: np.random.Generator,
-    skill: float,
-    speed_mm_s: float,
-) -> dict:
+def human_drawing(rules: LineRules, base: Intent, rng: np.random.Generator, skill: float) -> tuple[dict, float]:
     """One sloppy drawing of ``base`` by a player of ``skill`` (0..1), seeded by ``rng`` (the
-    model of the module docstring)."""
+    model of the module docstring), and the player's speed as a factor of the table's
+    ``speed_mm_s`` (log-normal around 1)."""
     sloppiness = 1.0 - skill
     lines = [np.asarray(line, dtype=float) for line in base.play["path"]]
     pen = rules.pen_width_mm
@@ -181,14 +180,58 @@ def human_play(
     drawn = [np.clip(_jitter(line, sigma, rng), (0.0, 0.0), size) for line in lines]  # the pen stays on the paper
     play = {key: value for key, value in base.play.items() if key != "path"}
     play["path"] = [[[round(float(x), 3), round(float(y), 3)] for x, y in line] for line in drawn]
+    factor = math.exp(rng.normal(0.0, SPEED_SPREAD * sloppiness + 0.05))
+    return play, factor
+
+
+def play_table(
+    rules: LineRules,
+    base: Intent,
+    rngs: Sequence[np.random.Generator | None],
+    skills: Sequence[float],
+    speed_mm_s: float,
+) -> list[tuple[dict, dict]]:
+    """One game at a table: each seat draws ``base`` (sloppily when its ``rngs`` entry is a
+    generator, exactly when it is ``None``) at its own speed, and everyone stops when the first
+    Scrawl End is set off (RULES.md 2, Drawing rules 4): a seat's own trigger (the boss, an exit,
+    an escape portal, an orb) at the time its line reaches it, or the sheet's timer. Each seat's
+    play is then cut where its line was at that moment (``end`` naming the trigger, as a play
+    file states another player's end) and scored by the referee. Returns ``(play, breakdown)``
+    per seat. Shared tokens (keys, orbs) are not contested: each seat takes them as if alone.
+    Raises :class:`SimulationError` for a drawing the referee cannot read."""
+    from inkcrawl.engines.line import PlayError, referee
+
+    def scored(play: dict) -> dict:
+        try:
+            return referee(rules, play)
+        except PlayError as exc:  # the model drew something the referee cannot read
+            raise SimulationError(f"a simulated drawing cannot be scored: {exc}") from None
+
+    seats = []
+    for rng, skill in zip(rngs, skills):
+        play, factor = human_drawing(rules, base, rng, skill) if rng is not None else (base.play, 1.0)
+        seats.append((play, speed_mm_s * factor, scored(play)))
+    ends = []  # (seconds, trigger) of every Scrawl End some seat sets off
+    for _, speed, result in seats:
+        end = result.get("end") or {}
+        if end.get("element") and not result.get("ignored"):
+            kind = rules.element_by_id[end["element"]].kind
+            ends.append((float(end.get("length_mm") or 0.0) / speed, ENDED_BY.get(kind, kind)))
     timers = [t for t in rules.end_triggers if isinstance(t, dict) and t.get("kind") == "timer"]
     if timers:
-        factor = math.exp(rng.normal(0.0, SPEED_SPREAD * sloppiness + 0.05))
-        limit = float(timers[0].get("seconds") or 0) * speed_mm_s * factor
-        length = sum(float(np.sum(np.hypot(*np.diff(line, axis=0).T))) for line in drawn if len(line) > 1)
-        if length > limit:
-            play["end"] = {"trigger": "timer", "at": {"length_mm": round(limit, 1)}}
-    return play
+        ends.append((float(timers[0].get("seconds") or 0), "timer"))
+    if not ends:
+        return [(play, result) for play, _, result in seats]
+    seconds, trigger = min(ends)
+    out = []
+    for play, speed, result in seats:
+        reach = speed * seconds  # mm of line drawn when the scrawl ends
+        if float((result.get("end") or {}).get("length_mm") or 0.0) <= reach + 1e-9:
+            out.append((play, result))  # the line had ended (or set off the end) by then
+            continue
+        stopped = {**play, "end": {"trigger": trigger, "at": {"length_mm": round(reach, 3)}}}
+        out.append((stopped, scored(stopped)))
+    return out
 
 
 @dataclass
@@ -206,10 +249,20 @@ class LineTally:
     ended: dict[str, int] = field(default_factory=dict)
     length_cmm: int = 0
     cells: np.ndarray | None = None
+    seat_sums: list[int] = field(default_factory=list)
+    seat_wins: list[list[int]] = field(default_factory=list)  # [seat][k - 1]: won with k winners
+    ties: int = 0
+    margin_sum: int = 0
 
     def merge(self, other: LineTally) -> LineTally:
         """Add ``other``'s sums; returns self."""
         self.games += other.games
+        for p, total in enumerate(other.seat_sums):
+            self.seat_sums[p] += total
+            for k, wins in enumerate(other.seat_wins[p]):
+                self.seat_wins[p][k] += wins
+        self.ties += other.ties
+        self.margin_sum += other.margin_sum
         for value, count in other.score_counts.items():
             self.score_counts[value] = self.score_counts.get(value, 0) + count
         for key, count in other.completed.items():
@@ -286,49 +339,64 @@ def play_line_chunk(
     entry: dict,
     policy: str,
     seeds: Sequence[int],
-    skill: float = DEFAULT_SKILL,
+    skill: float | Sequence[float] = DEFAULT_SKILL,
     speed_mm_s: float = DEFAULT_SPEED_MM_S,
     players: int = 1,
     character: str | None = None,
     cell_mm: float = HEATMAP_CELL_MM,
 ) -> LineTally:
-    """Play the games of ``seeds`` on the line dungeon ``entry`` (game data) with one player
-    model and return their :class:`LineTally` (module-level, picklable arguments: a worker runs
-    it). Raises :class:`SimulationError`, :class:`~inkcrawl.engines.line.GameDataError`."""
-    from inkcrawl.engines.line import PlayError, referee
-
+    """Play the games of ``seeds`` on the line dungeon ``entry`` (game data), ``players`` seats
+    at a table (:func:`play_table`) with one player model and a ``skill`` (one for every seat,
+    or one per seat), and return their :class:`LineTally` (module-level, picklable arguments: a
+    worker runs it). Seat ``s`` of game seed ``g`` draws with ``numpy.random.default_rng([g, s])``.
+    Raises :class:`SimulationError`, :class:`~inkcrawl.engines.line.GameDataError`."""
     rules, base = _prepared(entry, policy, players, character)
+    skills = list(skill) if isinstance(skill, Sequence) else [float(skill)] * players
     _, columns, rows = heatmap_grid(rules, cell_mm)
-    tally = LineTally([e.id for e in rules.elements], columns, rows, cells=np.zeros((rows, columns), dtype=np.int64))
-    exact = None
+    tally = LineTally(
+        [e.id for e in rules.elements],
+        columns,
+        rows,
+        cells=np.zeros((rows, columns), dtype=np.int64),
+        seat_sums=[0] * players,
+        seat_wins=[[0] * players for _ in range(players)],
+    )
     for game_seed in seeds:
-        if policy == "human" and skill < 1:
-            play = human_play(rules, base, np.random.default_rng(game_seed), skill, speed_mm_s)
-            try:
-                result = referee(rules, play)
-            except PlayError as exc:  # the model drew something the referee cannot read: say which game
-                raise SimulationError(f"game seed {game_seed}: the sloppy drawing cannot be scored: {exc}") from None
-        else:
-            if exact is None:
-                exact = referee(rules, base.play)
-            play, result = base.play, exact
+        rngs = [
+            np.random.default_rng([game_seed, seat]) if policy == "human" and skills[seat] < 1 else None
+            for seat in range(players)
+        ]
+        table = play_table(rules, base, rngs, skills, speed_mm_s)
         tally.games += 1
-        total = int(result["total"])
-        tally.score_counts[total] = tally.score_counts.get(total, 0) + 1
-        for element_id in completed_elements(result):
-            tally.completed[element_id] = tally.completed.get(element_id, 0) + 1
-        end = result.get("end") or {}
-        if result.get("ignored"):
-            how = "illegal_crossing"
-        elif end.get("element"):
-            kind = rules.element_by_id[end["element"]].kind  # the element whose trigger ended it
-            how = ENDED_BY.get(kind, kind)
-        else:
-            how = str((play.get("end") or {}).get("trigger") or "path_ended")
-        tally.ended[how] = tally.ended.get(how, 0) + 1
-        tally.length_cmm += round(float(end.get("length_mm") or 0.0) * 100)
-        assert tally.cells is not None
-        _visit(tally.cells, play["path"], cell_mm)
+        totals = []
+        for seat, (play, result) in enumerate(table):
+            total = int(result["total"])
+            totals.append(total)
+            tally.seat_sums[seat] += total
+            tally.score_counts[total] = tally.score_counts.get(total, 0) + 1
+            for element_id in completed_elements(result):
+                tally.completed[element_id] = tally.completed.get(element_id, 0) + 1
+            end = result.get("end") or {}
+            if result.get("ignored"):
+                how = "illegal_crossing"
+            elif end.get("element"):
+                kind = rules.element_by_id[end["element"]].kind  # the element whose trigger ended it
+                how = ENDED_BY.get(kind, kind)
+            else:
+                how = str((play.get("end") or {}).get("trigger") or "path_ended")
+            tally.ended[how] = tally.ended.get(how, 0) + 1
+            tally.length_cmm += round(float(end.get("length_mm") or 0.0) * 100)
+            assert tally.cells is not None
+            _visit(tally.cells, play["path"], cell_mm)
+        best = max(totals)
+        winners = [seat for seat, total in enumerate(totals) if total == best]
+        for seat in winners:
+            tally.seat_wins[seat][len(winners) - 1] += 1
+        if len(winners) > 1:
+            tally.ties += 1
+        if players > 1:
+            ranked = sorted(totals, reverse=True)
+            tally.margin_sum += ranked[0] - ranked[1]
     return tally
 
 
@@ -337,7 +405,7 @@ def simulate_line(
     games: int,
     policy: str,
     seed: int,
-    skill: float = DEFAULT_SKILL,
+    skill: float | Sequence[float] = DEFAULT_SKILL,
     speed_mm_s: float = DEFAULT_SPEED_MM_S,
     players: int = 1,
     character: str | None = None,
@@ -345,14 +413,19 @@ def simulate_line(
     workers: int = 1,
 ) -> dict:
     """Play ``games`` games of the line dungeon ``entry`` with the player model ``policy``
-    (:data:`POLICIES`) and return the statistics of the module docstring. The same seed gives
-    the same statistics for any number of ``workers``. Raises :class:`SimulationError`,
-    ``ValueError`` (an unknown policy or character, a skill outside 0..1)."""
-    from inkcrawl.tally import PERCENTILES, _r, iter_game_seeds, percentile_of_counts
+    (:data:`POLICIES`), ``players`` seats at a table (:func:`play_table`; ``skill`` one for
+    every seat or one per seat), and return the statistics of the module docstring. The same
+    seed gives the same statistics for any number of ``workers``. Raises
+    :class:`SimulationError`, ``ValueError`` (an unknown policy or character, a skill outside
+    0..1, a skill list that does not fit the seats)."""
+    from inkcrawl.tally import PERCENTILES, _r, iter_game_seeds, outcome_balance, percentile_of_counts, win_shares
 
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r} for a line dungeon (use {', '.join(POLICIES)})")
-    if not 0 <= skill <= 1:
+    skills = [float(x) for x in skill] if isinstance(skill, Sequence) else [float(skill)] * players
+    if len(skills) != players:
+        raise ValueError(f"{len(skills)} skills for {players} players: give one, or one per player")
+    if not all(0 <= x <= 1 for x in skills):
         raise ValueError("skill is from 0 (sloppiest) to 1 (exact)")
     rules = LineRules(entry)
     if character is not None and character not in rules.characters:
@@ -370,7 +443,7 @@ def simulate_line(
         if not part:
             break
         chunks.append(part)
-    args = (skill, speed_mm_s, players, character)
+    args = (skills, speed_mm_s, players, character)
     tally: LineTally | None = None
     if workers > 1 and len(chunks) > 1 and policy == "human":
         from inkcrawl.workers import WorkerPool, can_fork, fork_is_safe
@@ -393,10 +466,12 @@ def simulate_line(
     assert tally is not None and tally.cells is not None
     ordered = sorted(tally.score_counts.items())
     n = tally.games
-    mean = sum(v * c for v, c in ordered) / n
-    stdev = math.sqrt(sum(c * (v - mean) ** 2 for v, c in ordered) / n)
+    samples = n * players  # player-games
+    mean = sum(v * c for v, c in ordered) / samples
+    stdev = math.sqrt(sum(c * (v - mean) ** 2 for v, c in ordered) / samples)
     percentiles = {str(p): _r(percentile_of_counts(ordered, p)) for p in PERCENTILES}
     (x0, y0), columns, rows = heatmap_grid(rules)
+    wins = win_shares(tally.seat_wins, n)
     completion = []
     for e in rules.elements:
         if e.kind in ("start", "door", "portal_exit") or not e.interaction or e.interaction == "none":
@@ -407,7 +482,7 @@ def simulate_line(
                 "kind": e.kind,
                 "area": rules.area_name(e.area) if e.area >= 0 else None,
                 "vp": e.vp,
-                "completed": _r(tally.completed.get(e.id, 0) / n),
+                "completed": _r(tally.completed.get(e.id, 0) / samples),
             }
         )
     return {
@@ -416,7 +491,7 @@ def simulate_line(
         "games": games,
         "seed": seed,
         "policy": policy,
-        "skill": skill if policy == "human" else 1,
+        "skill": (skills[0] if len(set(skills)) == 1 else skills) if policy == "human" else 1,
         "speed_mm_s": speed_mm_s,
         "players": players,
         "character": character,
@@ -430,10 +505,26 @@ def simulate_line(
             "distribution": {str(value): count for value, count in ordered},
         },
         "completion": completion,
-        "ended": {how: _r(count / n) for how, count in sorted(tally.ended.items())},
-        "length_mm": _r(tally.length_cmm / 100 / n),
+        "seats": [
+            {
+                "seat": seat + 1,
+                "skill": skills[seat] if policy == "human" else 1,
+                "mean": _r(tally.seat_sums[seat] / n),
+                "wins": _r(wins[seat]),
+            }
+            for seat in range(players)
+        ],
+        "ended": {how: _r(count / samples) for how, count in sorted(tally.ended.items())},
+        "length_mm": _r(tally.length_cmm / 100 / samples),
         "balance": {
-            "score_spread": {"stdev": _r(stdev), "iqr": _r(float(percentiles["75"]) - float(percentiles["25"]))},
+            **outcome_balance(
+                wins,
+                tally.ties,
+                tally.margin_sum,
+                n,
+                stdev,
+                float(percentiles["75"]) - float(percentiles["25"]),
+            ),
             "skill_gap": _r(par_value - mean),
         },
         "heatmap": {
@@ -441,6 +532,6 @@ def simulate_line(
             "origin_mm": [x0, y0],
             "columns": columns,
             "rows": rows,
-            "permille": [[round(1000 * int(c) / n) for c in row] for row in tally.cells],
+            "permille": [[round(1000 * int(c) / samples) for c in row] for row in tally.cells],
         },
     }
