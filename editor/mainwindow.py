@@ -197,6 +197,10 @@ class MainWindow(QMainWindow):
         """Ask which autosaved dungeons to recover (:meth:`FileManager.ask_recover`)."""
         return self.files.ask_recover(entries)
 
+    def ask_replace_read_only(self, path: Path) -> bool:
+        """Ask whether Save may replace a read-only file (:meth:`FileManager.ask_replace_read_only`)."""
+        return self.files.ask_replace_read_only(path)
+
     def show_file_message(self, level: str, title: str, text: str) -> None:
         """Tell the user something about files (:meth:`FileManager.show_file_message`)."""
         self.files.show_file_message(level, title, text)
@@ -230,7 +234,8 @@ class MainWindow(QMainWindow):
 
     def ask_renumber_duplicates(self, document: DungeonDocument, shared: list[str]) -> bool:
         """Ask whether to give the objects of ``document`` that share an id fresh ids (one undo
-        step); objects that keep a shared id stay locked on the canvas. Headless: no."""
+        step); objects that keep a shared id are still edited one by one (each has an editor
+        key). Headless: no."""
         if self.headless:
             return False
         listed = ", ".join(shared[:8]) + (" ..." if len(shared) > 8 else "")
@@ -238,8 +243,9 @@ class MainWindow(QMainWindow):
             self,
             "Duplicate ids",
             f"{document.display_name}: several objects share the id {listed} (C001).\n\n"
-            "Give the later ones fresh ids? It is one step you can undo. Objects that keep a shared "
-            "id cannot be selected or edited: an edit could reach the wrong one.",
+            "Give the later ones fresh ids? It is one step you can undo. If you keep them, each "
+            "object is still selected, moved and deleted on its own, and saving writes them back as "
+            "they are; validation reports the shared ids until they are renumbered.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.Yes,
         )
@@ -258,7 +264,9 @@ class MainWindow(QMainWindow):
             document.push(edit)
             self.show_status(f"Gave {len(edit.changes)} object(s) fresh ids")
         else:
-            self.show_status(f"Objects sharing the id(s) {', '.join(shared)} are locked until renumbered")
+            self.show_status(
+                f"Objects sharing the id(s) {', '.join(shared)} kept them (C001): each is still edited on its own"
+            )
 
     def clipboard_text(self, text: str) -> None:
         """Put ``text`` on the system clipboard."""

@@ -219,6 +219,69 @@ def test_paste_gives_fresh_ids_and_refuses_other_family():
         paste_copies(line_model(), [feature], 0, 0)
 
 
+def _shared_model():
+    """The line model with a second monster and the wall given ids other objects have: m1 twice
+    (elements), r1 as a room and as the wall."""
+    data = line_dungeon()
+    data["elements"].append({"id": "m1", "kind": "monster", "at": [120, 60], "size_mm": 6, "rotation_deg": 0})
+    data["walls"][0]["id"] = "r1"
+    return dungeon_from_dict(data)
+
+
+def test_objects_sharing_an_id_get_keys_and_edits_act_on_each_alone():
+    dungeon = _shared_model()
+    saved = text(dungeon)
+    assert sorted(edits.key_shared_ids(dungeon)) == ["m1#1", "m1#2", "r1#1", "r1#2"]
+    assert text(dungeon) == saved  # keys are never written
+    assert edits.key_shared_ids(dungeon) == []  # keyed once
+    first, second = [e for e in dungeon.elements if e.id == "m1"]
+    assert (ref_of(first), ref_of(second)) == ("m1#1", "m1#2")
+
+    def at(ref):  # undo puts back copies: look objects up again
+        return edits.find(dungeon, ref)[2]
+
+    assert (ref_of(dungeon.areas[0]), ref_of(dungeon.walls[0])) == ("r1#1", "r1#2")
+    # a move of the second monster leaves the first where it was; undo restores it exactly
+    move_monster = MoveObjects(dungeon, ["m1#2"], 3, 4)
+    roundtrip(dungeon, move_monster)
+    assert (at("m1#1").at, at("m1#2").at) == ((50, 50), (123, 64))
+    # the wall moves, the room that shares its id does not
+    room = list(dungeon.areas[0].polygon)
+    move_wall = MoveObjects(dungeon, ["r1#2"], 1, 0)
+    roundtrip(dungeon, move_wall)
+    assert dungeon.areas[0].polygon == room
+    # deleting the first monster keeps the second, undo puts the first back in its place
+    edit = DeleteObjects(dungeon, ["m1#1"])
+    edit.redo(dungeon)
+    assert [e.at for e in dungeon.elements if e.kind == "monster"] == [(123, 64)]
+    edit.undo(dungeon)
+    assert [ref_of(e) for e in dungeon.elements if e.kind == "monster"] == ["m1#1", "m1#2"]
+    # an id change keeps the key as the reference, and undo finds the object by it
+    change = ChangeProperties(dungeon, [("m1#2", "id", "m7")])
+    roundtrip(dungeon, change)
+    assert (at("m1#2").id, at("m1#1").id) == ("m7", "m1")
+    assert "m7" not in change.refs
+    change.undo(dungeon)
+    assert at("m1#2").id == "m1"
+    # a pasted copy is a new object: its own fresh id, no key
+    paste = paste_copies(dungeon, [copy.deepcopy(at("m1#2"))], 5, 5)
+    paste.redo(dungeon)
+    pasted = dungeon.elements[-1]
+    assert pasted.id not in ("m1", "m1#2") and ref_of(pasted) == pasted.id
+    paste.undo(dungeon)
+    assert edits.new_id(dungeon, "m1") == "m1-1"  # neither the id nor a key is given out again
+    # renumbering makes ids unique and drops the keys; undo brings back both
+    renumber = edits.renumber_duplicates(dungeon)
+    renumber.redo(dungeon)
+    assert [ref_of(e) for e in dungeon.elements if e.kind == "monster"] == ["m1", "m2"]
+    assert len({ref_of(obj) for _, _, obj in edits.objects(dungeon)}) == len(list(edits.objects(dungeon)))
+    renumber.undo(dungeon)
+    assert [ref_of(e) for e in dungeon.elements if e.kind == "monster"] == ["m1#1", "m1#2"]
+    move_wall.undo(dungeon)
+    move_monster.undo(dungeon)
+    assert text(dungeon) == saved
+
+
 # --- the document's undo stack ------------------------------------------------------------------
 
 

@@ -190,34 +190,76 @@ def test_opening_shared_ids_offers_a_renumber_in_one_undo_step(qtbot, tmp_path):
     assert [e.id for e in window.current.dungeon.elements] == [e["id"] for e in data["elements"]]
 
 
-def test_declining_leaves_objects_with_a_shared_id_untouchable(qtbot, tmp_path):
-    """Clicking the second m1 must not select the first; Delete and drags touch neither; the
-    saved file keeps both monsters where they were."""
+def test_declining_keeps_each_object_with_a_shared_id_its_own(qtbot, tmp_path):
+    """Kept duplicates are each addressed by an editor key: clicking the second m1 selects it
+    (not the first), Delete removes it alone, a drag moves it alone and Undo brings back exactly
+    that object; the saved file holds both monsters as the file had them."""
     import json
 
+    from inkcrawl.model import dungeon_from_dict
     from tests.editor_support import drag
 
     path, data = _shared_id_file(tmp_path)
     window, asked = _window_answering(qtbot, False)
     assert window.open_path(path)
     assert asked == [["m1"]]
-    assert _at(window, 135, 85) == []
     assert "m1" in window.statusBar().currentMessage()
+    document = window.current
+
+    def monsters():
+        return [(e.id, e.at) for e in document.dungeon.elements if e.kind == "monster"]
+
+    before = monsters()
+    assert ("m1", (32, 50)) in before and ("m1", (135, 85)) in before
+    second = _at(window, 135, 85)
+    first = _at(window, 32, 50)
+    assert len(second) == 1 and len(first) == 1 and second != first
+    assert window.inspector.fields_by_name["id"].edit.text() == "m1"
+    # Delete acts on the object clicked, and undo puts exactly it back
+    assert _at(window, 135, 85) == second
     window.action("delete").trigger()
-    window.select_refs(["m1"])
-    assert window.scene.selected_refs() == []
-    window.action("delete").trigger()
+    assert monsters() == [m for m in before if m != ("m1", (135, 85))]
+    window.action("undo").trigger()
+    assert monsters() == before
+    # a drag moves the second one only; undo does not turn it into a copy of the first
+    _at(window, 135, 85)
     drag(window.view, (135, 85), (150, 95))
-    drag(window.view, (32, 50), (40, 60))
-    assert _at(window, 68, 64) == ["p1"]  # other objects stay editable
-    assert window.current.undo_stack.count() == 0
+    moved = monsters()
+    assert ("m1", (32, 50)) in moved and ("m1", (135, 85)) not in moved
+    assert len(moved) == len(before)
+    window.action("undo").trigger()
+    assert monsters() == before
+    assert _at(window, 68, 64) == ["p1"]  # other objects are addressed by their ids as always
     window.current.save(path)
     saved = json.loads(path.read_text(encoding="utf-8"))
-    monsters = [(e["id"], e["at"]) for e in saved["elements"] if e["kind"] == "monster"]
-    assert ("m1", [32, 50]) in monsters and ("m1", [135, 85]) in monsters
+    assert saved == dungeon_from_dict(data).to_dict()  # both written back, nothing else changed
     window.ask_renumber_duplicates = lambda document, shared: True
     window.action("renumber_ids").trigger()
-    assert _at(window, 135, 85) == ["m2"]
+    assert _at(window, 135, 85) == ["m2"]  # unique ids again: references are the ids
+
+
+def test_a_shared_id_renamed_in_the_inspector_changes_that_object_only(qtbot, tmp_path):
+    """The id field of the second m1 shows its id; a new id applies to it alone, the selection
+    follows it, and undo gives the id back to the same object."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    path, _ = _shared_id_file(tmp_path)
+    window, _ = _window_answering(qtbot, False)
+    assert window.open_path(path)
+    document = window.current
+    [ref] = _at(window, 135, 85)
+    field = window.inspector.fields_by_name["id"].edit
+    field.setFocus()
+    field.selectAll()
+    QTest.keyClicks(field, "m9")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    ids = {e.at: e.id for e in document.dungeon.elements if e.kind == "monster"}
+    assert ids[(135, 85)] == "m9" and ids[(32, 50)] == "m1"
+    assert window.scene.selected_refs() == [ref]
+    window.action("undo").trigger()
+    ids = {e.at: e.id for e in document.dungeon.elements if e.kind == "monster"}
+    assert ids[(135, 85)] == "m1" and ids[(32, 50)] == "m1"
 
 
 def _panel_codes(window) -> list[str]:
@@ -731,10 +773,13 @@ def test_an_edit_of_a_big_grid_does_not_measure_or_index_every_object(qtbot, tmp
     """On a 100 x 100 grid (some 10,000 passages) an edit used to measure every canvas item
     (itemsBoundingRect) and the Inspector indexed every object by reference, at each toggle
     or keystroke: neither happens for an edit of a few objects any more."""
+    import json
+
     from benchmarks.editor_canvas import make_grid_dungeon
     from editor.canvas.scene import DungeonScene
+    from editor.dungeon import edits
     from editor.dungeon.edits import TogglePassage
-    from editor.panels import inspector
+    from editor.panels import inspector_fields
     from inkcrawl.jsonio import dumps_canonical, write_text_atomic
 
     path = tmp_path / "big-grid.json"
@@ -742,7 +787,7 @@ def test_an_edit_of_a_big_grid_does_not_measure_or_index_every_object(qtbot, tmp
     window = make_window(qtbot, path)
     document = window.current
     calls = {"measure": 0, "index": 0}
-    real_measure, real_index = DungeonScene.itemsBoundingRect, inspector.index_by_ref
+    real_measure, real_index = DungeonScene.itemsBoundingRect, edits.index_by_ref
 
     def measure(scene):
         calls["measure"] += 1
@@ -753,8 +798,20 @@ def test_an_edit_of_a_big_grid_does_not_measure_or_index_every_object(qtbot, tmp
         return real_index(dungeon)
 
     monkeypatch.setattr(DungeonScene, "itemsBoundingRect", measure)
-    monkeypatch.setattr(inspector, "index_by_ref", index)
+    monkeypatch.setattr(edits, "index_by_ref", index)  # edits and the Inspector look up what they change
+    monkeypatch.setattr(inspector_fields, "index_by_ref", index)
     for column in range(40, 45):
         document.push(TogglePassage(document.dungeon, (column, 50), "east"))
     assert calls == {"measure": 0, "index": 0}
     assert document.undo_stack.count() == 5
+    # deleting 50 selected passages is one undo step that looks up only those 50 (issue #16)
+    before = document.canonical_text()
+    doomed = document.dungeon.passages[:50]
+    window.scene.select_refs([edits.ref_of(p) for p in doomed])
+    window.action("delete").trigger()
+    assert calls == {"measure": 0, "index": 0}
+    assert document.undo_stack.count() == 6
+    assert not any(p in document.dungeon.passages for p in doomed)
+    assert len(document.dungeon.passages) == len(json.loads(before)["passages"]) - 50
+    window.action("undo").trigger()
+    assert document.canonical_text() == before

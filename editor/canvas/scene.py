@@ -254,7 +254,7 @@ class ObjectItem(QGraphicsItem):
         self.ref = ref
         self.obj = obj
         self.hovered = False
-        self.locked = False  # another object shares the reference: not selectable nor editable
+        self.locked = False  # another object shares the reference (a passage listed twice): not editable
         self.guide = False  # draw the outline even when not selected (sheet not rendered)
         self._path = QPainterPath()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
@@ -302,7 +302,9 @@ class ObjectItem(QGraphicsItem):
         if name:
             head += f" — {name}"
         if self.locked:
-            head += "\nlocked: another object has this id (Dungeon > Renumber Duplicate Ids)"
+            head += "\nlocked: this edge is listed twice (G015): remove the second listing from the Problems panel"
+        elif not isinstance(obj, Passage) and self.ref != obj.id:
+            head += "\nanother object has this id (C001): Dungeon > Renumber Duplicate Ids"
         scene = self.scene()
         document = getattr(scene, "document", None)
         problems = [p.problem for p in getattr(document, "problems", []) if p.ref == self.ref]
@@ -842,6 +844,8 @@ class DungeonScene(QGraphicsScene):
     def selected_refs(self) -> list[str]:
         """References of the selected objects, in file order."""
         chosen = {item.ref for item in self.selectedItems() if isinstance(item, ObjectItem)}
+        if not chosen:
+            return []  # no walk over every item (a 100 x 100 grid has some 10,000)
         return [ref for ref in self.items_by_ref if ref in chosen]
 
     def select_refs(self, refs, add: bool = False) -> None:

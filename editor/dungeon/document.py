@@ -12,13 +12,15 @@ import copy
 import time
 import weakref
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from editor.dungeon.edits import Edit, ref_of
+from editor.dungeon.edits import Edit, key_shared_ids, ref_of
 from inkcrawl.jsonio import dumps_canonical, write_text_atomic
 from inkcrawl.model import Dungeon, dungeon_from_dict
 from inkcrawl.problems import Problem
@@ -100,6 +102,12 @@ class DungeonDocument(QObject):
     ``undo_stack`` the edits. Signals: ``changed(set)`` with the references touched by an edit
     (``"sheet"`` for sheet data and grid size), ``problems_changed(list)`` with
     :class:`LocatedProblem` items after each (debounced) validation, ``path_changed()``.
+
+    Validation after an edit waits :attr:`VALIDATION_DELAY_MS` of quiet, then runs
+    (:meth:`validate_in_background`) in the editor's background worker process when the last one
+    took :attr:`BACKGROUND_AFTER_MS` or more, so a big dungeon's checks never hold the UI thread;
+    its answer is applied only if nothing changed since its snapshot (``generation``).
+    :meth:`validate_now` is the synchronous entry point (F7, opening, tests).
     """
 
     changed = Signal(object)
@@ -108,6 +116,9 @@ class DungeonDocument(QObject):
 
     #: Quiet time after the last edit before validation runs again, in ms.
     VALIDATION_DELAY_MS = 120
+    #: A dungeon whose last validation took this long (ms) or longer is validated in the background
+    #: worker (:mod:`editor.dungeon.background`); a quicker one in place, which beats the round trip.
+    BACKGROUND_AFTER_MS = 12.0
 
     def __init__(
         self,
@@ -120,14 +131,26 @@ class DungeonDocument(QObject):
     ):
         super().__init__(parent)
         self.dungeon = dungeon
+        key_shared_ids(dungeon)  # objects sharing an id are addressed by their own keys
         self.ruleset = ruleset
         self.path = Path(path) if path is not None else None
         self.registry = registry or RulesetRegistry([ruleset])
         self.deck = deck
         self.undo_stack = QUndoStack(self)
         self.problems: list[LocatedProblem] = []
+        #: Time of the last validation in ms (in the background: from the snapshot to the answer).
         self.validation_ms = 0.0
+        #: UI-thread time of the last validation in ms (all of it in place; the snapshot and the
+        #: applying of the answer in the background).
+        self.validation_ui_ms = 0.0
         self.revision = 0
+        #: Counts every change validation depends on (edits, the checks' context): a background
+        #: answer computed at an older generation is stale and dropped.
+        self.generation = 0
+        #: Background answers dropped because the model changed while they were computed.
+        self.stale_results = 0
+        self._pending: Future | None = None
+        self._validated_generation = -1  # the generation the problems shown belong to
         #: What to tell the user on opening (members of the file saving would drop), or "".
         self.open_warning = ""
         #: What ``inkcrawl validate`` reports on the file as it is on disk that the model cannot
@@ -139,7 +162,7 @@ class DungeonDocument(QObject):
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
         self._validate_timer.setInterval(self.VALIDATION_DELAY_MS)
-        self._validate_timer.timeout.connect(self.validate_now)
+        self._validate_timer.timeout.connect(self.validate_in_background)
 
     # editing -----------------------------------------------------------------------------
     def push(self, edit: Edit) -> None:
@@ -149,11 +172,13 @@ class DungeonDocument(QObject):
     def model_changed(self, refs: set[str]) -> None:
         """Tell views the objects ``refs`` changed and schedule validation (called by commands)."""
         self.revision += 1
+        self.generation += 1
         self.changed.emit(set(refs))
         self._validate_timer.start()
 
     def schedule_validation(self) -> None:
         """Validate again a moment from now (something it is checked against changed)."""
+        self.generation += 1
         self._validate_timer.start()
 
     # files -------------------------------------------------------------------------------
@@ -171,17 +196,20 @@ class DungeonDocument(QObject):
         """The dungeon as inkcrawl writes it: canonical JSON, byte-stable."""
         return dumps_canonical(self.dungeon.to_dict())
 
-    def save(self, path: Path | None = None) -> Path:
+    def save(self, path: Path | None = None, force: bool = False) -> Path:
         """Write the dungeon atomically (temporary file, then replace) to ``path`` or its own
-        file, and mark the undo stack clean. Raises ``ValueError`` without a path and
-        ``OSError`` when the file cannot be written (the old file is then untouched)."""
+        file, and mark the undo stack clean. A symlink stays a link (the file it points to is
+        written). Raises ``ValueError`` without a path, :class:`inkcrawl.jsonio.WriteRefused`
+        (an ``OSError``) for a read-only file unless ``force`` (the user said to replace it; it
+        stays read-only), a folder or a special file, and ``OSError`` when the file cannot be
+        written; the old file is then untouched."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("the dungeon has no file yet: choose one with Save As")
-        write_text_atomic(target, self.canonical_text())
+        write_text_atomic(target, self.canonical_text(), force=force)
         if self.file_problems:
             self.file_problems = []  # the file on disk is the model's data now
-            self._validate_timer.start()
+            self.schedule_validation()
         if target != self.path:
             self.path = target
             self.path_changed.emit()
@@ -195,6 +223,7 @@ class DungeonDocument(QObject):
     def replace_model(self, dungeon: Dungeon) -> None:
         """Replace the whole model (reload, recovery) and clear the undo history."""
         self.dungeon = dungeon
+        key_shared_ids(dungeon)
         self.undo_stack.clear()
         self.model_changed({"*"})
 
@@ -206,20 +235,88 @@ class DungeonDocument(QObject):
 
     def validate_now(self) -> list[LocatedProblem]:
         """Run every check of ``inkcrawl validate`` (schema, then rules) on the current model,
-        emit ``problems_changed`` and return the problems with the object each names."""
+        on this thread, emit ``problems_changed`` and return the problems with the object each
+        names. An answer of the background worker still on its way is then dropped as stale."""
         self._validate_timer.stop()
+        self.generation += 1
         started = time.perf_counter()
-        data = self.dungeon.to_dict()
-        problems, _ = check_dungeon_data(data, self.file_label, self.registry, self.deck)
+        problems, _ = check_dungeon_data(self.dungeon.to_dict(), self.file_label, self.registry, self.deck)
+        self.validation_ms = (time.perf_counter() - started) * 1000
+        self._validated_generation = self.generation
+        self._publish(problems)
+        self.validation_ui_ms = (time.perf_counter() - started) * 1000
+        if self.validation_ms >= self.BACKGROUND_AFTER_MS:
+            from editor.dungeon.background import shared_background
+
+            shared_background().start()  # the next validations go there: have it ready
+        return self.problems
+
+    def validate_in_background(self) -> bool:
+        """Validate the model as it is now without holding the UI thread: a snapshot
+        (:func:`editor.dungeon.background.snapshot`) goes to the background worker
+        (:func:`editor.dungeon.background.validate_data`) and ``problems_changed`` is emitted
+        when its answer arrives, unless the model changed meanwhile (the answer is then dropped
+        and the new model validated). Returns ``True`` when the work went to the worker; a
+        dungeon quicker to check than :attr:`BACKGROUND_AFTER_MS` is validated at once instead
+        (:meth:`validate_now`), as is any dungeon when the worker cannot take the job."""
+        from editor.dungeon.background import shared_background, snapshot, validate_data
+
+        self._validate_timer.stop()
+        if self.validation_ms < self.BACKGROUND_AFTER_MS:
+            self.validate_now()
+            return False
+        if self._pending is not None and not self._pending.done():
+            return True  # one job at a time: the answer comes back stale and this one follows it
+        started = time.perf_counter()
+        generation = self.generation
+        data = snapshot(self.dungeon)
+        snapshot_ms = (time.perf_counter() - started) * 1000
+        me = weakref.ref(self)
+
+        def arrived(future: Future) -> None:
+            document = me()
+            if document is not None and shiboken6.isValid(document):
+                document._background_answer(future, generation, started, snapshot_ms)
+
+        try:
+            self._pending = shared_background().submit(
+                arrived, validate_data, data, self.file_label, self.registry, self.deck
+            )
+        except (RuntimeError, OSError, ValueError):  # no worker to be had (a broken pool...)
+            self.validate_now()
+            return False
+        return True
+
+    def _background_answer(self, future: Future, generation: int, started: float, snapshot_ms: float) -> None:
+        """A background validation finished (on the UI thread): apply it if still current."""
+        if future is self._pending:
+            self._pending = None
+        if generation != self.generation:
+            self.stale_results += 1
+            if not self._validate_timer.isActive() and self._validated_generation != self.generation:
+                self.validate_in_background()  # the model as it is now
+            return
+        try:
+            problems = future.result(timeout=0)
+        except Exception:  # the worker died or failed: check here once, nothing is lost
+            self.validate_now()
+            return
+        applying = time.perf_counter()
+        self.validation_ms = (applying - started) * 1000
+        self._validated_generation = generation
+        self._publish(problems)
+        self.validation_ui_ms = snapshot_ms + (time.perf_counter() - applying) * 1000
+
+    def _publish(self, problems: list[Problem]) -> None:
+        """Add the file and context problems to the model's, locate each and emit them."""
+        problems = list(problems)
         seen = {(p.code, p.pointer, p.message) for p in problems}
         for extra in [*self.file_problems, *self.context_problems()]:
             if (extra.code, extra.pointer, extra.message) not in seen:
                 seen.add((extra.code, extra.pointer, extra.message))
                 problems.append(extra)
         self.problems = [LocatedProblem(p, ref_for_pointer(self.dungeon, p.pointer)) for p in problems]
-        self.validation_ms = (time.perf_counter() - started) * 1000
         self.problems_changed.emit(self.problems)
-        return self.problems
 
 
 #: JSON Schema error kinds that leave values the canvas, the inspector and the exporters cannot

@@ -6,7 +6,10 @@ means the model, the edits and their undo can be tested and fuzzed without a dis
 
 Objects are addressed by *reference* strings, never by list position: an object's ``id``, or
 for a grid passage (which has no id) ``passage:COL,ROW,SIDE`` of its canonical edge
-(:func:`passage_ref`). Every edit remembers what it needs to restore the model exactly:
+(:func:`passage_ref`). Objects that share an id (a file ``validate`` reports with C001) each get
+an editor key instead (``ID#N``, :func:`key_shared_ids`): kept on the object while it is edited,
+never saved, so every edit acts on the right one and saving writes both back unchanged.
+Every edit remembers what it needs to restore the model exactly:
 ``undo`` after ``redo`` gives a model whose canonical JSON is byte-identical to the original.
 
 Errors: constructing an edit for a reference that does not exist raises :class:`EditError`.
@@ -66,6 +69,14 @@ def _edge_cells(ref: str) -> set[tuple[int, int]]:
 def objects_for(dungeon: Dungeon, refs: Iterable[str]) -> tuple[dict[str, Any], bool]:
     """The objects of ``refs`` that exist (``ref -> object``), found without computing every
     object's reference, and whether one of them is shared by two objects."""
+    found, shared = locate(dungeon, refs)
+    return {ref: obj for ref, (_, _, obj) in found.items()}, shared
+
+
+def locate(dungeon: Dungeon, refs: Iterable[str]) -> tuple[dict[str, tuple[str, int, Any]], bool]:
+    """``ref -> (collection, index, object)`` for the objects of ``refs`` that exist, in one pass
+    over the dungeon that computes the reference of a passage only on the edges asked for (a
+    100 x 100 grid has some 20,000), and whether one of them is shared by two objects."""
     wanted = set(refs)
     cells: set[tuple[int, int]] = set()
     for ref in wanted:
@@ -74,27 +85,83 @@ def objects_for(dungeon: Dungeon, refs: Iterable[str]) -> tuple[dict[str, Any], 
                 cells |= _edge_cells(ref)
             except ValueError:
                 continue
-    found: dict[str, Any] = {}
+    found: dict[str, tuple[str, int, Any]] = {}
     shared = False
+    keyed = bool(dungeon.__dict__.get(KEYED_MARK))
     for name in COLLECTIONS[dungeon.family]:
-        for obj in getattr(dungeon, name):
-            if name == "passages":
-                if not cells or tuple(obj.cell) not in cells:
-                    continue
-                ref = ref_of(obj)
-            else:
-                ref = obj.id
+        items = getattr(dungeon, name)
+        if name == "passages":
+            if not cells:
+                continue
+            try:  # cells are tuples in the model: compared as they are, the quickest
+                hits = [(i, ref_of(obj)) for i, obj in enumerate(items) if obj.cell in cells]
+            except TypeError:  # a cell given as a list
+                hits = [(i, ref_of(obj)) for i, obj in enumerate(items) if tuple(obj.cell) in cells]
+        elif keyed:
+            hits = [(i, obj.__dict__.get(KEY_ATTRIBUTE) or obj.id) for i, obj in enumerate(items)]
+        else:  # no object of this dungeon was ever keyed: its id is its reference
+            hits = [(i, obj.id) for i, obj in enumerate(items) if obj.id in wanted]
+        for i, ref in hits:
             if ref in wanted:
                 shared = shared or ref in found
-                found[ref] = obj
+                found[ref] = (name, i, items[i])
     return found, shared
 
 
+#: The attribute holding the editor's key of an object whose id another object shares: set by
+#: :func:`key_shared_ids`, read by :func:`ref_of`, never written to a file (``to_dict`` lists the
+#: format's members only).
+KEY_ATTRIBUTE = "editor_key"
+#: Set on a dungeon (an instance attribute, never saved) once one of its objects got an editor key:
+#: lookups of dungeons without it read ids alone, the quickest way through thousands of objects.
+KEYED_MARK = "editor_keyed"
+
+
 def ref_of(obj: Any) -> str:
-    """The reference of a model object: its id, or :func:`passage_ref` for a grid passage."""
-    if isinstance(obj, Passage):
+    """The reference of a model object: its editor key when its id is shared
+    (:func:`key_shared_ids`), else its id, or :func:`passage_ref` for a grid passage."""
+    if type(obj) is Passage:
         return passage_ref(obj.cell, obj.side)
-    return obj.id
+    return obj.__dict__.get(KEY_ATTRIBUTE) or obj.id
+
+
+def key_shared_ids(dungeon: Dungeon) -> list[str]:
+    """Give every object whose id another object of ``dungeon`` also has an editor key
+    ``ID#N`` (N counting the objects with that id in file order, from 1; a key some object
+    already uses as its id is skipped), so each is addressed on its own while ids collide.
+    Objects keyed earlier keep their key. Returns the keys given. Keys are not saved: the file
+    keeps its ids, and ``validate`` reports them (C001) until they are renumbered."""
+    counts: dict[str, int] = {}
+    for _, _, obj in objects(dungeon):
+        if not isinstance(obj, Passage):
+            counts[obj.id] = counts.get(obj.id, 0) + 1
+    shared = {value for value, count in counts.items() if count > 1}
+    if not shared:
+        return []
+    used = {ref_of(obj) for _, _, obj in objects(dungeon)} | set(counts)
+    given: list[str] = []
+    numbers: dict[str, int] = {}
+    for _, _, obj in objects(dungeon):
+        if isinstance(obj, Passage) or obj.id not in shared or obj.__dict__.get(KEY_ATTRIBUTE):
+            continue
+        n = numbers.get(obj.id, 0)
+        while True:
+            n += 1
+            key = f"{obj.id}#{n}"
+            if key not in used:
+                break
+        numbers[obj.id] = n
+        used.add(key)
+        setattr(obj, KEY_ATTRIBUTE, key)
+        given.append(key)
+    setattr(dungeon, KEYED_MARK, True)
+    return given
+
+
+def without_key(obj: Any) -> Any:
+    """``obj`` without an editor key (a copy pasted or duplicated is a new object); returns it."""
+    obj.__dict__.pop(KEY_ATTRIBUTE, None)
+    return obj
 
 
 def collection_of(obj: Any) -> str:
@@ -133,8 +200,10 @@ def index_by_ref(dungeon: Dungeon) -> dict[str, tuple[str, int, Any]]:
 
 
 def new_id(dungeon: Dungeon, prefix: str, taken: set[str] | None = None) -> str:
-    """An id ``PREFIX-N`` not used in ``dungeon`` (nor in ``taken``), N counting from 1."""
+    """An id ``PREFIX-N`` not used in ``dungeon`` (as an id or an editor key, nor in ``taken``),
+    N counting from 1."""
     used = {ref_of(obj) for _, _, obj in objects(dungeon)} | (taken or set())
+    used |= {obj.id for _, _, obj in objects(dungeon) if not isinstance(obj, Passage)}
     n = 1
     while f"{prefix}-{n}" in used:
         n += 1
@@ -198,7 +267,12 @@ class DeleteObjects(Edit):
     """Remove objects by reference; undo puts each back at its old position."""
 
     def __init__(self, dungeon: Dungeon, refs: Iterable[str], text: str = "Delete"):
-        found = [find(dungeon, ref) for ref in dict.fromkeys(refs)]
+        wanted = list(dict.fromkeys(refs))
+        located, _ = locate(dungeon, wanted)  # one pass, however many are deleted
+        missing = [ref for ref in wanted if ref not in located]
+        if missing:
+            raise EditError(f"no object '{missing[0]}' in dungeon '{dungeon.id}'")
+        found = [located[ref] for ref in wanted]
         # Remember positions in ascending order so undo can re-insert them in that order.
         self.removed = sorted(
             ((name, index, copy.deepcopy(obj)) for name, index, obj in found), key=lambda item: (item[0], item[1])
@@ -252,22 +326,34 @@ class ChangeProperties(Edit):
         merge_key: str | None = None,
     ):
         self.changes = []
+        #: references that are editor keys: they stay the same when the object's id changes
+        self.keyed: set[str] = set()
+        changes = list(changes)
+        located = locate(dungeon, [ref for ref, _, _ in changes])[0]
         for ref, attribute, value in changes:
-            _, _, obj = find(dungeon, ref)
-            if not hasattr(obj, attribute) or attribute in ("pointer",):
+            if ref not in located:
+                raise EditError(f"no object '{ref}' in dungeon '{dungeon.id}'")
+            _, _, obj = located[ref]
+            if not hasattr(obj, attribute) or attribute in ("pointer", KEY_ATTRIBUTE):
                 raise EditError(f"{ref} has no property '{attribute}'")
+            if obj.__dict__.get(KEY_ATTRIBUTE):
+                self.keyed.add(ref)
             self.changes.append((ref, attribute, copy.deepcopy(getattr(obj, attribute)), copy.deepcopy(value)))
         self.text = text
         self.merge_key = merge_key
 
     def _apply(self, dungeon: Dungeon, new: bool) -> None:
-        index = index_by_ref(dungeon)
+        # only the objects changed are looked up (every object, at each keystroke, lagged)
+        wanted = {ref for ref, _, _, _ in self.changes}
+        wanted |= {value for _, attribute, _, value in self.changes if attribute == "id" and isinstance(value, str)}
+        index = locate(dungeon, wanted)[0]
         for ref, attribute, old, value in self.changes if new else reversed(self.changes):
-            # undoing an id change finds the object under the id it was given
-            key = value if (attribute == "id" and not new) else ref
+            # undoing an id change finds the object under the id it was given (a keyed object
+            # keeps its key as its reference)
+            key = value if (attribute == "id" and not new and ref not in self.keyed) else ref
             setattr(index[key][2], attribute, copy.deepcopy(value if new else old))
             if attribute == "id":  # the object's reference changes with its id
-                index = index_by_ref(dungeon)
+                index = locate(dungeon, wanted)[0]
 
     def redo(self, dungeon: Dungeon) -> None:
         self._apply(dungeon, True)
@@ -278,7 +364,7 @@ class ChangeProperties(Edit):
     @property
     def refs(self) -> set[str]:
         out = {ref for ref, _, _, _ in self.changes}
-        out |= {value for _, attribute, _, value in self.changes if attribute == "id"}
+        out |= {value for ref, attribute, _, value in self.changes if attribute == "id" and ref not in self.keyed}
         return out
 
     def merge(self, other: Edit) -> bool:
@@ -318,7 +404,7 @@ class _TransformsOriginals(Edit):
     originals: dict[str, Any]
 
     def undo(self, dungeon: Dungeon) -> None:
-        index = index_by_ref(dungeon)
+        index = locate(dungeon, self.originals)[0]
         for ref, original in self.originals.items():
             name, position, _ = index[ref]
             getattr(dungeon, name)[position] = copy.deepcopy(original)
@@ -356,7 +442,7 @@ class MoveObjects(_TransformsOriginals):
         self.merge_key = merge_key
 
     def _place(self, dungeon: Dungeon, dx: float, dy: float) -> None:
-        index = index_by_ref(dungeon)
+        index = locate(dungeon, self.originals)[0]
         for ref, original in self.originals.items():
             vertices = self.joined.get(ref)
             if vertices is not None:
@@ -428,7 +514,7 @@ class RotateObjects(_TransformsOriginals):
         self.text = text or f"Rotate {angle_deg:g}°"
 
     def redo(self, dungeon: Dungeon) -> None:
-        index = index_by_ref(dungeon)
+        index = locate(dungeon, self.originals)[0]
         c, angle = self.centre, self.angle
         for ref, original in self.originals.items():
             obj = index[ref][2]
@@ -666,7 +752,7 @@ def renumber_stones(dungeon: LineDungeon) -> ChangeProperties | None:
     Artifact stones: numbered, collected in order)."""
     stones = [e for e in dungeon.elements if e.kind == "artifact_stone" and e.at is not None]
     ordered = sorted(stones, key=lambda e: (math.floor(e.at[1] / 10), e.at[0], e.at[1], e.id))
-    changes = [(e.id, "number", n) for n, e in enumerate(ordered, start=1) if e.number != n]
+    changes = [(ref_of(e), "number", n) for n, e in enumerate(ordered, start=1) if e.number != n]
     if not changes:
         return None
     return ChangeProperties(dungeon, changes, "Renumber artifact stones")
@@ -678,7 +764,7 @@ def paste_copies(dungeon: Dungeon, clipboard: list[Any], dx: float, dy: float, t
     taken: set[str] = set()
     items = []
     for original in clipboard:
-        obj = copy.deepcopy(original)
+        obj = without_key(copy.deepcopy(original))
         obj.pointer = ""
         name = collection_of(obj)
         if name not in COLLECTIONS[dungeon.family]:
@@ -715,6 +801,8 @@ __all__ = [
     "collection_of",
     "find",
     "index_by_ref",
+    "key_shared_ids",
+    "locate",
     "new_id",
     "objects",
     "objects_outside",
@@ -722,13 +810,15 @@ __all__ = [
     "paste_copies",
     "ref_of",
     "renumber_stones",
+    "without_key",
     "COLLECTIONS",
 ]
 
 
 def duplicate_refs(dungeon: Dungeon) -> set[str]:
-    """References used by more than one object (a file ``validate`` reports with C001). While
-    a reference is shared it does not address one object, so the editor never acts on it."""
+    """References used by more than one object: the same grid edge listed twice as a passage
+    (G015; objects sharing an id have editor keys, :func:`key_shared_ids`). While a reference is
+    shared it does not address one object, so the editor never acts on it."""
     seen: set[str] = set()
     shared: set[str] = set()
     for _, _, obj in objects(dungeon):
@@ -755,17 +845,23 @@ def _fresh_like(value: str, used: set[str]) -> str:
 class RenumberIds(Edit):
     """Give every object whose id an earlier object (in file order) already has a fresh id
     in the same style (one undo step). Objects are addressed by list position, the only thing that
-    tells two objects with the same id apart."""
+    tells two objects with the same id apart. Once ids are unique the editor keys go (each object's
+    reference is its id again); undo gives them back with the shared ids."""
 
     text = "Renumber duplicate ids"
 
     def __init__(self, dungeon: Dungeon):
         self.changes: list[tuple[str, int, str, str]] = []  # (collection, index, old id, new id)
+        #: (collection, index, editor key) of the objects that had one
+        self.keys: list[tuple[str, int, str]] = []
         seen: set[str] = set()
         used = {ref_of(obj) for _, _, obj in objects(dungeon)}
+        used |= {obj.id for _, _, obj in objects(dungeon) if not isinstance(obj, Passage)}
         for name, index, obj in objects(dungeon):
             if isinstance(obj, Passage):
                 continue  # a passage has no id; its edge is its reference
+            if obj.__dict__.get(KEY_ATTRIBUTE):
+                self.keys.append((name, index, obj.__dict__[KEY_ATTRIBUTE]))
             if obj.id in seen:
                 fresh = _fresh_like(obj.id, used)
                 used.add(fresh)
@@ -775,10 +871,16 @@ class RenumberIds(Edit):
     def redo(self, dungeon: Dungeon) -> None:
         for name, index, _old, new in self.changes:
             getattr(dungeon, name)[index].id = new
+        for name, index, _key in self.keys:
+            without_key(getattr(dungeon, name)[index])
 
     def undo(self, dungeon: Dungeon) -> None:
         for name, index, old, _new in self.changes:
             getattr(dungeon, name)[index].id = old
+        for name, index, key in self.keys:
+            setattr(getattr(dungeon, name)[index], KEY_ATTRIBUTE, key)
+        if self.keys:
+            setattr(dungeon, KEYED_MARK, True)
 
     @property
     def refs(self) -> set[str]:
@@ -835,17 +937,17 @@ def contents_of(dungeon: Dungeon, refs: Iterable[str]) -> tuple[list[str], dict[
 
     for element in dungeon.elements:
         points = [element.at] if element.at is not None else list(element.segment or [])
-        if element.id not in moved and within(points):
-            inside.append(element.id)
+        if ref_of(element) not in moved and within(points):
+            inside.append(ref_of(element))
     for wall in dungeon.walls:
-        if wall.id not in moved and within(wall.points):
-            inside.append(wall.id)
+        if ref_of(wall) not in moved and within(wall.points):
+            inside.append(ref_of(wall))
     for area in dungeon.areas:
-        if area.id in moved or not area.polygon:
+        if ref_of(area) in moved or not area.polygon:
             continue
         touching = [i for i, p in enumerate(area.polygon) if any(on_outline(p, room) for room in rooms)]
         if within(area.polygon) and len(touching) < len(area.polygon):
-            inside.append(area.id)  # an area drawn inside the room
+            inside.append(ref_of(area))  # an area drawn inside the room
         elif touching and len(touching) < len(area.polygon):
-            joined[area.id] = touching
+            joined[ref_of(area)] = touching
     return inside, joined

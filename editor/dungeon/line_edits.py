@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 
-from editor.dungeon.edits import Edit, EditError, EditShape
+from editor.dungeon.edits import Edit, EditError, EditShape, ref_of
 from inkcrawl.model import Dungeon, Point
 
 
@@ -66,12 +66,12 @@ def coincident_vertices(
     out = []
     for collection in ("areas", "walls"):
         for obj in getattr(dungeon, collection):
-            if obj.id == exclude:
+            if ref_of(obj) == exclude:
                 continue
             points = obj.polygon if collection == "areas" else obj.points
             for index, p in enumerate(points):
                 if abs(p[0] - point[0]) <= tolerance_mm and abs(p[1] - point[1]) <= tolerance_mm:
-                    out.append((obj.id, index))
+                    out.append((ref_of(obj), index))
     return out
 
 

@@ -2,6 +2,8 @@
 
 - :mod:`~editor.files.manager`: New, Open, Open Recent, Save, Save As, the unsaved-changes prompt,
   autosave to recovery files and the recovery prompt (:class:`FileManager`, Qt).
+- :mod:`~editor.files.recovery`: recovery files, the session locks that tell a crashed editor from
+  a running one, and the clean-up of stale locks and temporary files (Qt).
 - :mod:`~editor.files.export`: File > Export and Print Preview, an adapter over
   :mod:`exporters.formats` (Qt).
 

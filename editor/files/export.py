@@ -14,6 +14,8 @@ Dialogs go through seams on the window that tests replace:
 - ``window.ask_export_path(kind, document, suggested) -> Path | None``
 - ``window.confirm_export_with_errors(errors) -> bool`` (``errors``: lines of text)
 - ``window.show_export_message(level, title, text)`` (``level``: info, warning, error)
+- ``window.ask_replace_read_only(path) -> bool``: the file chosen is read-only (see
+  :meth:`editor.files.manager.FileManager.ask_replace_read_only`); ``True`` replaces it
 - ``window.show_print_preview(printer, paint)``: shows ``QPrintPreviewDialog``; ``paint(printer)``
   renders the pages onto any ``QPrinter``.
 
@@ -416,7 +418,18 @@ class ExportMenu(QObject):
             path = path.with_name(path.name + _SUFFIX[kind])
         try:
             deck_source = pack_manifest_for(document, window.pack_path) if kind == "cards" else None
-            result = FORMATS[kind].write([opened_of(d) for d in documents], path, options.write_options(deck_source))
+            opened, write_options = [opened_of(d) for d in documents], options.write_options(deck_source)
+            try:
+                result = FORMATS[kind].write(opened, path, write_options)
+            except ExportError as refused:
+                # a read-only file is replaced only when the user says so (Save asks the same)
+                if refused.code != "unwritable" or refused.refused != "read-only":
+                    raise
+                target = Path(refused.path or path)
+                if not window.ask_replace_read_only(target):
+                    window.show_status(f"Not exported: {target} is read-only and was left as it is")
+                    return None
+                result = FORMATS[kind].write(opened, path, replace(write_options, replace_read_only=True))
         except ExportError as exc:
             if exc.code == "unwritable":
                 text = f"{exc.path} could not be written: {exc.reason}.\nNothing was written."

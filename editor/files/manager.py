@@ -11,6 +11,7 @@ front end) replace:
 - ``window.ask_open_path() -> Path | None`` and ``window.ask_open_folder() -> Path | None``
 - ``window.ask_save_path(document) -> Path | None``
 - ``window.ask_recover(entries) -> list of entries to restore, or None to decide later``
+- ``window.ask_replace_read_only(path) -> bool``: Save met a read-only file; ``True`` replaces it
 - ``window.show_file_message(level, title, text)`` with ``level`` ``"info"``, ``"warning"`` or ``"error"``
 
 Recovery files live in ``<generic data location>/inkcrawl/recovery`` (``~/.local/share`` on
@@ -19,20 +20,26 @@ Linux, honouring ``XDG_DATA_HOME``). Each modified dungeon has one, rewritten at
 text, its file, the time, the ruleset and deck. A clean save, closing the dungeon, undoing back
 to the saved state and a normal quit delete it. Each editor window is a *session* holding a
 lock file (``QLockFile``) in the same folder; at start-up, recovery files of sessions whose lock
-is stale (the process died) or whose window is gone without closing are offered for recovery.
+is stale (the process died) or whose window is gone without closing are offered for recovery, and
+stale locks are removed, with the temporary files of autosaves killed in the middle of a write
+(:mod:`editor.files.recovery`, whose functions this module also offers).
+
+Save writes through the safe-write path (:func:`inkcrawl.jsonio.write_text_atomic`): a symlinked
+file stays a link (the file it points to gets the new content); a read-only file is replaced only
+when the user says so (``window.ask_replace_read_only``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
 import uuid
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer
+from PySide6.QtCore import QLockFile, QObject, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -43,21 +50,29 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QMenu,
     QMessageBox,
-    QPushButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
 from editor.dungeon.document import DungeonDocument, new_document
 from editor.dungeon.templates import slug, template_data
+from editor.files.recovery import (  # noqa: F401 - the recovery API, also reached through this module
+    _LIVE_SESSIONS,
+    RECOVERY_TYPE,
+    RecoveryDialog,
+    RecoveryEntry,
+    document_from_recovery,
+    orphaned_recovery_entries,
+    read_recovery_file,
+    recovery_dir,
+    recovery_record,
+    remove_stale_locks,
+    remove_stale_temporaries,
+)
 from editor.settings import settings
-from inkcrawl.jsonio import write_text_atomic
-from inkcrawl.model import dungeon_from_dict
+from inkcrawl.jsonio import WriteRefused, write_text_atomic
 from inkcrawl.rulesets import Ruleset, bundled_rulesets, load_ruleset_file
 
 #: Settings key of the recent files list (strings, most recent first).
@@ -66,11 +81,6 @@ RECENT_KEY = "files/recent"
 MAX_RECENT = 10
 #: Default time between autosaves, in ms (the issue's 30 s).
 AUTOSAVE_INTERVAL_MS = 30_000
-#: ``type`` member of a recovery file.
-RECOVERY_TYPE = "inkcrawl-recovery"
-
-# Sessions (editor windows) alive in this process: their recovery files are never offered.
-_LIVE_SESSIONS: set[str] = set()
 
 
 # recent files --------------------------------------------------------------------------------
@@ -104,145 +114,6 @@ def forget_recent(path: str | Path) -> list[str]:
     return paths
 
 
-# recovery files ------------------------------------------------------------------------------
-def recovery_dir() -> Path:
-    """The folder of recovery files (made if missing): ``inkcrawl/recovery`` under the
-    platform's generic data location."""
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
-    folder = Path(base or Path.home() / ".local" / "share") / "inkcrawl" / "recovery"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-@dataclass
-class RecoveryEntry:
-    """One autosaved dungeon found at start-up: the recovery ``file``, the dungeon's ``title``,
-    its ``original_path`` (``None`` for a dungeon never saved), when it was autosaved
-    (``saved_at``, local time text), the ``session`` that wrote it and the whole ``record``."""
-
-    file: Path
-    title: str
-    original_path: Path | None
-    saved_at: str
-    session: str
-    record: dict = field(repr=False)
-
-    @property
-    def dungeon_text(self) -> str:
-        """The dungeon's canonical JSON text exactly as autosaved."""
-        return self.record["dungeon_text"]
-
-
-def recovery_record(document: DungeonDocument, session: str) -> dict:
-    """What a recovery file holds for ``document``: the canonical dungeon text, the file it
-    belongs to, the time, the ruleset (whole, so a pack's own ruleset comes back) and deck."""
-    return {
-        "type": RECOVERY_TYPE,
-        "version": 1,
-        "session": session,
-        "pid": os.getpid(),
-        "saved_at": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "saved_at_epoch": time.time(),
-        "original_path": str(document.path) if document.path is not None else None,
-        "title": document.dungeon.sheet.title or document.dungeon.id,
-        "ruleset": document.ruleset.data,
-        "ruleset_path": str(document.ruleset.path) if document.ruleset.path is not None else None,
-        "deck": document.deck,
-        "dungeon_text": document.canonical_text(),
-    }
-
-
-def read_recovery_file(path: Path) -> RecoveryEntry | None:
-    """The entry of a recovery file, or ``None`` when it is not one (unreadable, damaged)."""
-    try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if (
-        not isinstance(record, dict)
-        or record.get("type") != RECOVERY_TYPE
-        or not isinstance(record.get("dungeon_text"), str)
-        or not isinstance(record.get("ruleset"), dict)
-    ):
-        return None
-    original = record.get("original_path")
-    if not isinstance(record.get("saved_at_epoch", 0), (int, float)) or isinstance(record.get("saved_at_epoch"), bool):
-        record["saved_at_epoch"] = 0  # entries are sorted by it
-    return RecoveryEntry(
-        Path(path),
-        str(record.get("title") or "Untitled"),
-        Path(original) if isinstance(original, str) and original else None,
-        str(record.get("saved_at", "")),
-        str(record.get("session", "")),
-        record,
-    )
-
-
-def _session_is_dead(folder: Path, session: str) -> bool:
-    """Whether the editor session that wrote recovery files is gone: not a window of this
-    process, and its lock file is stale (its process ended) or missing."""
-    if session in _LIVE_SESSIONS:
-        return False
-    lock = QLockFile(str(folder / f"{session}.lock"))
-    lock.setStaleLockTime(0)  # stale only when the owning process is gone
-    if lock.tryLock(0):
-        lock.unlock()  # removes the lock file
-        return True
-    return False
-
-
-def orphaned_recovery_entries(folder: Path | None = None) -> list[RecoveryEntry]:
-    """Recovery files left by editor sessions that ended without a clean close, oldest first."""
-    folder = folder or recovery_dir()
-    entries = []
-    verdicts: dict[str, bool] = {}
-    for path in sorted(folder.glob("*.json")):
-        entry = read_recovery_file(path)
-        if entry is None:
-            continue
-        if entry.session not in verdicts:
-            verdicts[entry.session] = _session_is_dead(folder, entry.session)
-        if verdicts[entry.session]:
-            entries.append(entry)
-    entries.sort(key=lambda e: e.record.get("saved_at_epoch", 0))
-    return entries
-
-
-def document_from_recovery(entry: RecoveryEntry, parent: QObject | None = None) -> DungeonDocument:
-    """A modified document holding exactly the autosaved dungeon, belonging to its original
-    file (so Save writes there). Raises ``ValueError`` when the recovery data is damaged."""
-    from editor.dungeon.document import unshowable_schema_errors
-    from inkcrawl.schema import schema_problems
-    from inkcrawl.validate import RulesetRegistry, enclosing_pack
-
-    record = entry.record
-    try:
-        data = json.loads(entry.dungeon_text)
-        # a recovery file damaged into valid JSON must not reach the canvas with values of the
-        # wrong type (they crash it), nor come back with a ruleset that is not one
-        wrong = unshowable_schema_errors(data) if isinstance(data, dict) else ["/: not a dungeon"]
-        wrong += [
-            f"ruleset {p.pointer or '/'}: {p.message}"
-            for p in schema_problems(record["ruleset"], "ruleset", str(entry.file))
-        ]
-        if wrong:
-            raise ValueError("; ".join(wrong[:3]))
-        dungeon = dungeon_from_dict(data)
-        ruleset_path = record.get("ruleset_path")
-        ruleset = Ruleset(record["ruleset"], Path(ruleset_path) if isinstance(ruleset_path, str) else None)
-        if ruleset.family != dungeon.family:
-            raise ValueError(f"its ruleset is of the {ruleset.family} family, the dungeon of the {dungeon.family} one")
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
-        raise ValueError(f"the recovery file {entry.file.name} is damaged ({exc})") from None
-    extra = [ruleset]
-    if entry.original_path is not None and entry.original_path.is_file():
-        extra = enclosing_pack(entry.original_path)[0] + extra
-    deck = record.get("deck") if isinstance(record.get("deck"), dict) else None
-    document = DungeonDocument(dungeon, ruleset, entry.original_path, RulesetRegistry(extra), deck, parent)
-    document.undo_stack.resetClean()  # modified: the file on disk does not hold these changes
-    return document
-
-
 # the manager ---------------------------------------------------------------------------------
 class FileManager(QObject):
     """The window's file commands, recent files, autosave and recovery (``window.files``).
@@ -261,9 +132,15 @@ class FileManager(QObject):
         self._recovery: dict[int, Path] = {}  # id(document) -> its recovery file
         self._autosaved: dict[int, int] = {}  # id(document) -> revision autosaved
         self._watched: dict[int, DungeonDocument] = {}
+        #: id(document) -> (its background write in flight, its target, the revision written)
+        self._writing: dict[int, tuple[Future, Path, int]] = {}
         self._counter = 0
         self._closed = False
         _LIVE_SESSIONS.add(self.session)
+        # locks of editors killed without a recovery file to offer would stay forever: the
+        # recovery check removes those it looks at, this every other stale one
+        remove_stale_locks(self.folder)
+        remove_stale_temporaries(self.folder)
         self.lock = QLockFile(str(self.folder / f"{self.session}.lock"))
         self.lock.setStaleLockTime(0)
         self.lock.tryLock(0)
@@ -275,7 +152,7 @@ class FileManager(QObject):
 
         window.destroyed.connect(gone)
         self.autosave_timer = QTimer(self)
-        self.autosave_timer.timeout.connect(self.autosave_now)
+        self.autosave_timer.timeout.connect(self.autosave_in_background)
         self.autosave_timer.start(self.autosave_interval_ms)
         window.documents_changed.connect(self._documents_changed)
 
@@ -331,6 +208,31 @@ class FileManager(QObject):
         dialog = RecoveryDialog(entries, self.window)
         dialog.exec()
         return dialog.result_entries
+
+    def ask_replace_read_only(self, path: Path) -> bool:
+        """Ask whether to replace ``path``, a read-only file, with the dungeon being saved: a
+        dialog whose default keeps the file; ``True`` only for its explicit **Replace Anyway**.
+        The file stays read-only after being replaced. Headless (no one to answer): ``False``."""
+        if self.window.headless:
+            return False
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Read-only file",
+            f"{path} is read-only.",
+            QMessageBox.StandardButton.NoButton,
+            self.window,
+        )
+        box.setInformativeText(
+            "Someone (perhaps you) protected it from changes. Replace it with this dungeon anyway? "
+            "It stays read-only afterwards. Keep it to leave the file as it is and save elsewhere "
+            "with Save As."
+        )
+        replace = box.addButton("&Replace Anyway", QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton("&Keep the File", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.exec()
+        return box.clickedButton() is replace
 
     def show_file_message(self, level: str, title: str, text: str) -> None:
         """Tell the user something about files (``level``: info, warning or error)."""
@@ -466,7 +368,15 @@ class FileManager(QObject):
                     )
                     return False
         try:
-            document.save(path)
+            try:
+                document.save(path)
+            except WriteRefused as refused:
+                if refused.reason != "read-only":
+                    raise
+                if not self.window.ask_replace_read_only(path):
+                    self.window.show_status(f"Not saved: {path} is read-only and was left as it is")
+                    return False
+                document.save(path, force=True)
         except OSError as exc:
             self.window.show_file_message(
                 "error",
@@ -531,7 +441,19 @@ class FileManager(QObject):
 
     def autosave_now(self) -> list[Path]:
         """Write a recovery file for each modified dungeon changed since its last autosave
-        (atomically); returns the files written. Failures are shown in the status bar only."""
+        (atomically, on this thread, after any background write of it ended); returns the files
+        written. Failures are shown in the status bar only."""
+        return self._autosave(background=False)
+
+    def autosave_in_background(self) -> list[Path]:
+        """What the autosave timer runs: as :meth:`autosave_now`, but a big dungeon (one whose
+        validation goes to the background worker, see ``DungeonDocument.BACKGROUND_AFTER_MS``)
+        is serialised and written by the worker (:func:`editor.dungeon.background.write_recovery_file`)
+        from a snapshot, so the UI thread only takes the snapshot. Returns the files written
+        here; a dungeon whose background write is still running waits for the next autosave."""
+        return self._autosave(background=True)
+
+    def _autosave(self, background: bool) -> list[Path]:
         if self._closed:
             return []
         if self.autosave_timer.interval() != self.autosave_interval_ms:
@@ -547,12 +469,18 @@ class FileManager(QObject):
             if not document.modified:
                 self.discard_recovery(document)
                 continue
+            if background and key in self._writing:
+                continue  # still writing the previous snapshot: the next autosave takes this one
+            self._settle(key)
             if self._autosaved.get(key) == document.revision and self.recovery_file(document) is not None:
                 continue
             target = self._recovery.get(key)
             if target is None:
                 self._counter += 1
                 target = self.folder / f"{self.session}-{self._counter}.json"
+            if background and document.validation_ms >= document.BACKGROUND_AFTER_MS:
+                if self._write_in_background(document, target):
+                    continue
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 write_text_atomic(
@@ -566,9 +494,76 @@ class FileManager(QObject):
             written.append(target)
         return written
 
+    def _write_in_background(self, document: DungeonDocument, target: Path) -> bool:
+        """Hand a snapshot of ``document`` to the background worker to write as ``target``;
+        ``False`` when the worker cannot take it (the caller writes it here)."""
+        from editor.dungeon.background import shared_background, snapshot, write_recovery_file
+
+        key, revision = id(document), document.revision
+        record = recovery_record(document, self.session, with_text=False)
+        data = snapshot(document.dungeon)
+        name = document.display_name
+
+        def done(future: Future) -> None:
+            if not shiboken6.isValid(self):
+                return
+            current = self._writing.get(key)
+            if current is None or current[0] is not future:
+                # settled meanwhile (saved, closed, written again here): a file it wrote after
+                # its recovery file was given up must not linger
+                if self._recovery.get(key) != target:
+                    target.unlink(missing_ok=True)
+                return
+            del self._writing[key]
+            if not self._finished_write(key, name, future, target, revision):
+                self.autosave_now()  # no worker to be had: the recovery file is written here
+
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            future = shared_background().submit(done, write_recovery_file, str(target), record, data)
+        except (RuntimeError, OSError, ValueError):
+            return False
+        self._recovery[key] = target
+        self._writing[key] = (future, target, revision)
+        return True
+
+    def _finished_write(self, key: int, name: str, future: Future, target: Path, revision: int) -> bool:
+        """Note a background write that ended (on the UI thread); ``False`` when the worker did
+        not do it (it died, or the job never ran), so the caller writes the file itself."""
+        try:
+            future.result(timeout=0)
+        except OSError as exc:
+            self.window.show_status(f"Autosave failed for {name}: {exc.strerror or exc}")
+            return True  # the disk refused: writing it here would fail the same way
+        except Exception:
+            return False
+        self._autosaved[key] = revision
+        return True
+
+    #: Longest wait for a background write before a save, close or autosave goes on without it (s).
+    SETTLE_TIMEOUT_S = 30.0
+
+    def _settle(self, key: int) -> None:
+        """Wait for the background write of document ``key`` to end (so nothing it writes later
+        overtakes a newer file or a deletion) and take note of it."""
+        job = self._writing.pop(key, None)
+        if job is None:
+            return
+        future, target, revision = job
+        try:
+            future.result(timeout=self.SETTLE_TIMEOUT_S)
+        except FutureTimeout:
+            pass  # noted below as not finished; what it writes later is removed if given up
+        except Exception:
+            pass  # its failure is reported below
+        document = self._watched.get(key)
+        name = document.display_name if document is not None else "a dungeon"
+        self._finished_write(key, name, future, target, revision)
+
     def discard_recovery(self, document: DungeonDocument) -> None:
         """Delete the recovery file of ``document`` (saved, back to its saved state, or closed)."""
         key = id(document)
+        self._settle(key)
         path = self._recovery.pop(key, None)
         self._autosaved.pop(key, None)
         if path is not None:
@@ -616,6 +611,8 @@ class FileManager(QObject):
         autosaving and delete this session's recovery files and lock."""
         self._closed = True
         self.autosave_timer.stop()
+        for key in list(self._writing):
+            self._settle(key)
         for key in list(self._recovery):
             document = self._watched.get(key)
             if document is not None:
@@ -791,54 +788,6 @@ class NewDungeonDialog(QDialog):
         ruleset = self.ruleset()
         size = (self.columns.value(), self.rows.value()) if ruleset.family == "grid" else None
         return ruleset, self.title_edit.text(), size
-
-
-class RecoveryDialog(QDialog):
-    """After a crash: the autosaved dungeons, ticked to recover. ``result_entries`` is the
-    list to recover (empty: discard all) or ``None`` (decide at the next start)."""
-
-    def __init__(self, entries: list[RecoveryEntry], parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Recover unsaved work")
-        self.entries = entries
-        self.result_entries = None
-        layout = QVBoxLayout(self)
-        layout.addWidget(
-            QLabel(
-                "The editor did not close normally. These dungeons had unsaved changes, "
-                "autosaved at the time shown. Recover the ticked ones?"
-            )
-        )
-        self.list = QListWidget()
-        for entry in entries:
-            where = str(entry.original_path) if entry.original_path else "never saved"
-            item = QListWidgetItem(f"{entry.title} \u2014 {where} \u2014 autosaved {entry.saved_at}")
-            item.setCheckState(Qt.CheckState.Checked)
-            self.list.addItem(item)
-        layout.addWidget(self.list)
-        buttons = QDialogButtonBox()
-        recover = QPushButton("&Recover")
-        discard = QPushButton("&Discard")
-        later = QPushButton("Decide &Later")
-        buttons.addButton(recover, QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.addButton(discard, QDialogButtonBox.ButtonRole.DestructiveRole)
-        buttons.addButton(later, QDialogButtonBox.ButtonRole.RejectRole)
-        recover.clicked.connect(self._recover)
-        discard.clicked.connect(self._discard)
-        later.clicked.connect(self.reject)
-        layout.addWidget(buttons)
-
-    def _recover(self) -> None:
-        self.result_entries = [
-            e for i, e in enumerate(self.entries) if self.list.item(i).checkState() == Qt.CheckState.Checked
-        ]
-        self.accept()
-
-    def _discard(self) -> None:
-        answer = QMessageBox.question(self, "Discard recovered work", "Delete the autosaved changes for good?")
-        if answer == QMessageBox.StandardButton.Yes:
-            self.result_entries = []
-            self.accept()
 
 
 # installation --------------------------------------------------------------------------------

@@ -572,7 +572,7 @@ class PackBrowser(QWidget):
             return False
         self.form.commit()
         try:
-            data = self.pack.save(self.window.save_document)
+            data = self.pack.save(self.window.save_document, self.window.ask_replace_read_only)
         except PackError as exc:
             self.tell(str(exc), True)
             return False

@@ -449,14 +449,17 @@ class PackDocument:
         ordered.update({key: value for key, value in data.items() if key not in ordered})
         return ordered
 
-    def save(self, save_dungeon: Callable[[Any], bool]) -> dict:
+    def save(
+        self, save_dungeon: Callable[[Any], bool], replace_read_only: Callable[[Path], bool] | None = None
+    ) -> dict:
         """Save Pack: check the manifest (``schemas/pack.schema.json``, no dungeon id twice),
         save the pack's dungeons that are new or modified with ``save_dungeon(document) ->
         bool`` (their folder made first), then write ``pack.json`` atomically
-        (:func:`inkcrawl.jsonio.write_json_atomic`) and mark the state saved. Returns the data
-        written. Raises :class:`PackError` saying what was not written; ``pack.json`` is then
-        untouched."""
-        from inkcrawl.jsonio import write_json_atomic
+        (:func:`inkcrawl.jsonio.write_json_atomic`; a symlink stays a link) and mark the state
+        saved. A read-only ``pack.json`` is replaced only when ``replace_read_only(path)`` says
+        so. Returns the data written. Raises :class:`PackError` saying what was not written;
+        ``pack.json`` is then untouched."""
+        from inkcrawl.jsonio import WriteRefused, write_json_atomic
         from inkcrawl.schema import schema_problems
 
         data = self.manifest_data()
@@ -486,7 +489,14 @@ class PackDocument:
                     raise PackError(f"The pack was not saved: '{document.dungeon.sheet.title}' could not be written")
         assert self.manifest_path is not None
         try:
-            write_json_atomic(self.manifest_path, data)
+            try:
+                write_json_atomic(self.manifest_path, data)
+            except WriteRefused as refused:
+                if refused.reason != "read-only" or replace_read_only is None:
+                    raise
+                if not replace_read_only(self.manifest_path):
+                    raise PackError(f"{self.manifest_path} is read-only and was left as it is.") from refused
+                write_json_atomic(self.manifest_path, data, force=True)
         except OSError as exc:
             raise PackError(
                 f"{self.manifest_path} could not be written: {exc.strerror or exc}. The file on disk is unchanged."

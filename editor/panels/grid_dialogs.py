@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from editor.dungeon.edits import Compound, Edit, EditError, MoveObjects, ResizeGrid
+from editor.dungeon.edits import Compound, Edit, EditError, MoveObjects, ResizeGrid, ref_of
 from inkcrawl.model import SIDE_OFFSETS, Entryway, Feature, GridDungeon, Passage, edge_key
 
 #: Largest number of columns or rows the dialog offers (26 letters of column labels).
@@ -77,7 +77,7 @@ def plan_resize(dungeon: GridDungeon, columns: int, rows: int) -> ResizePlan:
     for entryway in dungeon.entryways:
         dc, dr = grow.get(entryway.side, (0, 0))
         if (dc or dr) and grid.is_outer_edge(entryway.cell, entryway.side):
-            moves.append(MoveObjects(dungeon, [entryway.id], dc, dr, "Move entryway"))
+            moves.append(MoveObjects(dungeon, [ref_of(entryway)], dc, dr, "Move entryway"))
             moved.append((entryway, (entryway.cell[0] + dc, entryway.cell[1] + dr)))
     if not moves:
         resize = ResizeGrid(dungeon, columns, rows)

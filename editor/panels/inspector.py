@@ -25,13 +25,14 @@ dock itself: following the window, building the form for the selection, pushing 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from editor.dungeon.edits import ChangeProperties, ChangeSheet, EditError, find, index_by_ref
+from editor.dungeon.edits import ChangeProperties, ChangeSheet, EditError, locate, objects_for
 from editor.panels.inspector_fields import (
     ChannelField,
     ChoiceField,
@@ -91,6 +92,7 @@ class Inspector(QWidget):
         self.fields: list[Field] = []
         self.fields_by_name: dict[str, Field] = {}
         self._signature = None
+        self._looked_up: tuple = (None, -1, (), [])  # (document ref, revision, refs, objects)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.header = QLabel()
@@ -146,9 +148,10 @@ class Inspector(QWidget):
         """Keep showing objects whose id an edit (or its undo) changed: the canvas rebuilds
         their items under the new reference, which drops them from the selection."""
         shown = self._shown()
-        if not shown or self.bound_scene is None or self.bound_scene.selected_refs():
-            return
-        index = index_by_ref(self.bound_document.dungeon)
+        if not shown or self.bound_scene is None or set(refs) <= set(shown) or self.bound_scene.selected_refs():
+            return  # (an edit of the objects shown alone, such as deleting them, renamed nothing)
+        # found by reference without indexing every object (a 100 x 100 grid has 10,000 passages)
+        index, _ = objects_for(self.bound_document.dungeon, [*shown, *refs])
         vanished = [r for r in shown if r not in index]
         appeared = [r for r in refs if r in index and r not in shown]
         if vanished and len(appeared) == len(vanished):
@@ -166,8 +169,24 @@ class Inspector(QWidget):
     def _shown_vanished(self) -> bool:
         if self.bound_document is None:
             return False
-        index = index_by_ref(self.bound_document.dungeon)
-        return any(r not in index for r in self._shown())
+        shown = self._shown()
+        if not shown:
+            return False
+        index, _ = objects_for(self.bound_document.dungeon, shown)
+        return any(r not in index for r in shown)
+
+    def objects_of(self, refs: list[str]) -> list:
+        """The objects of the bound document that ``refs`` name, in order (refs of no object
+        skipped). Every field reads them on each refresh: they are looked up once per model
+        revision (one pass over the dungeon, not one per field)."""
+        document = self.bound_document
+        if document is None:
+            return []
+        owner, revision, looked_up, found = self._looked_up
+        if owner is None or owner() is not document or revision != document.revision or looked_up != tuple(refs):
+            found = objects_of(document.dungeon, refs)
+            self._looked_up = (weakref.ref(document), document.revision, tuple(refs), found)
+        return list(found)
 
     # edits -------------------------------------------------------------------------------
     def push_properties(self, changes: list, text: str, merge_key: str | None = None) -> bool:
@@ -215,7 +234,7 @@ class Inspector(QWidget):
             return
         refs = self.bound_scene.selected_refs() if self.bound_scene is not None else []
         # looked up by reference: indexing every object at each keystroke lagged on big dungeons
-        index = index_by_ref(document.dungeon) if len(refs) > 8 else _few(document.dungeon, refs)
+        index = locate(document.dungeon, refs)[0]
         refs = [r for r in refs if r in index]
         objects = [index[r][2] for r in refs]
         if objects:
@@ -422,17 +441,6 @@ class Inspector(QWidget):
         else:
             self._add("boss_vp", InfoField(self, "Boss VP", lambda: "no boss on this sheet"))
         self._add("orb_tokens", OrbTokensField(self, orb_colours))
-
-
-def _few(dungeon, refs: list[str]) -> dict:
-    """``index_by_ref`` of a few references only."""
-    out = {}
-    for ref in refs:
-        try:
-            out[ref] = find(dungeon, ref)
-        except EditError:
-            continue
-    return out
 
 
 def install(window) -> Inspector:

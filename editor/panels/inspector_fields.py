@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QListWidget, QListWidgetItem, QWidget
 
-from editor.dungeon.edits import EditError, index_by_ref
-from inkcrawl.model import SKELETON_LOCK
+from editor.dungeon.edits import EditError, index_by_ref, locate, objects, objects_for, ref_of
+from inkcrawl.model import SKELETON_LOCK, Passage
 
 if TYPE_CHECKING:
     from editor.panels.inspector import Inspector
@@ -87,7 +87,7 @@ def _common(values: list) -> tuple[bool, Any]:
 
 def objects_of(dungeon, refs: list[str]) -> list:
     """The objects of ``dungeon`` that ``refs`` name, in order (refs of no object skipped)."""
-    index = index_by_ref(dungeon)
+    index = locate(dungeon, refs)[0]  # only these looked up: every field reads them at each key
     return [index[r][2] for r in refs if r in index]
 
 
@@ -176,7 +176,7 @@ class ObjectField(Field):
         self.attribute = attribute
 
     def objects(self) -> list:
-        return objects_of(self.document.dungeon, self.refs)
+        return self.inspector.objects_of(self.refs)
 
     def values(self) -> list:
         return [getattr(o, self.attribute) for o in self.objects()]
@@ -386,26 +386,38 @@ class IdField(LineEditField):
             self.edit.setEnabled(False)
             self.edit.setToolTip("Ids are unique: select one object to change its id")
 
+    def _object(self):
+        """The one object shown, or ``None``."""
+        if len(self.refs) != 1:
+            return None
+        found, _ = objects_for(self.document.dungeon, self.refs)
+        return found.get(self.refs[0])
+
     def load(self) -> None:
-        if len(self.refs) == 1:
-            self.edit.setText(self.refs[0])
+        obj = self._object()
+        if obj is not None:
+            # its id, which is its reference unless another object shares it (then the
+            # reference is an editor key, see editor.dungeon.edits.key_shared_ids)
+            self.edit.setText(obj.id)
         else:
             self.edit.setPlaceholderText(f"{len(self.refs)} objects")
         self.edit.setModified(False)
 
     def commit(self, new: str) -> None:
-        if len(self.refs) != 1 or new == self.refs[0]:
+        obj = self._object()
+        if obj is None or new == obj.id:
             return
-        old = self.refs[0]
+        ref = self.refs[0]
+        used = {o.id for _, _, o in objects(self.document.dungeon) if not isinstance(o, Passage)}
         if not ID_PATTERN.match(new):
             self.inspector.refuse(
                 f"'{new}' is not a valid id: 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
             )
-        elif new in index_by_ref(self.document.dungeon):
+        elif new in used or new in index_by_ref(self.document.dungeon):
             self.inspector.refuse(f"the id '{new}' is already used by another object of this dungeon")
-        elif self.inspector.push_properties([(old, "id", new)], "Change id"):
-            self.refs = [new]
-            self.inspector.reselect([new])
+        elif self.inspector.push_properties([(ref, "id", new)], "Change id"):
+            self.refs = [ref_of(obj)]  # the new id, or the same editor key
+            self.inspector.reselect(self.refs)
             return
         self.load()
 
@@ -538,11 +550,8 @@ class LocksField(ObjectField):
                 self.reload_soon()
                 return
             new_values[ref] = locks
-        changes = [
-            (ref, "locks", locks)
-            for ref, locks in new_values.items()
-            if locks != index_by_ref(self.document.dungeon)[ref][2].locks
-        ]
+        found = locate(self.document.dungeon, new_values)[0]
+        changes = [(ref, "locks", locks) for ref, locks in new_values.items() if locks != found[ref][2].locks]
         if changes:
             self.push_from_own_signal(lambda: self.inspector.push_properties(changes, "Change locks"))
         self.reload_soon()

@@ -500,7 +500,7 @@ class EntrywayTool(GridTool):
             existing = entryway_on(dungeon, *edge)
         label = dungeon.grid.cell_label
         if existing is not None:
-            if self.ctx.push(DeleteObjects(dungeon, [existing.id], "Remove entryway")):
+            if self.ctx.push(DeleteObjects(dungeon, [ref_of(existing)], "Remove entryway")):
                 self.ctx.status(
                     f"Removed the entryway on the {existing.side} edge of {label(existing.cell)} "
                     "(Ctrl+Z brings it back)"
@@ -706,7 +706,7 @@ class FeatureTool(GridTool):
             position = min(dungeon.features.index(f) for f in there)
             replaced = ", ".join(describe_feature(f) for f in there)
             edit = Compound(
-                [DeleteObjects(dungeon, [f.id for f in there]), AddObjects([("features", position, feature)])],
+                [DeleteObjects(dungeon, [ref_of(f) for f in there]), AddObjects([("features", position, feature)])],
                 f"Replace {replaced} with {describe_feature(feature)}",
             )
             message = (
@@ -721,7 +721,7 @@ class FeatureTool(GridTool):
         kind_features = [f for f in dungeon.features if f.kind == feature.kind]
         self.ctx.status(message + _count_note(dungeon, self.ruleset(), feature.kind, kind_features))
         if self.ctx.scene is not None:
-            self.ctx.scene.select_refs([feature.id])
+            self.ctx.scene.select_refs([ref_of(feature)])
         return True
 
     def mouse_move(self, view, event, pos: QPointF) -> bool:

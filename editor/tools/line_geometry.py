@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from editor.dungeon.edits import ref_of
 from inkcrawl.model import Area, Element, LineDungeon, Point, Wall
 
 #: Two points closer than this (mm) are the same point for the tools.
@@ -158,11 +159,11 @@ class Outline:
     def of(cls, obj: Any) -> Outline | None:
         """The outline of a model object, or ``None`` for an object without one."""
         if isinstance(obj, Area):
-            return cls(obj.id, list(obj.polygon), True, 3, False)
+            return cls(ref_of(obj), list(obj.polygon), True, 3, False)
         if isinstance(obj, Wall):
-            return cls(obj.id, list(obj.points), False, 2, False)
+            return cls(ref_of(obj), list(obj.points), False, 2, False)
         if isinstance(obj, Element) and obj.segment is not None:
-            return cls(obj.id, list(obj.segment), False, 2, True)
+            return cls(ref_of(obj), list(obj.segment), False, 2, True)
         return None
 
     def moved(self, index: int, p: Point) -> list[Point]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from editor.dungeon.edits import ref_of
 from inkcrawl.model import Cell, Dungeon, GridDungeon, LineDungeon, Point
 
 
@@ -36,8 +37,8 @@ def _nearest_on_segment(p: Point, a: Point, b: Point) -> Point:
 
 def outlines(dungeon: LineDungeon, exclude: set[str] = frozenset()) -> list[tuple[str, list[Point], bool]]:
     """Every outline a point may snap to: ``(ref, points, closed)`` for areas and walls."""
-    out = [(a.id, a.polygon, True) for a in dungeon.areas if a.id not in exclude and a.polygon]
-    out += [(w.id, w.points, False) for w in dungeon.walls if w.id not in exclude and w.points]
+    out = [(ref_of(a), a.polygon, True) for a in dungeon.areas if ref_of(a) not in exclude and a.polygon]
+    out += [(ref_of(w), w.points, False) for w in dungeon.walls if ref_of(w) not in exclude and w.points]
     return out
 
 
