@@ -44,6 +44,11 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64
 #: Longest integer literal accepted (digits); larger numbers are refused, not truncated.
 MAX_INT_DIGITS = 30
+#: Most values (numbers, strings, arrays, objects) a JSON file inkcrawl reads may hold, counted
+#: before it is parsed (:func:`json_values_bound`), so that a file of millions of tiny values is
+#: refused before parsing it takes gigabytes. Real files hold a few tens of thousands. Every
+#: reader of JSON text goes through :func:`parse_json_text`, which applies it.
+MAX_JSON_VALUES = 5_000_000
 #: Line width under which an array of scalars is written on one line.
 _INLINE_WIDTH = 100
 
@@ -125,13 +130,52 @@ def _scan(value: Any, check_strings: bool) -> tuple[str, str] | None:
     return None
 
 
+def json_values_bound(text: str | bytes) -> int:
+    """An upper bound of the values (numbers, strings, arrays, objects) the JSON text holds,
+    counted without parsing it: its commas plus its opening brackets (every value but the first
+    of an array or object follows a comma). Commas inside strings count too, so the bound is never
+    below the true count. Linear in the length of ``text``."""
+    if isinstance(text, bytes):
+        return text.count(b",") + text.count(b"[") + text.count(b"{")
+    return text.count(",") + text.count("[") + text.count("{")
+
+
+def too_many_values_problem(
+    text: str | bytes, file: str, limit: int = MAX_JSON_VALUES, note: str = ""
+) -> Problem | None:
+    """F006 naming ``file`` when the JSON text holds more than ``limit`` values
+    (:func:`json_values_bound`), else ``None``; ``note`` is added to the message. A text shorter
+    than ``limit`` characters cannot hold more and is not counted. Never raises."""
+    if len(text) <= limit:
+        return None
+    return value_count_problem(json_values_bound(text), file, limit, note)
+
+
+def value_count_problem(count: int, file: str, limit: int = MAX_JSON_VALUES, note: str = "") -> Problem | None:
+    """F006 naming ``file`` when ``count`` (values counted by :func:`json_values_bound`) is over
+    ``limit``, else ``None``: the one message every reader gives for a file of too many values."""
+    if count <= limit:
+        return None
+    return problem(
+        "F006",
+        f"the file holds about {count:,} values (numbers, strings, arrays, objects), more than the {limit:,} "
+        f"inkcrawl reads{note}; it was not parsed",
+        file,
+    )
+
+
 def parse_json_text(text: str, file: str) -> tuple[Any, list[Problem]]:
     """Parse JSON text; return ``(value, [])`` or ``(None, [problem])``. Never raises.
 
     A document that is just ``null`` parses to ``(None, [])``: check the problems, not the value.
+    Text of more than :data:`MAX_JSON_VALUES` values is refused (F006, naming ``file``) before it
+    is parsed, so every reader of JSON is bounded (docs/formats.md, "Limits").
     """
     if not text.strip():
         return None, [problem("F004", "the file is empty", file)]
+    refused = too_many_values_problem(text, file)
+    if refused is not None:
+        return None, [refused]
     try:
         value = json.loads(text, parse_float=_parse_float, parse_constant=_parse_constant)
     except _BadNumber as exc:
@@ -207,7 +251,9 @@ def _number_problem(text: str, literal: str, reason: str, file: str) -> Problem:
 def read_json_file(path: Path, file: str | None = None) -> tuple[Any, list[Problem]]:
     """Read and parse a JSON file; return ``(value, problems)`` where value is ``None`` on failure.
 
-    ``file`` is the name used in problems (defaults to ``str(path)``). Never raises.
+    ``file`` is the name used in problems (defaults to ``str(path)``). Never raises. Bounded: a
+    file over :data:`MAX_FILE_BYTES` bytes is not read and one of more than :data:`MAX_JSON_VALUES`
+    values is not parsed (F006, by :func:`parse_json_text`).
     """
     file = file if file is not None else str(path)
     try:

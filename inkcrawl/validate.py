@@ -17,7 +17,7 @@ from inkcrawl.checks import check_dungeon
 from inkcrawl.checks.common import text_problems
 from inkcrawl.checks.grid import deck_problems
 from inkcrawl.explain import explain_schema_problems
-from inkcrawl.jsonio import MAX_FILE_BYTES, read_json_file
+from inkcrawl.jsonio import MAX_FILE_BYTES, MAX_JSON_VALUES, json_values_bound, read_json_file, value_count_problem
 from inkcrawl.migrate import FormatVersionError, migrate
 from inkcrawl.model import Dungeon, dungeon_from_dict
 from inkcrawl.pathnames import existing_variant
@@ -29,10 +29,6 @@ from inkcrawl.textchars import document_text_problems, owner_name
 
 #: Name of the manifest file at the root of a content pack folder.
 MANIFEST_NAME = "pack.json"
-#: Most values (numbers, strings, arrays, objects) a JSON file inkcrawl reads may hold, counted
-#: before it is parsed (:func:`too_many_values`), so that a file of millions of tiny values is
-#: refused before parsing it takes gigabytes. Real files hold a few tens of thousands.
-MAX_JSON_VALUES = 5_000_000
 #: Most problems reported for one file; the rest are counted in a last "and N more" problem.
 MAX_PROBLEMS_PER_FILE = 200
 
@@ -161,21 +157,16 @@ def json_value_count(path: Path, limit: int = MAX_JSON_VALUES) -> int | None:
         return None
     if len(data) > MAX_FILE_BYTES:
         return None
-    return data.count(b",") + data.count(b"[") + data.count(b"{")
+    return json_values_bound(data)
 
 
 def too_many_values(path: Path, file: str, limit: int = MAX_JSON_VALUES, note: str = "") -> Problem | None:
     """F006 when the JSON file ``path`` holds more than ``limit`` values (:func:`json_value_count`),
     before it is parsed; ``None`` otherwise. ``note`` is added to the message. Never raises."""
     count = json_value_count(path, limit)
-    if count is None or count <= limit:
+    if count is None:
         return None
-    return problem(
-        "F006",
-        f"the file holds about {count:,} values (numbers, strings, arrays, objects), more than the {limit:,} "
-        f"inkcrawl reads{note}; it was not parsed",
-        file,
-    )
+    return value_count_problem(count, file, limit, note)
 
 
 def load_document(path: Path, file: str | None = None) -> LoadedDocument:

@@ -107,9 +107,12 @@ def fork_is_safe() -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def _serve(connection, initializer, initargs) -> None:
+def _serve(connection, initializer, initargs, inherited: Connection | None = None) -> None:
     """A worker's life: run the initializer, say ready, then run jobs until told to stop or
-    until the pipe closes."""
+    until the pipe closes (its parent ended, even killed). ``inherited``: the parent's end of
+    the pipe, which a forked worker holds too and closes at once."""
+    if inherited is not None:
+        inherited.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a terminated worker ends quietly
     try:
@@ -194,9 +197,12 @@ class _Worker:
             ours, theirs = pool._context.Pipe(duplex=True)
             for end in (ours, theirs):
                 _buffer_generously(end)
+            # a forked worker inherits this process's end of its pipe too: it closes it first, or
+            # it would hold the pipe open itself and outlive this process when it is killed
+            inherited = ours if pool._context.get_start_method() == "fork" else None
             process = pool._context.Process(
                 target=_serve,
-                args=(theirs, pool._initializer, pool._initargs),
+                args=(theirs, pool._initializer, pool._initargs, inherited),
                 name=f"{pool.name}-{self.number}",
                 daemon=True,
             )

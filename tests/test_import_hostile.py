@@ -393,3 +393,128 @@ def test_unknown_format_is_a_usage_error(tmp_path):
     assert run.returncode == 2
     assert "unknown --format 'gimp'; choose from donjon, ldtk, tiled, uvtt, watabou" in run.stderr
     assert output.read_text() == "keep me"
+
+
+# -- XML bombs and numbers that are not numbers (issue 17) ----------------------------------------
+
+_TMX_MAP = (
+    '<map version="1.10" orientation="orthogonal" width="{width}" height="10" tilewidth="32" tileheight="32"'
+    "{attributes}>{body}</map>\n"
+)
+_ROOM = '<objectgroup name="rooms"><object id="1" type="room" x="0" y="0" width="64" height="64"/></objectgroup>'
+_BOMB = (
+    "refused as a possible XML bomb: the XML declares the entity 'a', and expanding entities (a "
+    "billion-laughs or quadratic-blowup file) can take gigabytes; inkcrawl never expands them. Tiled never "
+    "writes entities: save the map again from Tiled"
+)
+
+
+def _quadratic_blowup(path: Path) -> Path:
+    """One entity of 100,000 characters referred to 10,000 times in an attribute: 1 MB of file,
+    1 GB once expanded. Its declaration pushes the <map> start tag past the first 64 KiB."""
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE map [<!ENTITY a "'
+        + "x" * 100_000
+        + '">]>\n'
+        + _TMX_MAP.format(width=10, attributes=' class="' + "&a;" * 10_000 + '"', body=_ROOM),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("name", ["bomb.tmx", "bomb.xml"])
+def test_a_quadratic_blowup_tmx_is_refused_as_an_xml_bomb_naming_the_file(tmp_path, name):
+    """Once "not a format inkcrawl imports": the root was past what detection looked at. Now the
+    document type (<!DOCTYPE map) or the extension makes it a Tiled file, and the importer says
+    what it is. Run in a process whose memory is limited to 1 GiB where the system allows."""
+    source = _quadratic_blowup(tmp_path / name)
+    run, output, seconds = _import(tmp_path, source)
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == f"inkcrawl import: error: {source}: {_BOMB}\n"
+    assert output.read_text() == "keep me"
+    assert seconds < 60
+
+
+def test_a_billion_laughs_and_an_external_entity_are_named_for_what_they_are(tmp_path):
+    laughs = tmp_path / "laughs.tmx"
+    levels = '<!ENTITY a "lol">' + "".join(
+        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(9)
+    )
+    laughs.write_text(
+        f'<?xml version="1.0"?>\n<!DOCTYPE map [{levels}]>\n'
+        + _TMX_MAP.format(width=10, attributes="", body='<properties><property name="p" value="&j;"/></properties>')
+    )
+    with pytest.raises(ImportFailed) as caught:
+        _convert("tiled", laughs)
+    assert str(caught.value) == _BOMB
+    stolen = tmp_path / "xxe.tmx"
+    stolen.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE map [<!ENTITY secret SYSTEM "file:///etc/passwd">]>\n'
+        + _TMX_MAP.format(width=10, attributes=' class="&secret;"', body=_ROOM)
+    )
+    with pytest.raises(ImportFailed) as caught:
+        _convert("tiled", stolen)
+    assert str(caught.value) == (
+        "refused: the XML's entity 'secret' refers to 'file:///etc/passwd' outside the file; inkcrawl never reads "
+        "external XML entities or references. Tiled never writes them: save the map again from Tiled"
+    )
+
+
+def test_a_huge_attribute_is_read_in_bounded_memory_and_named_cut_short(tmp_path):
+    """A class name of 50 MB (under the 64 MiB file limit): the map is imported, its class
+    named in a warning cut to 60 characters, under a 1 GiB address-space limit."""
+    source = tmp_path / "huge.tmx"
+    source.write_text(
+        '<?xml version="1.0"?>\n'
+        + _TMX_MAP.format(width=10, attributes=' class="' + "y" * 50_000_000 + '"', body=_ROOM)
+    )
+    from test_input_limits import resource, run_bounded  # the same 1 GiB limit as every hostile input
+
+    if resource is None:
+        pytest.skip("this platform has no 'resource' module to limit a process's memory")
+    code, out, err, seconds = run_bounded("import", str(source), "-o", str(tmp_path / "out.json"))
+    assert code == 1  # written; the room has no Start
+    assert f"{source}: warning IMPORT the map: class '{'y' * 60}' ignored\n" in err
+    assert seconds < 60
+
+
+@pytest.mark.parametrize(
+    ("width", "attributes", "body", "message"),
+    [
+        ("ten", "", _ROOM, "the <map>: width 'ten' is not a finite number"),
+        ("10", ' nextobjectid="1e999"', _ROOM, "the <map>: nextobjectid '1e999' is not a finite number"),
+        (
+            "10",
+            "",
+            '<tileset firstgid="one" name="walls" tilewidth="32" tileheight="32"/>' + _ROOM,
+            "tileset 'walls': firstgid 'one' is not a finite number",
+        ),
+        (
+            "10",
+            "",
+            '<tileset firstgid="1" name="walls"><tile id="x"/></tileset>' + _ROOM,
+            "a tile of tileset 'walls': id 'x' is not a finite number",
+        ),
+        (
+            "10",
+            "",
+            '<objectgroup name="rooms" offsetx="left"/>',
+            "layer 'rooms' (<objectgroup>): offsetx 'left' is not a finite number",
+        ),
+        (
+            "10",
+            "",
+            '<objectgroup name="labels"><object id="9" x="0" y="0"><text pixelsize="big">Hi</text></object>'
+            "</objectgroup>",
+            "the text of object '9': pixelsize 'big' is not a finite number",
+        ),
+    ],
+)
+def test_an_unparsable_tmx_number_names_the_element_and_the_attribute(tmp_path, width, attributes, body, message):
+    """Objects were already named (test_tmx_attribute_that_is_not_a_number_skips_only_its_object);
+    the map, its tilesets, tiles, layers and text said only "could not convert string to float"."""
+    source = tmp_path / "numbers.tmx"
+    source.write_text('<?xml version="1.0"?>\n' + _TMX_MAP.format(width=width, attributes=attributes, body=body))
+    with pytest.raises(ImportFailed) as caught:
+        _convert("tiled", source)
+    assert str(caught.value) == f"not a readable TMX map ({message})"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -456,3 +457,144 @@ def test_coordinates_of_1e308_are_named_short_and_raise_no_library_warning(tmp_p
     if resource is not None:
         code, out, err, _ = run_bounded("score", _game(tmp_path, candlewick_entry), str(play))
         assert (code, err) == (1, f"{play}:/path/0/1/0: error S001 1e+308 is greater than the maximum of 100000\n")
+
+
+# -- every reader of JSON: rulesets, import mappings, sweep files ---------------------------------
+
+#: The values of ``_padded`` text: '{' 1, '[' 1, the comma after "type" 1, and 5,000,000 zeros
+#: with 4,999,999 commas between them, each comma one value: 5,000,002.
+PADDED_VALUES = "5,000,002"
+
+
+def _padded(path: Path, file_type: str) -> Path:
+    """A JSON object of type ``file_type`` whose "pad" array holds 5,000,000 zeros (10 MB)."""
+    path.write_text('{"type": "' + file_type + '", "pad": [' + ",".join(["0"] * 5_000_000) + "]}", encoding="utf-8")
+    return path
+
+
+def _over(file: Path | str) -> str:
+    return (
+        f"the file holds about {PADDED_VALUES} values (numbers, strings, arrays, objects), more than the 5,000,000 "
+        f"inkcrawl reads; it was not parsed"
+    )
+
+
+def test_the_value_cap_is_applied_by_the_one_json_reader(tmp_path):
+    from inkcrawl.jsonio import MAX_JSON_VALUES, parse_json_text, read_json_file
+
+    path = _padded(tmp_path / "any.json", "anything")
+    value, problems = read_json_file(path)
+    assert value is None
+    assert [(p.code, p.file, p.message) for p in problems] == [("F006", str(path), _over(path))]
+    # the count is commas plus opening brackets: a flat array of n zeros counts '[' 1 and n - 1
+    # commas, n in all; 5,000,000 zeros are at the limit and parsed, one more is refused
+    text = "[" + ",".join(["0"] * MAX_JSON_VALUES) + "]"
+    value, problems = parse_json_text(text, "flat.json")
+    assert problems == [] and len(value) == 5_000_000
+    value, problems = parse_json_text(text[:-1] + ",0]", "flat.json")
+    assert value is None
+    assert [(p.code, p.file) for p in problems] == [("F006", "flat.json")]
+    assert problems[0].message.startswith("the file holds about 5,000,001 values")
+
+
+@needs_resource
+def test_a_pack_ruleset_of_too_many_values_is_refused_naming_it(tmp_path):
+    """validate reads a pack's rulesets with load_ruleset_file, which did not count values."""
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "dungeons").mkdir()
+    tiny = (REPO / "tests" / "corpus" / "valid-tiny.json").read_text(encoding="utf-8")
+    (pack / "dungeons" / "tiny.json").write_text(tiny, encoding="utf-8")
+    ruleset = _padded(pack / "huge-ruleset.json", "ruleset")
+    manifest = {
+        "type": "pack",
+        "format_version": 1,
+        "id": "big-rules",
+        "name": "Big rules",
+        "version": "1.0.0",
+        "ruleset": "line-classic",
+        "rulesets": ["huge-ruleset.json"],
+        "dungeons": ["dungeons/tiny.json"],
+    }
+    (pack / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
+    code, out, err, seconds = run_bounded("validate", str(pack))
+    assert code == 1
+    assert f"{ruleset}:: error F006 {_over(ruleset)}\n" in out
+    assert seconds < 20
+
+
+@needs_resource
+def test_an_import_mapping_of_too_many_values_is_refused_naming_it(tmp_path):
+    """import --map read the mapping with no cap (exit 2: nothing written, docs of import)."""
+    mapping = _padded(tmp_path / "mapping.json", "mapping")
+    output = tmp_path / "out.json"
+    source = Path(__file__).resolve().parent / "import_samples" / "donjon" / "crypt.json"
+    code, out, err, seconds = run_bounded("import", str(source), "--map", str(mapping), "-o", str(output))
+    assert (code, out) == (2, "")
+    assert err == f"inkcrawl import: error: {mapping}: {_over(mapping)}\n"
+    assert not output.exists()
+    assert seconds < 20
+
+
+@needs_resource
+def test_a_sweep_file_and_a_sweep_ruleset_of_too_many_values_are_refused_naming_them(tmp_path):
+    spec = _padded(tmp_path / "sweep.json", "sweep")
+    code, out, err, _ = run_bounded("sweep", str(spec))
+    assert (code, out) == (2, "")
+    assert err == f"inkcrawl sweep: error: {spec}:: {_over(spec)}\n"
+    # a variant's ruleset file is read through load_ruleset_file too
+    ruleset = _padded(tmp_path / "rules.json", "ruleset")
+    spec.write_text(
+        json.dumps(
+            {
+                "type": "sweep",
+                "format_version": 1,
+                "dungeons": [str(PACKS / "ember-halls")],
+                "games": 2,
+                "variants": [{"name": "big", "ruleset": "rules.json"}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, out, err, seconds = run_bounded("sweep", str(spec))
+    assert (code, out) == (1, "")
+    assert f"/variants/0/ruleset: {ruleset} is not a usable ruleset:  {_over(ruleset)}" in err
+    assert seconds < 30
+
+
+@needs_resource
+def test_a_hundred_million_line_games_start_at_once_and_stop_on_sigterm(tmp_path):
+    """Line dungeons listed every chunk of seeds up front (4,000,000 lists for 10^8 games): no
+    output, and SIGTERM waited for every queued chunk. Now the first progress line comes after
+    the first chunk of 25 games, under the 1 GiB limit, and SIGTERM ends the run (exit 143, as
+    the exit codes of simulate say), its workers with it."""
+    from test_kill_writers import _children, _gone
+    from waiting import wait_for_line, wait_until
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "inkcrawl", "simulate", str(CANDLEWICK), "--games", "100000000", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=_env(),
+        cwd=REPO,
+        preexec_fn=_limit_memory,
+    )
+    workers: list[int] = []
+    try:
+        assert process.stderr is not None
+        first = wait_for_line(process.stderr, "simulate: ", "the first progress line", timeout=60)
+        assert first == "simulate: 25 of 100,000,000 games played\n"
+        workers = _children(process.pid) if Path("/proc/self/stat").exists() else []
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 143
+        assert process.stderr.read().endswith("inkcrawl: stopped by SIGTERM\n")
+        wait_until(lambda: all(_gone(pid) for pid in workers), "the workers to end with the run")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()

@@ -151,7 +151,12 @@ def _check_new_file(path: Path, force: bool, what: str = "") -> None:
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
+    from inkcrawl.textchars import text_problem
+
     try:
+        refused = text_problem("--title", "the text", args.title, "", "") if args.title else None
+        if refused is not None:  # the sheet's title would not validate (C007)
+            raise _Refused(refused.message)
         if args.what:
             if len(args.what) != 2 or args.what[0] != "pack":
                 from inkcrawl.suggest import did_you_mean

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games, terminal_safe
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, load_games, terminal_safe, write_failure
 from inkcrawl.textchars import json_terminal_safe
 
 _EPILOG = """\
@@ -144,6 +144,6 @@ def _cmd_par(args: argparse.Namespace) -> int:
                 for r in drawn:
                     write_json_atomic(folder / f"{r.dungeon}.play.json", r.play, force=args.force, inputs=[args.path])
         except (WriteRefused, OSError) as exc:
-            print(terminal_safe(f"inkcrawl par: error: {args.output}: {exc}"), file=sys.stderr)
+            print(f"inkcrawl par: error: {write_failure(exc.filename or args.output, exc)}", file=sys.stderr)
             return EXIT_USAGE
     return code

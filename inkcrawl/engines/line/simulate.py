@@ -53,8 +53,10 @@ Statistics (:func:`simulate_line`; floats rounded to 4 decimals)
 
 from __future__ import annotations
 
+import collections
+import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -437,32 +439,45 @@ def simulate_line(
     par_value = int(referee(rules, _prepared(entry, "optimal", players, character)[1].play)["total"])
     chunk = 25
     seeds = iter_game_seeds(seed, games)
-    chunks = []
-    while True:
-        part = [s for _, s in zip(range(chunk), seeds)]
-        if not part:
-            break
-        chunks.append(part)
+
+    def parts() -> Iterator[list[int]]:  # drawn as they are played: memory does not grow with games
+        while True:
+            part = list(itertools.islice(seeds, chunk))
+            if not part:
+                return
+            yield part
+
     args = (skills, speed_mm_s, players, character)
     tally: LineTally | None = None
-    if workers > 1 and len(chunks) > 1 and policy == "human":
+
+    def add(done: LineTally, size: int) -> None:
+        nonlocal tally
+        tally = done if tally is None else tally.merge(done)
+        if progress is not None:
+            progress(size)
+
+    chunks = -(-games // chunk)
+    if workers > 1 and chunks > 1 and policy == "human":
         from inkcrawl.workers import WorkerPool, can_fork, fork_is_safe
 
-        with WorkerPool(
-            min(workers, len(chunks)), start="fork" if can_fork() and fork_is_safe() else "spawn", name="inkcrawl-line"
-        ) as pool:
-            futures = [pool.submit(play_line_chunk, entry, policy, part, *args) for part in chunks]
-            for future, part in zip(futures, chunks):
-                done = future.result()
-                tally = done if tally is None else tally.merge(done)
-                if progress is not None:
-                    progress(len(part))
+        size = min(workers, chunks)
+        with WorkerPool(size, start="fork" if can_fork() and fork_is_safe() else "spawn", name="inkcrawl-line") as pool:
+            pending: collections.deque = collections.deque()  # (future, games) in chunk order
+            try:
+                for part in parts():
+                    pending.append((pool.submit(play_line_chunk, entry, policy, part, *args), len(part)))
+                    if len(pending) >= 2 * size:  # two chunks in flight per worker
+                        future, done_games = pending.popleft()
+                        add(future.result(), done_games)
+                while pending:
+                    future, done_games = pending.popleft()
+                    add(future.result(), done_games)
+            except BaseException:  # Ctrl+C, SIGTERM, a worker's error: stop the workers now
+                pool.terminate()
+                raise
     else:
-        for part in chunks:
-            done = play_line_chunk(entry, policy, part, *args)
-            tally = done if tally is None else tally.merge(done)
-            if progress is not None:
-                progress(len(part))
+        for part in parts():
+            add(play_line_chunk(entry, policy, part, *args), len(part))
     assert tally is not None and tally.cells is not None
     ordered = sorted(tally.score_counts.items())
     n = tally.games

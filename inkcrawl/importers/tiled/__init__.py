@@ -57,7 +57,14 @@ class TiledImporter:
     def detect(self, path: Path, head: bytes) -> bool:
         stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         if stripped.startswith(b"<"):
-            return bool(re.search(rb"<(map|tileset)[\s>/]", stripped[:4096]))
+            # the root element; or, when a long prolog hides it, a document type naming it
+            # (<!DOCTYPE map [...]>) or the file's own extension: an XML bomb's entity
+            # declarations come before its root, and convert refuses them by name
+            return bool(
+                re.search(rb"<(map|tileset)[\s>/]", stripped)
+                or re.search(rb"<!DOCTYPE\s+(map|tileset)[\s\[>]", stripped)
+                or path.suffix.lower() in (".tmx", ".tsx")
+            )
         if not stripped.startswith(b"{"):
             return False
         if _looks_like_tiled_json(head):

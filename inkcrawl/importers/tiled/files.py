@@ -36,19 +36,40 @@ def parse_xml(data: bytes):
     refused (billion laughs, quadratic blowup, XXE) with :class:`ImportFailed`."""
     try:
         import defusedxml.ElementTree as safe_et
-        from defusedxml import DefusedXmlException
+        from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReferenceForbidden
     except ModuleNotFoundError:  # pragma: no cover - defusedxml is a dependency; this is a safety net
         return _parse_xml_without_dtd(data)
     from xml.etree.ElementTree import ParseError
 
     try:
         return safe_et.fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
-    except DefusedXmlException as exc:
-        raise ImportFailed(f"the XML declares entities or external references, which are refused ({exc})") from None
+    except EntitiesForbidden as exc:
+        if exc.sysid is None:
+            raise ImportFailed(_XML_BOMB.format(name=str(exc.name)[:60])) from None
+        raise ImportFailed(
+            _XML_EXTERNAL.format(what=f"entity {str(exc.name)[:60]!r}", where=str(exc.sysid)[:100])
+        ) from None
+    except ExternalReferenceForbidden as exc:
+        raise ImportFailed(_XML_EXTERNAL.format(what="document", where=str(exc.sysid)[:100])) from None
+    except DefusedXmlException as exc:  # pragma: no cover - the two above are all defusedxml raises here
+        raise ImportFailed(f"the XML is refused ({exc})"[:300]) from None
     except ParseError as exc:
         raise ImportFailed(f"malformed XML: {exc}") from None
     except LookupError as exc:  # <?xml encoding="..."?> names an encoding Python does not know
         raise ImportFailed(_unknown_encoding(exc)) from None
+
+
+#: What a TMX or TSX declaring an entity is told (Tiled never writes entity declarations).
+_XML_BOMB = (
+    "refused as a possible XML bomb: the XML declares the entity {name!r}, and expanding entities (a "
+    "billion-laughs or quadratic-blowup file) can take gigabytes; inkcrawl never expands them. Tiled never "
+    "writes entities: save the map again from Tiled"
+)
+#: What an XML file referring to another file or address is told.
+_XML_EXTERNAL = (
+    "refused: the XML's {what} refers to {where!r} outside the file; inkcrawl never reads external XML "
+    "entities or references. Tiled never writes them: save the map again from Tiled"
+)
 
 
 def _unknown_encoding(exc: LookupError) -> str:
@@ -106,6 +127,17 @@ def _xml_number(text: str | None, default: float | int = 0) -> float | int:
     return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
 
 
+def _xml_attribute(element, key: str, owner: str, default: float | int = 0) -> float | int:
+    """The number in attribute ``key`` of ``element`` (``default`` when it is absent);
+    :class:`ImportFailed` naming ``owner`` (the map, a layer, a tileset) and the attribute when
+    it is not a finite number, since the whole map depends on it."""
+    text = element.get(key)
+    try:
+        return _xml_number(text, default)
+    except (ValueError, OverflowError):
+        raise ImportFailed(f"{owner}: {key} {str(text)[:40]!r} is not a finite number") from None
+
+
 def _xml_value(text: str | None, default: Any = 0) -> Any:
     """An object's attribute as a number, or as its text when it is not a finite number (the
     object is then skipped with a note naming it, as in a JSON map)."""
@@ -159,18 +191,21 @@ def _xml_object(element) -> dict:
             obj[shape] = _xml_points(found.get("points"))
     text = element.find("text")
     if text is not None:
-        obj["text"] = {"text": text.text or "", "pixelsize": _xml_number(text.get("pixelsize"), 16)}
+        owner = f"the text of object {str(element.get('id', '?'))[:20]!r}"
+        obj["text"] = {"text": text.text or "", "pixelsize": _xml_attribute(text, "pixelsize", owner, 16)}
     return obj
 
 
 def _xml_tileset(element) -> dict:
-    tileset: dict[str, Any] = {"firstgid": _xml_number(element.get("firstgid"), 1)}
+    owner = f"tileset {element.get('name', element.get('source', ''))[:60]!r}"
+    tileset: dict[str, Any] = {"firstgid": _xml_attribute(element, "firstgid", owner, 1)}
     if element.get("source") is not None:
         tileset["source"] = element.get("source")
     tileset["name"] = element.get("name", "")
     tiles = []
     for tile in element.findall("tile"):
-        tiles.append({"id": _xml_number(tile.get("id"), 0), "type": tile.get("type") or tile.get("class") or ""})
+        number = _xml_attribute(tile, "id", f"a tile of {owner}", 0)
+        tiles.append({"id": number, "type": tile.get("type") or tile.get("class") or ""})
     tileset["tiles"] = tiles
     return tileset
 
@@ -186,7 +221,7 @@ def _xml_layers(parent, depth: int = 0) -> list[dict]:
         layer: dict[str, Any] = {"type": kinds[child.tag], "name": child.get("name", "")}
         for key in ("id", "offsetx", "offsety", "width", "height"):
             if child.get(key) is not None:
-                layer[key] = _xml_number(child.get(key))
+                layer[key] = _xml_attribute(child, key, f"layer {child.get('name', '')[:60]!r} (<{child.tag}>)")
         if child.get("class"):
             layer["class"] = child.get("class")
         properties = _xml_properties(child)
@@ -209,7 +244,7 @@ def tmx_to_dict(root) -> dict:
         raise ImportFailed(f"the XML root is <{root.tag}>, not a Tiled <map>")
     data: dict[str, Any] = {"type": "map"}
     for key in ("width", "height", "tilewidth", "tileheight", "nextobjectid"):
-        data[key] = _xml_number(root.get(key), 0)
+        data[key] = _xml_attribute(root, key, "the <map>", 0)
     for key in ("version", "tiledversion", "orientation"):
         if root.get(key) is not None:
             data[key] = root.get(key)

@@ -1,0 +1,377 @@
+"""Nothing lost (issue 17): every command that writes a file, killed with SIGKILL inside its
+write window, leaves its target holding either the old content or the complete new content,
+never a part; and the next normal run of the same command leaves no temporary file behind.
+
+Each writer runs as a real subprocess on the bundled content, killed twice:
+
+- stopped (SIGSTOP, by a hook on ``os.replace`` in the child) at the moment its complete
+  temporary file is about to replace the target, then killed: the target must still be the old
+  one, and the temporary file beside it (``.NAME.inkcrawl-<pid>-<random>.tmp``) whole;
+- killed as soon as the parent sees its temporary file appear in the folder (polling, no fixed
+  sleep): whatever state the write was in, the target is old or complete. A write faster than
+  the polling ends before it is seen; the invariant is asserted all the same.
+
+Then the command runs normally: its exit code, a complete target, and no ``*.tmp`` left (the
+stale ones of the killed runs are removed by :func:`inkcrawl.jsonio.remove_stale_temporaries`).
+Last, a command killed while its worker processes play leaves none of them behind.
+Skipped where there are no POSIX signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from conftest import FIXTURES, PACKS, REPO
+
+pytestmark = pytest.mark.skipif(
+    os.name != "posix" or not hasattr(os, "WUNTRACED"), reason="needs POSIX signals (SIGKILL, SIGSTOP)"
+)
+
+TINY = REPO / "tests" / "corpus" / "valid-tiny.json"
+CANDLEWICK = PACKS / "lantern-depths" / "dungeons" / "01-candlewick-cellars.json"
+CINDER = PACKS / "ember-halls" / "dungeons" / "cinder-vault.json"
+CRYPT = REPO / "tests" / "import_samples" / "donjon" / "crypt.json"
+#: What every target holds before a run (migrate's target is its input: the old-format fixture).
+OLD = b"the old content, which must survive whole\n"
+
+#: The child: stops itself (SIGSTOP) when the temporary file is about to replace the target
+#: (argv[1]), then runs the command (argv[2:]) as ``inkcrawl`` does.
+_STOP_BEFORE_RENAME = """
+import os, signal, sys
+target = os.path.realpath(sys.argv[1])
+real_replace = os.replace
+
+def replace(src, dst, *args, **kwargs):
+    if os.path.realpath(dst) == target:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    return real_replace(src, dst, *args, **kwargs)
+
+os.replace = replace
+from inkcrawl.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _json(check: Callable[[dict], bool]) -> Callable[[bytes], bool]:
+    def complete(data: bytes) -> bool:
+        try:
+            return bool(check(json.loads(data)))
+        except ValueError:
+            return False
+
+    return complete
+
+
+def _png(data: bytes) -> bool:
+    return data.startswith(b"\x89PNG\r\n\x1a\n") and data.endswith(b"IEND\xaeB`\x82")
+
+
+def _pdf(data: bytes) -> bool:
+    from io import BytesIO
+
+    from pypdf import PdfReader
+
+    if not data.startswith(b"%PDF-") or b"%%EOF" not in data[-1024:]:
+        return False
+    return len(PdfReader(BytesIO(data)).pages) >= 1
+
+
+def _svg(data: bytes) -> bool:
+    try:
+        return ElementTree.fromstring(data).tag.endswith("svg")
+    except ElementTree.ParseError:
+        return False
+
+
+def _html(data: bytes) -> bool:
+    return data.lstrip().lower().startswith(b"<!doctype html") and data.rstrip().endswith(b"</html>")
+
+
+@dataclass(frozen=True)
+class Writer:
+    """A writing command: its arguments in a folder, the file it writes there, what a complete
+    one looks like and the exit code of a normal run."""
+
+    argv: Callable[[Path], list[str]]
+    target: str
+    complete: Callable[[bytes], bool]
+    status: int = 0
+
+
+def _sweep_spec(folder: Path) -> str:
+    spec = folder / "sweep.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "type": "sweep",
+                "format_version": 1,
+                "dungeons": [str(PACKS / "ember-halls")],
+                "only": ["cinder-vault"],
+                "games": 2,
+            }
+        )
+    )
+    return str(spec)
+
+
+def _old_migrate_input(folder: Path) -> str:
+    return str(folder / "old.json")
+
+
+WRITERS = {
+    "export sheet pdf": Writer(lambda d: ["export", "sheet", str(CANDLEWICK), "-o", str(d / "t.pdf")], "t.pdf", _pdf),
+    "export sheet png": Writer(lambda d: ["export", "sheet", str(CINDER), "-o", str(d / "t.png")], "t.png", _png),
+    "export sheet svg": Writer(lambda d: ["export", "sheet", str(CANDLEWICK), "-o", str(d / "t.svg")], "t.svg", _svg),
+    "export game": Writer(
+        lambda d: ["export", "game", str(PACKS / "lantern-depths"), "-o", str(d / "t.json")],
+        "t.json",
+        _json(lambda v: v["type"] == "game" and len(v["dungeons"]) == 4),
+    ),
+    "export cards": Writer(
+        lambda d: ["export", "cards", str(PACKS / "ember-halls"), "-o", str(d / "t.pdf")], "t.pdf", _pdf
+    ),
+    "export tiled": Writer(
+        lambda d: ["export", "tiled", str(CANDLEWICK), "-o", str(d / "t.tmj")],
+        "t.tmj",
+        _json(lambda v: v["type"] == "map" and v["layers"]),
+    ),
+    "validate -o": Writer(
+        lambda d: ["validate", str(PACKS / "lantern-depths"), "--format", "json", "-o", str(d / "t.json")],
+        "t.json",
+        _json(lambda v: v == []),
+    ),
+    "import -o": Writer(
+        lambda d: ["import", str(CRYPT), "-o", str(d / "t.json")],
+        "t.json",
+        _json(lambda v: v["type"] == "dungeon" and v["areas"]),
+    ),
+    "migrate": Writer(
+        lambda d: ["migrate", _old_migrate_input(d)], "old.json", _json(lambda v: v["format_version"] == 2)
+    ),
+    "par -o": Writer(
+        lambda d: ["par", str(TINY), "-o", str(d / "t.play.json")],
+        "t.play.json",
+        _json(lambda v: v["type"] == "play" and v["dungeon"] == "tiny"),
+    ),
+    "simulate --heatmap": Writer(
+        lambda d: ["simulate", str(CINDER), "--games", "2", "--workers", "1", "--heatmap", str(d / "t.png")],
+        "t.png",
+        _png,
+    ),
+    "sweep -o": Writer(
+        lambda d: [
+            "sweep",
+            _sweep_spec(d),
+            "--format",
+            "json",
+            "--workers",
+            "1",
+            "-o",
+            str(d / "t.json"),
+        ],
+        "t.json",
+        _json(lambda v: len(v["results"]) == 2),
+    ),
+    "report -o": Writer(
+        lambda d: ["report", str(CINDER), "--games", "2", "--workers", "1", "-o", str(d / "t.html")],
+        "t.html",
+        _html,
+    ),
+    "new": Writer(
+        lambda d: ["new", "--family", "grid", "-o", str(d / "t.json"), "--force"],
+        "t.json",
+        _json(lambda v: v["type"] == "dungeon" and v["family"] == "grid"),
+    ),
+}
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+
+
+def _temporaries(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def _prepare(folder: Path, writer: Writer) -> tuple[list[str], Path, bytes]:
+    """The arguments, the target and its old content, written."""
+    argv = writer.argv(folder)
+    target = folder / writer.target
+    if writer.argv is WRITERS["migrate"].argv:
+        shutil.copy(FIXTURES / "dungeon-format-1.json", target)
+    else:
+        target.write_bytes(OLD)
+    return argv, target, target.read_bytes()
+
+
+def _stop_before_rename_and_kill(argv: list[str], target: Path) -> int:
+    """Run the command until it stops itself just before its temporary file replaces ``target``,
+    then SIGKILL it; returns its process id. Fails if it exits without reaching that moment (a
+    write that does not go through the one safe-write path)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _STOP_BEFORE_RENAME, str(target), *argv],
+        cwd=REPO,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _, status = os.waitpid(process.pid, os.WUNTRACED)  # returns when it stops (or ends)
+        if not os.WIFSTOPPED(status):
+            process.returncode = os.waitstatus_to_exitcode(status)
+            error = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
+            pytest.fail(f"{argv[0]} ended (status {process.returncode}) without replacing {target}: {error[-2000:]}")
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            process.wait()
+        if process.stderr:
+            process.stderr.close()
+    assert process.returncode == -signal.SIGKILL
+    return process.pid
+
+
+def _kill_when_the_temporary_file_appears(argv: list[str], target: Path) -> bool:
+    """Run ``inkcrawl ARGV`` and SIGKILL it as soon as its temporary file is seen beside
+    ``target``; returns whether it was (False: the write ended between two looks)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "inkcrawl", *argv],
+        cwd=REPO,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    prefix = f".{target.name}.inkcrawl-{process.pid}-"
+    seen = False
+    deadline = time.monotonic() + 120
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            with os.scandir(target.parent) as entries:
+                if any(entry.name.startswith(prefix) for entry in entries):
+                    process.send_signal(signal.SIGKILL)
+                    seen = True
+                    break
+            time.sleep(0.0005)  # a polling interval, not a wait for an event
+    finally:
+        if process.poll() is None and not seen:
+            process.kill()
+        process.wait(timeout=60)
+    return seen
+
+
+#: Every kill performed, by writer and moment (printed at the end of the module with ``-s``).
+KILLS: list[tuple[str, str]] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _count_kills():
+    yield
+    caught = sum(1 for _, moment in KILLS if moment == "temporary file seen")
+    print(f"\nkill -9: {len(KILLS)} kills of {len(WRITERS)} writers ({caught} when the temporary file was seen)")
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_a_writer_killed_in_its_write_window_leaves_old_or_new_and_no_temporary_file(tmp_path, name):
+    writer = WRITERS[name]
+    argv, target, old = _prepare(tmp_path, writer)
+
+    # 1. killed with its complete temporary file beside the target, just before the rename
+    pid = _stop_before_rename_and_kill(argv, target)
+    KILLS.append((name, "before the rename"))
+    assert target.read_bytes() == old
+    [left] = _temporaries(tmp_path)
+    assert left.startswith(f".{target.name}.inkcrawl-{pid}-")
+    assert writer.complete((tmp_path / left).read_bytes()), "the temporary file was not written whole"
+
+    # 2. killed as soon as its temporary file is seen
+    if _kill_when_the_temporary_file_appears(argv, target):
+        KILLS.append((name, "temporary file seen"))
+    data = target.read_bytes()
+    assert data == old or writer.complete(data), data[:200]
+
+    # 3. the next normal run writes the target whole and leaves no temporary file
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", *argv],
+        cwd=REPO,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == writer.status, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    assert writer.complete(target.read_bytes())
+    assert _temporaries(tmp_path) == []
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"  # ended, waiting to be reaped by init
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc to find the workers")
+def test_the_workers_of_a_killed_command_end_with_it():
+    """simulate --workers 2 killed with SIGKILL: its forked workers once stayed behind for ever,
+    each holding its own pipe's other end (inherited in the fork), so it never saw the pipe close."""
+    from waiting import wait_until
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "inkcrawl", "simulate", str(PACKS / "ember-halls"), "--games", "100000000"]
+        + ["--workers", "2"],
+        cwd=REPO,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: list[int] = []
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()  # the first progress line: the workers are playing
+        assert first.startswith("simulate: "), first
+        workers = _children(process.pid)
+        assert len(workers) == 2, workers
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+        wait_until(lambda: all(_gone(pid) for pid in workers), "the workers to end after their parent was killed")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for pid in workers:  # never leave one behind, even when the test fails
+            if not _gone(pid) and b"inkcrawl" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+        if process.stderr:
+            process.stderr.close()
