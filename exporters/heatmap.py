@@ -58,6 +58,32 @@ def _text(
     painter.restore()
 
 
+def _legend(painter, sheet_bottom_mm: float, width_mm: float, px: float, top: str, what: str, caption) -> None:
+    """The strip under the sheet: the colour scale from 0% to ``top`` and ``what: caption``."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor
+
+    painter.setPen(QColor(style.palette().ink))
+    legend_y = sheet_bottom_mm + 2
+    bar_x, bar_w, bar_h = 10.0, min(80.0, width_mm - 20), 4.0
+    steps = 64
+    for k in range(steps):
+        painter.fillRect(
+            QRectF(bar_x + bar_w * k / steps, legend_y, bar_w / steps + 0.05, bar_h), QColor(*tint(k / (steps - 1)))
+        )
+    small = style.SMALL_MM
+    _text(painter, (bar_x, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignLeft, "0%")
+    _text(painter, (bar_x + bar_w - 20, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignRight, top)
+    _text(
+        painter,
+        (bar_x + bar_w + 4, legend_y - 1, max(width_mm - bar_w - 24, 20), 10),
+        px,
+        small,
+        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
+        what + (f": {caption}" if caption else ""),
+    )
+
+
 def _sheet_image(entry: dict, source: str | None, dpi: float):
     """The rendered sheet as a QImage and the transform (offset mm, scale) from sheet mm to
     image mm, or ``None`` when the source does not hold this dungeon."""
@@ -226,7 +252,7 @@ def line_heatmap_image(entry: dict, heatmap: dict, source: str | None = None, dp
     tinted by the share of games whose line passed through it, over the sheet (from ``source``
     when it holds the dungeon, else drawn from the game data). Raises ``ValueError`` for a
     heatmap whose rows do not match its size."""
-    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtCore import QRectF
     from PySide6.QtGui import QColor, QImage, QPainter
 
     from exporters.qt import ensure_app
@@ -252,33 +278,7 @@ def line_heatmap_image(entry: dict, heatmap: dict, source: str | None = None, dp
             if value:
                 painter.fillRect(QRectF(x0 + c * cell, y0 + r * cell, cell, cell), QColor(*tint(value / top)))
     painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
-    painter.setPen(QColor(style.palette().ink))
-    legend_y = base.height() / px + 2
-    bar_x, bar_w, bar_h = 10.0, min(80.0, width_mm - 20), 4.0
-    steps = 64
-    for k in range(steps):
-        painter.fillRect(
-            QRectF(bar_x + bar_w * k / steps, legend_y, bar_w / steps + 0.05, bar_h), QColor(*tint(k / (steps - 1)))
-        )
-    small = style.SMALL_MM
-    _text(painter, (bar_x, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignLeft, "0%")
-    _text(
-        painter,
-        (bar_x + bar_w - 20, legend_y + bar_h + 0.5, 20, 4),
-        px,
-        small,
-        Qt.AlignmentFlag.AlignRight,
-        f"{top / 10:.0f}%",
-    )
-    text = "Where lines go (% of games)" + (f": {caption}" if caption else "")
-    _text(
-        painter,
-        (bar_x + bar_w + 4, legend_y - 1, max(width_mm - bar_w - 24, 20), 10),
-        px,
-        small,
-        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
-        text,
-    )
+    _legend(painter, base.height() / px, width_mm, px, f"{top / 10:.0f}%", "Where lines go (% of games)", caption)
     painter.end()
     return image
 
@@ -330,33 +330,7 @@ def heatmap_image(entry: dict, usage, source: str | None = None, dpi: float = 15
             f"{share * 100:.0f}%",
             True,
         )
-    # legend strip: the colour scale and the caption
-    legend_y = base.height() / px + 2
-    bar_x, bar_w, bar_h = 10.0, min(80.0, width_mm - 20), 4.0
-    steps = 64
-    for k in range(steps):
-        painter.fillRect(
-            QRectF(bar_x + bar_w * k / steps, legend_y, bar_w / steps + 0.05, bar_h), QColor(*tint(k / (steps - 1)))
-        )
-    small = style.SMALL_MM
-    _text(painter, (bar_x, legend_y + bar_h + 0.5, 20, 4), px, small, Qt.AlignmentFlag.AlignLeft, "0%")
-    _text(
-        painter,
-        (bar_x + bar_w - 20, legend_y + bar_h + 0.5, 20, 4),
-        px,
-        small,
-        Qt.AlignmentFlag.AlignRight,
-        f"{top * 100:.0f}%",
-    )
-    text = "Rooms entered (% of players)" + (f": {caption}" if caption else "")
-    _text(
-        painter,
-        (bar_x + bar_w + 4, legend_y - 1, max(width_mm - bar_w - 24, 20), 10),
-        px,
-        small,
-        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap,
-        text,
-    )
+    _legend(painter, base.height() / px, width_mm, px, f"{top * 100:.0f}%", "Rooms entered (% of players)", caption)
     painter.end()
     return image
 
