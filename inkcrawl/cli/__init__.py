@@ -48,6 +48,7 @@ _CORE_COMMANDS = (
     "inkcrawl.cli.par",
     "inkcrawl.cli.importing",
     "inkcrawl.cli.new",
+    "inkcrawl.cli.generate",
 )
 
 

@@ -1,0 +1,293 @@
+"""``inkcrawl generate``: new dungeons that validate with no errors, from a seed and a
+constraints file (:mod:`inkcrawl.generate`; the constraints' format is
+``schemas/constraints.schema.json``, documented in docs/generating.md)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, check_output_file, terminal_safe, write_failure
+
+_EPILOG = """\
+examples:
+  inkcrawl generate --family grid --seed 7 -o crypt.json              the ruleset's counts, a random layout
+  inkcrawl generate --family grid --seed 7 --constraints hard.json -o hard-crypt.json
+  inkcrawl generate --family grid --seed 3 --count 10 --constraints curve.json -o rising-pack
+  inkcrawl generate --family grid --seed 1 --ruleset my-variant --time-limit 20 -o variant.json
+
+A constraints file (docs/generating.md; schema schemas/constraints.schema.json):
+  {"type": "constraints", "format_version": 1, "family": "grid",
+   "grid": {"columns": 7, "rows": 7, "entryways": 6, "features": {"loot": 4, "dragon": 1, "pairs": 6},
+            "passages": {"density": [0.6, 0.8], "every_room_reachable": true},
+            "distances": {"dragon_from_entryways": 4, "monster_from_weapon": 3},
+            "difficulty": {"mean_score": {"from": [0, 4], "to": [12, 16]}}}}
+Members left out take the ruleset's values. The same seed and constraints give the same bytes.
+With --count above 1, -o names a new pack folder (pack.json and dungeons/), written whole or not
+at all, and a difficulty curve runs from the first dungeon to the last. An impossible spec is
+explained before any search (the constraints in conflict named), or after --time-limit seconds
+per dungeon with the constraint that could not be met. An existing file is never replaced
+without --force; a pack folder must not exist yet.
+exit codes: 0 written, 1 nothing written: the constraints cannot be met (or a constraints file with
+schema errors, or an internal error), 2 nothing written: usage error, unknown ruleset, unreadable
+constraints, an existing output, an output that cannot be written; 130 Ctrl+C, 143 SIGTERM
+"""
+
+#: Most dungeons one run generates.
+MAX_COUNT = 1000
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"use 1 to {MAX_COUNT}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a seed is a whole number from 0")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError("use more than 0 and at most 3600 seconds")
+    return value
+
+
+def register(subparsers) -> None:
+    """Add ``generate`` to the ``inkcrawl`` command line."""
+    parser = subparsers.add_parser(
+        "generate",
+        help="generate dungeons that validate with no errors, from a seed and constraints",
+        description="Generate a dungeon (or with --count N a pack of N) from a seed: grid size, entryways, "
+        "features, passage density, distance rules and a difficulty target from a constraints file, the rest "
+        "from the ruleset. Every dungeon is validated before it is written.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="OUT", required=True, help="the dungeon file (a pack folder with --count above 1)"
+    )
+    parser.add_argument("--family", choices=("grid", "line"), help="the family (default: the constraints', else grid)")
+    parser.add_argument(
+        "--seed", type=_seed, required=True, metavar="S", help="random seed: the same seed, the same dungeon"
+    )
+    parser.add_argument("--constraints", metavar="FILE", help="a constraints file (JSON, docs/generating.md)")
+    parser.add_argument(
+        "--count", type=_count, default=1, metavar="N", help="dungeons to generate (default 1; above 1 a pack)"
+    )
+    parser.add_argument(
+        "--ruleset", metavar="ID", help="a bundled ruleset id (default: the constraints', else grid-classic)"
+    )
+    parser.add_argument(
+        "--time-limit", type=_seconds, default=None, metavar="SEC", help="seconds of search per dungeon (default 5)"
+    )
+    parser.add_argument("--force", action="store_true", help="replace an existing dungeon file")
+    parser.set_defaults(func=_cmd_generate)
+
+
+class _Stop(Exception):
+    """Nothing is written: ``status`` and the message say why."""
+
+    def __init__(self, message: str, status: int = EXIT_USAGE):
+        super().__init__(message)
+        self.status = status
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    try:
+        return _generate(args)
+    except _Stop as exc:
+        print(terminal_safe(f"inkcrawl generate: error: {exc}"), file=sys.stderr)
+        return exc.status
+
+
+def _read_constraints(path_text: str) -> dict:
+    from inkcrawl.jsonio import read_json_file
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import too_many_values, unusable_path
+
+    path = Path(path_text)
+    unusable = unusable_path(path)
+    if unusable is not None:
+        raise _Stop(f"{path_text}: {unusable}")
+    if not path.is_file():
+        raise _Stop(f"{path_text}: no such file")
+    refused = too_many_values(path, path_text)
+    data, problems = (None, [refused]) if refused is not None else read_json_file(path)
+    if problems:
+        first = problems[0]
+        raise _Stop(f"{first.file}:{first.pointer}: {first.message}")
+    if not isinstance(data, dict) or data.get("type") != "constraints":
+        raise _Stop(
+            f'{path_text}: not a constraints file (its "type" is not "constraints"; see docs/generating.md)',
+            EXIT_PROBLEMS,
+        )
+    problems = schema_problems(data, "constraints", path_text)
+    if problems:
+        for p in problems[1:]:
+            print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)
+        first = problems[0]
+        raise _Stop(f"{first.file}:{first.pointer}: error {first.code} {first.message}", EXIT_PROBLEMS)
+    return data
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from inkcrawl.cli.new import FAMILY_RULESETS, PACK_DUNGEONS
+    from inkcrawl.generate import DEFAULT_TIME_LIMIT, GenerateError, GeneratorBug, generate_grid, grid_spec
+    from inkcrawl.jsonio import dumps_canonical
+    from inkcrawl.suggest import expected
+    from inkcrawl.templates import slug
+    from inkcrawl.validate import RulesetRegistry
+
+    constraints = _read_constraints(args.constraints) if args.constraints else None
+    family = args.family or (constraints or {}).get("family") or "grid"
+    if constraints is not None and constraints["family"] != family:
+        raise _Stop(f"--family {family}, but {args.constraints} is for the {constraints['family']} family")
+    if family != "grid":
+        raise _Stop("generating line dungeons is not available yet; --family grid generates grid dungeons")
+    registry = RulesetRegistry()
+    wanted = args.ruleset or (constraints or {}).get("ruleset") or FAMILY_RULESETS[family]
+    ruleset = registry.get(wanted)
+    if ruleset is None:
+        raise _Stop(f"ruleset '{wanted}' is not known ({expected(wanted, registry.ids())})")
+    if ruleset.family != family:
+        raise _Stop(f"ruleset '{ruleset.id}' is for the {ruleset.family} family, not {family}")
+    output = Path(args.output)
+    if args.count == 1:
+        if output.suffix.lower() != ".json":
+            raise _Stop(f"{output}: a dungeon file's name ends in .json (a pack folder needs --count above 1)")
+        if output.exists() and not args.force and not output.is_dir():
+            raise _Stop(f"{output} already exists; use --force to replace it, or give another name")
+        refused = check_output_file(output, args.force, [args.constraints] if args.constraints else [])
+        if refused is not None:
+            raise _Stop(refused)
+    else:
+        refused = _new_pack_folder(output)
+        if refused is not None:
+            raise _Stop(refused)
+    try:
+        spec = grid_spec(constraints, ruleset)
+    except GenerateError as exc:
+        raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+    limit = args.time_limit or DEFAULT_TIME_LIMIT
+    results = []
+    pack_id = slug(Path(os.path.abspath(output)).name, "pack")
+    for index in range(args.count):
+        dungeon_id = (
+            (slug(output.stem)[:64].strip("-") or "dungeon") if args.count == 1 else f"{pack_id[:56]}-{index + 1:02d}"
+        )
+        try:
+            results.append(generate_grid(spec, args.seed, index, args.count, dungeon_id=dungeon_id, time_limit=limit))
+        except GenerateError as exc:
+            where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
+            raise _Stop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
+        except GeneratorBug as exc:
+            raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+    if args.count == 1:
+        _write_file(output, dumps_canonical(results[0].data), args.force)
+    else:
+        _write_pack(output, pack_id, ruleset.id, results, args.seed, PACK_DUNGEONS)
+    for result in results:
+        shown = output if args.count == 1 else output / PACK_DUNGEONS / f"{result.data['id']}.json"
+        tries = f"{result.tries} tr{'y' if result.tries == 1 else 'ies'}"
+        note = f"{len(result.data['passages'])} passages ({result.density:.0%} of inner edges), {tries}"
+        if result.mean_score is not None and result.score_range is not None:
+            low, high = result.score_range
+            difficulty = spec.difficulty or {}
+            note += (
+                f", mean score {result.mean_score:.2f} in {low:.2f}..{high:.2f} "
+                f"({difficulty['policy']}, {difficulty['players']} players, {difficulty['games']} games, "
+                f"seed {difficulty['seed']})"
+            )
+        title = result.data["sheet"]["title"]
+        print(terminal_safe(f"wrote {shown} ('{title}': {note})"))
+    print(terminal_safe(f"next: inkcrawl validate {output}   or   inkcrawl edit {output}"))
+    return EXIT_OK
+
+
+def _new_pack_folder(folder: Path) -> str | None:
+    """Why ``folder`` cannot be the new pack folder (``None`` when it can): it must not exist
+    yet, its parent must, and it is a folder, not a ``.json`` file."""
+    from inkcrawl.validate import unusable_path
+
+    if folder.suffix.lower() == ".json":
+        return f"with --count above 1, -o names the pack folder to create, not a .json file ({folder})"
+    unusable = unusable_path(folder)
+    if unusable is not None:
+        return f"{folder}: {unusable}"
+    if folder.exists() or folder.is_symlink():
+        return f"{folder} already exists; --count writes a new pack folder: give a name not yet used"
+    if not (folder.parent if str(folder.parent) else Path(".")).is_dir():
+        return f"the folder {str(folder.parent)!r} does not exist"
+    return None
+
+
+def _write_file(output: Path, text: str, force: bool) -> None:
+    from inkcrawl.jsonio import write_text_atomic
+
+    try:
+        write_text_atomic(output, text, force=force)
+    except OSError as exc:
+        raise _Stop(write_failure(output, exc)) from exc
+
+
+def _write_pack(folder: Path, pack_id: str, ruleset_id: str, results: list, seed: int, dungeons: str) -> None:
+    """The pack folder ``folder`` with ``pack.json`` and ``dungeons/<id>.json``, whole or not at
+    all: made in a hidden folder beside it, then renamed (as ``inkcrawl import --level all``)."""
+    import shutil
+    import tempfile
+
+    from inkcrawl.cli.new import _title_of
+    from inkcrawl.jsonio import _umask, dumps_canonical, write_text_atomic
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import MANIFEST_NAME
+
+    files = {f"{dungeons}/{r.data['id']}.json": dumps_canonical(r.data) for r in results}
+    manifest = {
+        "type": "pack",
+        "format_version": 1,
+        "id": pack_id,
+        "name": _title_of(pack_id)[:200],
+        "version": "0.1.0",
+        "description": f"{len(results)} dungeons generated by inkcrawl generate with seed {seed}.",
+        "ruleset": ruleset_id,
+        "dungeons": list(files),
+    }
+    problems = schema_problems(manifest, "pack", MANIFEST_NAME)
+    if problems:
+        raise _Stop(f"internal error: the pack manifest does not validate ({problems[0].message}); nothing written", 1)
+    files[MANIFEST_NAME] = dumps_canonical(manifest)
+    parent = folder.parent if str(folder.parent) else Path(".")
+    try:
+        building = Path(tempfile.mkdtemp(prefix=f".{folder.name[:40]}.", dir=parent))
+    except OSError as exc:
+        raise _Stop(write_failure(folder, exc)) from exc
+    try:
+        (building / dungeons).mkdir()
+        for relative, text in files.items():
+            write_text_atomic(building / relative, text)
+        building.chmod(0o777 & ~_umask())
+        building.rename(folder)  # the whole pack appears at once, or nothing
+    except OSError as exc:
+        shutil.rmtree(building, ignore_errors=True)
+        raise _Stop(write_failure(folder, exc)) from exc
+    except BaseException:  # Ctrl+C, SIGTERM: no half-made pack left behind either
+        shutil.rmtree(building, ignore_errors=True)
+        raise

@@ -1,0 +1,365 @@
+"""The constraints of ``inkcrawl generate`` (``schemas/constraints.schema.json``, documented in
+docs/generating.md): reading them, filling in the ruleset's defaults, and the cheap counting
+checks that explain an impossible spec before any search.
+
+Every message names the constraint it is about as a dotted path in the constraints file
+(``grid.passages.density``) and, where the ruleset is the other side of the conflict, the
+ruleset's id.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from inkcrawl.rulesets import Ruleset
+
+__all__ = [
+    "DEFAULT_DENSITY",
+    "DEFAULT_DIFFICULTY",
+    "STEERED_DENSITY",
+    "GenerateError",
+    "GridSpec",
+    "Infeasible",
+    "check_grid_spec",
+    "grid_spec",
+    "inner_edge_count",
+    "outer_edge_count",
+]
+
+#: Share of inner edges that are passages when the constraints give none: each dungeon picks
+#: a share in this range (with a difficulty target, the generator steers within it).
+DEFAULT_DENSITY = (0.6, 0.9)
+#: The density range without a density in the constraints but with a difficulty target: wide,
+#: so the generator can steer the mean score from low (sparse boards, many tally marks) to high.
+STEERED_DENSITY = (0.4, 1.0)
+#: How a difficulty target is measured when the constraints leave a member out (RULES.md 1,
+#: played by :func:`inkcrawl.simulate.simulate`).
+DEFAULT_DIFFICULTY = {"policy": "greedy", "players": 2, "games": 200, "seed": 1}
+#: The weapon/monster kinds that come in letter pairs (RULES.md 1, Board).
+PAIR_KINDS = ("weapon", "monster")
+
+
+class GenerateError(ValueError):
+    """The constraints cannot be used or met. ``constraint`` names the constraint at fault (a
+    dotted path in the constraints file, e.g. ``grid.distances.dragon_from_entryways``)."""
+
+    def __init__(self, message: str, constraint: str = ""):
+        super().__init__(message)
+        self.constraint = constraint
+
+
+class Infeasible(GenerateError):
+    """No dungeon can meet the constraints (a counting check), or none was found within the
+    search's limits (time, tries); the message names the constraints that conflict."""
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """Resolved grid constraints: every member has its value, from the file or the ruleset.
+
+    ``features``: unlettered kind -> count; ``pairs``: weapon/monster letter pairs;
+    ``density``: ``(low, high)`` share of inner edges that are passages; ``dragon_steps`` and
+    ``monster_steps``: least steps (passages crossed) of the distance rules; ``difficulty``:
+    ``None`` or the resolved target (``ranges``: ``(from, to)`` pairs of ``(low, high)``
+    VP, plus ``policy``, ``players``, ``games``, ``seed``)."""
+
+    ruleset: Ruleset
+    columns: int
+    rows: int
+    entryways: int
+    features: dict[str, int]
+    pairs: int
+    density: tuple[float, float]
+    density_given: bool
+    every_room_reachable: bool
+    dragon_steps: int
+    monster_steps: int
+    difficulty: dict[str, Any] | None
+
+    @property
+    def rooms(self) -> int:
+        """Rooms on the board: ``columns x rows``."""
+        return self.columns * self.rows
+
+    @property
+    def feature_total(self) -> int:
+        """Features to place: the unlettered ones and two per pair."""
+        return sum(self.features.values()) + 2 * self.pairs
+
+    def score_range(self, index: int, count: int) -> tuple[float, float] | None:
+        """The mean-score range (VP) dungeon ``index`` of ``count`` must meet: the curve's
+        ``from`` and ``to`` interpolated linearly (the first dungeon gets ``from``, the last
+        ``to``); ``None`` without a difficulty target."""
+        if self.difficulty is None:
+            return None
+        start, end = self.difficulty["ranges"]
+        t = index / (count - 1) if count > 1 else 0.0
+        return (start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t)
+
+
+def inner_edge_count(columns: int, rows: int) -> int:
+    """Edges between two rooms of a ``columns x rows`` grid."""
+    return columns * (rows - 1) + rows * (columns - 1)
+
+
+def outer_edge_count(columns: int, rows: int) -> int:
+    """Edges on the grid's border, where entryways go."""
+    return 2 * (columns + rows)
+
+
+def _count_range(definition: dict) -> tuple[int, int]:
+    count = definition.get("count") or {}
+    return int(count.get("min", 0)), int(count.get("max", 10**9))
+
+
+def _in_ruleset_range(value: int, low: int, high: int, what: str, constraint: str, ruleset: Ruleset) -> None:
+    if not low <= value <= high:
+        wanted = str(low) if low == high else f"{low} to {high}"
+        raise Infeasible(
+            f"{constraint} asks for {value} {what}; ruleset '{ruleset.id}' requires {wanted}, so the dungeon "
+            f"would not validate (choose a count in that range, or a ruleset that allows it)",
+            constraint,
+        )
+
+
+def grid_spec(constraints: dict | None, ruleset: Ruleset) -> GridSpec:
+    """The :class:`GridSpec` of ``constraints`` (a schema-valid constraints document, or
+    ``None`` for the ruleset's defaults) for the grid ruleset ``ruleset``.
+
+    Defaults: the ruleset's board size, its minimum of entryways and of each feature kind,
+    density :data:`DEFAULT_DENSITY`, every room reachable, no distance rule, no difficulty
+    target (:data:`DEFAULT_DIFFICULTY` fills the target's missing members). Raises
+    :class:`GenerateError` for a feature kind the ruleset lacks or a policy that does not
+    exist, and :class:`Infeasible` for counts outside the ruleset's ranges (a dungeon with them
+    would not validate: RULES.md 1, rule checks G001 and G007)."""
+    from inkcrawl.suggest import did_you_mean
+
+    if ruleset.family != "grid":
+        raise GenerateError(f"ruleset '{ruleset.id}' is for the {ruleset.family} family, not grid", "ruleset")
+    section = dict((constraints or {}).get("grid") or {})
+    board = ruleset.data.get("board", {})
+    columns = int(section.get("columns", board.get("columns", 7)))
+    rows = int(section.get("rows", board.get("rows", 7)))
+    low, high = _count_range(ruleset.data.get("entryways", {}))
+    entryways = int(section.get("entryways", low))
+    _in_ruleset_range(entryways, low, high, "entryways", "grid.entryways", ruleset)
+
+    asked = dict(section.get("features") or {})
+    elements = ruleset.elements
+    unlettered = [kind for kind, spec in elements.items() if not spec.get("letters")]
+    lettered = [kind for kind, spec in elements.items() if spec.get("letters")]
+    for kind in asked:
+        if kind != "pairs" and kind not in unlettered:
+            hint = did_you_mean(kind, [*unlettered, "pairs"])
+            also = " (weapons and monsters are counted in 'pairs')" if kind in lettered else ""
+            raise GenerateError(
+                f"grid.features.{kind}: ruleset '{ruleset.id}' has no unlettered feature kind '{kind}'{hint}{also}; "
+                f"the kinds are {', '.join([*unlettered, 'pairs'])}",
+                f"grid.features.{kind}",
+            )
+    features: dict[str, int] = {}
+    for kind in unlettered:
+        low, high = _count_range(elements[kind])
+        features[kind] = int(asked.get(kind, low))
+        _in_ruleset_range(features[kind], low, high, kind, f"grid.features.{kind}", ruleset)
+    pairs = 0
+    if all(kind in elements for kind in PAIR_KINDS):
+        ranges = [_count_range(elements[kind]) for kind in PAIR_KINDS]
+        low, high = max(r[0] for r in ranges), min(r[1] for r in ranges)
+        pairs = int(asked.get("pairs", low))
+        _in_ruleset_range(pairs, low, high, "weapon/monster pairs", "grid.features.pairs", ruleset)
+    elif asked.get("pairs"):
+        raise GenerateError(f"ruleset '{ruleset.id}' has no weapon and monster kinds", "grid.features.pairs")
+
+    passages = section.get("passages") or {}
+    given = passages.get("density")
+    if given is None:
+        density = DEFAULT_DENSITY if section.get("difficulty") is None else STEERED_DENSITY
+    elif isinstance(given, (int, float)):
+        density = (float(given), float(given))
+    else:
+        density = (float(given[0]), float(given[1]))
+    if density[0] > density[1]:
+        raise Infeasible(
+            f"grid.passages.density [{density[0]:g}, {density[1]:g}]: the low end is above the high end",
+            "grid.passages.density",
+        )
+    distances = section.get("distances") or {}
+    difficulty = None
+    if section.get("difficulty") is not None:
+        difficulty = _difficulty(section["difficulty"], ruleset)
+    return GridSpec(
+        ruleset=ruleset,
+        columns=columns,
+        rows=rows,
+        entryways=entryways,
+        features=features,
+        pairs=pairs,
+        density=density,
+        density_given=given is not None,
+        every_room_reachable=bool(passages.get("every_room_reachable", True)),
+        dragon_steps=int(distances.get("dragon_from_entryways", 0)),
+        monster_steps=int(distances.get("monster_from_weapon", 0)),
+        difficulty=difficulty,
+    )
+
+
+def _difficulty(section: dict, ruleset: Ruleset) -> dict[str, Any]:
+    from inkcrawl.engines.grid_policies import policy_names
+    from inkcrawl.suggest import expected
+
+    resolved = {**DEFAULT_DIFFICULTY, **{k: v for k, v in section.items() if k != "mean_score"}}
+    score = section["mean_score"]
+    ranges = (tuple(score["from"]), tuple(score["to"])) if isinstance(score, dict) else (tuple(score), tuple(score))
+    for end, (low, high) in zip(("from", "to"), ranges):
+        if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+            where = "grid.difficulty.mean_score" + (f".{end}" if isinstance(score, dict) else "")
+            raise Infeasible(f"{where} [{low:g}, {high:g}]: the low end is above the high end", where)
+    resolved["ranges"] = ranges
+    names = policy_names()
+    if resolved["policy"] not in names:
+        raise GenerateError(
+            f"grid.difficulty.policy: no policy '{resolved['policy']}' ({expected(resolved['policy'], names)})",
+            "grid.difficulty.policy",
+        )
+    players = ruleset.data.get("players", {})
+    if not int(players.get("min", 1)) <= resolved["players"] <= int(players.get("max", 8)):
+        raise Infeasible(
+            f"grid.difficulty.players is {resolved['players']}; ruleset '{ruleset.id}' is played by "
+            f"{players.get('min', 1)} to {players.get('max', 8)} players",
+            "grid.difficulty.players",
+        )
+    return resolved
+
+
+def _cell_size(spec: GridSpec) -> float:
+    from inkcrawl.templates import template_data
+
+    return float(template_data(spec.ruleset, size=(spec.columns, spec.rows))["grid"]["cell_mm"])
+
+
+def best_possible_score(spec: GridSpec) -> float:
+    """An upper bound on one player's score (VP) in a dungeon of ``spec``: every loot bag, the
+    dragon's doubling of a loot bag, every weapon and matched monster, every entryway unlinked
+    (RULES.md 1, Scoring); no tally or trap."""
+    elements = spec.ruleset.elements
+    loot_vp = float(elements.get("loot", {}).get("vp", 2))
+    total = sum(float(elements[kind].get("vp", 0)) * count for kind, count in spec.features.items())
+    if spec.features.get("dragon", 0):
+        total += max(loot_vp, 0.0)
+    total += spec.pairs * (
+        float(elements.get("weapon", {}).get("vp", 1)) + float(elements.get("monster", {}).get("vp", 4))
+    )
+    total += spec.entryways * float(spec.ruleset.data.get("entryways", {}).get("unlinked_vp", 1))
+    return total
+
+
+def check_grid_spec(spec: GridSpec) -> None:
+    """The counting checks run before any search (each in microseconds): raises
+    :class:`Infeasible` naming the constraints that conflict when no dungeon can meet
+    ``spec``:
+
+    - rooms too small to print (the ruleset's ``print.min_cell_mm``) for the grid size;
+    - more entryways than outer edges;
+    - more features than rooms; too few featureless rooms for the deck's traps (G012);
+    - more pairs than the ruleset has letters;
+    - a density giving fewer passages than every room needs (each room a passage or an
+      entryway, and with ``every_room_reachable`` a forest joining every room to one);
+    - a distance rule of more steps than the passages or the rooms allow, or (all inner edges
+      passages) than the grid's diameter, ``columns + rows - 2``;
+    - a difficulty range above the best possible score (:func:`best_possible_score`).
+    """
+    ruleset = spec.ruleset
+    size = f"{spec.columns}x{spec.rows}"
+    minimum = float(ruleset.print_limits.get("min_cell_mm", 0))
+    cell = _cell_size(spec)
+    if cell < minimum:
+        raise Infeasible(
+            f"grid.columns/grid.rows: a {size} grid fits A4 only with rooms of {cell:g} mm, under ruleset "
+            f"'{ruleset.id}''s printable minimum of {minimum:g} mm (print.min_cell_mm); use a smaller grid",
+            "grid.columns",
+        )
+    outer = outer_edge_count(spec.columns, spec.rows)
+    if spec.entryways > outer:
+        raise Infeasible(
+            f"grid.entryways asks for {spec.entryways} entryways; a {size} grid has only {outer} outer edges",
+            "grid.entryways",
+        )
+    rooms = spec.rooms
+    if spec.feature_total > rooms:
+        listed = ", ".join(f"{count} {kind}" for kind, count in spec.features.items() if count)
+        raise Infeasible(
+            f"grid.features asks for {spec.feature_total} features ({listed}, {spec.pairs} pairs = "
+            f"{2 * spec.pairs} weapons and monsters) but a {size} grid (grid.columns x grid.rows) has only "
+            f"{rooms} rooms, one feature a room",
+            "grid.features",
+        )
+    traps = int(ruleset.deck.get("trap", 0))
+    if traps > rooms - spec.feature_total:
+        raise Infeasible(
+            f"grid.features leaves {rooms - spec.feature_total} of the {rooms} rooms without a feature; the deck of "
+            f"ruleset '{ruleset.id}' has {traps} traps, each needing an empty room (rule G012)",
+            "grid.features",
+        )
+    letters = min((len(ruleset.elements[k].get("letters", "")) for k in PAIR_KINDS if k in ruleset.elements), default=0)
+    if spec.pairs > letters:
+        raise Infeasible(
+            f"grid.features.pairs asks for {spec.pairs} weapon/monster pairs; ruleset '{ruleset.id}' has only "
+            f"{letters} letters",
+            "grid.features.pairs",
+        )
+    inner = inner_edge_count(spec.columns, spec.rows)
+    most = round(spec.density[1] * inner)
+    entry_rooms = min(spec.entryways, rooms)
+    if spec.every_room_reachable:
+        need, why = rooms - entry_rooms, "every room reachable (grid.passages.every_room_reachable) needs"
+    else:
+        need, why = math.ceil((rooms - entry_rooms) / 2), "a passage into every room without an entryway needs"
+    if spec.entryways == 0 and rooms:
+        raise Infeasible(
+            "grid.entryways is 0: with no entryway no path can start, so no room can be reached", "grid.entryways"
+        )
+    if most < need:
+        raise Infeasible(
+            f"grid.passages.density {spec.density[1]:g} gives at most {most} passages on the {inner} inner edges; "
+            f"{why} at least {need} with {spec.entryways} entryways",
+            "grid.passages.density",
+        )
+    diameter = spec.columns + spec.rows - 2
+    for steps, name, what in (
+        (spec.dragon_steps, "grid.distances.dragon_from_entryways", "the dragon from every entryway"),
+        (spec.monster_steps, "grid.distances.monster_from_weapon", "each monster from its weapon"),
+    ):
+        if not steps or (name.endswith("dragon_from_entryways") and not spec.features.get("dragon")):
+            continue
+        if name.endswith("monster_from_weapon") and not spec.pairs:
+            continue
+        if steps > rooms - 1:
+            raise Infeasible(
+                f"{name} asks for {what} at least {steps} steps; no path in a {size} grid is longer than "
+                f"{rooms - 1} steps",
+                name,
+            )
+        if steps > most:
+            raise Infeasible(
+                f"{name} asks for {what} at least {steps} steps, but grid.passages.density {spec.density[1]:g} "
+                f"allows only {most} passages",
+                name,
+            )
+        if spec.density[0] >= 1.0 and steps > diameter:
+            raise Infeasible(
+                f"{name} asks for {what} at least {steps} steps; with every inner edge a passage "
+                f"(grid.passages.density 1) the longest shortest path is the grid's diameter, {diameter} steps",
+                name,
+            )
+    if spec.difficulty is not None:
+        best = best_possible_score(spec)
+        for end, (low, _high) in zip(("from", "to"), spec.difficulty["ranges"]):
+            if low > best:
+                raise Infeasible(
+                    f"grid.difficulty.mean_score asks for a mean of at least {low:g} ({end}); no player can score "
+                    f"more than {best:g} with grid.features and grid.entryways as they are",
+                    "grid.difficulty.mean_score",
+                )
