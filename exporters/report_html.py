@@ -56,7 +56,7 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError("use a number from 0 to 1")
-    return value
+    return value + 0.0  # -0 is 0 (the report would print "skill -0")
 
 
 def _speed(text: str) -> float:
@@ -65,7 +65,7 @@ def _speed(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 < value <= 10000:
-        raise argparse.ArgumentTypeError("use mm per second above 0 (a careful line is about 50)")
+        raise argparse.ArgumentTypeError("use mm per second above 0 and at most 10000 (a careful line is about 50)")
     return value
 
 
@@ -116,6 +116,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from inkcrawl.jsonio import write_text_atomic
     from inkcrawl.loading import input_files
     from inkcrawl.pack_report import ReportOptions, games_of, pack_report
+    from inkcrawl.runs import MAX_WORKERS
     from inkcrawl.workers import default_workers
 
     fmt = args.format or ("json" if args.output.lower().endswith(".json") else "html")
@@ -123,9 +124,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
         return _error("an HTML report's file name ends in .html (or give --format json)")
     if not 10 <= args.dpi <= 600:
         return _error("use a heatmap resolution from 10 to 600 dpi")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        return _error(
+            f"--workers {args.workers}: use 1 to {MAX_WORKERS} (more processes than cores only slow the games down)"
+        )
     refused = check_output_file(args.output, args.force, input_files([args.pack]))
     if refused:
         return _error(refused)
+    if not Path(args.output).absolute().parent.is_dir():
+        return _error(f"cannot write {args.output}: its folder does not exist")
     entries, status = load_games([args.pack])
     if status is not None:
         return status
@@ -201,8 +208,12 @@ def _bars(values: dict, width: float = 420, height: float = 140, colour: str = "
         for start in range(low, high + 1, width_of_bin)
     ]  # every score between the lowest and the highest, so gaps show as gaps
     top = max(count for _, count in items) or 1
+    pad = 24.0  # room on both sides for the first and last tick labels ("-33" is not cut to "33")
     bar_w = width / len(items)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 28}" role="img">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 2 * pad:g}" height="{height + 32}" role="img">',
+        f'<g transform="translate({pad:g} 0)">',
+    ]
     parts.append(f"<title>{_e(label)}</title>")
     for k, (key, count) in enumerate(items):
         h = height * count / top
@@ -218,7 +229,7 @@ def _bars(values: dict, width: float = 420, height: float = 140, colour: str = "
             f'<text x="{x:.1f}" y="{height + 14}" font-size="10" text-anchor="middle">{_e(items[k][0])}</text>'
         )
     parts.append(f'<text x="{width / 2}" y="{height + 27}" font-size="10" text-anchor="middle">{_e(label)}</text>')
-    parts.append("</svg>")
+    parts.append("</g></svg>")
     return "".join(parts)
 
 

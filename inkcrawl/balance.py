@@ -57,9 +57,10 @@ def variant_name(variant: dict) -> str:
 
 def apply_variant(entry: dict, variant: dict) -> dict:
     """A copy of the grid game data ``entry`` with ``variant`` applied (see the module).
-    Raises :class:`VariantError` for a change that cannot be made; the result is checked by
-    compiling it (:class:`~inkcrawl.engines.grid.GridRules`)."""
+    Raises :class:`VariantError` for a change that cannot be made (a count below 0, a deck left
+    with no segment card); the result is checked by compiling it (:class:`~inkcrawl.engines.grid.GridRules`)."""
     from inkcrawl.engines.grid import GameDataError, GridRules
+    from inkcrawl.engines.grid.rules import DRAW_TWO, TRAP
 
     name = variant_name(variant)
     out = copy.deepcopy(entry)
@@ -87,6 +88,10 @@ def apply_variant(entry: dict, variant: dict) -> dict:
     for key in ("rounds", "reveal"):
         if key in variant:
             out[key] = variant[key]
+    if ("deck" in variant or "deck_cards" in variant) and not any(
+        count > 0 for card, count in out["deck"]["cards"].items() if card not in (TRAP, DRAW_TWO)
+    ):
+        raise VariantError(f"variant {name!r}: the deck has no segment cards left, so no path can be drawn")
     try:
         GridRules(out)
     except GameDataError as exc:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +42,10 @@ FIRST_CHUNK = 50
 CHUNK = 2000
 #: Chunks in flight per worker (one being played, one waiting).
 WINDOW_PER_WORKER = 2
+#: Most local worker processes a command accepts (``--workers``): each worker is a process and a
+#: thread of the pool, and workers beyond the machine's cores add only overhead (100,000 of them
+#: hung the pool while it started them).
+MAX_WORKERS = 256
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 CONNECT_TIMEOUT = 10
 
@@ -168,6 +173,11 @@ def _dask(address: str):
         raise RunError(
             "--scheduler needs Dask distributed, which is not installed: pip install 'inkcrawl[dask]'"
         ) from None
+    scheme, _, place = address.rpartition("://")
+    if scheme != "inproc" and not re.fullmatch(r"(?:\[[0-9a-fA-F:.]+\]|[^\s/:\[\]]+):\d{1,5}", place):
+        # Client() on an address without a port fails, then its __del__ waits 20 s and prints a traceback
+        # (an in-process scheduler, inproc://HOST/PID/N, has no port)
+        raise RunError(f"--scheduler {address}: give the Dask scheduler's address as tcp://HOST:PORT")
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:

@@ -139,7 +139,9 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
         if missing:
             raise SweepError(f"/only: no dungeon {missing[0]!r} in the sweep's dungeons")
     if not plan.combinations:
-        raise SweepError("/dungeons: nothing to play (no grid dungeon for the player counts asked)")
+        why = f": {plan.notes[0]}" if plan.notes else ""
+        more = f" (and {len(plan.notes) - 1} more skipped)" if len(plan.notes) > 1 else ""
+        raise SweepError(f"/dungeons: nothing to play (no grid dungeon for the player counts asked){why}{more}")
     return plan
 
 

@@ -163,12 +163,25 @@ def test_simulate_a_line_dungeon_on_the_command_line(tmp_path, capsys):
     assert stats["family"] == "line" and stats["score"]["mean"] == 14
 
 
+def test_skill_minus_zero_is_skill_zero(capsys):
+    # "-0" parses to the float -0.0, which is 0 but printed "-0": the output must be skill 0's, byte for byte
+    argv = ["simulate", str(LANTERN), "--games", "2", "--workers", "1"]
+    assert main([*argv, "--skill", "-0"]) == 0
+    minus = capsys.readouterr().out
+    assert main([*argv, "--skill", "0"]) == 0
+    assert capsys.readouterr().out == minus and "(skill 0)" in minus
+    assert main([*argv, "--skill", "-0", "--format", "json"]) == 0
+    assert '"skill": 0.0' in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
         (["--policy", "optimum"], "unknown policy 'optimum' for a line dungeon (known: optimal, greedy, human)"),
         (["--skill", "1.5"], "--skill is from 0"),
         (["--speed", "0"], "--speed is in mm per second"),
+        (["--speed", "1e308"], "above 0 and at most 10000"),  # the message names the bound it breaks
+        (["--workers", "100000"], "--workers 100000: use 1 to 256"),  # 100,000 processes hung the pool
         (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler plays grid dungeons"),
         (["--character", "nobody"], "unknown character 'nobody'"),
     ],

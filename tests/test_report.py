@@ -104,6 +104,12 @@ def test_the_json_report_and_bad_outputs(tmp_path, capsys):
     assert main(["report", source, "-o", str(locked), "--games", "5"]) == 2
     assert "read-only" in capsys.readouterr().err and locked.read_text() == "keep me"
     assert main(["report", source, "-o", source]) == 2  # never the input itself
+    capsys.readouterr()
+    missing = tmp_path / "no-such-folder" / "r.json"  # refused before the games are played
+    assert main(["report", source, "-o", str(missing), "--games", "10000000000"]) == 2
+    assert f"cannot write {missing}: its folder does not exist" in capsys.readouterr().err
+    assert main(["report", source, "-o", str(out), "--workers", "100000"]) == 2
+    assert "--workers 100000: use 1 to 256" in capsys.readouterr().err
     assert json.loads(open(source).read())["type"] == "game"
 
 
@@ -112,3 +118,20 @@ def test_bad_numbers_are_usage_errors(capsys, argv):
     with pytest.raises(SystemExit) as stop:
         main(["report", str(PACKS / "ember-halls"), "-o", "x.html", *argv])
     assert stop.value.code == 2
+
+
+def test_histogram_tick_labels_stay_inside_the_chart():
+    import re
+
+    from exporters.report_html import _bars
+
+    svg = _bars({"-33": 1, "15": 2}, label="final score")
+    # 49 whole scores from -33 to 15 over 420 px: the first label "-33" is centred at 420 / 49 / 2 = 4.3 px
+    # from the bars' left edge; the bars sit 24 px right of the chart's edge, so its 3 characters
+    # (about 6 px each at font size 10) start at 24 + 4.3 - 9 = 19.3 px, inside the 468 px chart
+    assert 'width="468"' in svg and 'transform="translate(24 0)"' in svg
+    labels = re.findall(r'<text x="([\d.]+)"[^>]*>([^<]+)</text>', svg)
+    first_x, first = labels[0]
+    last_x, last = labels[-2]  # the last is the caption
+    assert first == "-33" and float(first_x) == 4.3
+    assert 24 + float(first_x) - len(first) * 3 > 0 and 24 + float(last_x) + len(last) * 3 < 468

@@ -134,6 +134,15 @@ def test_relative_paths_are_read_from_the_sweep_files_folder(tmp_path, capsys, m
         ({"variants": [{"name": "a"}, {"name": "a"}]}, "two variants have the same name"),
         ({"variants": [{"ruleset": "missing.json"}]}, "/variants/0/ruleset: no ruleset file"),
         ({"variants": [{"ruleset": str(REPO / "content/rulesets/line-classic.json")}]}, "is a line ruleset"),
+        # a whole deck of no segment card: nobody could draw a path, so nothing would be measured
+        ({"variants": [{"deck_cards": {"trap": 0}}]}, "/variants/0: variant 'deck trap 0': the deck has no segment"),
+        ({"variants": [{"deck_cards": {}}]}, "the deck has no segment cards left"),
+        # line dungeons only: the refusal says why there is nothing to play
+        (
+            {"dungeons": [str(PACKS / "lantern-depths")]},
+            "nothing to play (no grid dungeon for the player counts asked): dungeon 'candlewick-cellars' is a "
+            "line dungeon: sweeps play grid dungeons; skipped (and 3 more skipped)",
+        ),
     ],
 )
 def test_a_bad_sweep_names_the_member(tmp_path, capsys, members, message):
@@ -174,3 +183,44 @@ def test_the_text_table_and_the_help(capsys):
         main(["sweep", "--help"])
     text = capsys.readouterr().out
     assert "exit codes:" in text and "docs/sweeps.md" in text and "--scheduler" in text
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_any_game(tmp_path, capsys):
+    spec = write_spec(tmp_path, games=10**12, policies=["random"])  # would never end if played
+    target = tmp_path / "no-such-folder" / "r.json"
+    status, out, err = sweep(capsys, str(spec), "-o", str(target), "--workers", "1")
+    assert status == 2 and out == ""
+    assert f"cannot write {target}: its folder does not exist" in err
+    assert not target.parent.exists()
+
+
+def test_the_example_of_docs_sweeps_md_runs(tmp_path, capsys):
+    import re
+    import shutil
+
+    text = (REPO / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    spec = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    spec["games"] = 2
+    folder = tmp_path / "sweeps"  # the example's "../content/packs/ember-halls" from here
+    folder.mkdir()
+    (tmp_path / "content").symlink_to(REPO / "content")
+    shutil.copy(REPO / "content" / "rulesets" / "grid-classic.json", folder / "house-rules.json")
+    (folder / "traps.sweep.json").write_text(json.dumps(spec))
+    status, out, err = sweep(capsys, str(folder / "traps.sweep.json"), "--workers", "1")
+    assert status == 0, err
+    # 2 dungeons x 5 variants x 1 player count x 3 policies
+    assert out.startswith("30 combinations, 2 games each, seed 1")
+
+
+def test_too_many_workers_is_a_usage_error(tmp_path, capsys):
+    status, out, err = sweep(capsys, str(write_spec(tmp_path, games=2)), "--workers", "100000")
+    assert status == 2 and out == "" and "--workers 100000: use 1 to 256" in err
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://host-without-port", "tcp://host:port"])
+def test_a_scheduler_address_without_a_port_is_refused_at_once(tmp_path, capsys, address):
+    pytest.importorskip("distributed")
+    status, out, err = sweep(capsys, str(write_spec(tmp_path, games=2)), "--scheduler", address)
+    assert status == 2 and out == ""
+    assert f"--scheduler {address}: give the Dask scheduler's address as tcp://HOST:PORT" in err
+    assert "Traceback" not in err

@@ -71,7 +71,7 @@ def _positive(text: str) -> int:
 
 def _skills(text: str) -> list[float]:
     try:
-        values = [float(part) for part in text.split(",")]
+        values = [float(part) + 0.0 for part in text.split(",")]  # + 0.0: -0 is skill 0, not "-0"
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number, or numbers separated by commas") from None
     if any(value != value for value in values):  # NaN
@@ -206,13 +206,18 @@ def find_renderer(name: str):
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from inkcrawl.engines.grid.game import MAX_PLAYERS
+    from inkcrawl.runs import MAX_WORKERS
 
     if args.players is not None and not 1 <= args.players <= MAX_PLAYERS:
         return _usage(f"use 1 to {MAX_PLAYERS} players (the most any ruleset allows)")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        return _usage(
+            f"--workers {args.workers}: use 1 to {MAX_WORKERS} (more processes than cores only slow the games down)"
+        )
     if not all(0 <= skill <= 1 for skill in args.skill):
         return _usage("--skill is from 0 (the sloppiest hand) to 1 (exact)")
     if not 0 < args.speed <= 10000:
-        return _usage("--speed is in mm per second, above 0 (a careful line is about 50)")
+        return _usage("--speed is in mm per second, above 0 and at most 10000 (a careful line is about 50)")
     if not 10 <= args.dpi <= 1200:
         return _usage("use a heatmap resolution from 10 to 1200 dpi")
     if args.heatmap and not args.heatmap.lower().endswith(".png"):

@@ -94,12 +94,17 @@ def _error(message: str, status: int) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from inkcrawl.jsonio import read_json_file, write_text_atomic
-    from inkcrawl.runs import RunError
+    from inkcrawl.runs import MAX_WORKERS, RunError
     from inkcrawl.schema import schema_problems
     from inkcrawl.sweep import SweepError, format_sweep_text, plan_sweep, play_sweep
     from inkcrawl.validate import too_many_values, unusable_path
     from inkcrawl.workers import default_workers
 
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        return _error(
+            f"--workers {args.workers}: use 1 to {MAX_WORKERS} (more processes than cores only slow the games down)",
+            EXIT_USAGE,
+        )
     spec_path = Path(args.spec)
     unusable = unusable_path(spec_path)
     if unusable is not None:
@@ -110,6 +115,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         refused = check_output_file(args.output, args.force, [args.spec])
         if refused:
             return _error(refused, EXIT_USAGE)
+        if not Path(args.output).absolute().parent.is_dir():
+            return _error(f"cannot write {args.output}: its folder does not exist", EXIT_USAGE)
     refused_size = too_many_values(spec_path, args.spec)
     spec, problems = (None, [refused_size]) if refused_size is not None else read_json_file(spec_path)
     if problems:
