@@ -34,7 +34,8 @@ heatmap of where lines go). The pack's difficulty curve says whether each dungeo
 one before: for line dungeons the share of par a human loses, for grid dungeons the greedy players'
 mean score (lower is harder). The same seed gives the same report.
 OUT is written atomically; a read-only OUT is refused unless --force.
-exit codes: 0 written, 1 validation errors or a dungeon that cannot be played, 2 usage error,
+exit codes: 0 written, 1 validation errors or a dungeon that cannot be played (the report is still
+written, saying why), 2 usage error,
 unreadable input or unwritable output; 130 Ctrl+C, 143 SIGTERM
 """
 
@@ -172,7 +173,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(write_failure(args.output, exc))
     print(terminal_safe(f"wrote {args.output}"), file=sys.stderr)
-    return EXIT_OK
+    unplayed = [row for row in report["dungeons"] if row.get("note")]
+    for row in unplayed:
+        print(
+            terminal_safe(f"inkcrawl report: error: dungeon {row['id']!r} cannot be played: {row['note']}"),
+            file=sys.stderr,
+        )
+    return EXIT_PROBLEMS if unplayed else EXIT_OK
 
 
 # -- the page ---------------------------------------------------------------------------------
@@ -308,6 +315,11 @@ def _grid_section(row: dict, entry: dict, source: str, dpi: float) -> str:
 def _line_section(row: dict, entry: dict, source: str, dpi: float) -> str:
     out = []
     p = row["par"]
+    if "human" not in row and not p["length_mm"]:
+        return (
+            f'<p class="warn">No par: {_e(row.get("note", ""))}. The search\'s best, {p["bound"]} VP, is only a '
+            "bound.</p>"
+        )
     proven = (
         '<span class="ok">proven optimal</span>' if p["proven"] else f'<span class="warn">bound {p["bound"]}</span>'
     )
@@ -331,7 +343,7 @@ def _line_section(row: dict, entry: dict, source: str, dpi: float) -> str:
     out.append(
         f"<p>A player of skill {human['skill']:g} scores <b>{score['mean']:.2f}</b> on average "
         f"(standard deviation {score['stdev']:.2f}, {score['min']} to {score['max']}), "
-        f"{human['balance']['skill_gap']:.2f} VP under par; the greedy player (no look-ahead) scores "
+        f"{human['balance']['par_gap']:.2f} VP under par; the greedy player (no look-ahead) scores "
         f"{row['greedy']:g}. Scrawls ended: "
         + ", ".join(f"{_e(how.replace('_', ' '))} {share:.0%}" for how, share in human["ended"].items())
         + ".</p>"

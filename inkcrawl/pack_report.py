@@ -109,8 +109,14 @@ def pack_report(
             row["difficulty"] = _r(-row["greedy"]["score"]["mean"])
         else:
             rules = LineRules(entry)
-            row["par"] = par(rules, speed_mm_s=options.speed_mm_s).as_dict()
+            best_route = par(rules, speed_mm_s=options.speed_mm_s)
+            row["par"] = best_route.as_dict()
             row["par"].pop("route", None)
+            if best_route.play is None:  # no route could be drawn: nothing to simulate either
+                row["note"] = best_route.note
+                row["difficulty"] = None
+                dungeons.append(row)
+                continue
             try:
                 row["human"] = simulate_line(
                     entry,

@@ -212,7 +212,7 @@ def format_line_text(stats: dict) -> str:
         f"Final score: mean {score['mean']:.2f}, standard deviation {score['stdev']:.2f}, "
         f"min {score['min']}, max {score['max']} (par {stats['par']})",
         "  percentiles: " + ", ".join(f"{p}%: {v:g}" for p, v in score["percentiles"].items()),
-        f"  skill gap: {stats['balance']['skill_gap']:+.2f} VP (par minus this mean)",
+        f"  under par: {stats['balance']['par_gap']:+.2f} VP (par minus this mean)",
         *format_line_seats(stats),
         f"Line drawn: {stats['length_mm']:.0f} mm on average",
         "Scrawls ended: "

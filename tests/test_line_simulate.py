@@ -52,7 +52,7 @@ def test_greedy_takes_the_boss_it_sees_and_optimal_goes_round_first(lure):
     assert greedy["score"]["min"] == greedy["score"]["max"] == 2
     assert optimal["score"]["min"] == optimal["score"]["max"] == 5
     assert greedy["par"] == optimal["par"] == 5
-    assert greedy["balance"]["skill_gap"] == 3 and optimal["balance"]["skill_gap"] == 0
+    assert greedy["balance"]["par_gap"] == 3 and optimal["balance"]["par_gap"] == 0
     assert greedy["ended"] == {"boss_covered": 1} and optimal["ended"] == {"boss_covered": 1}
     done = {row["element"]: row["completed"] for row in optimal["completion"]}
     assert done == {"b1": 1, "m1": 1, "m2": 1, "m3": 1}

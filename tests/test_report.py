@@ -135,3 +135,25 @@ def test_histogram_tick_labels_stay_inside_the_chart():
     last_x, last = labels[-2]  # the last is the caption
     assert first == "-33" and float(first_x) == 4.3
     assert 24 + float(first_x) - len(first) * 3 > 0 and 24 + float(last_x) + len(last) * 3 < 468
+
+
+def _walled_start_entry() -> dict:
+    # the Lure with a closed wall square around its Start: no line can leave it, so no route can
+    # be drawn (the area search, which knows no walls inside an area, still finds 5)
+    from test_line_simulate import _lure_dungeon
+
+    dungeon = _lure_dungeon()
+    dungeon["walls"] = [{"id": "cage", "points": [[44, 21], [56, 21], [56, 33], [44, 33], [44, 21]]}]
+    return entry_of(dungeon, validate=False)
+
+
+def test_a_dungeon_whose_route_cannot_be_drawn_is_reported_not_given_a_par(tmp_path, capsys):
+    source = _game_file(tmp_path, _walled_start_entry())
+    out = tmp_path / "report.html"
+    assert main(["report", source, "-o", str(out), "--line-games", "2", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "dungeon 'test-keep' cannot be played: the route could not be drawn" in err
+    page = out.read_text()  # written all the same, saying why
+    assert "No par: the route could not be drawn" in page and "is only a bound" in page
+    assert main(["par", source]) == 1
+    assert "no par: the route could not be drawn" in capsys.readouterr().out

@@ -115,7 +115,13 @@ def _cmd_par(args: argparse.Namespace) -> int:
         if result.play is None:
             code = EXIT_PROBLEMS
         results.append(result)
-        if args.format == "text":
+        if args.format == "text" and result.play is None:
+            print(
+                terminal_safe(
+                    f"{result.dungeon}: no par: {result.note} (the search's best, {result.bound} VP, is only a bound)"
+                )
+            )
+        elif args.format == "text":
             status_text = "proven" if result.proven else f"not proven (bound {result.bound})"
             note = f"; {result.note}" if result.note else ""
             if result.timer_s is not None and result.fits_timer:
@@ -144,6 +150,6 @@ def _cmd_par(args: argparse.Namespace) -> int:
                 for r in drawn:
                     write_json_atomic(folder / f"{r.dungeon}.play.json", r.play, force=args.force, inputs=[args.path])
         except (WriteRefused, OSError) as exc:
-            print(f"inkcrawl par: error: {write_failure(exc.filename or args.output, exc)}", file=sys.stderr)
+            print(f"inkcrawl par: error: {write_failure(args.output, exc)}", file=sys.stderr)
             return EXIT_USAGE
     return code

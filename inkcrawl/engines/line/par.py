@@ -238,6 +238,8 @@ def _enter_value(model: _Model, area: int, keys: frozenset, orbs: frozenset) -> 
 #: states and a fraction of a second, so the limits only bind on big sheets).
 STATE_BUDGET = 200_000
 TIME_BUDGET_S = 5.0
+#: States of the short exact search run when a greedy route already reaches the upper bound.
+PROVEN_CHECK_STATES = 5_000
 
 
 def upper_bound(rules: LineRules, players: int = 1, character: str | None = None) -> int:
@@ -398,12 +400,17 @@ def par(
         known = ", ".join(sorted(rules.characters)) or "none"
         hint = did_you_mean(character, rules.characters)
         raise ValueError(f"unknown character {character!r} (this game has: {known}){hint}")
-    # a greedy route that reaches the upper bound is the best there is: no search needed
+    # a greedy route that reaches the upper bound is the best there is: no long search needed. A
+    # short exact search still runs, as its route usually takes the areas in a tighter order
+    # (the search knows no lengths; the greedy order wanders)
     ceiling = upper_bound(rules, players, character)
     bound, plan, exhaustive = solve(rules, players, 0, character)
     if bound < ceiling:
         bound, plan, exhaustive = solve(rules, players, STATE_BUDGET, character)
     else:
+        exact = solve(rules, players, PROVEN_CHECK_STATES, character)
+        if exact[2] and exact[0] >= bound:
+            bound, plan = exact[0], exact[1]
         exhaustive = True
     route = _drawing_steps(rules, plan)[1]
     drawn = _draw(rules, plan, players, character)

@@ -44,7 +44,7 @@ Statistics (:func:`simulate_line`; floats rounded to 4 decimals)
     ``illegal_crossing`` (the referee ignored the rest after one);
     ``length_mm``: mean drawn length; ``balance``: the grid family's seat measures
     (``seat_win_gap``, ``outcome_uniformity``, ``score_spread``, ``ties``, ``winning_margin``;
-    :func:`inkcrawl.tally.outcome_balance`) and ``skill_gap``, par minus the mean of this run (what
+    :func:`inkcrawl.tally.outcome_balance`) and ``par_gap``, par minus the mean of this run (what
     the player model loses against the best route; line games have no rounds and no deck, so no
     lead changes or deck sensitivity); ``heatmap``: ``{"cell_mm", "origin_mm", "columns",
     "rows", "permille"}``, per cell of the sheet (row by row from the top) the share of games,
@@ -540,7 +540,7 @@ def simulate_line(
                 stdev,
                 float(percentiles["75"]) - float(percentiles["25"]),
             ),
-            "skill_gap": _r(par_value - mean),
+            "par_gap": _r(par_value - mean),
         },
         "heatmap": {
             "cell_mm": HEATMAP_CELL_MM,
