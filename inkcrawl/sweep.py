@@ -37,6 +37,10 @@ class SweepError(ValueError):
     """A sweep that cannot be played as written; the message names the member and says why."""
 
 
+class SweepInputError(SweepError):
+    """A file the sweep names cannot be read (missing, a folder, unreadable): a usage error."""
+
+
 @dataclass
 class Combination:
     """One run of a sweep: which dungeon, variant, player count and seat policies."""
@@ -149,7 +153,7 @@ def _ruleset(path: Path, pointer: str):
     from inkcrawl.rulesets import load_ruleset_file
 
     if not path.is_file():
-        raise SweepError(f"{pointer}: no ruleset file {str(path)!r}")
+        raise SweepInputError(f"{pointer}: no ruleset file {str(path)!r}")
     ruleset, problems = load_ruleset_file(path)
     errors = [p for p in problems if p.severity.value == "error"]
     if ruleset is None or errors:

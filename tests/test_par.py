@@ -277,3 +277,8 @@ def test_the_timer_route_is_written_on_request_and_scores_its_timer_vp(tmp_path,
     capsys.readouterr()
     assert main(["score", str(dungeon_file), str(route), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == 5  # without --timer-route: the par route
+
+
+def test_timer_route_without_output_is_a_usage_error(capsys):
+    assert main(["par", str(PACKS / "lantern-depths"), "--timer-route"]) == 2
+    assert "--timer-route chooses the route -o writes" in capsys.readouterr().err

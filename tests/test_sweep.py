@@ -132,7 +132,6 @@ def test_relative_paths_are_read_from_the_sweep_files_folder(tmp_path, capsys, m
         ({"variants": [{"deck": {"trap": -9}}]}, "/variants/0: variant 'trap -9': the deck has 2 'trap' cards"),
         ({"only": ["no-such-room"]}, "/only: no dungeon 'no-such-room'"),
         ({"variants": [{"name": "a"}, {"name": "a"}]}, "two variants have the same name"),
-        ({"variants": [{"ruleset": "missing.json"}]}, "/variants/0/ruleset: no ruleset file"),
         ({"variants": [{"ruleset": str(REPO / "content/rulesets/line-classic.json")}]}, "is a line ruleset"),
         # a whole deck of no segment card: nobody could draw a path, so nothing would be measured
         ({"variants": [{"deck_cards": {"trap": 0}}]}, "/variants/0: variant 'deck trap 0': the deck has no segment"),
@@ -224,3 +223,9 @@ def test_a_scheduler_address_without_a_port_is_refused_at_once(tmp_path, capsys,
     assert status == 2 and out == ""
     assert f"--scheduler {address}: give the Dask scheduler's address as tcp://HOST:PORT" in err
     assert "Traceback" not in err
+
+
+def test_a_missing_ruleset_file_is_a_usage_error_like_any_missing_input(tmp_path, capsys):
+    status, out, err = sweep(capsys, str(write_spec(tmp_path, games=2, variants=[{"ruleset": "missing.json"}])))
+    assert status == 2 and out == ""
+    assert "/variants/0/ruleset: no ruleset file" in err

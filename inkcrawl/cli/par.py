@@ -88,7 +88,12 @@ def _cmd_par(args: argparse.Namespace) -> int:
 
     speed = DEFAULT_SPEED_MM_S if args.speed is None else args.speed
     if not 0 < speed <= 10_000:
-        print(f"inkcrawl par: error: --speed {args.speed}: give mm per second above 0", file=sys.stderr)
+        print(f"inkcrawl par: error: --speed {args.speed}: give mm per second above 0, at most 10000", file=sys.stderr)
+        return EXIT_USAGE
+    if args.timer_route and not args.output:
+        print(
+            "inkcrawl par: error: --timer-route chooses the route -o writes: give -o ROUTE.play.json", file=sys.stderr
+        )
         return EXIT_USAGE
     if not 1 <= args.players <= 16:
         print(f"inkcrawl par: error: --players {args.players}: use 1 to 16", file=sys.stderr)

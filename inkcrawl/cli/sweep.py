@@ -96,7 +96,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from inkcrawl.jsonio import read_json_file, write_text_atomic
     from inkcrawl.runs import MAX_WORKERS, RunError
     from inkcrawl.schema import schema_problems
-    from inkcrawl.sweep import SweepError, format_sweep_text, plan_sweep, play_sweep
+    from inkcrawl.sweep import SweepError, SweepInputError, format_sweep_text, plan_sweep, play_sweep
     from inkcrawl.validate import too_many_values, unusable_path
     from inkcrawl.workers import default_workers
 
@@ -142,7 +142,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except SweepError as exc:
         if status:
             return status[0]
-        return _error(f"{args.spec}:{exc}", EXIT_PROBLEMS)
+        return _error(f"{args.spec}:{exc}", EXIT_USAGE if isinstance(exc, SweepInputError) else EXIT_PROBLEMS)
     if status:
         return status[0]
     for note in plan.notes:
