@@ -1,8 +1,9 @@
-"""Benchmark: ``inkcrawl generate`` for the grid family.
+"""Benchmark: ``inkcrawl generate`` for the grid and line families, and ``inkcrawl populate``.
 
 Usage (from the repository root)::
 
-    PYTHONPATH=. python benchmarks/generate.py [--count 200] [--targets 20] [--seed 0]
+    PYTHONPATH=. python benchmarks/generate.py [--family grid|line|both] [--count 200] [--targets 20]
+                                               [--line 50] [--seed 0]
 
 What it measures, in this process (imports and the schema's compilation done once first):
 
@@ -16,6 +17,16 @@ What it measures, in this process (imports and the schema's compilation done onc
    those that pass it a 200-game measure; a try missing the range is repaired up to 3 times.
 4. Impossible specs: each counting check's explanation time (the aim: at most 1 s), and a
    distance rule no layout meets ended by a 1 s time limit.
+
+Line family (``--family line`` or ``both``):
+
+5. ``--line`` dungeons of ``generate --family line`` with the defaults (5-8 rooms, 0-3 locked
+   doors, counts from the rooms), and the same with a par range [20, 24]: time per dungeon
+   including populate's validation and its par check (the aim: p90 at most 2 s).
+6. ``populate`` on the bundled lantern-depths dungeons stripped of their content, on the donjon
+   samples imported, and on the watabou sample when /work/shared/samples holds it, 10 seeds
+   each: time per dungeon, par check included.
+7. Impossible line specs: the explanation time of each counting check.
 """
 
 from __future__ import annotations
@@ -39,7 +50,17 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=200, help="dungeons per plain run (default 200)")
     parser.add_argument("--targets", type=int, default=20, help="dungeons with a difficulty target (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--line", type=int, default=50, help="line dungeons per run (default 50)")
+    parser.add_argument("--family", choices=("grid", "line", "both"), default="both", help="what to measure")
     args = parser.parse_args()
+    if args.family in ("grid", "both"):
+        grid_benchmark(args)
+    if args.family in ("line", "both"):
+        line_benchmark(args)
+
+
+def grid_benchmark(args: argparse.Namespace) -> None:
+    """Figures 1-4 (see the module docstring)."""
 
     started = time.perf_counter()
     from inkcrawl.generate import Infeasible, generate_grid, grid_spec
@@ -86,6 +107,90 @@ def main() -> None:
         generate_grid(spec, 1, time_limit=1.0)
     except Infeasible as exc:
         print(f"impossible, found by search: explained in {time.perf_counter() - start:.2f} s: {exc}")
+
+
+def _line_figures(name: str, times: list[float], pars: list[int]) -> None:
+    times = sorted(times)
+    p90 = times[max(0, int(len(times) * 0.9) - 1)] if len(times) > 1 else times[0]
+    print(
+        f"{name}: {len(times)} dungeons, p50 {statistics.median(times):.2f} s, p90 {p90:.2f} s, "
+        f"max {times[-1]:.2f} s; par mean {statistics.mean(pars):.1f}, range {min(pars)}..{max(pars)} VP"
+    )
+
+
+def line_benchmark(args: argparse.Namespace) -> None:
+    """Figures 5-7 (see the module docstring)."""
+    import contextlib
+    import io
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from inkcrawl.cli import main as cli
+    from inkcrawl.generate import Infeasible, line_spec
+    from inkcrawl.generate.line import generate_line
+    from inkcrawl.generate.populate import populate_line
+    from inkcrawl.validate import RulesetRegistry
+
+    started = time.perf_counter()
+    ruleset = RulesetRegistry().get("line-classic")
+    assert ruleset is not None
+    generate_line(line_spec(None, ruleset), 0)  # warm-up
+    print(f"line imports and warm-up: {time.perf_counter() - started:.2f} s")
+
+    def line(**section) -> dict:
+        return {"type": "constraints", "format_version": 1, "family": "line", "line": section}
+
+    for name, constraints in (("line defaults", None), ("line par 20..24", line(difficulty={"par": [20, 24]}))):
+        spec = line_spec(constraints, ruleset)
+        times, pars = [], []
+        for seed in range(args.seed, args.seed + args.line):
+            start = time.perf_counter()
+            result = generate_line(spec, seed, time_limit=60)
+            times.append(time.perf_counter() - start)
+            pars.append(result.populated.par)
+        _line_figures(name, times, pars)
+
+    root = Path(__file__).resolve().parent.parent
+    layouts = {}
+    for path in sorted((root / "content" / "packs" / "lantern-depths" / "dungeons").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["elements"] = [e for e in data["elements"] if e["kind"] in ("door", "label", "start")]
+        data["sheet"].update(end_triggers=[], orb_tokens={}, components=[])
+        layouts[path.stem] = data
+    sources = sorted((root / "tests" / "import_samples" / "donjon").glob("*.json"))
+    watabou = Path("/work/shared/samples/watabou/prison_of_raianai.json")
+    sources += [watabou] if watabou.is_file() else []
+    with tempfile.TemporaryDirectory() as folder:
+        for source in sources:
+            out = Path(folder) / f"{source.stem}.json"
+            quiet = io.StringIO()
+            with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):  # the import's notes
+                code = cli(["import", str(source), "-o", str(out)])
+            if code == 0:
+                layouts[source.stem] = json.loads(out.read_text(encoding="utf-8"))
+    spec = line_spec(None, ruleset)
+    times, pars = [], []
+    for name, data in layouts.items():
+        for seed in range(10):
+            start = time.perf_counter()
+            result = populate_line(data, spec, seed, time_limit=60, file=name)
+            times.append(time.perf_counter() - start)
+            pars.append(result.par)
+    _line_figures(f"populate ({len(layouts)} layouts x 10 seeds)", times, pars)
+
+    impossible = {
+        "more rooms than slots": line(rooms=13),
+        "more locked doors than corridors": line(rooms=2, locked_doors=3),
+        "elements beyond the paper": line(rooms=5, elements={"monster": 300}),
+        "par above the upper bound": line(rooms=5, difficulty={"par": [500, 600]}),
+    }
+    for name, constraints in impossible.items():
+        start = time.perf_counter()
+        try:
+            generate_line(line_spec(constraints, ruleset), 1)
+        except Infeasible as exc:
+            print(f"impossible, {name}: explained in {(time.perf_counter() - start) * 1000:.1f} ms ({exc.constraint})")
 
 
 if __name__ == "__main__":

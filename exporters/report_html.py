@@ -132,8 +132,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
     refused = check_output_file(args.output, args.force, input_files([args.pack]))
     if refused:
         return _error(refused)
-    if not Path(args.output).absolute().parent.is_dir():
-        return _error(f"cannot write {args.output}: its folder does not exist")
     entries, status = load_games([args.pack])
     if status is not None:
         return status

@@ -16,7 +16,9 @@ over the target, so a crash never leaves a half-written file; the temporary file
 any error, and those a killed earlier run left are removed by the next write of the same target.
 The target is checked first (:func:`check_target`): a folder, a device, pipe or socket, or one of
 the command's own inputs is refused, a read-only file too unless ``force=True``; a symlink is
-written through to the file it points to and stays a link.
+written through to the file it points to and stays a link. A whole folder (a content pack) is
+written by :func:`atomic_folder` the same way: made hidden beside it under the same name pattern,
+then renamed into place, its stale copies removed by the next write of the same folder.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import math
 import os
 import re
+import shutil
 import stat
 import tempfile
 import time
@@ -347,11 +350,14 @@ class WriteRefused(OSError):
     ``reason`` says which: ``"read-only"`` (the file has no write permission; ``force=True``
     replaces it anyway), ``"special"`` (a device, pipe or socket: never written, even with
     ``force``), ``"folder"`` (the path is a folder), ``"input"`` (the path is one of the files
-    the command reads) or ``"name"`` (a NUL character in the name). ``strerror`` is a sentence
-    without the file's name (callers name it) and ``filename`` the path asked for."""
+    the command reads), ``"no-folder"`` (the folder it would go in does not exist:
+    :func:`inkcrawl.cli.common.check_output_file`) or ``"name"`` (a NUL character in the name).
+    ``strerror`` is a sentence without the file's name (callers name it) and ``filename`` the
+    path asked for."""
 
     def __init__(self, path: str | os.PathLike, reason: str, message: str):
-        super().__init__(errno.EISDIR if reason == "folder" else errno.EPERM, message, os.fspath(path))
+        code = {"folder": errno.EISDIR, "no-folder": errno.ENOENT}.get(reason, errno.EPERM)
+        super().__init__(code, message, os.fspath(path))
         self.reason = reason
 
 
@@ -382,11 +388,13 @@ def _pid_running(pid: int) -> bool:
 
 
 def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
-    """Remove the temporary files a killed earlier write of ``path`` left beside it; returns them.
+    """Remove the temporary files a killed earlier write of ``path`` left beside it, and the
+    hidden folders a killed earlier :func:`atomic_folder` of ``path`` left (with what they hold);
+    returns them.
 
-    Only files named as :func:`atomic_target` names its own (``.NAME.inkcrawl-<pid>-<random>.tmp``)
-    are candidates, and only those whose writing process is no longer running and that were last
-    changed before this process started. Never raises."""
+    Only files and folders named as :func:`atomic_target` and :func:`atomic_folder` name their own
+    (``.NAME.inkcrawl-<pid>-<random>.tmp``) are candidates, and only those whose writing process
+    is no longer running and that were last changed before this process started. Never raises."""
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     prefix = _temp_prefix(target.name)
@@ -403,9 +411,15 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
             continue
         try:
             info = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(info.st_mode) or info.st_mtime >= _STARTED or _pid_running(int(match.group(1))):
+            folder = stat.S_ISDIR(info.st_mode)
+            if not (folder or stat.S_ISREG(info.st_mode)) or info.st_mtime >= _STARTED:
                 continue
-            os.unlink(entry.path)
+            if _pid_running(int(match.group(1))):
+                continue
+            if folder:  # a hidden folder of :func:`atomic_folder`; its links are removed, not followed
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
         except (OSError, ValueError):
             continue
         removed.append(Path(entry.path))
@@ -515,6 +529,37 @@ def atomic_target(path: Path, force: bool = False, inputs: Iterable[str | os.Pat
             os.unlink(tmp_name)
         except OSError:
             pass
+        raise
+
+
+@contextmanager
+def atomic_folder(path: Path) -> Iterator[Path]:
+    """Context manager yielding a new, empty hidden folder beside the folder ``path`` to fill;
+    when the block ends without an exception it is renamed to ``path``, so the whole folder
+    appears at once (a content pack: its manifest never without its dungeons), otherwise it is
+    removed with everything in it (also on Ctrl+C or SIGTERM).
+
+    ``path`` should not exist (on POSIX an empty folder is replaced by the rename, and its
+    permissions kept; anything else makes the rename fail). The hidden folder is named like the
+    temporary files of :func:`atomic_target` (``.NAME.inkcrawl-<pid>-<random>.tmp``, in the same
+    parent folder, so the rename stays on one file system), and those a killed earlier run left
+    are removed first (:func:`remove_stale_temporaries`). Raises ``OSError`` when the folder
+    cannot be made or renamed (the caller names the folder)."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    remove_stale_temporaries(target)
+    building = Path(tempfile.mkdtemp(prefix=f"{_temp_prefix(target.name)}{os.getpid()}-", suffix=".tmp", dir=parent))
+    try:
+        yield building
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = 0o777 & ~_umask()
+        os.chmod(building, mode)
+        os.rename(building, target)  # the whole folder appears at once, or nothing
+        _sync_folder(parent)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
         raise
 
 

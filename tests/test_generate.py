@@ -343,8 +343,10 @@ def test_cli_schema_errors_exit_1_and_usage_errors_exit_2(tmp_path, capsys):
     assert _run(capsys, "generate", "--seed", 1, "--constraints", broken, "-o", tmp_path / "x.json")[0] == 2
     code, _, err = _run(capsys, "generate", "--seed", 1, "--ruleset", "grid-clasic", "-o", tmp_path / "x.json")
     assert code == 2 and "grid-classic" in err
-    code, _, err = _run(capsys, "generate", "--family", "line", "--seed", 1, "-o", tmp_path / "x.json")
-    assert code == 2 and "not available yet" in err
+    code, _, err = _run(
+        capsys, "generate", "--family", "line", "--ruleset", "grid-classic", "--seed", 1, "-o", tmp_path / "x.json"
+    )
+    assert code == 2 and "for the grid family, not line" in err
     assert _run(capsys, "generate", "--seed", 1, "-o", tmp_path / "x.txt")[0] == 2
     existing = tmp_path / "taken"
     existing.mkdir()

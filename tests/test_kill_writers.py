@@ -13,6 +13,9 @@ Each writer runs as a real subprocess on the bundled content, killed twice:
 
 Then the command runs normally: its exit code, a complete target, and no ``*.tmp`` left (the
 stale ones of the killed runs are removed by :func:`inkcrawl.jsonio.remove_stale_temporaries`).
+The writers of whole pack folders (``new pack``, ``import --level all``, ``generate --count``)
+are killed the same way, before their hidden folder is renamed into place and as soon as it is
+seen: the pack folder is absent or whole, and the next run leaves no hidden folder behind.
 Last, a command killed while its worker processes play leaves none of them behind.
 Skipped where there are no POSIX signals."""
 
@@ -44,19 +47,20 @@ CRYPT = REPO / "tests" / "import_samples" / "donjon" / "crypt.json"
 #: What every target holds before a run (migrate's target is its input: the old-format fixture).
 OLD = b"the old content, which must survive whole\n"
 
-#: The child: stops itself (SIGSTOP) when the temporary file is about to replace the target
-#: (argv[1]), then runs the command (argv[2:]) as ``inkcrawl`` does.
+#: The child: stops itself (SIGSTOP) when the temporary file (or hidden folder) is about to
+#: replace the target (argv[1]), then runs the command (argv[2:]) as ``inkcrawl`` does.
 _STOP_BEFORE_RENAME = """
 import os, signal, sys
 target = os.path.realpath(sys.argv[1])
-real_replace = os.replace
 
-def replace(src, dst, *args, **kwargs):
-    if os.path.realpath(dst) == target:
-        os.kill(os.getpid(), signal.SIGSTOP)
-    return real_replace(src, dst, *args, **kwargs)
+def stopping(real):
+    def rename(src, dst, *args, **kwargs):
+        if os.path.realpath(dst) == target:
+            os.kill(os.getpid(), signal.SIGSTOP)
+        return real(src, dst, *args, **kwargs)
+    return rename
 
-os.replace = replace
+os.replace, os.rename = stopping(os.replace), stopping(os.rename)
 from inkcrawl.cli import main
 sys.exit(main(sys.argv[2:]))
 """
@@ -281,7 +285,8 @@ KILLS: list[tuple[str, str]] = []
 def _count_kills():
     yield
     caught = sum(1 for _, moment in KILLS if moment == "temporary file seen")
-    print(f"\nkill -9: {len(KILLS)} kills of {len(WRITERS)} writers ({caught} when the temporary file was seen)")
+    writers = len(WRITERS) + len(FOLDER_WRITERS)
+    print(f"\nkill -9: {len(KILLS)} kills of {writers} writers ({caught} when the temporary file was seen)")
 
 
 @pytest.mark.parametrize("name", list(WRITERS))
@@ -375,3 +380,166 @@ def test_the_workers_of_a_killed_command_end_with_it():
                 os.kill(pid, signal.SIGKILL)
         if process.stderr:
             process.stderr.close()
+
+
+# Writers of whole folders ----------------------------------------------------------------------
+# ``new pack``, ``import --level all`` and ``generate --count`` build the pack in a hidden folder
+# beside the target (``.NAME.inkcrawl-<pid>-<random>.tmp``, :func:`inkcrawl.jsonio.atomic_folder`)
+# and rename it into place: killed at any moment, the target folder is absent or whole, and the
+# hidden folders of killed runs are removed by the next run.
+
+
+def _ldtk_project(folder: Path) -> str:
+    """An LDtk project of three small levels (as tests/test_import_ldtk.py builds them)."""
+    from tests.test_import_ldtk import _codes, _intgrid_layer, _level, _project, _write
+
+    small = [_intgrid_layer("Dungeon", [2] * 4, 2, 2)]
+    levels = [_level("Crypt", [_intgrid_layer("Dungeon", _codes())])]
+    levels += [_level(name, small, 32, 32) for name in ("Cellar", "cellar")]
+    return str(_write(folder / "world.ldtk", _project(levels)))
+
+
+@dataclass(frozen=True)
+class FolderWriter:
+    """A command writing the pack folder ``pack`` in a folder: its arguments, the dungeon files
+    its manifest lists (in order) and their family."""
+
+    argv: Callable[[Path], list[str]]
+    dungeons: list[str]
+    family: str
+
+    def complete(self, folder: Path) -> bool:
+        """Whether ``folder`` is the whole pack: ``pack.json`` listing :attr:`dungeons`, each a
+        readable dungeon of :attr:`family`, and no other file."""
+        try:
+            manifest = json.loads((folder / "pack.json").read_bytes())
+            files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir())
+            if manifest["type"] != "pack" or manifest["dungeons"] != self.dungeons:
+                return False
+            if files != sorted([*self.dungeons, "pack.json"]):
+                return False
+            return all(json.loads((folder / name).read_bytes())["family"] == self.family for name in self.dungeons)
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+
+
+FOLDER_WRITERS = {
+    "new pack": FolderWriter(lambda d: ["new", "pack", str(d / "pack")], ["dungeons/first-dungeon.json"], "line"),
+    "import --level all": FolderWriter(
+        lambda d: ["import", _ldtk_project(d), "--level", "all", "-o", str(d / "pack")],
+        ["dungeons/Crypt.json", "dungeons/Cellar.json", "dungeons/cellar-2.json"],
+        "line",
+    ),
+    "generate --count 3": FolderWriter(
+        lambda d: ["generate", "--family", "grid", "--seed", "1", "--count", "3", "-o", str(d / "pack")],
+        ["dungeons/pack-01.json", "dungeons/pack-02.json", "dungeons/pack-03.json"],
+        "grid",
+    ),
+}
+
+
+def _hidden(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize("name", list(FOLDER_WRITERS))
+def test_a_folder_writer_killed_in_its_window_leaves_no_half_pack_and_no_hidden_folder(tmp_path, name):
+    writer = FOLDER_WRITERS[name]
+    argv = writer.argv(tmp_path)
+    target = tmp_path / "pack"
+    others = sorted(p.name for p in tmp_path.iterdir())  # the command's inputs
+
+    # 1. killed with its whole hidden folder beside the target, just before the rename
+    pid = _stop_before_rename_and_kill(argv, target)
+    KILLS.append((name, "before the rename"))
+    assert not target.exists()  # no pack, not half of one
+    [left] = _hidden(tmp_path)
+    assert left.startswith(f".pack.inkcrawl-{pid}-") and left.endswith(".tmp")
+    assert writer.complete(tmp_path / left), "the hidden folder was not written whole"
+
+    # 2. killed as soon as its hidden folder is seen
+    if _kill_when_the_temporary_file_appears(argv, target):
+        KILLS.append((name, "temporary file seen"))
+    assert not target.exists() or writer.complete(target)
+    shutil.rmtree(target, ignore_errors=True)  # a new pack folder is refused where one exists
+
+    # 3. the next normal run writes the pack whole and removes the hidden folders of the killed runs
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", *argv], cwd=REPO, env=_env(), capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    assert writer.complete(target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*others, "pack"])  # nothing hidden left
+
+
+def test_new_pack_into_an_existing_empty_folder_writes_into_it(tmp_path):
+    """``new pack DIR`` where DIR is a folder the user made (it may be the current folder of a
+    shell): it is written into, never replaced, so it keeps its permissions."""
+    target = tmp_path / "pack"
+    target.mkdir()
+    target.chmod(0o750)
+    inode = target.stat().st_ino
+    run = subprocess.run(
+        [sys.executable, "-m", "inkcrawl", "new", "pack", "."],
+        cwd=target,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert FOLDER_WRITERS["new pack"].complete(target)
+    assert target.stat().st_ino == inode and target.stat().st_mode & 0o777 == 0o750
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pack"]
+
+
+def test_only_stale_hidden_folders_of_the_pattern_are_removed(tmp_path):
+    """:func:`inkcrawl.jsonio.remove_stale_temporaries` on a folder target removes a hidden folder
+    of its own pattern (with what it holds) only when its process is gone and it is older than this
+    run; a live writer's, a fresh one, another target's, another pattern and a link are kept."""
+    from inkcrawl import jsonio
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead, alive, long_ago = int(ended.stdout), os.getppid(), jsonio._STARTED - 3600
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.json").write_text("{}")
+    names = {
+        f".pack.inkcrawl-{dead}-abc123de.tmp": True,  # ours, writer gone, old: stale
+        f".pack.inkcrawl-{alive}-abc123de.tmp": False,  # its writer still runs
+        f".pack.inkcrawl-{dead}-fresh000.tmp": False,  # newer than this process (mtime left as now)
+        f".other.inkcrawl-{dead}-abc123de.tmp": False,  # another target's
+        ".pack.abc123de": False,  # not the pattern (the old hidden folders' names)
+    }
+    for name in names:
+        (tmp_path / name / "dungeons").mkdir(parents=True)
+        (tmp_path / name / "dungeons" / "half.json").write_text('{"type": "dun')
+        if "fresh" not in name:
+            os.utime(tmp_path / name, (long_ago, long_ago))
+    link = tmp_path / f".pack.inkcrawl-{dead}-link0000.tmp"
+    link.symlink_to(outside, target_is_directory=True)  # never followed, never removed
+    os.utime(link, (long_ago, long_ago), follow_symlinks=False)
+
+    removed = jsonio.remove_stale_temporaries(tmp_path / "pack")
+    assert sorted(p.name for p in removed) == [name for name, stale in names.items() if stale]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["outside", link.name] + [name for name, stale in names.items() if not stale]
+    )
+    assert (outside / "keep.json").exists()
+
+
+def test_a_folder_write_that_fails_leaves_nothing(tmp_path):
+    """:func:`inkcrawl.jsonio.atomic_folder`: an error (or Ctrl+C) in the block removes the hidden
+    folder and what was written in it; the target is never made."""
+    from inkcrawl.jsonio import atomic_folder, write_text_atomic
+
+    for error in (OSError(28, "No space left on device"), KeyboardInterrupt()):
+        with pytest.raises(type(error)):
+            with atomic_folder(tmp_path / "pack") as building:
+                write_text_atomic(building / "pack.json", "{}\n")
+                raise error
+        assert sorted(tmp_path.iterdir()) == []
+    with atomic_folder(tmp_path / "pack") as building:
+        write_text_atomic(building / "pack.json", "{}\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["pack"] and (tmp_path / "pack" / "pack.json").read_text() == "{}\n"

@@ -107,7 +107,7 @@ def test_the_json_report_and_bad_outputs(tmp_path, capsys):
     capsys.readouterr()
     missing = tmp_path / "no-such-folder" / "r.json"  # refused before the games are played
     assert main(["report", source, "-o", str(missing), "--games", "10000000000"]) == 2
-    assert f"cannot write {missing}: its folder does not exist" in capsys.readouterr().err
+    assert f"cannot write {missing}: the folder {missing.parent} does not exist" in capsys.readouterr().err
     assert main(["report", source, "-o", str(out), "--workers", "100000"]) == 2
     assert "--workers 100000: use 1 to 256" in capsys.readouterr().err
     assert json.loads(open(source).read())["type"] == "game"

@@ -189,7 +189,7 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_game(tmp_path, caps
     target = tmp_path / "no-such-folder" / "r.json"
     status, out, err = sweep(capsys, str(spec), "-o", str(target), "--workers", "1")
     assert status == 2 and out == ""
-    assert f"cannot write {target}: its folder does not exist" in err
+    assert f"cannot write {target}: the folder {target.parent} does not exist" in err
     assert not target.parent.exists()
 
 

@@ -49,6 +49,7 @@ _CORE_COMMANDS = (
     "inkcrawl.cli.importing",
     "inkcrawl.cli.new",
     "inkcrawl.cli.generate",
+    "inkcrawl.cli.populate",
 )
 
 

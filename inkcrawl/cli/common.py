@@ -48,15 +48,20 @@ def write_failure(path: str | os.PathLike, exc: OSError) -> str:
 
 
 def check_output_file(
-    path: str | os.PathLike, force: bool = False, inputs: Iterable[str | os.PathLike] = ()
+    path: str | os.PathLike, force: bool = False, inputs: Iterable[str | os.PathLike] = (), new_folder: bool = False
 ) -> str | None:
     """Before a command does its work: ``None`` when ``path`` may be written, else the message
     of :func:`write_failure` (a folder, a device, one of ``inputs``, read-only without
-    ``force``, a name the system refuses). The write itself checks again."""
-    from inkcrawl.jsonio import check_target
+    ``force``, a name the system refuses, a folder that does not exist, so that a long command
+    fails at once rather than after its work; ``new_folder``: the command makes that folder
+    itself). The write itself checks again."""
+    from inkcrawl.jsonio import WriteRefused, check_target
 
     try:
-        check_target(path, force, inputs)
+        target = check_target(path, force, inputs)
+        if not new_folder and not target.exists() and not target.parent.is_dir():
+            folder = os.fspath(Path(path).parent) or "."
+            raise WriteRefused(path, "no-folder", f"the folder {folder} does not exist")
     except OSError as exc:
         return write_failure(path, exc)
     return None

@@ -18,6 +18,8 @@ examples:
   inkcrawl generate --family grid --seed 7 --constraints hard.json -o hard-crypt.json
   inkcrawl generate --family grid --seed 3 --count 10 --constraints curve.json -o rising-pack
   inkcrawl generate --family grid --seed 1 --ruleset my-variant --time-limit 20 -o variant.json
+  inkcrawl generate --family line --seed 4 -o cellars.json          rooms, corridors, doors, then content
+  inkcrawl generate --family line --seed 4 --count 5 --constraints deep.json -o line-pack
 
 A constraints file (docs/generating.md; schema schemas/constraints.schema.json):
   {"type": "constraints", "format_version": 1, "family": "grid",
@@ -25,6 +27,10 @@ A constraints file (docs/generating.md; schema schemas/constraints.schema.json):
             "passages": {"density": [0.6, 0.8], "every_room_reachable": true},
             "distances": {"dragon_from_entryways": 4, "monster_from_weapon": 3},
             "difficulty": {"mean_score": {"from": [0, 4], "to": [12, 16]}}}}
+  {"type": "constraints", "format_version": 1, "family": "line",
+   "line": {"rooms": [6, 9], "locked_doors": 2, "corridor_width_mm": 12, "loops": 0.3,
+            "elements": {"monster": [3, 5], "boss": 1}, "locks": {"depth": 1},
+            "difficulty": {"par": [18, 26]}}}
 Members left out take the ruleset's values. The same seed and constraints give the same bytes.
 With --count above 1, -o names a new pack folder (pack.json and dungeons/), written whole or not
 at all, and a difficulty curve runs from the first dungeon to the last. An impossible spec is
@@ -77,7 +83,8 @@ def register(subparsers) -> None:
         help="generate dungeons that validate with no errors, from a seed and constraints",
         description="Generate a dungeon (or with --count N a pack of N) from a seed: grid size, entryways, "
         "features, passage density, distance rules and a difficulty target from a constraints file, the rest "
-        "from the ruleset. Every dungeon is validated before it is written.",
+        "from the ruleset; line dungeons: rooms, corridors and locked doors, then the content of "
+        "'inkcrawl populate' with a par target. Every dungeon is validated before it is written.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -160,8 +167,6 @@ def _generate(args: argparse.Namespace) -> int:
     family = args.family or (constraints or {}).get("family") or "grid"
     if constraints is not None and constraints["family"] != family:
         raise _Stop(f"--family {family}, but {args.constraints} is for the {constraints['family']} family")
-    if family != "grid":
-        raise _Stop("generating line dungeons is not available yet; --family grid generates grid dungeons")
     registry = RulesetRegistry()
     wanted = args.ruleset or (constraints or {}).get("ruleset") or FAMILY_RULESETS[family]
     ruleset = registry.get(wanted)
@@ -182,11 +187,13 @@ def _generate(args: argparse.Namespace) -> int:
         refused = _new_pack_folder(output)
         if refused is not None:
             raise _Stop(refused)
+    limit = args.time_limit or DEFAULT_TIME_LIMIT
+    if family == "line":
+        return _generate_line(args, constraints, ruleset, output, limit)
     try:
         spec = grid_spec(constraints, ruleset)
     except GenerateError as exc:
         raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
-    limit = args.time_limit or DEFAULT_TIME_LIMIT
     results = []
     pack_id = slug(Path(os.path.abspath(output)).name, "pack")
     for index in range(args.count):
@@ -222,6 +229,50 @@ def _generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _generate_line(args: argparse.Namespace, constraints: dict | None, ruleset, output: Path, limit: float) -> int:
+    """``--family line``: :func:`inkcrawl.generate.line.generate_line` for each dungeon, then the
+    file or pack written as for the grid family."""
+    from inkcrawl.cli.new import PACK_DUNGEONS
+    from inkcrawl.generate import GenerateError, GeneratorBug, line_spec
+    from inkcrawl.generate.line import generate_line
+    from inkcrawl.jsonio import dumps_canonical
+    from inkcrawl.templates import slug
+
+    try:
+        spec = line_spec(constraints, ruleset)
+    except GenerateError as exc:
+        raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+    pack_id = slug(Path(os.path.abspath(output)).name, "pack")
+    results = []
+    for index in range(args.count):
+        dungeon_id = (
+            (slug(output.stem)[:64].strip("-") or "dungeon") if args.count == 1 else f"{pack_id[:56]}-{index + 1:02d}"
+        )
+        try:
+            results.append(generate_line(spec, args.seed, index, dungeon_id=dungeon_id, time_limit=limit))
+        except (GenerateError, GeneratorBug) as exc:
+            where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
+            raise _Stop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
+    if args.count == 1:
+        _write_file(output, dumps_canonical(results[0].data), args.force)
+    else:
+        _write_pack(output, pack_id, ruleset.id, results, args.seed, PACK_DUNGEONS)
+    for result in results:
+        shown = output if args.count == 1 else output / PACK_DUNGEONS / f"{result.data['id']}.json"
+        populated = result.populated
+        target = ""
+        if populated.par_range is not None:
+            target = f" in {populated.par_range[0]:g}..{populated.par_range[1]:g}"
+        note = (
+            f"{result.rooms} rooms, {result.corridors} corridors, {result.doors} locked "
+            f"door{'' if result.doors == 1 else 's'} (keys "
+            f"{populated.depth} deep), par {populated.par} VP{target}"
+        )
+        print(terminal_safe(f"wrote {shown} ('{result.data['sheet']['title']}': {note})"))
+    print(terminal_safe(f"next: inkcrawl validate {output}   or   inkcrawl edit {output}"))
+    return EXIT_OK
+
+
 def _new_pack_folder(folder: Path) -> str | None:
     """Why ``folder`` cannot be the new pack folder (``None`` when it can): it must not exist
     yet, its parent must, and it is a folder, not a ``.json`` file."""
@@ -251,11 +302,8 @@ def _write_file(output: Path, text: str, force: bool) -> None:
 def _write_pack(folder: Path, pack_id: str, ruleset_id: str, results: list, seed: int, dungeons: str) -> None:
     """The pack folder ``folder`` with ``pack.json`` and ``dungeons/<id>.json``, whole or not at
     all: made in a hidden folder beside it, then renamed (as ``inkcrawl import --level all``)."""
-    import shutil
-    import tempfile
-
     from inkcrawl.cli.new import _title_of
-    from inkcrawl.jsonio import _umask, dumps_canonical, write_text_atomic
+    from inkcrawl.jsonio import atomic_folder, dumps_canonical, write_text_atomic
     from inkcrawl.schema import schema_problems
     from inkcrawl.validate import MANIFEST_NAME
 
@@ -274,20 +322,10 @@ def _write_pack(folder: Path, pack_id: str, ruleset_id: str, results: list, seed
     if problems:
         raise _Stop(f"internal error: the pack manifest does not validate ({problems[0].message}); nothing written", 1)
     files[MANIFEST_NAME] = dumps_canonical(manifest)
-    parent = folder.parent if str(folder.parent) else Path(".")
-    try:
-        building = Path(tempfile.mkdtemp(prefix=f".{folder.name[:40]}.", dir=parent))
+    try:  # made in a hidden folder beside it, then renamed: the whole pack appears at once, or nothing
+        with atomic_folder(folder) as building:
+            (building / dungeons).mkdir()
+            for relative, text in files.items():
+                write_text_atomic(building / relative, text)
     except OSError as exc:
         raise _Stop(write_failure(folder, exc)) from exc
-    try:
-        (building / dungeons).mkdir()
-        for relative, text in files.items():
-            write_text_atomic(building / relative, text)
-        building.chmod(0o777 & ~_umask())
-        building.rename(folder)  # the whole pack appears at once, or nothing
-    except OSError as exc:
-        shutil.rmtree(building, ignore_errors=True)
-        raise _Stop(write_failure(folder, exc)) from exc
-    except BaseException:  # Ctrl+C, SIGTERM: no half-made pack left behind either
-        shutil.rmtree(building, ignore_errors=True)
-        raise

@@ -236,12 +236,9 @@ def _import_every_level(importer, args: argparse.Namespace, options, folder: Pat
     (``dungeons/<level>.json`` and ``pack.json``, the format of docs/formats.md), written whole
     or not at all (made in a hidden folder beside it, then renamed), then validated as a pack.
     A level that cannot be imported is named in a warning and left out; none imported is exit 2."""
-    import shutil
-    import tempfile
-
     from inkcrawl.importers import ImportFailed, MappingFailed, check_limits, condense_notes
     from inkcrawl.importers.build import safe_id
-    from inkcrawl.jsonio import _umask, dumps_canonical, write_text_atomic
+    from inkcrawl.jsonio import atomic_folder, dumps_canonical, write_text_atomic
     from inkcrawl.model import dungeon_from_dict
     from inkcrawl.report import format_text
     from inkcrawl.schema import schema_problems
@@ -305,23 +302,13 @@ def _import_every_level(importer, args: argparse.Namespace, options, folder: Pat
         "dungeons": list(files),
     }
     files[MANIFEST_NAME] = dumps_canonical(manifest)
-    parent = folder.parent if str(folder.parent) else Path(".")
-    try:
-        building = Path(tempfile.mkdtemp(prefix=f".{folder.name[:40]}.", dir=parent))
+    try:  # made in a hidden folder beside it, then renamed: the whole pack appears at once, or nothing
+        with atomic_folder(folder) as building:
+            (building / "dungeons").mkdir()
+            for relative, text in files.items():
+                write_text_atomic(building / relative, text)
     except OSError as exc:
         return _fail(write_failure(folder, exc))
-    try:
-        (building / "dungeons").mkdir()
-        for relative, text in files.items():
-            write_text_atomic(building / relative, text)
-        building.chmod(0o777 & ~_umask())
-        building.rename(folder)  # the whole pack appears at once, or nothing
-    except OSError as exc:
-        shutil.rmtree(building, ignore_errors=True)
-        return _fail(write_failure(folder, exc))
-    except BaseException:  # Ctrl+C, SIGTERM: no half-made pack left behind either
-        shutil.rmtree(building, ignore_errors=True)
-        raise
     report = validate_paths([str(folder / MANIFEST_NAME)])
     if report.problems:
         sys.stderr.write(format_text(report))

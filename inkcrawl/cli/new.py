@@ -24,7 +24,8 @@ The dungeon validates with no errors ('inkcrawl validate' it, open it with 'inkc
 a grid dungeon has the ruleset's entryways and features spread over an open board, a line
 dungeon one room with a Start, a monster and an exit. The family comes from --ruleset, else
 --family, else the pack's ruleset, else line. An existing file is never replaced without
---force (a pack's pack.json never is); files are written atomically.
+--force (a pack's pack.json never is); files are written atomically, and a pack folder that
+did not exist appears whole or not at all (made hidden beside it, then renamed).
 exit codes: 0 written, 2 nothing written (usage error, unknown ruleset, an existing file,
 an unreadable pack, an output that cannot be written); 130 Ctrl+C, 143 SIGTERM
 """
@@ -145,7 +146,7 @@ def _dungeon_text(ruleset, title: str, dungeon_id: str) -> str:
 def _check_new_file(path: Path, force: bool, what: str = "") -> None:
     if path.exists() and not force and not path.is_dir():
         raise _Refused(f"{path} already exists{what}; use --force to replace it, or give another name")
-    message = check_output_file(path, force)
+    message = check_output_file(path, force, new_folder=True)
     if message is not None:
         raise _Refused(message)
 
@@ -205,7 +206,7 @@ def _new_dungeon(args: argparse.Namespace) -> int:
         _check_pack_ids(pack_folder, manifest, dungeon_id, relative)
     _check_new_file(output, args.force)
     if manifest_path is not None:
-        message = check_output_file(manifest_path, False, [output])
+        message = check_output_file(manifest_path, False, [output], new_folder=True)
         if message is not None:
             raise _Refused(message)
     text = _dungeon_text(ruleset, title, dungeon_id)
@@ -290,6 +291,34 @@ def _undo(path: Path, created_folder: Path | None, replaced: bool) -> None:
         pass
 
 
+def _write_whole_pack(folder: Path, dungeon: str, text: str, manifest: dict) -> None:
+    """Write the new pack ``folder`` (not existing yet) whole or not at all: its manifest and the
+    dungeon (``dungeon``, a path in the pack, holding ``text``) in a hidden folder beside it, then
+    renamed into place (:func:`inkcrawl.jsonio.atomic_folder`), so a killed run never leaves a
+    dungeon without its manifest. Missing parent folders are made first (and removed again when
+    the write fails). Raises :class:`_Refused` naming the folder when it cannot be written."""
+    from inkcrawl.jsonio import atomic_folder, write_json_atomic, write_text_atomic
+    from inkcrawl.validate import MANIFEST_NAME
+
+    parent = folder.parent if str(folder.parent) else Path(".")
+    created = _make_folder(parent)
+    try:
+        with atomic_folder(folder) as building:
+            (building / dungeon).parent.mkdir(parents=True)
+            write_text_atomic(building / dungeon, text)
+            write_json_atomic(building / MANIFEST_NAME, manifest)
+    except OSError as exc:
+        if created is not None:
+            for made in [parent, *parent.parents]:
+                try:
+                    made.rmdir()
+                except OSError:
+                    break
+                if made == created:
+                    break
+        raise _Refused(write_failure(folder, exc)) from exc
+
+
 def _new_pack(folder: Path, args: argparse.Namespace) -> int:
     from inkcrawl.jsonio import write_json_atomic, write_text_atomic
     from inkcrawl.templates import slug
@@ -320,16 +349,19 @@ def _new_pack(folder: Path, args: argparse.Namespace) -> int:
         "dungeons": [f"{PACK_DUNGEONS}/{dungeon_id}.json"],
     }
     text = _dungeon_text(ruleset, args.title or _title_of(dungeon_id), dungeon_id)
-    created_folder = _make_folder(dungeon_path.parent)
-    try:
-        write_text_atomic(dungeon_path, text, force=args.force)
-    except OSError as exc:
-        raise _Refused(write_failure(dungeon_path, exc)) from exc
-    try:
-        write_json_atomic(manifest_path, manifest)
-    except OSError as exc:
-        _undo(dungeon_path, created_folder, replaced=args.force)
-        raise _Refused(write_failure(manifest_path, exc)) from exc
+    if not folder.exists() and not folder.is_symlink():
+        _write_whole_pack(folder, f"{PACK_DUNGEONS}/{dungeon_id}.json", text, manifest)
+    else:  # a folder the user made (perhaps the current one): the dungeon, then the manifest making it a pack
+        created_folder = _make_folder(dungeon_path.parent)
+        try:
+            write_text_atomic(dungeon_path, text, force=args.force)
+        except OSError as exc:
+            raise _Refused(write_failure(dungeon_path, exc)) from exc
+        try:
+            write_json_atomic(manifest_path, manifest)
+        except OSError as exc:
+            _undo(dungeon_path, created_folder, replaced=args.force)
+            raise _Refused(write_failure(manifest_path, exc)) from exc
     print(terminal_safe(f"wrote {manifest_path} (pack '{pack_id}', ruleset '{ruleset.id}')"))
     print(terminal_safe(f"wrote {dungeon_path} ({ruleset.family} dungeon '{dungeon_id}')"))
     print(terminal_safe(f"next: inkcrawl edit {folder}   or   inkcrawl validate {folder}"))

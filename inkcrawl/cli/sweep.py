@@ -115,8 +115,6 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         refused = check_output_file(args.output, args.force, [args.spec])
         if refused:
             return _error(refused, EXIT_USAGE)
-        if not Path(args.output).absolute().parent.is_dir():
-            return _error(f"cannot write {args.output}: its folder does not exist", EXIT_USAGE)
     refused_size = too_many_values(spec_path, args.spec)
     spec, problems = (None, [refused_size]) if refused_size is not None else read_json_file(spec_path)
     if problems:

@@ -3,12 +3,20 @@ constraints file (``schemas/constraints.schema.json``; docs/generating.md).
 
 :mod:`~inkcrawl.generate.constraints` reads the constraints, fills in the ruleset's defaults
 and runs the counting checks; :mod:`~inkcrawl.generate.grid` builds grid dungeons (RULES.md
-1). A line-family section of the constraints and its generator can sit beside them.
+1); :mod:`~inkcrawl.generate.populate` adds scoring content to a line layout (RULES.md 2).
 """
 
 from __future__ import annotations
 
-from inkcrawl.generate.constraints import GenerateError, GridSpec, Infeasible, check_grid_spec, grid_spec
+from inkcrawl.generate.constraints import (
+    GenerateError,
+    GridSpec,
+    Infeasible,
+    LineSpec,
+    check_grid_spec,
+    grid_spec,
+    line_spec,
+)
 from inkcrawl.generate.grid import DEFAULT_TIME_LIMIT, Generated, GeneratorBug, generate_grid
 
 __all__ = [
@@ -18,7 +26,9 @@ __all__ = [
     "GeneratorBug",
     "GridSpec",
     "Infeasible",
+    "LineSpec",
     "check_grid_spec",
     "generate_grid",
     "grid_spec",
+    "line_spec",
 ]

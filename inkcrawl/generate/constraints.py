@@ -22,8 +22,10 @@ __all__ = [
     "GenerateError",
     "GridSpec",
     "Infeasible",
+    "LineSpec",
     "check_grid_spec",
     "grid_spec",
+    "line_spec",
     "inner_edge_count",
     "outer_edge_count",
 ]
@@ -363,3 +365,209 @@ def check_grid_spec(spec: GridSpec) -> None:
                     f"more than {best:g} with grid.features and grid.entryways as they are",
                     "grid.difficulty.mean_score",
                 )
+
+
+#: The scoring kinds ``inkcrawl populate`` places (RULES.md 2, Elements), in placing order.
+LINE_SCORING_KINDS = ("boss", "monster", "plant", "prisoner", "treasure", "spell", "artifact_stone", "orb")
+#: Default orb token stacks (VP, top first) for orb colours the constraints give none for.
+DEFAULT_ORB_TOKENS = {"blue": [4, 3, 2, 1], "pink": [5, 3, 1, 0]}
+#: Defaults of the layout members of ``inkcrawl generate --family line``: rooms, corridor
+#: width (mm), the chance of a loop between neighbouring rooms, locked doors.
+DEFAULT_ROOMS = (5, 8)
+DEFAULT_CORRIDOR_MM = 12.0
+DEFAULT_LOOPS = 0.25
+DEFAULT_LOCKED_DOORS = (0, 3)
+#: Default boss VP printed on the sheet.
+DEFAULT_BOSS_VP = 5
+#: Default counts per room of the layout, ``(low, high)`` per room: the count is this share of
+#: the rooms, rounded down for the low end and up for the high end, at least one monster
+#: (``artifact_stone`` and ``orb``: fixed counts when there are rooms enough).
+DEFAULT_PER_ROOM = {
+    "monster": (0.3, 0.5),
+    "plant": (0.2, 0.35),
+    "prisoner": (0.1, 0.25),
+    "treasure": (0.1, 0.25),
+    "spell": (0.1, 0.25),
+}
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    """Resolved ``line`` constraints for ``inkcrawl populate`` (RULES.md 2).
+
+    ``elements``: kind -> ``(low, high)`` count asked (kinds left out take defaults from the
+    layout's number of rooms, :data:`DEFAULT_PER_ROOM`); ``boss_vp`` (VP); ``orb_tokens``:
+    colour -> token values top first; ``depth``: the longest chain of keys behind doors
+    (``None``: the deepest the doors allow, at most 2); ``skeleton_keys``; ``replace_keys``:
+    the layout's keys are replaced by the lock puzzle; ``par_range``: ``(low, high)`` VP or
+    ``None``; ``players``: the player count par and the key supply use. For ``generate`` only:
+    ``rooms`` and ``locked_doors`` ``(low, high)``, ``corridor_mm`` (corridor width, mm) and
+    ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined)."""
+
+    ruleset: Ruleset
+    elements: dict[str, tuple[int, int]]
+    boss_vp: int
+    orb_tokens: dict[str, list[int]]
+    depth: int | None
+    skeleton_keys: int
+    replace_keys: bool
+    par_range: tuple[float, float] | None
+    players: int
+    rooms: tuple[int, int] = DEFAULT_ROOMS
+    corridor_mm: float = DEFAULT_CORRIDOR_MM
+    loops: float = DEFAULT_LOOPS
+    locked_doors: tuple[int, int] = DEFAULT_LOCKED_DOORS
+
+    def count_range(self, kind: str, rooms: int) -> tuple[int, int]:
+        """``(low, high)`` of ``kind`` for a layout of ``rooms`` rooms."""
+        if kind in self.elements:
+            return self.elements[kind]
+        if kind == "boss":
+            return (1, 1) if rooms else (0, 0)
+        if kind == "artifact_stone":
+            return (3, 3) if rooms >= 4 else (0, 0)
+        if kind == "orb":
+            return (2, 2) if rooms >= 3 else (0, 0)
+        low, high = DEFAULT_PER_ROOM.get(kind, (0.0, 0.0))
+        least = 1 if kind == "monster" and rooms else 0  # something to score on the smallest layout
+        return max(least, math.floor(low * rooms)), max(least, math.ceil(high * rooms))
+
+    def counts(self, rooms: int, level: float = 0.5, high: bool = False, rng=None) -> dict[str, int]:
+        """A count per scoring kind: at ``level`` (0 the low end, 1 the high end) of each range,
+        with a random step of one from ``rng``; artifact stones in whole groups of 3."""
+        out = {}
+        for kind in LINE_SCORING_KINDS:
+            if kind not in self.ruleset.elements:
+                continue
+            low, top = self.count_range(kind, rooms)
+            if high:
+                value = top
+            else:
+                wobble = (rng.random() - 0.5) if rng is not None else 0.0
+                value = min(top, max(low, round(low + (top - low) * level + wobble)))
+            if kind == "artifact_stone":
+                group = int(self.ruleset.switches.get("artifact_group_size", 3))
+                value -= value % group
+            out[kind] = int(value)
+        return out
+
+    def best_par(self, counts: dict[str, int], dungeon) -> float:
+        """An upper bound (VP) of par with ``counts`` added to ``dungeon``'s own elements: every
+        element's VP, the boss's, the best orb tokens, one VP per artifact group."""
+        elements = self.ruleset.elements
+        total = 0.0
+        for kind, count in counts.items():
+            if kind == "boss":
+                total += max(0, self.boss_vp) * count
+            elif kind == "orb":
+                stacks = sorted((v for stack in self.orb_tokens.values() for v in stack if v > 0), reverse=True)
+                total += sum(stacks[:count])
+            elif kind == "artifact_stone":
+                total += count // int(self.ruleset.switches.get("artifact_group_size", 3))
+            else:
+                total += max(0.0, float(elements[kind].get("vp") or 0)) * count
+        for element in dungeon.elements:
+            if element.kind == "boss":
+                total += max(0, element.vp or 0)
+            elif element.kind in elements and element.kind not in ("orb", "artifact_stone"):
+                total += max(0.0, float(elements[element.kind].get("vp") or 0))
+        return total
+
+
+def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
+    """The :class:`LineSpec` of ``constraints`` (schema-valid, or ``None`` for the defaults) for
+    the line ruleset ``ruleset``. Raises :class:`GenerateError` for a kind the ruleset lacks, and
+    :class:`Infeasible` for a range whose low end is above its high end, artifact stones not in
+    whole groups, or a player count the ruleset does not allow (RULES.md 2)."""
+    from inkcrawl.suggest import did_you_mean
+
+    if ruleset.family != "line":
+        raise GenerateError(f"ruleset '{ruleset.id}' is for the {ruleset.family} family, not line", "ruleset")
+    section = dict((constraints or {}).get("line") or {})
+    kinds = [k for k in LINE_SCORING_KINDS if k in ruleset.elements]
+    elements: dict[str, tuple[int, int]] = {}
+    for kind, value in (section.get("elements") or {}).items():
+        where = f"line.elements.{kind}"
+        if kind not in kinds:
+            raise GenerateError(
+                f"{where}: ruleset '{ruleset.id}' has no scoring kind '{kind}'{did_you_mean(kind, kinds)}; "
+                f"the kinds are {', '.join(kinds)}",
+                where,
+            )
+        low, high = (int(value), int(value)) if isinstance(value, int) else (int(value[0]), int(value[1]))
+        if low > high:
+            raise Infeasible(f"{where} [{low}, {high}]: the low end is above the high end", where)
+        if kind == "boss" and high > 1:
+            raise Infeasible(f"{where} asks for {high} bosses; a sheet has at most one", where)
+        group = int(ruleset.switches.get("artifact_group_size", 3))
+        if kind == "artifact_stone" and (low % group or high % group):
+            raise Infeasible(
+                f"{where} [{low}, {high}]: stones score in groups of {group} (artifact_group_size of ruleset "
+                f"'{ruleset.id}'); ask for a multiple of {group}",
+                where,
+            )
+        elements[kind] = (low, high)
+    tokens = {**DEFAULT_ORB_TOKENS, **{k: list(v) for k, v in (section.get("orb_tokens") or {}).items()}}
+    known = list(ruleset.elements.get("orb", {}).get("colours") or [])
+    for colour in section.get("orb_tokens") or {}:
+        if colour not in known:
+            raise GenerateError(
+                f"line.orb_tokens.{colour}: ruleset '{ruleset.id}' has no orb colour '{colour}'"
+                f"{did_you_mean(colour, known)}",
+                f"line.orb_tokens.{colour}",
+            )
+    locks = section.get("locks") or {}
+    difficulty = section.get("difficulty") or {}
+    par_range = None
+    if "par" in difficulty:
+        par_low, par_high = (float(v) for v in difficulty["par"])
+        if par_low > par_high:
+            raise Infeasible(
+                f"line.difficulty.par [{par_low:g}, {par_high:g}]: the low end is above the high end",
+                "line.difficulty.par",
+            )
+        par_range = (par_low, par_high)
+    players = int(difficulty.get("players", 1))
+    allowed = ruleset.data.get("players", {})
+    if not int(allowed.get("min", 1)) <= players <= int(allowed.get("max", 4)):
+        raise Infeasible(
+            f"line.difficulty.players is {players}; ruleset '{ruleset.id}' is played by "
+            f"{allowed.get('min', 1)} to {allowed.get('max', 4)} players",
+            "line.difficulty.players",
+        )
+    layout: dict[str, Any] = {}
+    for member, least in (("rooms", 1), ("locked_doors", 0)):
+        if member in section:
+            value = section[member]
+            pair = (int(value), int(value)) if isinstance(value, int) else (int(value[0]), int(value[1]))
+            if pair[0] > pair[1]:
+                raise Infeasible(f"line.{member} {list(pair)}: the low end is above the high end", f"line.{member}")
+            if pair[1] < least:
+                raise Infeasible(f"line.{member} asks for fewer than {least}", f"line.{member}")
+            layout[member] = pair
+    if "corridor_width_mm" in section:
+        width = float(section["corridor_width_mm"])
+        least_width = max(
+            float(ruleset.print_limits.get("min_gap_mm", 2.0)), float(ruleset.data.get("pen_width_mm", 1))
+        )
+        if width < 3 * least_width:
+            raise Infeasible(
+                f"line.corridor_width_mm {width:g} leaves no room for elements: corridors of ruleset "
+                f"'{ruleset.id}' need at least {3 * least_width:g} mm (three times its widest gap or pen)",
+                "line.corridor_width_mm",
+            )
+        layout["corridor_mm"] = width
+    if "loops" in section:
+        layout["loops"] = float(section["loops"])
+    return LineSpec(
+        **layout,
+        ruleset=ruleset,
+        elements=elements,
+        boss_vp=int(section.get("boss_vp", DEFAULT_BOSS_VP)),
+        orb_tokens=tokens,
+        depth=None if locks.get("depth") is None else int(locks["depth"]),
+        skeleton_keys=int(locks.get("skeleton_keys", 0)),
+        replace_keys=bool(locks.get("replace_keys", True)),
+        par_range=par_range,
+        players=players,
+    )
