@@ -11,12 +11,17 @@ element kinds in the SVG.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Sequence
 
 import svgwrite
 from svgwrite.container import Group
+from svgwrite.path import Path
+from svgwrite.shapes import Circle, Rect
+from svgwrite.text import Text
 
 from exporters import style
 from inkcrawl.textchars import printable_text
@@ -30,31 +35,53 @@ Bounds = tuple[float, float, float, float]
 #: no glyph's ink goes higher, accented capitals included.
 ASCENT_EM = 0.928
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# what :func:`fmt` strips from numbers written with 3 decimals, many at once (a constant
+# replacement, which the regex engine applies without calling back): ".000", or the zeros
+# after the last non-zero decimal ("1.500" -> "1.5", "1.050" -> "1.05")
+_TRAILING_ZEROS = re.compile(r"\.000(?![0-9])|(?<=\.[0-9])00(?![0-9])|(?<=\.[0-9][0-9])0(?![0-9])")
+_NEGATIVE_ZERO = re.compile(r"(?<![0-9.])-0(?![0-9.])")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fmt(value: float) -> str:
-    """A coordinate as SVG text: at most 3 decimals, no trailing zeros."""
+    """A coordinate as SVG text: at most 3 decimals, no trailing zeros. Cached: a sheet (and
+    the next, and a 100-page export) writes the same grid and glyph coordinates again and again."""
     text = f"{value:.3f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 
+def fmt_all(template: str, numbers: Sequence[float]) -> str:
+    """``template`` (``%.3f`` for each number, and any text without digits around them) filled
+    with ``numbers``, each number written as :func:`fmt` writes it: at most 3 decimals, no
+    trailing zeros, no ``-0``. One formatting pass for a whole path instead of one call per
+    number (a sheet writes tens of thousands of coordinates). Raises ``TypeError`` when the
+    count of numbers does not match the template."""
+    text = _TRAILING_ZEROS.sub("", template % tuple(numbers))
+    return _NEGATIVE_ZERO.sub("0", text) if "-0" in text else text
+
+
+@functools.lru_cache(maxsize=256)
+def _polyline_template(count: int, closed: bool) -> str:
+    return "M%.3f %.3f" + " L%.3f %.3f" * (count - 1) + (" Z" if closed else "")
+
+
 def path_data(points: Sequence[Point], closed: bool = False) -> str:
-    """SVG path data for a polyline (``M x y L x y ...``), closed with ``Z`` when asked."""
+    """SVG path data for a polyline (``M x y L x y ...``, points in mm), closed with ``Z`` when
+    asked; ``""`` for no points. Numbers as :func:`fmt` writes them."""
     if not points:
         return ""
-    parts = [f"M{fmt(points[0][0])} {fmt(points[0][1])}"]
-    parts += [f"L{fmt(x)} {fmt(y)}" for x, y in points[1:]]
-    if closed:
-        parts.append("Z")
-    return " ".join(parts)
+    return fmt_all(_polyline_template(len(points), closed), [v for x, y in points for v in (x, y)])
 
 
 def svg_text(drawing: svgwrite.Drawing) -> str:
     """The SVG text of ``drawing``, always well-formed XML: the characters XML 1.0 cannot hold
     (and the other control characters validation refuses, C007) are left out, even when a file
     with such text is exported with ``--force``. :meth:`SheetCanvas.text` already drops them
-    from the text it draws; this also covers attribute values such as ``data-id``."""
-    return printable_text(drawing.tostring())
+    from the text it draws; this also covers attribute values such as ``data-id``.
+
+    svgwrite builds the element tree; it is serialised straight to text (svgwrite's own
+    ``tostring`` encodes it to UTF-8 and decodes it again, the same characters, slower)."""
+    return printable_text(ElementTree.tostring(drawing.get_xml(), encoding="unicode"))
 
 
 def regular_polygon(cx: float, cy: float, radius: float, sides: int, rotation_deg: float = -90) -> list[Point]:
@@ -80,6 +107,7 @@ def star_points(
     return out
 
 
+@functools.lru_cache(maxsize=1024)
 def blend(colour: str, background: str, opacity: float) -> str:
     """``colour`` at ``opacity`` over ``background`` as one solid ``#rrggbb``."""
     front = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
@@ -113,6 +141,7 @@ class SheetCanvas:
         # their own paper and never ask): (path data or points, pad), boxes, texts
         self._paths: list[tuple[str | tuple[Point, ...], float]] = []
         self._texts: list[tuple[str, Point, float, str, bool, float]] = []
+        self._paints: dict[tuple, dict] = {}  # _paint's answers: a sheet uses a few dozen
 
     @property
     def ink(self) -> Bounds | None:
@@ -163,7 +192,7 @@ class SheetCanvas:
         transform: str | None = None,
     ) -> Group:
         """A new group (``<g>``) with ``class``/``data-kind`` naming what it holds."""
-        group = self.drawing.g()
+        group = Group(factory=self.drawing)
         self._tag(group, kind, css_class, element_id)
         if transform:
             group["transform"] = transform
@@ -195,6 +224,23 @@ class SheetCanvas:
         fill_opacity: float | None = None,
         linecap: str = "round",
         linejoin: str = "round",
+    ) -> dict:
+        """The paint attributes of a shape (a shared dict: copy it, never change it)."""
+        key = (stroke, width, fill, tuple(dash) if dash else None, fill_opacity, linecap, linejoin)
+        attrs = self._paints.get(key)
+        if attrs is None:
+            attrs = self._paints[key] = self._new_paint(stroke, width, fill, dash, fill_opacity, linecap, linejoin)
+        return attrs
+
+    def _new_paint(
+        self,
+        stroke: str | None,
+        width: float,
+        fill: str | None,
+        dash: Sequence[float] | None,
+        fill_opacity: float | None,
+        linecap: str,
+        linejoin: str,
     ) -> dict:
         attrs = {"fill": fill or "none", "stroke": stroke or "none"}
         if stroke:
@@ -229,7 +275,8 @@ class SheetCanvas:
         all ``x y`` pairs (``M L Q C Z``, as :func:`path_data` and the glyphs write them).
         ``points``, when given, are the path's points (its ink is measured from them rather
         than from ``d``)."""
-        item = self.drawing.path(d=d, **self._paint(stroke, width, fill, dash, fill_opacity, linecap, linejoin))
+        item = Path(d, factory=self.drawing)
+        item.attribs.update(self._paint(stroke, width, fill, dash, fill_opacity, linecap, linejoin))
         pad = self._ink_pad(stroke, width, fill)
         if pad is not None:
             self._paths.append((d if points is None else tuple(points), pad))
@@ -258,11 +305,9 @@ class SheetCanvas:
         fill_opacity: float | None = None,
     ):
         """A circle of ``radius`` mm around ``centre``."""
-        item = self.drawing.circle(
-            center=(fmt(centre[0]), fmt(centre[1])),
-            r=fmt(radius),
-            **self._paint(stroke, width, fill, dash, fill_opacity),
-        )
+        item = Circle(factory=self.drawing)
+        item.attribs.update(self._paint(stroke, width, fill, dash, fill_opacity))
+        item.attribs.update(cx=fmt(centre[0]), cy=fmt(centre[1]), r=fmt(radius))
         pad = self._ink_pad(stroke, width, fill)
         if pad is not None:
             corners = ((centre[0] - radius, centre[1] - radius), (centre[0] + radius, centre[1] + radius))
@@ -287,13 +332,12 @@ class SheetCanvas:
         fill_opacity: float | None = None,
     ):
         """An axis-aligned rectangle (top-left ``x, y``, size ``w`` x ``h`` mm, corner ``radius``)."""
-        extra = {"rx": fmt(radius), "ry": fmt(radius)} if radius else {}
-        item = self.drawing.rect(
-            insert=(fmt(x), fmt(y)),
-            size=(fmt(w), fmt(h)),
-            **self._paint(stroke, width, fill, dash, fill_opacity, linejoin="miter"),
-            **extra,
-        )
+        item = Rect(factory=self.drawing)
+        attrs = item.attribs
+        attrs.update(self._paint(stroke, width, fill, dash, fill_opacity, linejoin="miter"))
+        attrs.update(x=fmt(x), y=fmt(y), width=fmt(w), height=fmt(h))
+        if radius:
+            attrs["rx"] = attrs["ry"] = fmt(radius)
         pad = self._ink_pad(stroke, width, fill)
         if pad is not None:
             self._paths.append((((x, y), (x + w, y + h)), pad))
@@ -349,7 +393,9 @@ class SheetCanvas:
             attrs["text-anchor"] = anchor
         if bold:
             attrs["font-weight"] = "bold"
-        item = self.drawing.text(content, insert=(fmt(at[0]), fmt(at[1])), **attrs)
+        item = Text(content, factory=self.drawing)
+        attrs["x"], attrs["y"] = fmt(at[0]), fmt(at[1])
+        item.attribs.update(attrs)
         if rotate_deg:
             item["transform"] = f"rotate({fmt(rotate_deg)} {fmt(at[0])} {fmt(at[1])})"
         if content.strip():
@@ -386,8 +432,14 @@ def wrap_text(text: str, width_mm: float, size_mm: float, bold: bool = False) ->
     """Break ``text`` into lines no wider than ``width_mm`` at ``size_mm`` in the shipped font.
 
     Breaks at spaces (not at no-break spaces); a word wider than the line is broken between
-    characters, so nothing ever runs past ``width_mm``. Returns at least one line.
+    characters, so nothing ever runs past ``width_mm``. Returns at least one line. Cached (a
+    sheet tries its footer texts at several sizes and widths; a pack's sheets share them).
     """
+    return list(_wrapped(text, width_mm, size_mm, bold))
+
+
+@functools.lru_cache(maxsize=2048)
+def _wrapped(text: str, width_mm: float, size_mm: float, bold: bool) -> tuple[str, ...]:
     lines, current = [], ""
     for word in (w for w in text.split(" ") if w):
         candidate = f"{current} {word}".strip()
@@ -406,7 +458,7 @@ def wrap_text(text: str, width_mm: float, size_mm: float, bold: bool = False) ->
         current = word
     if current:
         lines.append(current)
-    return lines or [""]
+    return tuple(lines) or ("",)
 
 
 def all_points(groups: Iterable[Sequence[Point]]) -> list[Point]:

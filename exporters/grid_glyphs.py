@@ -17,7 +17,7 @@ from collections.abc import Callable
 from svgwrite.container import Group
 
 from exporters import style
-from exporters.canvas import SheetCanvas, fmt, regular_polygon
+from exporters.canvas import SheetCanvas, fmt_all, regular_polygon
 
 #: Fill opacity of a glyph's coloured body (light, so pen lines drawn over it stay visible).
 BODY_OPACITY = 0.4
@@ -25,40 +25,44 @@ BODY_OPACITY = 0.4
 
 class Pen:
     """Builds SVG path data from unit-box coordinates placed at ``(cx, cy)``, ``size`` mm wide,
-    optionally rotated by ``rotate_deg`` around the centre."""
+    optionally rotated by ``rotate_deg`` around the centre. The commands keep their numbers
+    and are written out together by :meth:`d` (one formatting pass per path)."""
 
     def __init__(self, cx: float, cy: float, size: float, rotate_deg: float = 0):
         self.cx, self.cy, self.size = cx, cy, size
         self._cos = math.cos(math.radians(rotate_deg))
         self._sin = math.sin(math.radians(rotate_deg))
-        self._parts: list[str] = []
+        self._parts: list[str] = []  # commands, a ``%.3f`` for each number
+        self._numbers: list[float] = []
 
     def at(self, x: float, y: float) -> tuple[float, float]:
         """The sheet point (mm) of unit point ``(x, y)``."""
         rx, ry = x * self._cos - y * self._sin, x * self._sin + y * self._cos
         return self.cx + rx * self.size, self.cy + ry * self.size
 
-    def _xy(self, *coords: float) -> str:
-        out = []
+    def _push(self, *coords: float) -> str:
+        """Keep the sheet points of unit points ``x, y, x, y ...``; their template."""
+        cos, sin, size, cx, cy = self._cos, self._sin, self.size, self.cx, self.cy
+        numbers = self._numbers
         for i in range(0, len(coords), 2):
-            px, py = self.at(coords[i], coords[i + 1])
-            out.append(f"{fmt(px)} {fmt(py)}")
-        return " ".join(out)
+            x, y = coords[i], coords[i + 1]
+            numbers += (cx + (x * cos - y * sin) * size, cy + (x * sin + y * cos) * size)
+        return " ".join(["%.3f %.3f"] * (len(coords) // 2))
 
     def M(self, x, y):
-        self._parts.append("M" + self._xy(x, y))
+        self._parts.append("M" + self._push(x, y))
         return self
 
     def L(self, *coords):
-        self._parts.append("L" + self._xy(*coords))
+        self._parts.append("L" + self._push(*coords))
         return self
 
     def Q(self, *coords):
-        self._parts.append("Q" + self._xy(*coords))
+        self._parts.append("Q" + self._push(*coords))
         return self
 
     def C(self, *coords):
-        self._parts.append("C" + self._xy(*coords))
+        self._parts.append("C" + self._push(*coords))
         return self
 
     def Z(self):
@@ -67,7 +71,8 @@ class Pen:
 
     def d(self) -> str:
         """The path data built so far (and start a new path)."""
-        out, self._parts = " ".join(self._parts), []
+        out = fmt_all(" ".join(self._parts), self._numbers)
+        self._parts, self._numbers = [], []
         return out
 
     def mm(self, length: float) -> float:

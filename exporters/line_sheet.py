@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+import shapely
 from shapely.geometry import LineString, Polygon, box
 from shapely.geometry import Point as ShapelyPoint
 from shapely.ops import unary_union
@@ -135,13 +137,17 @@ class _LineSheet:
         for wall in dungeon.walls:
             if len({tuple(p) for p in wall.points}) >= 2:
                 obstacles.append(LineString(wall.points).buffer(WALL_KEEP_OUT_MM))
+        centres, radii = [], []  # element discs, buffered in one call below
         for element in dungeon.elements:
             if element.kind == "door" and element.segment:
                 obstacles.append(LineString(element.segment).buffer(DOOR_THICKNESS_MM / 2 + 0.6))
             elif element.kind == "label" and element.at is not None and element.text:
                 obstacles.append(box(*self._label_box(element)))
             elif element.at is not None and element.size_mm:
-                obstacles.append(ShapelyPoint(element.at).buffer(element.radius_mm + 0.8))
+                centres.append(element.at)
+                radii.append(element.radius_mm + 0.8)
+        if centres:  # quad_segs as a shapely geometry's own buffer() has it
+            obstacles += shapely.buffer(shapely.points(centres), radii, quad_segs=16).tolist()
         self.obstacles = obstacles
         self.title_box: tuple | None = None
 
@@ -456,8 +462,9 @@ class _LineSheet:
             if not area.name:
                 continue
             tries = [(size, keep_out) for keep_out in (thresholds, []) for size in (style.SMALL_MM, 2.0)]
+            inner = polygon.buffer(-(style.WALL_MM / 2 + 0.7), join_style="mitre")  # once for all tries
             for size, keep_out in tries:
-                spot = self._name_spot(area.name, polygon, size, placed + keep_out)
+                spot = self._name_spot(area.name, inner, size, placed + keep_out)
                 if spot is not None:
                     break
             else:
@@ -468,10 +475,10 @@ class _LineSheet:
                 area.name, at, size, rotate_deg=rotate, fill=self.pal.ink, kind="area-name", css_class=area.kind
             ).attribs["data-id"] = area.id
 
-    def _name_spot(self, name: str, polygon: Polygon, size: float, placed: list):
-        """Where an area's name fits inside it, clear of elements: along its top or bottom side
-        (left first), else reading upwards along its left or right side."""
-        inner = polygon.buffer(-(style.WALL_MM / 2 + 0.7), join_style="mitre")
+    def _name_spot(self, name: str, inner: Polygon, size: float, placed: list):
+        """Where an area's name fits inside it (``inner``: the area inside its wall, with a
+        margin), clear of elements: along its top or bottom side (left first), else reading
+        upwards along its left or right side."""
         if inner.is_empty:
             return None
         minx, miny, maxx, maxy = inner.bounds
@@ -489,11 +496,14 @@ class _LineSheet:
         for x in (minx + up, maxx - down):  # vertical, reading upwards, along a side
             for y in ys:
                 candidates.append(((x, y), -90, (x - up, y - width, x + down, y)))
-        for at, rotate, bounds in candidates:
-            rect = box(*bounds)
-            if inner.covers(rect) and not any(rect.intersects(o) for o in obstacles):
-                return at, rotate, bounds
-        return None
+        # the first candidate inside the area and clear of every obstacle, all judged at once
+        rects = shapely.box(*np.array([bounds for _, _, bounds in candidates], dtype=float).T)
+        free = shapely.covers(inner, rects)
+        if obstacles:
+            hit, _ = shapely.STRtree(obstacles).query(rects, predicate="intersects")
+            free[hit] = False
+        found = np.flatnonzero(free)
+        return candidates[int(found[0])] if len(found) else None
 
     def draw_boss_badges(self) -> None:
         for boss in self.dungeon.elements:

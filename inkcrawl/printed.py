@@ -169,6 +169,7 @@ class PrintedSheet:
     _lines: list | None = field(default=None, repr=False)
     _printed: list | None = field(default=None, repr=False)
     _ink: object = field(default=None, repr=False)
+    _guides: list | None = field(default=None, repr=False)
     key_shapes: dict[str, str] = field(default_factory=dict, repr=False)  # key colour id -> shape
     kinds: dict = field(default_factory=dict, repr=False)  # kind id -> inkcrawl.kinds.ElementKind
     narrow: dict[int, float] = field(default_factory=dict)  # area index -> widest paper (mm): no line fits
@@ -242,7 +243,13 @@ class PrintedSheet:
 
     def guide_lines(self) -> list[LineString]:
         """The stretches areas share minus doors and minus explicit walls (within the snap
-        tolerance, flat ends): printed as a faint dashed guide where a line may pass."""
+        tolerance, flat ends): printed as a faint dashed guide where a line may pass. Sheet mm;
+        computed once (a sheet draws them and keeps names clear of them)."""
+        if self._guides is None:
+            self._guides = self._guide_lines()
+        return list(self._guides)
+
+    def _guide_lines(self) -> list[LineString]:
         wa, wb, _, _ = _segments([np.asarray(w.coords, dtype=float) for w in self.geometry.walls])
         out: list[LineString] = []
         for (i, _j), passable in self._stretches.items():

@@ -7,6 +7,7 @@ Sizes are the font's em size in mm; a label's ``text_height_mm`` is the cap heig
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 #: Cap height of DejaVu Sans as a fraction of the em.
@@ -212,9 +213,12 @@ _BOLD = (
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def text_width_mm(text: str, size_mm: float, bold: bool = False) -> float:
     """Width of ``text`` in the shipped font at ``size_mm`` (em), in mm: exact for ASCII (no
-    kerning), an estimate for other characters (wide East Asian ones count one em)."""
+    kerning), an estimate for other characters (wide East Asian ones count one em). Cached: a
+    sheet measures the same words many times while it fits its footer and wraps its texts,
+    and the sheets of a pack share most of them."""
     table = _BOLD if bold else _REGULAR
     total = 0
     for char in text:

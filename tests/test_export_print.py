@@ -13,6 +13,8 @@ from io import BytesIO
 import pypdf
 import pytest
 from conftest import PACKS
+from hypothesis import given
+from hypothesis import strategies as st
 
 from inkcrawl.cli import main
 
@@ -687,4 +689,110 @@ def test_the_measured_ink_holds_what_prints(sheet):
     assert max(real[0] - x0, real[1] - y0, x1 - real[2], y1 - real[3]) <= 1.5
 
 
-# 5. The light SVG tree writes what svgwrite wrote -----------------------------------------------
+# 5. Speed: numbers written many at once, answers kept between shapes and sheets -----------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.5, "1.5"),
+        (1.05, "1.05"),
+        (1.005, "1.005"),
+        (100.0, "100"),
+        (10, "10"),
+        (0.0004, "0"),
+        (-0.0004, "0"),
+        (-0.0, "0"),
+        (-0.5, "-0.5"),
+        (-10.25, "-10.25"),
+        (2.0504, "2.05"),
+        (0.9996, "1"),
+        (-0.9996, "-1"),
+        (1e9, "1000000000"),
+    ],
+)
+def test_numbers_written_together_read_as_when_written_one_by_one(value, text):
+    from exporters.canvas import fmt, fmt_all
+
+    assert fmt(value) == text
+    assert fmt_all("M%.3f %.3f L%.3f %.3f Z", [value, -value, 3, value]) == f"M{text} {fmt(-value)} L3 {text} Z"
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e6, max_value=1e6), max_size=40))
+def test_fmt_all_writes_every_number_as_fmt_does(numbers):
+    from exporters.canvas import fmt, fmt_all
+
+    assert fmt_all(" ".join(["%.3f"] * len(numbers)), numbers) == " ".join(fmt(v) for v in numbers)
+
+
+def test_path_data_and_the_glyph_pen_write_absolute_millimetres():
+    from exporters.canvas import path_data
+    from exporters.grid_glyphs import Pen
+
+    assert path_data([]) == ""
+    assert path_data([(0, 0), (10.25, -3.1), (7.0004, 2.5)], closed=True) == "M0 0 L10.25 -3.1 L7 2.5 Z"
+    # a 4 mm glyph at (10, 20): unit point (0.5, -0.25) is 2 mm right, 1 mm up; turned 90
+    # degrees clockwise, (0.5, 0) lands 2 mm below the centre
+    pen = Pen(10, 20, 4)
+    assert pen.M(0, 0).L(0.5, -0.25, 1, 0).Z().d() == "M10 20 L12 19 14 20 Z"
+    assert pen.d() == ""  # d() starts a new path
+    assert Pen(10, 20, 4, rotate_deg=90).M(0.5, 0).Q(0, 0, 0, 0.25).d() == "M10 22 Q10 20 9 20"
+
+
+def test_shapes_with_the_same_paint_do_not_share_their_attributes():
+    from exporters import style
+    from exporters.canvas import SheetCanvas
+    from exporters.pages import new_page_drawing
+
+    drawing = new_page_drawing(100, 100)
+    canvas = SheetCanvas(drawing, drawing.g(), style.palette())
+    first = canvas.line((0, 0), (10, 0), stroke="#000000", width=0.5)
+    second = canvas.line((0, 5), (10, 5), stroke="#000000", width=0.5)
+    first["stroke"] = "#ff0000"
+    first.attribs["stroke-dasharray"] = "1 1"
+    assert second["stroke"] == "#000000" and "stroke-dasharray" not in second.attribs
+    third = canvas.line((0, 9), (10, 9), stroke="#000000", width=0.5)
+    assert third["stroke"] == "#000000" and third["stroke-width"] == "0.5"
+    assert "stroke-dasharray" not in third.attribs
+
+
+def test_wrapped_lines_are_the_callers_own():
+    from exporters.canvas import wrap_text
+    from inkcrawl.textmetrics import text_width_mm
+
+    # DejaVu Sans at 10 mm: "a" is 6.13 mm wide, a space 3.18 mm, so "aa aa" (27.7 mm) does
+    # not fit 25 mm and breaks at the space
+    assert text_width_mm("aa aa", 10) == pytest.approx(27.7)
+    lines = wrap_text("aa aa", 25, 10)
+    assert lines == ["aa", "aa"]
+    lines.append("changed")
+    assert wrap_text("aa aa", 25, 10) == ["aa", "aa"]
+    assert wrap_text("aa aa", 28, 10) == ["aa aa"]
+
+
+def test_the_guide_lines_are_computed_once_and_handed_out_as_copies():
+    from inkcrawl.loading import open_dungeons
+    from inkcrawl.printed import sheet_of
+
+    opened = open_dungeons([str(LINE_SHEET)]).dungeons[0]
+    printed = sheet_of(opened.dungeon, opened.ruleset, repair=True)
+    first = printed.guide_lines()
+    assert first, "the bundled line sheet has openings"
+    count = len(first)
+    first.clear()
+    again = printed.guide_lines()
+    assert len(again) == count and all(a is b for a, b in zip(again, printed.guide_lines()))
+
+
+def test_sheets_built_between_others_come_out_byte_for_byte_the_same():
+    """What the exporters keep between shapes and sheets (numbers, widths, wrapped lines, paint)
+    never leaks from one sheet into another: a sheet built again after other sheets, in grey
+    and with bleed, gives the same SVG."""
+    from exporters.pages import PageOptions, sheet_page
+    from inkcrawl.loading import open_dungeons
+
+    opened = open_dungeons([str(GRID_SHEET), str(LINE_SHEET)]).dungeons
+    first = [sheet_page(item.dungeon, item.ruleset).svg for item in opened]
+    for item in opened:
+        sheet_page(item.dungeon, item.ruleset, PageOptions(grayscale=True, bleed_mm=3, crop_marks=True))
+    assert [sheet_page(item.dungeon, item.ruleset).svg for item in reversed(opened)] == first[::-1]
