@@ -56,6 +56,33 @@ def _release_qt_clipboard():
 
 
 @pytest.fixture(autouse=True)
+def _no_modal_message_boxes(monkeypatch):
+    """A modal message box waits for a click that never comes in a headless run, and the test
+    hangs: any ``QMessageBox.information/warning/critical/question`` a test did not replace
+    fails it at once instead, saying what it would have shown. (Tests that expect one replace
+    it with their own answer, as before.)"""
+    import sys
+
+    if "PySide6.QtWidgets" not in sys.modules and "editor" not in sys.modules:
+        try:
+            import PySide6.QtWidgets  # noqa: F401 (the editor's tests import it anyway)
+        except ImportError:
+            yield
+            return
+    from PySide6.QtWidgets import QMessageBox
+
+    def refuse(kind):
+        def shown(parent, title, text, *args, **kwargs):
+            raise AssertionError(f"a modal QMessageBox.{kind} would wait for a click: {title}: {text}")
+
+        return shown
+
+    for kind in ("information", "warning", "critical", "question"):
+        monkeypatch.setattr(QMessageBox, kind, refuse(kind))
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _fresh_editor_settings():
     """Each test starts with empty editor settings (recent files, grid step, window layout),
     so no test depends on what an earlier one stored."""
