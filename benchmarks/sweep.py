@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,11 @@ def best_rate(entry: dict, games: int, workers: int, repeat: int) -> float:
 def time_to_first_progress(argv: list[str]) -> float:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    # a session of its own, so that the command and its worker processes are stopped together:
+    # a worker left to finish its chunk would slow the next measurement down
+    process = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
     assert process.stderr is not None
     try:
         for line in process.stderr:
@@ -62,7 +67,7 @@ def time_to_first_progress(argv: list[str]) -> float:
                 return time.perf_counter() - start
         raise RuntimeError(f"no progress line from {argv}")
     finally:
-        process.kill()
+        os.killpg(process.pid, signal.SIGKILL)
         process.wait()
 
 
