@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from inkcrawl.cli import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
-from inkcrawl.cli.common import check_output_file, load_games, terminal_safe, write_failure
+from inkcrawl.cli.common import check_output_file, load_games, positive_int, terminal_safe, write_failure
 
 _EPILOG = """\
 examples:
@@ -38,16 +38,6 @@ exit codes: 0 written, 1 validation errors or a dungeon that cannot be played (t
 written, saying why), 2 usage error,
 unreadable input or unwritable output; 130 Ctrl+C, 143 SIGTERM
 """
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("use at least 1")
-    return value
 
 
 def _fraction(text: str) -> float:
@@ -86,18 +76,18 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--format", choices=("html", "json"), default=None, help="html (default; .json outputs default to json)"
     )
-    parser.add_argument("--games", type=_positive, default=2000, metavar="N", help="games per grid policy (2000)")
+    parser.add_argument("--games", type=positive_int, default=2000, metavar="N", help="games per grid policy (2000)")
     parser.add_argument(
-        "--line-games", type=_positive, default=200, metavar="N", help="sloppy-human games per line dungeon (200)"
+        "--line-games", type=positive_int, default=200, metavar="N", help="sloppy-human games per line dungeon (200)"
     )
-    parser.add_argument("--players", type=_positive, default=2, metavar="P", help="players in grid games (2)")
+    parser.add_argument("--players", type=positive_int, default=2, metavar="P", help="players in grid games (2)")
     parser.add_argument(
         "--skill", type=_fraction, default=0.7, metavar="S", help="the line players' skill, 0 to 1 (0.7)"
     )
     parser.add_argument("--speed", type=_speed, default=50.0, metavar="MM_PER_S", help="drawing speed (50 mm/s)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
     parser.add_argument(
-        "--workers", type=_positive, default=None, metavar="N", help="processes to play in (one per core)"
+        "--workers", type=positive_int, default=None, metavar="N", help="processes to play in (one per core)"
     )
     parser.add_argument("--dpi", type=float, default=100, help="heatmap resolution (100)")
     parser.add_argument("--force", action="store_true", help="replace OUT even when it is read-only")

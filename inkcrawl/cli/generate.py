@@ -10,7 +10,15 @@ import os
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, check_output_file, terminal_safe, write_failure
+from inkcrawl.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    CommandStop,
+    check_output_file,
+    read_spec_file,
+    terminal_safe,
+    write_failure,
+)
 
 _EPILOG = """\
 examples:
@@ -109,50 +117,17 @@ def register(subparsers) -> None:
     parser.set_defaults(func=_cmd_generate)
 
 
-class _Stop(Exception):
-    """Nothing is written: ``status`` and the message say why."""
-
-    def __init__(self, message: str, status: int = EXIT_USAGE):
-        super().__init__(message)
-        self.status = status
-
-
 def _cmd_generate(args: argparse.Namespace) -> int:
     try:
         return _generate(args)
-    except _Stop as exc:
+    except CommandStop as exc:
         print(terminal_safe(f"inkcrawl generate: error: {exc}"), file=sys.stderr)
         return exc.status
 
 
 def _read_constraints(path_text: str) -> dict:
-    from inkcrawl.jsonio import read_json_file
-    from inkcrawl.schema import schema_problems
-    from inkcrawl.validate import too_many_values, unusable_path
-
-    path = Path(path_text)
-    unusable = unusable_path(path)
-    if unusable is not None:
-        raise _Stop(f"{path_text}: {unusable}")
-    if not path.is_file():
-        raise _Stop(f"{path_text}: no such file")
-    refused = too_many_values(path, path_text)
-    data, problems = (None, [refused]) if refused is not None else read_json_file(path)
-    if problems:
-        first = problems[0]
-        raise _Stop(f"{first.file}:{first.pointer}: {first.message}")
-    if not isinstance(data, dict) or data.get("type") != "constraints":
-        raise _Stop(
-            f'{path_text}: not a constraints file (its "type" is not "constraints"; see docs/generating.md)',
-            EXIT_PROBLEMS,
-        )
-    problems = schema_problems(data, "constraints", path_text)
-    if problems:
-        for p in problems[1:]:
-            print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)
-        first = problems[0]
-        raise _Stop(f"{first.file}:{first.pointer}: error {first.code} {first.message}", EXIT_PROBLEMS)
-    return data
+    """The constraints file (docs/generating.md): :func:`inkcrawl.cli.common.read_spec_file`."""
+    return read_spec_file(path_text, "constraints", "docs/generating.md")
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -166,34 +141,34 @@ def _generate(args: argparse.Namespace) -> int:
     constraints = _read_constraints(args.constraints) if args.constraints else None
     family = args.family or (constraints or {}).get("family") or "grid"
     if constraints is not None and constraints["family"] != family:
-        raise _Stop(f"--family {family}, but {args.constraints} is for the {constraints['family']} family")
+        raise CommandStop(f"--family {family}, but {args.constraints} is for the {constraints['family']} family")
     registry = RulesetRegistry()
     wanted = args.ruleset or (constraints or {}).get("ruleset") or FAMILY_RULESETS[family]
     ruleset = registry.get(wanted)
     if ruleset is None:
-        raise _Stop(f"ruleset '{wanted}' is not known ({expected(wanted, registry.ids())})")
+        raise CommandStop(f"ruleset '{wanted}' is not known ({expected(wanted, registry.ids())})")
     if ruleset.family != family:
-        raise _Stop(f"ruleset '{ruleset.id}' is for the {ruleset.family} family, not {family}")
+        raise CommandStop(f"ruleset '{ruleset.id}' is for the {ruleset.family} family, not {family}")
     output = Path(args.output)
     if args.count == 1:
         if output.suffix.lower() != ".json":
-            raise _Stop(f"{output}: a dungeon file's name ends in .json (a pack folder needs --count above 1)")
+            raise CommandStop(f"{output}: a dungeon file's name ends in .json (a pack folder needs --count above 1)")
         if output.exists() and not args.force and not output.is_dir():
-            raise _Stop(f"{output} already exists; use --force to replace it, or give another name")
+            raise CommandStop(f"{output} already exists; use --force to replace it, or give another name")
         refused = check_output_file(output, args.force, [args.constraints] if args.constraints else [])
         if refused is not None:
-            raise _Stop(refused)
+            raise CommandStop(refused)
     else:
         refused = _new_pack_folder(output)
         if refused is not None:
-            raise _Stop(refused)
+            raise CommandStop(refused)
     limit = args.time_limit or DEFAULT_TIME_LIMIT
     if family == "line":
         return _generate_line(args, constraints, ruleset, output, limit)
     try:
         spec = grid_spec(constraints, ruleset)
     except GenerateError as exc:
-        raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+        raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
     results = []
     pack_id = slug(Path(os.path.abspath(output)).name, "pack")
     for index in range(args.count):
@@ -204,9 +179,9 @@ def _generate(args: argparse.Namespace) -> int:
             results.append(generate_grid(spec, args.seed, index, args.count, dungeon_id=dungeon_id, time_limit=limit))
         except GenerateError as exc:
             where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
-            raise _Stop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
+            raise CommandStop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
         except GeneratorBug as exc:
-            raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+            raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
     if args.count == 1:
         _write_file(output, dumps_canonical(results[0].data), args.force)
     else:
@@ -241,7 +216,7 @@ def _generate_line(args: argparse.Namespace, constraints: dict | None, ruleset, 
     try:
         spec = line_spec(constraints, ruleset)
     except GenerateError as exc:
-        raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+        raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
     pack_id = slug(Path(os.path.abspath(output)).name, "pack")
     results = []
     for index in range(args.count):
@@ -252,7 +227,7 @@ def _generate_line(args: argparse.Namespace, constraints: dict | None, ruleset, 
             results.append(generate_line(spec, args.seed, index, dungeon_id=dungeon_id, time_limit=limit))
         except (GenerateError, GeneratorBug) as exc:
             where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
-            raise _Stop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
+            raise CommandStop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
     if args.count == 1:
         _write_file(output, dumps_canonical(results[0].data), args.force)
     else:
@@ -296,7 +271,7 @@ def _write_file(output: Path, text: str, force: bool) -> None:
     try:
         write_text_atomic(output, text, force=force)
     except OSError as exc:
-        raise _Stop(write_failure(output, exc)) from exc
+        raise CommandStop(write_failure(output, exc)) from exc
 
 
 def _write_pack(folder: Path, pack_id: str, ruleset_id: str, results: list, seed: int, dungeons: str) -> None:
@@ -320,7 +295,9 @@ def _write_pack(folder: Path, pack_id: str, ruleset_id: str, results: list, seed
     }
     problems = schema_problems(manifest, "pack", MANIFEST_NAME)
     if problems:
-        raise _Stop(f"internal error: the pack manifest does not validate ({problems[0].message}); nothing written", 1)
+        raise CommandStop(
+            f"internal error: the pack manifest does not validate ({problems[0].message}); nothing written", 1
+        )
     files[MANIFEST_NAME] = dumps_canonical(manifest)
     try:  # made in a hidden folder beside it, then renamed: the whole pack appears at once, or nothing
         with atomic_folder(folder) as building:
@@ -328,4 +305,4 @@ def _write_pack(folder: Path, pack_id: str, ruleset_id: str, results: list, seed
             for relative, text in files.items():
                 write_text_atomic(building / relative, text)
     except OSError as exc:
-        raise _Stop(write_failure(folder, exc)) from exc
+        raise CommandStop(write_failure(folder, exc)) from exc

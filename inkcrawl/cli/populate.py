@@ -7,8 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, check_output_file, terminal_safe, write_failure
-from inkcrawl.cli.generate import _read_constraints, _seconds, _seed, _Stop
+from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, CommandStop, check_output_file, terminal_safe, write_failure
+from inkcrawl.cli.generate import _read_constraints, _seconds, _seed
 
 _EPILOG = """\
 examples:
@@ -65,7 +65,7 @@ def register(subparsers) -> None:
 def _cmd_populate(args: argparse.Namespace) -> int:
     try:
         return _populate(args)
-    except _Stop as exc:
+    except CommandStop as exc:
         print(terminal_safe(f"inkcrawl populate: error: {exc}"), file=sys.stderr)
         return exc.status
 
@@ -76,17 +76,19 @@ def _read_dungeon(path_text: str) -> dict:
     path = Path(path_text)
     unusable = unusable_path(path)
     if unusable is not None:
-        raise _Stop(f"{path_text}: {unusable}")
+        raise CommandStop(f"{path_text}: {unusable}")
     if not path.is_file():
-        raise _Stop(f"{path_text}: no such file")
+        raise CommandStop(f"{path_text}: no such file")
     loaded = load_document(path, path_text)
     if loaded.data is None:
         first = loaded.problems[0]
-        raise _Stop(f"{first.file}:{first.pointer}: {first.message}")
+        raise CommandStop(f"{first.file}:{first.pointer}: {first.message}")
     if loaded.file_type != "dungeon":
-        raise _Stop(f"{path_text}: a {loaded.file_type} file, not a dungeon; populate one dungeon file at a time")
+        raise CommandStop(f"{path_text}: a {loaded.file_type} file, not a dungeon; populate one dungeon file at a time")
     if loaded.data.get("family") != "line":
-        raise _Stop(f"{path_text}: a {loaded.data.get('family')!r} dungeon; populate adds content to line dungeons")
+        raise CommandStop(
+            f"{path_text}: a {loaded.data.get('family')!r} dungeon; populate adds content to line dungeons"
+        )
     return loaded.data
 
 
@@ -101,25 +103,27 @@ def _populate(args: argparse.Namespace) -> int:
     data = _read_dungeon(args.dungeon)
     constraints = _read_constraints(args.constraints) if args.constraints else None
     if constraints is not None and constraints["family"] != "line":
-        raise _Stop(f"{args.constraints} is for the {constraints['family']} family; populate needs a line section")
+        raise CommandStop(
+            f"{args.constraints} is for the {constraints['family']} family; populate needs a line section"
+        )
     output = Path(args.output)
     if output.suffix.lower() != ".json":
-        raise _Stop(f"{output}: a dungeon file's name ends in .json")
+        raise CommandStop(f"{output}: a dungeon file's name ends in .json")
     inputs = [args.dungeon] + ([args.constraints] if args.constraints else [])
     if output.exists() and not args.force and not output.is_dir():
-        raise _Stop(f"{output} already exists; use --force to replace it, or give another name")
+        raise CommandStop(f"{output} already exists; use --force to replace it, or give another name")
     refused = check_output_file(output, args.force, inputs)
     if refused is not None:
-        raise _Stop(refused)
+        raise CommandStop(refused)
     registry = RulesetRegistry()
     ruleset = registry.get(str(data.get("ruleset")))
     if ruleset is None:
         wanted = data.get("ruleset")
-        raise _Stop(f"{args.dungeon}: ruleset '{wanted}' is not known ({expected(str(wanted), registry.ids())})")
+        raise CommandStop(f"{args.dungeon}: ruleset '{wanted}' is not known ({expected(str(wanted), registry.ids())})")
     problems, dungeon = check_dungeon_data(data, args.dungeon, registry)
     if dungeon is None or any(p.code == "S002" for p in problems):
         first = next((p for p in problems if p.severity == "error"), problems[0])
-        raise _Stop(
+        raise CommandStop(
             f"{args.dungeon}: the layout's structure is broken ({first.code} {first.message}); "
             f"'inkcrawl validate {args.dungeon}' lists every problem; nothing written",
             EXIT_PROBLEMS,
@@ -128,11 +132,11 @@ def _populate(args: argparse.Namespace) -> int:
         spec = line_spec(constraints, ruleset)
         result = populate_line(data, spec, args.seed, args.time_limit or DEFAULT_TIME_LIMIT, args.dungeon)
     except (GenerateError, GeneratorBug) as exc:
-        raise _Stop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+        raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
     try:
         write_text_atomic(output, dumps_canonical(result.data), force=args.force, inputs=inputs)
     except OSError as exc:
-        raise _Stop(write_failure(output, exc)) from exc
+        raise CommandStop(write_failure(output, exc)) from exc
     added = len(result.data["elements"]) - len(data["elements"])
     target = ""
     if result.par_range is not None:

@@ -27,6 +27,7 @@ from inkcrawl.cli.common import (
     EXIT_USAGE,
     check_output_file,
     load_games,
+    positive_int,
     terminal_safe,
     write_failure,
 )
@@ -57,16 +58,6 @@ The heatmap is written atomically; a read-only file is refused unless --force, a
 exit codes: 0 done, 1 validation errors in the dungeon, 2 usage error, unreadable input, a heatmap that cannot
 be written or workers that failed (a Dask scheduler out of reach); 130 Ctrl+C, 143 SIGTERM
 """
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("use at least 1")
-    return value
 
 
 def _skills(text: str) -> list[float]:
@@ -100,10 +91,10 @@ def register(subparsers) -> None:
     )
     parser.add_argument("path", metavar="PATH", help="a dungeon file, a pack folder or pack.json, or a game.json")
     parser.add_argument("--dungeon", metavar="ID", help="which dungeon of a pack or game.json (default: the first)")
-    parser.add_argument("--games", type=_positive, default=1000, metavar="N", help="games to play (default 1000)")
+    parser.add_argument("--games", type=positive_int, default=1000, metavar="N", help="games to play (default 1000)")
     parser.add_argument(
         "--players",
-        type=_positive,
+        type=positive_int,
         default=None,
         metavar="P",
         help="players per game, as many as the dungeon's ruleset allows (at most 8; default 2 for a grid "
@@ -143,7 +134,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=_positive,
+        type=positive_int,
         default=None,
         metavar="N",
         help="processes to play in (default: one per core, up to 8); the output is the same for any N",

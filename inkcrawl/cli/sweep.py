@@ -17,8 +17,11 @@ from inkcrawl.cli.common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    CommandStop,
     check_output_file,
     load_games_with_sources,
+    positive_int,
+    read_spec_file,
     terminal_safe,
     write_failure,
 )
@@ -45,16 +48,6 @@ output that cannot be written or workers that failed; 130 Ctrl+C, 143 SIGTERM
 """
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("use at least 1")
-    return value
-
-
 def register(subparsers) -> None:
     """Add ``sweep`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
@@ -74,7 +67,7 @@ def register(subparsers) -> None:
     parser.add_argument("--force", action="store_true", help="replace FILE even when it is read-only")
     parser.add_argument(
         "--workers",
-        type=_positive,
+        type=positive_int,
         default=None,
         metavar="N",
         help="processes to play in (default: one per core, up to 8); the output is the same for any N",
@@ -93,11 +86,9 @@ def _error(message: str, status: int) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from inkcrawl.jsonio import read_json_file, write_text_atomic
+    from inkcrawl.jsonio import write_text_atomic
     from inkcrawl.runs import MAX_WORKERS, RunError
-    from inkcrawl.schema import schema_problems
     from inkcrawl.sweep import SweepError, SweepInputError, format_sweep_text, plan_sweep, play_sweep
-    from inkcrawl.validate import too_many_values, unusable_path
     from inkcrawl.workers import default_workers
 
     if args.workers is not None and args.workers > MAX_WORKERS:
@@ -106,27 +97,14 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             EXIT_USAGE,
         )
     spec_path = Path(args.spec)
-    unusable = unusable_path(spec_path)
-    if unusable is not None:
-        return _error(f"{args.spec}: {unusable}", EXIT_USAGE)
-    if not spec_path.is_file():
-        return _error(f"{args.spec}: no such file", EXIT_USAGE)
+    try:
+        spec = read_spec_file(args.spec, "sweep", "docs/sweeps.md")
+    except CommandStop as exc:
+        return _error(str(exc), exc.status)
     if args.output:
         refused = check_output_file(args.output, args.force, [args.spec])
         if refused:
             return _error(refused, EXIT_USAGE)
-    refused_size = too_many_values(spec_path, args.spec)
-    spec, problems = (None, [refused_size]) if refused_size is not None else read_json_file(spec_path)
-    if problems:
-        first = problems[0]
-        return _error(f"{first.file}:{first.pointer}: {first.message}", EXIT_USAGE)
-    if not isinstance(spec, dict) or spec.get("type") != "sweep":
-        return _error(f'{args.spec}: not a sweep file (its "type" is not "sweep"; see docs/sweeps.md)', EXIT_PROBLEMS)
-    problems = schema_problems(spec, "sweep", args.spec)
-    if problems:
-        for p in problems:
-            print(terminal_safe(f"{p.file}:{p.pointer}: error {p.code} {p.message}"), file=sys.stderr)
-        return EXIT_PROBLEMS
     status: list[int] = []
 
     def entries_for(paths: list[str]):
