@@ -31,8 +31,9 @@ from __future__ import annotations
 import collections
 import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inkcrawl.tally import GridTally, iter_game_seeds, play_chunk
 
@@ -87,32 +88,35 @@ def _tally_for(run: Run) -> GridTally:
     return GridTally(rules.size, len(run.names), rules.terms, rules.rounds)
 
 
-def run_tallies(
-    runs: Sequence[Run],
+def play_chunks(
+    calls: Iterable[tuple[Any, Callable, tuple, int]],
+    on_part: Callable[[Any, Any], object],
     progress: Callable[[int], object] | None = None,
     workers: int = 1,
     scheduler: str | None = None,
-) -> list[GridTally]:
-    """Play every run and return one :class:`~inkcrawl.tally.GridTally` per run, in order.
-    ``progress(n)`` is called with the number of games of each chunk finished. ``workers``:
-    local processes (1: this process); ``scheduler``: a Dask scheduler's address instead.
-    Raises what :func:`~inkcrawl.tally.play_chunk` raises and :class:`RunError`."""
-    tallies = [_tally_for(run) for run in runs]
+) -> None:
+    """Run chunks of games where they are played: each call ``(key, function, args, games)``
+    runs ``function(*args)`` (a module-level function of picklable arguments) and its result
+    goes to ``on_part(key, result)``, in the order of the calls, whatever runs them; ``progress``
+    gets ``games`` as each is done. The calls are drawn lazily, at most
+    :data:`WINDOW_PER_WORKER` per worker in flight, so memory does not grow with the games.
+    ``workers``: local processes (1: this process); ``scheduler``: a Dask scheduler's address
+    instead. Raises what the function raises and :class:`RunError`; on any error (Ctrl+C and
+    SIGTERM included) the workers are stopped at once."""
     if scheduler:
         submit, window, close = _dask(scheduler)
     elif workers > 1:
         submit, window, close = _local_pool(workers)
     else:
-        for index, seeds in _chunks(runs):
-            run = runs[index]
-            tallies[index].merge(play_chunk(run.entry, run.names, seeds, run.leads))
+        for key, function, args, games in calls:
+            on_part(key, function(*args))
             if progress is not None:
-                progress(len(seeds))
-        return tallies
+                progress(games)
+        return
     pending: collections.deque = collections.deque()
 
     def finish_one() -> None:
-        index, size, future = pending.popleft()
+        key, games, future = pending.popleft()
         try:
             part = future.result()
         except RunError:
@@ -121,22 +125,42 @@ def run_tallies(
             if type(exc).__name__ in {"WorkerDied", "BrokenProcessPool", "KilledWorker", "CommClosedError"}:
                 raise RunError(f"a worker stopped while playing games: {exc}") from exc
             raise
-        tallies[index].merge(part)
+        on_part(key, part)
         if progress is not None:
-            progress(size)
+            progress(games)
 
+    failed = True
     try:
-        for index, seeds in _chunks(runs):
-            run = runs[index]
-            pending.append((index, len(seeds), submit(play_chunk, run.entry, run.names, seeds, run.leads)))
+        for key, function, args, games in calls:
+            pending.append((key, games, submit(function, *args)))
             if len(pending) >= window:
                 finish_one()
         while pending:
             finish_one()
+        failed = False
     finally:
         for _, _, future in pending:
             future.cancel()
-        close()
+        close(failed)
+
+
+def run_tallies(
+    runs: Sequence[Run],
+    progress: Callable[[int], object] | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> list[GridTally]:
+    """Play every run and return one :class:`~inkcrawl.tally.GridTally` per run, in order
+    (:func:`play_chunks` with :func:`~inkcrawl.tally.play_chunk`). ``progress(n)`` is called
+    with the number of games of each chunk finished. ``workers``: local processes (1: this
+    process); ``scheduler``: a Dask scheduler's address instead. Raises what
+    :func:`~inkcrawl.tally.play_chunk` raises and :class:`RunError`."""
+    tallies = [_tally_for(run) for run in runs]
+    calls = (
+        (index, play_chunk, (runs[index].entry, runs[index].names, seeds, runs[index].leads), len(seeds))
+        for index, seeds in _chunks(runs)
+    )
+    play_chunks(calls, lambda index, part: tallies[index].merge(part), progress, workers, scheduler)
     return tallies
 
 
@@ -160,8 +184,11 @@ def _local_pool(workers: int):
 
     pool = WorkerPool(workers, start="fork" if can_fork() and fork_is_safe() else "spawn", name="inkcrawl-games")
 
-    def close() -> None:
-        pool.shutdown(wait=False, cancel_futures=True)
+    def close(failed: bool) -> None:
+        if failed:  # an error, Ctrl+C or SIGTERM: the chunks being played are not waited for
+            pool.terminate()
+        else:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     return pool.submit, workers * WINDOW_PER_WORKER, close
 
@@ -187,7 +214,7 @@ def _dask(address: str):
     def submit(fn, *args):
         return client.submit(fn, *args, pure=False)
 
-    def close() -> None:
+    def close(failed: bool) -> None:
         client.close()
 
     return submit, threads * WINDOW_PER_WORKER, close

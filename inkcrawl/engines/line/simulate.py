@@ -53,7 +53,6 @@ Statistics (:func:`simulate_line`; floats rounded to 4 decimals)
 
 from __future__ import annotations
 
-import collections
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -420,6 +419,7 @@ def simulate_line(
     seed gives the same statistics for any number of ``workers``. Raises
     :class:`SimulationError`, ``ValueError`` (an unknown policy or character, a skill outside
     0..1, a skill list that does not fit the seats)."""
+    from inkcrawl.runs import play_chunks
     from inkcrawl.tally import PERCENTILES, _r, iter_game_seeds, outcome_balance, percentile_of_counts, win_shares
 
     if policy not in POLICIES:
@@ -439,45 +439,28 @@ def simulate_line(
     par_value = int(referee(rules, _prepared(entry, "optimal", players, character)[1].play)["total"])
     chunk = 25
     seeds = iter_game_seeds(seed, games)
+    args = (skills, speed_mm_s, players, character)
 
-    def parts() -> Iterator[list[int]]:  # drawn as they are played: memory does not grow with games
+    def calls() -> Iterator[tuple]:  # drawn as they are played: memory does not grow with games
         while True:
             part = list(itertools.islice(seeds, chunk))
             if not part:
                 return
-            yield part
+            yield None, play_line_chunk, (entry, policy, part, *args), len(part)
 
-    args = (skills, speed_mm_s, players, character)
-    tally: LineTally | None = None
+    parts: list[LineTally] = []
 
-    def add(done: LineTally, size: int) -> None:
-        nonlocal tally
-        tally = done if tally is None else tally.merge(done)
-        if progress is not None:
-            progress(size)
+    def add(_, done: LineTally) -> None:
+        if parts:
+            parts[0].merge(done)
+        else:
+            parts.append(done)
 
     chunks = -(-games // chunk)
-    if workers > 1 and chunks > 1 and policy == "human":
-        from inkcrawl.workers import WorkerPool, can_fork, fork_is_safe
-
-        size = min(workers, chunks)
-        with WorkerPool(size, start="fork" if can_fork() and fork_is_safe() else "spawn", name="inkcrawl-line") as pool:
-            pending: collections.deque = collections.deque()  # (future, games) in chunk order
-            try:
-                for part in parts():
-                    pending.append((pool.submit(play_line_chunk, entry, policy, part, *args), len(part)))
-                    if len(pending) >= 2 * size:  # two chunks in flight per worker
-                        future, done_games = pending.popleft()
-                        add(future.result(), done_games)
-                while pending:
-                    future, done_games = pending.popleft()
-                    add(future.result(), done_games)
-            except BaseException:  # Ctrl+C, SIGTERM, a worker's error: stop the workers now
-                pool.terminate()
-                raise
-    else:
-        for part in parts():
-            add(play_line_chunk(entry, policy, part, *args), len(part))
+    # every game of an exact player is the same play: one process is enough
+    local = min(workers, chunks) if policy == "human" else 1
+    play_chunks(calls(), add, progress, workers=local)
+    tally = parts[0] if parts else None
     assert tally is not None and tally.cells is not None
     ordered = sorted(tally.score_counts.items())
     n = tally.games
