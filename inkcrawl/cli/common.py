@@ -21,7 +21,9 @@ __all__ = [
     "EXIT_TERMINATED",
     "EXIT_USAGE",
     "CommandStop",
+    "add_run_options",
     "check_output_file",
+    "existing_input",
     "load_games",
     "load_games_with_sources",
     "positive_int",
@@ -92,13 +94,26 @@ def positive_int(text: str) -> int:
     return value
 
 
-def read_spec_file(path_text: str, file_type: str, guide: str) -> dict:
-    """Read a JSON file a command is driven by (a sweep, a constraints file): its top-level
-    ``type`` must be ``file_type`` and it must pass ``schemas/<file_type>.schema.json``. Raises
-    :class:`CommandStop`: exit 2 for a file that cannot be read, 1 for the wrong type or schema
-    errors (every one printed, the first in the stop's message; ``guide`` names the doc)."""
-    from inkcrawl.jsonio import read_json_file
-    from inkcrawl.schema import schema_problems
+def add_run_options(parser) -> None:
+    """``--workers N`` and ``--scheduler tcp://HOST:PORT``: where the games of ``simulate`` and
+    ``sweep`` run (:mod:`inkcrawl.runs`)."""
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="processes to play in (default: one per core, up to 8); the output is the same for any N",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="play on this Dask distributed scheduler instead (needs pip install 'inkcrawl[dask]')",
+    )
+
+
+def existing_input(path_text: str) -> Path:
+    """The input file ``path_text`` names; raises :class:`CommandStop` (exit 2) for a name the
+    system refuses or a file that does not exist."""
     from inkcrawl.validate import unusable_path
 
     path = Path(path_text)
@@ -107,7 +122,18 @@ def read_spec_file(path_text: str, file_type: str, guide: str) -> dict:
         raise CommandStop(f"{path_text}: {unusable}")
     if not path.is_file():
         raise CommandStop(f"{path_text}: no such file")
-    data, problems = read_json_file(path)  # (a file of too many values is refused before parsing)
+    return path
+
+
+def read_spec_file(path_text: str, file_type: str, guide: str) -> dict:
+    """Read a JSON file a command is driven by (a sweep, a constraints file): its top-level
+    ``type`` must be ``file_type`` and it must pass ``schemas/<file_type>.schema.json``. Raises
+    :class:`CommandStop`: exit 2 for a file that cannot be read, 1 for the wrong type or schema
+    errors (every one printed, the first in the stop's message; ``guide`` names the doc)."""
+    from inkcrawl.jsonio import read_json_file
+    from inkcrawl.schema import schema_problems
+
+    data, problems = read_json_file(existing_input(path_text))  # (a file of too many values is refused before parsing)
     if problems:
         first = problems[0]
         raise CommandStop(f"{first.file}:{first.pointer}: {first.message}")

@@ -7,7 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from inkcrawl.cli.common import EXIT_OK, EXIT_PROBLEMS, CommandStop, check_output_file, terminal_safe, write_failure
+from inkcrawl.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    CommandStop,
+    check_output_file,
+    existing_input,
+    terminal_safe,
+    write_failure,
+)
 from inkcrawl.cli.generate import _read_constraints, _seconds, _seed
 
 _EPILOG = """\
@@ -71,15 +79,9 @@ def _cmd_populate(args: argparse.Namespace) -> int:
 
 
 def _read_dungeon(path_text: str) -> dict:
-    from inkcrawl.validate import load_document, unusable_path
+    from inkcrawl.validate import load_document
 
-    path = Path(path_text)
-    unusable = unusable_path(path)
-    if unusable is not None:
-        raise CommandStop(f"{path_text}: {unusable}")
-    if not path.is_file():
-        raise CommandStop(f"{path_text}: no such file")
-    loaded = load_document(path, path_text)
+    loaded = load_document(existing_input(path_text), path_text)
     if loaded.data is None:
         first = loaded.problems[0]
         raise CommandStop(f"{first.file}:{first.pointer}: {first.message}")

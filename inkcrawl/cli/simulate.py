@@ -25,6 +25,7 @@ from inkcrawl.cli.common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_USAGE,
+    add_run_options,
     check_output_file,
     load_games,
     positive_int,
@@ -132,18 +133,7 @@ def register(subparsers) -> None:
         action="store_true",
         help="also measure lead changes, the skill gap and the deck sensitivity (plays more games)",
     )
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="processes to play in (default: one per core, up to 8); the output is the same for any N",
-    )
-    parser.add_argument(
-        "--scheduler",
-        metavar="tcp://HOST:PORT",
-        help="play on this Dask distributed scheduler instead (needs pip install 'inkcrawl[dask]')",
-    )
+    add_run_options(parser)
     parser.add_argument(
         "--heatmap",
         metavar="OUT.png",

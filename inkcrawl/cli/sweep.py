@@ -18,9 +18,9 @@ from inkcrawl.cli.common import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
     CommandStop,
+    add_run_options,
     check_output_file,
     load_games_with_sources,
-    positive_int,
     read_spec_file,
     terminal_safe,
     write_failure,
@@ -65,18 +65,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE instead of standard output")
     parser.add_argument("--force", action="store_true", help="replace FILE even when it is read-only")
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="processes to play in (default: one per core, up to 8); the output is the same for any N",
-    )
-    parser.add_argument(
-        "--scheduler",
-        metavar="tcp://HOST:PORT",
-        help="play on this Dask distributed scheduler instead (needs pip install 'inkcrawl[dask]')",
-    )
+    add_run_options(parser)
     parser.set_defaults(func=_cmd_sweep)
 
 

@@ -413,7 +413,7 @@ def par(
             bound, plan = exact[0], exact[1]
         exhaustive = True
     route = _drawing_steps(rules, plan)[1]
-    drawn = _draw(rules, plan, players, character)
+    drawn = draw_solution(rules, plan, players, character)
     if isinstance(drawn, str):
         return Par(rules.id, bound, bound, False, route, None, 0.0, f"the route could not be drawn: {drawn}")
     play, marks = drawn
@@ -462,8 +462,10 @@ def par(
 TIMER_CUTS = 8
 
 
-def _draw(rules: LineRules, plan: list, players: int, character: str | None) -> tuple[dict, list] | str:
-    """The plan drawn as a play with its element marks (:func:`draw_plan`), or why it could not be."""
+def draw_solution(rules: LineRules, plan: list, players: int, character: str | None) -> tuple[dict, list] | str:
+    """A plan of :func:`solve` drawn as a play file (with the table's ``players``, the
+    ``character`` and the skeleton keys' colours) and its element marks (:func:`draw_plan`), or
+    why it could not be drawn (the :class:`RouteError`'s message)."""
     steps, _, skeletons = _drawing_steps(rules, plan)
     start = next(step[1] for step in plan if step[0] == "start")
     marks: list = []
@@ -495,7 +497,7 @@ def _alternatives(rules: LineRules, plan: list, players: int, character: str | N
         if tuple(route) in seen:
             continue
         seen.add(tuple(route))
-        drawn = _draw(rules, other, players, character)
+        drawn = draw_solution(rules, other, players, character)
         if not isinstance(drawn, str):
             out.append((*drawn, route))
     return out
@@ -585,4 +587,4 @@ def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[
     return steps, route, skeletons
 
 
-__all__ = ["Par", "par", "solve"]
+__all__ = ["Par", "draw_solution", "par", "solve"]

@@ -60,8 +60,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from inkcrawl.engines.line.par import DEFAULT_SPEED_MM_S, STATE_BUDGET, _drawing_steps, solve
-from inkcrawl.engines.line.route import RouteError, draw_plan
+from inkcrawl.engines.line.par import DEFAULT_SPEED_MM_S, STATE_BUDGET, draw_solution, solve
 from inkcrawl.engines.line.rules import LineRules
 
 #: The player models, in the order ``--help`` lists them.
@@ -108,19 +107,10 @@ def intent(rules: LineRules, policy: str, players: int = 1, character: str | Non
         _, plan, _ = solve(rules, players, 0, character, myopic=True)
     else:
         _, plan, _ = solve(rules, players, STATE_BUDGET, character)
-    steps, _, skeletons = _drawing_steps(rules, plan)
-    start = next(step[1] for step in plan if step[0] == "start")
-    marks: list = []
-    try:
-        play = draw_plan(rules, start, steps, marks)
-    except RouteError as exc:
-        raise SimulationError(f"the {policy} route could not be drawn: {exc}") from None
-    if players > 1:
-        play["players"] = players
-    if character is not None:
-        play["character"] = character
-    if skeletons:
-        play["skeleton_keys"] = skeletons
+    drawn = draw_solution(rules, plan, players, character)
+    if isinstance(drawn, str):
+        raise SimulationError(f"the {policy} route could not be drawn: {drawn}")
+    play, marks = drawn
     return Intent(play, marks)
 
 
