@@ -202,3 +202,48 @@ def test_without_a_worker_validation_and_autosave_are_done_here(qtbot, in_backgr
     assert dead.jobs == 2
     record = json.loads(files.recovery_file(document).read_text(encoding="utf-8"))
     assert record["dungeon_text"] == document.canonical_text()
+
+
+class _InstantPool:
+    """A pool whose jobs are finished before ``submit`` returns (as a small job can be when a
+    loaded machine pauses the UI thread between queueing it and attaching its callback)."""
+
+    broken = False
+
+    def ready(self, timeout=None):
+        return True
+
+    def submit(self, function, *args):
+        from concurrent.futures import Future
+
+        future = Future()
+        future.set_result(function(*args))
+        return future
+
+
+def test_a_job_finished_before_submit_returns_is_still_answered_from_the_event_loop(qtbot):
+    from editor.dungeon.background import BackgroundWorker
+
+    worker = BackgroundWorker()
+    worker._pool = _InstantPool()
+    answers = []
+    future = worker.submit(lambda done: answers.append(done.result()), sum, [1, 2, 3])
+    assert future.done() and answers == []  # never called back inside submit
+    qtbot.waitUntil(lambda: answers == [6], timeout=WORKER_MS)
+
+
+def test_an_instant_answer_made_stale_by_validate_now_is_dropped(qtbot, in_background, line_copy, monkeypatch):
+    """The document hands a job over, the job is done at once, and validate_now runs before the
+    event loop: the answer is counted stale, as one that took its time would be."""
+    from editor.dungeon import background
+
+    instant = background.BackgroundWorker()
+    instant._pool = _InstantPool()
+    monkeypatch.setattr(background, "_WORKER", instant)
+    window = make_window(qtbot, line_copy)
+    document = window.current
+    document.push(DeleteObjects(document.dungeon, ["x1"]))
+    assert document.validate_in_background() is True
+    assert _codes(document.validate_now()) == [("L015", None)]
+    qtbot.waitUntil(lambda: document.stale_results == 1, timeout=WORKER_MS)
+    assert _codes(document.problems) == [("L015", None)]

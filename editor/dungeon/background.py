@@ -31,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from inkcrawl.jsonio import dumps_canonical, write_text_atomic
 from inkcrawl.model import Dungeon
@@ -78,9 +78,24 @@ def write_recovery_file(target: str, record: dict, data: bytes) -> str:
 
 # the worker ----------------------------------------------------------------------------------
 class _Relay(QObject):
-    """Carries a finished job from the thread that notices it to the UI thread (a queued signal)."""
+    """Carries a finished job from the thread that notices it to the UI thread (a queued signal).
+
+    The connection is queued even when the signal is emitted on the UI thread itself: a job can
+    finish before :meth:`BackgroundWorker.submit` attaches its callback (a loaded machine may
+    pause the UI thread longer than a small job takes), and the callback then runs on the thread
+    that attaches it. A direct call there would reach the caller before ``submit`` returned,
+    before it had recorded the job it is waiting for; queued, every answer arrives from the
+    event loop, after ``submit`` returned."""
 
     arrived = Signal(object, object)  # (callback, future)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(object, object)
+    def _deliver(self, on_done: Callable[[Future], None], future: Future) -> None:
+        on_done(future)  # on the UI thread, where the relay lives
 
 
 class BackgroundWorker:
@@ -103,7 +118,6 @@ class BackgroundWorker:
     def _live_relay(self) -> _Relay:
         if self._relay is None:  # made on the UI thread (the first submit), so it delivers there
             self._relay = _Relay()
-            self._relay.arrived.connect(_deliver)
         return self._relay
 
     def start(self) -> None:
@@ -129,10 +143,6 @@ class BackgroundWorker:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
-
-
-def _deliver(on_done: Callable[[Future], None], future: Future) -> None:
-    on_done(future)  # on the UI thread: the relay lives there, so the signal was queued to it
 
 
 _WORKER: BackgroundWorker | None = None
