@@ -277,17 +277,49 @@ def test_a_distance_rule_no_layout_meets_ends_at_the_time_limit_naming_it():
     assert "no dungeon meets grid.distances.dragon_from_entryways 12 in" in str(caught.value)
 
 
-def test_an_unreachable_score_range_ends_at_the_time_limit_with_the_nearest_mean():
+def test_a_score_range_above_what_the_features_allow_is_explained_by_the_layouts_at_the_limit():
+    """Greedy play on grid-classic's features scores a mean near 25 VP with every inner edge a
+    passage (the most the steered density allows), far below 40: the layouts at that limit
+    cannot be repaired upward, and a few of them in a row end the search with that reason, long
+    before the time limit (60 s here) or the tries limit."""
+    from inkcrawl.generate.grid import MAX_TRIES, STUCK_TRIES
+
     spec = grid_spec(_constraints(difficulty={"mean_score": [40, 41]}), CLASSIC)
-    started = time.perf_counter()
     with pytest.raises(Infeasible) as caught:
-        generate_grid(spec, 1, time_limit=1.0)
-    assert time.perf_counter() - started < 4.0  # the limit, plus at most one try's measures
+        generate_grid(spec, 1, time_limit=60)
     message = str(caught.value)
     assert caught.value.constraint == "grid.difficulty.mean_score"
     assert "no dungeon within grid.difficulty.mean_score 40..41 in" in message
-    nearest = float(message.split("the nearest had mean ")[1].split(" ")[0])
-    assert nearest < 40
+    assert "with the most passages the features and grid.passages.density allow (1.00 of the inner edges)" in message
+    assert f"{STUCK_TRIES} layouts in a row scored a mean of " in message and "lower the range" in message
+    tries = int(message.split(" in ")[1].split(" tr")[0])
+    assert STUCK_TRIES <= tries < MAX_TRIES
+    assert float(message.split("scored a mean of ")[1].split(" ")[0]) < 40
+
+
+def test_a_score_range_below_what_the_sparsest_layouts_score_is_explained_too():
+    """Every room reachable needs a spanning forest of passages: no repair can remove a passage
+    below it, so layouts that still score above the range there (greedy play scores about -21 VP
+    on such sparse boards) end the search with that reason, on the other side."""
+    spec = grid_spec(_constraints(difficulty={"mean_score": [-45, -44]}), CLASSIC)
+    with pytest.raises(Infeasible) as caught:
+        generate_grid(spec, 1, time_limit=60)
+    message = str(caught.value)
+    assert "with the fewest passages the features and grid.passages.density allow" in message
+    assert "raise the range" in message
+    assert float(message.split("scored a mean of ")[1].split(" ")[0]) > -44
+
+
+def test_a_narrow_range_missed_within_the_time_limit_names_the_nearest_mean():
+    spec = grid_spec(_constraints(difficulty={"mean_score": [7.0, 7.0001]}), CLASSIC)
+    started = time.perf_counter()
+    with pytest.raises(Infeasible) as caught:
+        generate_grid(spec, 1, time_limit=0.3)
+    assert time.perf_counter() - started < 4.0  # the limit, plus at most one try's measures
+    message = str(caught.value)
+    assert caught.value.constraint == "grid.difficulty.mean_score"
+    assert "no dungeon within grid.difficulty.mean_score 7..7.0001 in" in message
+    assert "the nearest had mean " in message
 
 
 # The command line ---------------------------------------------------------------------------

@@ -43,14 +43,20 @@ Cell = tuple[int, int]
 DEFAULT_TIME_LIMIT = 5.0
 #: Tries for one dungeon before the search gives up (whichever comes first with the time limit).
 MAX_TRIES = 200
-#: Games of the quick first measure of a try's difficulty; the full measure is played only
-#: when the quick mean is within :data:`SCREEN_MARGIN` VP of the range. (Game ``k`` of a run
-#: is the same game whatever the run's length, so the quick games are the full run's first.)
-SCREEN_GAMES = 25
-SCREEN_MARGIN = 1.5
+#: After these many games of a measure (``grid.difficulty.games`` in all), the measure stops
+#: early when the mean so far lies more than :data:`REJECT_Z` standard errors outside the score
+#: range: such a try is dropped (or repaired) without playing the rest. A try is only ever
+#: accepted on the mean of all its games, exactly as ``inkcrawl simulate`` measures it (game
+#: ``k`` of a run is the same game whatever the run's length).
+CHECKPOINTS = (10, 20, 40, 80, 120, 160)
+REJECT_Z = 2.0
 #: Repairs of one try that missed the score range: each adds or removes about one passage per
 #: VP the mean is off by, then measures again.
 REPAIRS = 3
+#: Tries in a row whose mean score missed the range on the same side with no passage left to
+#: change the way that side needs (the density's bound, or every change breaking a rule): the
+#: search then ends with that explanation instead of waiting for the time limit.
+STUCK_TRIES = 5
 
 _OFFSETS = {"north": (0, -1), "east": (1, 0), "south": (0, 1), "west": (-1, 0)}
 
@@ -92,6 +98,12 @@ class _Search:
     nearest_games: int = 0
     low: float = 0.0
     high: float = 1.0
+    #: consecutive tries stuck at the limit on one side (``more``: the mean was too low), and
+    #: the mean nearest the range among them
+    stuck: int = 0
+    stuck_more: bool = False
+    stuck_mean: float = 0.0
+    stuck_density: float = 0.0
 
     def miss(self, constraint: str) -> None:
         self.misses[constraint] = self.misses.get(constraint, 0) + 1
@@ -329,12 +341,11 @@ def _keeps_rules(spec: GridSpec, layout: _Layout) -> bool:
     return True
 
 
-def _repair(rng: random.Random, spec: GridSpec, layout: _Layout, more: bool, gap: float) -> bool:
-    """Move the layout's mean score toward the range: about one passage per VP of ``gap``
-    added (``more``) or removed, within the constraints' density and keeping every rule
-    (:func:`_keeps_rules`). ``False`` when no passage could be changed."""
+def _repair(rng: random.Random, spec: GridSpec, layout: _Layout, more: bool, wanted: int) -> bool:
+    """Move the layout's mean score toward the range: ``wanted`` passages added (``more``) or
+    removed, within the constraints' density and keeping every rule (:func:`_keeps_rules`).
+    ``False`` when no passage could be changed."""
     inner = len(layout.edges)
-    wanted = max(1, min(8, round(gap)))
     bound = round(spec.density[1] * inner) if more else round(spec.density[0] * inner)
     changed = 0
     if more:
@@ -359,17 +370,38 @@ def _repair(rng: random.Random, spec: GridSpec, layout: _Layout, more: bool, gap
     return changed > 0
 
 
-def _mean_score(data: dict, spec: GridSpec, games: int) -> float:
+def _mean_score(data: dict, spec: GridSpec, wanted: tuple[float, float] | None = None) -> tuple[float, int]:
+    """The mean score (VP per seat and game) of ``spec.difficulty["games"]`` games of the grid
+    dungeon ``data`` (dungeon JSON) with the difficulty's policy, players and seed, exactly as
+    ``inkcrawl simulate`` reports ``score.mean`` (rounded to the same decimals), and the games
+    played. With ``wanted`` (a score range in VP) the games stop at a :data:`CHECKPOINTS` entry
+    once the mean so far is more than :data:`REJECT_Z` standard errors outside it: the mean so
+    far and the games played are returned then (fewer than asked: never an accepted mean).
+    RULES.md 1 (Scoring) through the grid engine."""
+    from inkcrawl.engines.grid import GridRules, play_game
+    from inkcrawl.engines.grid_policies import make_policy
     from inkcrawl.gamedata import grid_game_data
     from inkcrawl.model import dungeon_from_dict
-    from inkcrawl.simulate import simulate
+    from inkcrawl.tally import DECIMALS, iter_game_seeds
 
     assert spec.difficulty is not None
-    dungeon = dungeon_from_dict(data)
-    entry = grid_game_data(dungeon, spec.ruleset)  # type: ignore[arg-type]
     difficulty = spec.difficulty
-    stats = simulate(entry, games, difficulty["players"], difficulty["policy"], difficulty["seed"])
-    return float(stats["score"]["mean"])
+    rules = GridRules(grid_game_data(dungeon_from_dict(data), spec.ruleset))  # type: ignore[arg-type]
+    policy = make_policy(difficulty["policy"], rules)
+    seats = [policy] * int(difficulty["players"])
+    games = int(difficulty["games"])
+    total = squares = samples = 0
+    for played, game_seed in enumerate(iter_game_seeds(difficulty["seed"], games), 1):
+        for score in play_game(rules, seats, game_seed).scores:
+            total += score.total
+            squares += score.total * score.total
+            samples += 1
+        if wanted is not None and played in CHECKPOINTS and played < games:
+            mean = total / samples
+            error = REJECT_Z * math.sqrt(max(0.0, squares / samples - mean * mean) / samples)
+            if mean + error < wanted[0] or mean - error > wanted[1]:
+                return mean, played
+    return round(total / samples, DECIMALS), games
 
 
 def _steer(
@@ -388,6 +420,17 @@ def _steer(
 
 def _failure(spec: GridSpec, search: _Search, tries: int, elapsed: float, wanted: tuple[float, float] | None) -> str:
     counted = f"in {tries} tr{'y' if tries == 1 else 'ies'} ({elapsed:.2f} s)"
+    difficulty = spec.difficulty or {}
+    if wanted is not None and search.stuck >= STUCK_TRIES:
+        side = "most" if search.stuck_more else "fewest"
+        return (
+            f"no dungeon within grid.difficulty.mean_score {wanted[0]:g}..{wanted[1]:g} {counted}: with the {side} "
+            f"passages the features and grid.passages.density allow ({search.stuck_density:.2f} of the inner "
+            f"edges), {search.stuck} layouts in a row scored a mean of {search.stuck_mean:.2f} at "
+            f"{'most' if search.stuck_more else 'least'} ({difficulty.get('policy')}, {difficulty.get('players')} "
+            f"players); {'lower' if search.stuck_more else 'raise'} the range, or change the features or "
+            f"grid.passages.density"
+        )
     if search.misses:
         constraint = max(search.misses, key=lambda name: search.misses[name])
         steps = spec.dragon_steps if constraint.endswith("dragon_from_entryways") else spec.monster_steps
@@ -396,7 +439,6 @@ def _failure(spec: GridSpec, search: _Search, tries: int, elapsed: float, wanted
             f"lower it, or allow fewer passages (grid.passages.density) for longer corridors"
         )
     if wanted is not None and search.nearest is not None:
-        difficulty = spec.difficulty or {}
         return (
             f"no dungeon within grid.difficulty.mean_score {wanted[0]:g}..{wanted[1]:g} {counted}; the nearest had "
             f"mean {search.nearest:.2f} ({difficulty.get('policy')}, {difficulty.get('players')} players, "
@@ -436,7 +478,7 @@ def generate_grid(
     def out_of_time() -> bool:  # ends repairs too: a try cut short is never returned
         return clock() - started >= time_limit
 
-    while tries < max_tries and (tries == 0 or not out_of_time()):
+    while tries < max_tries and (tries == 0 or not out_of_time()) and search.stuck < STUCK_TRIES:
         rng = random.Random(f"inkcrawl-generate:{seed}:{index}:{tries}")
         tries += 1
         density = rng.uniform(search.low, search.high)
@@ -471,22 +513,31 @@ def _difficulty(
     assert spec.difficulty is not None
     full_games = int(spec.difficulty["games"])
     for repair in range(REPAIRS + 1):
-        data = _data(spec, layout)
-        games = min(SCREEN_GAMES, full_games)
-        mean = _mean_score(data, spec, games)
-        if wanted[0] - SCREEN_MARGIN <= mean <= wanted[1] + SCREEN_MARGIN and full_games > games:
-            games = full_games
-            mean = _mean_score(data, spec, games)
+        mean, games = _mean_score(_data(spec, layout), spec, wanted)
         _note_nearest(search, mean, wanted, games)
-        if wanted[0] <= mean <= wanted[1]:
+        if games == full_games and wanted[0] <= mean <= wanted[1]:
             return mean
         if repair == 0 and spec.density[0] < spec.density[1]:
             _steer(search, density, mean, wanted, spec.density)
         more = mean < wanted[0]
+        if repair == REPAIRS or out_of_time():
+            search.stuck = 0
+            return None
         gap = wanted[0] - mean if more else mean - wanted[1]
-        if repair == REPAIRS or out_of_time() or not _repair(rng, spec, layout, more, gap):
+        if not _repair(rng, spec, layout, more, max(1, min(8, round(gap)))):  # about one passage per VP
+            _note_stuck(search, spec, layout, mean, more)
             return None
     return None
+
+
+def _note_stuck(search: _Search, spec: GridSpec, layout: _Layout, mean: float, more: bool) -> None:
+    """A try missed the range (``more``: too low) and no passage could be changed that way."""
+    if search.stuck and search.stuck_more == more:
+        search.stuck += 1
+        search.stuck_mean = max(search.stuck_mean, mean) if more else min(search.stuck_mean, mean)
+    else:
+        search.stuck, search.stuck_more, search.stuck_mean = 1, more, mean
+    search.stuck_density = len(layout.passages) / max(1, _inner(spec))
 
 
 def _inner(spec: GridSpec) -> int:
@@ -494,6 +545,8 @@ def _inner(spec: GridSpec) -> int:
 
 
 def _named(search: _Search, wanted: tuple[float, float] | None) -> str:
+    if wanted is not None and search.stuck >= STUCK_TRIES:
+        return "grid.difficulty.mean_score"
     if search.misses:
         return max(search.misses, key=lambda name: search.misses[name])
     return "grid.difficulty.mean_score" if wanted is not None else ""
