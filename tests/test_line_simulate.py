@@ -226,3 +226,70 @@ def test_a_skill_per_seat(capsys):
     assert "policy human (skill 0.9,0.2)" in out and "1. skill 0.9" in out and "2. skill 0.2" in out
     assert main(["simulate", str(LANTERN), "--games", "2", "--players", "3", "--skill", "0.9,0.2"]) == 2
     assert "2 skills for 3 players" in capsys.readouterr().err
+
+
+def _contest_dungeon(orb: bool) -> dict:
+    """The key detour of test_par (r1 m1; the red key k1 in corridor c2; r2's three monsters only
+    through the red door d1), and with ``orb`` a blue orb o1 in corridor c1 before the door,
+    its stack 4 then 2 VP."""
+    from test_par import _detour_dungeon
+
+    dungeon = _detour_dungeon()
+    if orb:
+        dungeon["sheet"]["components"] = ["keys", "orbs"]
+        dungeon["sheet"]["orb_tokens"] = {"blue": [4, 2]}
+        dungeon["elements"].append(_el("o1", "orb", (100, 50), 8, colour="blue"))
+    return dungeon
+
+
+def test_at_a_table_the_key_supply_is_shared_in_time_order():
+    # Three seats draw the par route (m1, the key k1, through d1 to m2 m3 m4: 4 VP) exactly, at
+    # one speed: they touch k1 at the same moment, and the seats take the tokens in seat order.
+    # line-classic's supply for 3 players is 2 red keys: seats 1 and 2 take them and score 4;
+    # seat 3 finds none (keys_gone), so d1 is a locked door to it: everything after crossing it
+    # is ignored and only m1 counts: 1.
+    rules = LineRules(entry_of(_contest_dungeon(orb=False)))
+    assert rules.key_supply["3"] == 2
+    base = line_sim.intent(rules, "optimal", players=3)
+    table = line_sim.play_table(rules, base, [None, None, None], [1.0, 1.0, 1.0], 50.0)
+    assert [int(result["total"]) for _, result in table] == [4, 4, 1]
+    assert "keys_gone" not in table[0][0] and "keys_gone" not in table[1][0]
+    assert table[2][0]["keys_gone"] == ["k1"] and table[2][1]["ignored"]
+    # with two players the supply (2) serves both: no contest
+    base = line_sim.intent(rules, "optimal", players=2)
+    table = line_sim.play_table(rules, base, [None, None], [1.0, 1.0], 50.0)
+    assert [int(result["total"]) for _, result in table] == [4, 4]
+
+
+def test_at_a_table_the_orb_stack_goes_in_time_order():
+    # Two seats (supply 2: both get the red key) cover o1 on the way to the door at the same
+    # moment: seat 1 takes the blue stack's 1st token (4), seat 2 the 2nd (2): 4 + 4 = 8 and
+    # 4 + 2 = 6; seat 2's play says which token it got.
+    rules = LineRules(entry_of(_contest_dungeon(orb=True)))
+    base = line_sim.intent(rules, "optimal", players=2)
+    assert "o1" in par(rules, players=2).route
+    table = line_sim.play_table(rules, base, [None, None], [1.0, 1.0], 50.0)
+    assert [int(result["total"]) for _, result in table] == [8, 6]
+    assert "orb_tokens" not in table[0][0] and table[1][0]["orb_tokens"] == {"blue": [2]}
+
+
+def test_the_faster_seat_takes_the_last_key_token():
+    # Seat 2 draws the same route 3x as fast as seat 1 (its speed factor), seat 3 at the table's
+    # speed after seat 1 in seat order: seat 2 reaches k1 first, then seats 1 and 3 at one moment;
+    # the two red tokens go to seats 2 and 1, and seat 3 is left without.
+    from inkcrawl.engines.line import referee_with_tokens
+
+    rules = LineRules(entry_of(_contest_dungeon(orb=False)))
+    base = line_sim.intent(rules, "optimal", players=3)
+    shares = line_sim._share_tokens(
+        rules,
+        [50.0, 150.0, 50.0],
+        [[t for t in referee_with_tokens(rules, base.play)[1] if t.kind == "key"]] * 3,
+    )
+    assert shares == [{}, {}, {"keys_gone": ["k1"]}]
+    shares = line_sim._share_tokens(
+        rules,
+        [50.0, 150.0, 60.0],
+        [[t for t in referee_with_tokens(rules, base.play)[1] if t.kind == "key"]] * 3,
+    )
+    assert shares == [{"keys_gone": ["k1"]}, {}, {}]  # seat 3 (60 mm/s) now beats seat 1 (50)

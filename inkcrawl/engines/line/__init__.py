@@ -130,6 +130,8 @@ How the referee is built (each stage a module, taking the earlier stages' result
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from inkcrawl.engines.line.breakdown import breakdown, format_breakdown
 from inkcrawl.engines.line.check import DEFAULT_SWITCHES
 from inkcrawl.engines.line.errors import GameDataError, PlayError
@@ -166,13 +168,30 @@ __all__ = [
     "LineRules",
     "PASS_THROUGH_MIN_ANGLE",
     "PlayError",
+    "TokenReach",
     "T_EPS",
     "TRACE_SPACING_MM",
     "WALL_SNAP_MM",
     "first_touch",
     "format_breakdown",
     "referee",
+    "referee_with_tokens",
 ]
+
+
+@dataclass(frozen=True)
+class TokenReach:
+    """A shared token a play reached before its scrawl ended (RULES.md 2: the key supply, orb
+    tokens): ``kind`` ``"key"`` (a key or skeleton key touched) or ``"orb"`` (an orb covered),
+    the element's id, the token's ``colour`` (a skeleton key's: the colour the play names, else
+    ``None``), ``length_mm`` of line drawn at that moment (sheet mm, portal jumps counting 0),
+    and for a key whether this play ``took`` it as scored."""
+
+    length_mm: float
+    kind: str
+    element: str
+    colour: str | None
+    took: bool = False
 
 
 def referee(rules: LineRules | dict, play: dict) -> dict:
@@ -181,6 +200,15 @@ def referee(rules: LineRules | dict, play: dict) -> dict:
     data (see :func:`format_breakdown`). Raises :class:`PlayError` when the play cannot be
     scored on this dungeon (its schema errors included), :class:`GameDataError` when the
     entry is not playable."""
+    return referee_with_tokens(rules, play)[0]
+
+
+def referee_with_tokens(rules: LineRules | dict, play: dict) -> tuple[dict, list[TokenReach]]:
+    """:func:`referee`'s breakdown and the shared tokens the play reached, in path order
+    (:class:`TokenReach`): every key touched and every orb covered before the scrawl's end or
+    an illegal crossing (an orb covered after one still uses its token, RULES.md 2). A table
+    of players uses them to share out the key supply and the orb stacks by time
+    (:func:`inkcrawl.engines.line.simulate.play_table`). Raises as :func:`referee`."""
     from inkcrawl.play import play_data_problems
 
     schema_problems = play_data_problems(play, "play")
@@ -196,4 +224,15 @@ def referee(rules: LineRules | dict, play: dict) -> dict:
     events = find_events(rules, path, pieces, player, play)
     walked = walk(rules, play, player, path, pieces, events)
     settled = settle(rules, player, events, walked)
-    return breakdown(rules, play, player, path, events, walked, settled)
+    by_id = rules.element_by_id
+    named = play.get("skeleton_keys") or {}
+    tokens = []
+    for _, line in walked.key_lines:  # keys touched while the walk took them (before its end)
+        e = by_id[line["element"]]
+        colour = e.colour if e.kind == "key" else named.get(e.id)
+        tokens.append(TokenReach(path.length_at(float(line["_t"])), "key", e.id, colour, bool(line.get("taken"))))
+    for take in events.takes:
+        if take.t <= events.end.t:
+            tokens.append(TokenReach(path.length_at(take.t), "orb", take.element.id, take.colour))
+    tokens.sort(key=lambda token: token.length_mm)
+    return breakdown(rules, play, player, path, events, walked, settled), tokens

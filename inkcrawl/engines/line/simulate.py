@@ -175,6 +175,10 @@ def human_drawing(rules: LineRules, base: Intent, rng: np.random.Generator, skil
     return play, factor
 
 
+#: Rounds of sharing out the tokens at a table before its answer is kept (:func:`play_table`).
+CONTEST_ROUNDS = 4
+
+
 def play_table(
     rules: LineRules,
     base: Intent,
@@ -188,22 +192,67 @@ def play_table(
     an escape portal, an orb) at the time its line reaches it, or the sheet's timer. Each seat's
     play is then cut where its line was at that moment (``end`` naming the trigger, as a play
     file states another player's end) and scored by the referee. Returns ``(play, breakdown)``
-    per seat. Shared tokens (keys, orbs) are not contested: each seat takes them as if alone.
-    Raises :class:`SimulationError` for a drawing the referee cannot read."""
-    from inkcrawl.engines.line import PlayError, referee
+    per seat.
 
-    def scored(play: dict) -> dict:
+    The shared tokens are contested by time (RULES.md 2: the key supply for the table's players,
+    the orb stacks): every key touch and orb cover of every seat happens at its length along the
+    line over the seat's speed, and the tokens go in that order. A seat that touches a key of a
+    colour whose tokens are gone gets it listed under ``keys_gone``, and each seat's
+    ``orb_tokens`` give the stack positions it got (docs/play-files.md, "Where several players
+    compete"), so the referee scores each play alone with what the table left it. A seat
+    stopped by a locked door it could not open frees the tokens it would have reached later:
+    the sharing is repeated (at most :data:`CONTEST_ROUNDS` times) until it no longer changes.
+    Raises :class:`SimulationError` for a drawing the referee cannot read."""
+    from inkcrawl.engines.line import PlayError, referee_with_tokens
+
+    def scored(play: dict) -> tuple[dict, list]:
         try:
-            return referee(rules, play)
+            return referee_with_tokens(rules, play)
         except PlayError as exc:  # the model drew something the referee cannot read
             raise SimulationError(f"a simulated drawing cannot be scored: {exc}") from None
 
     seats = []
     for rng, skill in zip(rngs, skills):
         play, factor = human_drawing(rules, base, rng, skill) if rng is not None else (base.play, 1.0)
-        seats.append((play, speed_mm_s * factor, scored(play)))
-    ends = []  # (seconds, trigger) of every Scrawl End some seat sets off
-    for _, speed, result in seats:
+        seats.append((play, speed_mm_s * factor))
+    shares: list[dict] = [{} for _ in seats]
+    judged = [scored(play) for play, _ in seats]
+    for _ in range(CONTEST_ROUNDS):
+        ending = _table_end(rules, [(speed, result) for (_, speed), (result, _) in zip(seats, judged)])
+        until = math.inf if ending is None else ending[0]
+        reached = [
+            [t for t in tokens if t.length_mm / speed <= until] for (_, speed), (_, tokens) in zip(seats, judged)
+        ]
+        fresh = _share_tokens(rules, [speed for _, speed in seats], reached)
+        if fresh == shares:
+            break
+        changed = [i for i, share in enumerate(fresh) if share != shares[i]]
+        shares = fresh
+        for i in changed:
+            judged[i] = scored({**seats[i][0], **shares[i]})
+    ending = _table_end(rules, [(speed, result) for (_, speed), (result, _) in zip(seats, judged)])
+    out = []
+    for (play, speed), share, (result, _) in zip(seats, shares, judged):
+        play = {**play, **share}
+        if ending is None:
+            out.append((play, result))
+            continue
+        seconds, trigger = ending
+        reach = speed * seconds  # mm of line drawn when the scrawl ends
+        if float((result.get("end") or {}).get("length_mm") or 0.0) <= reach + 1e-9:
+            out.append((play, result))  # the line had ended (or set off the end) by then
+            continue
+        stopped = {**play, "end": {"trigger": trigger, "at": {"length_mm": round(reach, 3)}}}
+        out.append((stopped, scored(stopped)[0]))
+    return out
+
+
+def _table_end(rules: LineRules, seats: Sequence[tuple[float, dict]]) -> tuple[float, str] | None:
+    """``(seconds, trigger)`` of the first Scrawl End at a table, from each seat's ``(speed in
+    mm/s, referee breakdown)``: a seat's own trigger reached on a legal line, or the sheet's
+    timer; ``None`` when nothing ends the scrawl."""
+    ends = []
+    for speed, result in seats:
         end = result.get("end") or {}
         if end.get("element") and not result.get("ignored"):
             kind = rules.element_by_id[end["element"]].kind
@@ -211,18 +260,50 @@ def play_table(
     timers = [t for t in rules.end_triggers if isinstance(t, dict) and t.get("kind") == "timer"]
     if timers:
         ends.append((float(timers[0].get("seconds") or 0), "timer"))
-    if not ends:
-        return [(play, result) for play, _, result in seats]
-    seconds, trigger = min(ends)
-    out = []
-    for play, speed, result in seats:
-        reach = speed * seconds  # mm of line drawn when the scrawl ends
-        if float((result.get("end") or {}).get("length_mm") or 0.0) <= reach + 1e-9:
-            out.append((play, result))  # the line had ended (or set off the end) by then
-            continue
-        stopped = {**play, "end": {"trigger": trigger, "at": {"length_mm": round(reach, 3)}}}
-        out.append((stopped, scored(stopped)))
-    return out
+    return min(ends) if ends else None
+
+
+def _share_tokens(rules: LineRules, speeds: Sequence[float], reached: Sequence[Sequence]) -> list[dict]:
+    """Each seat's ``keys_gone`` and ``orb_tokens`` (only where they differ from a lone
+    player's) when the tokens ``reached`` (per seat, :class:`~inkcrawl.engines.line.TokenReach`
+    in path order) go out in time order: a key token of each colour per seat while the supply
+    for the table's players lasts (``keys.supply``), the orb stacks top first (RULES.md 2)."""
+    supply = int(rules.key_supply.get(str(len(speeds)), 0))
+    timeline = sorted(
+        (token.length_mm / speeds[seat], seat, k, token)
+        for seat, tokens in enumerate(reached)
+        for k, token in enumerate(tokens)
+    )
+    left: dict[str, int] = {}
+    held: list[set[str]] = [set() for _ in speeds]
+    gone: list[list[str]] = [[] for _ in speeds]
+    stacks: dict[str, int] = {}
+    positions: list[dict[str, list[int]]] = [{} for _ in speeds]
+    for _, seat, _, token in timeline:
+        colour = token.colour
+        if colour is None:
+            continue  # a token without a colour (a skeleton key the play names none for) is not shared
+        if token.kind == "key":
+            if colour in held[seat]:
+                continue
+            if left.get(colour, supply) > 0:
+                left[colour] = left.get(colour, supply) - 1
+                held[seat].add(colour)
+            else:
+                gone[seat].append(token.element)
+        else:
+            stacks[colour] = stacks.get(colour, 0) + 1
+            positions[seat].setdefault(colour, []).append(stacks[colour])
+    shares: list[dict] = []
+    for seat in range(len(speeds)):
+        share: dict = {}
+        if gone[seat]:
+            share["keys_gone"] = gone[seat]
+        taken = {c: p for c, p in positions[seat].items() if p != list(range(1, len(p) + 1))}
+        if taken:
+            share["orb_tokens"] = positions[seat]
+        shares.append(share)
+    return shares
 
 
 @dataclass
