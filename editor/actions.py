@@ -40,6 +40,20 @@ class ActionSpec:
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("new", "File", "&New Dungeon...", (SK.New,), "Start a dungeon from a ruleset template"),
+    ActionSpec(
+        "generate",
+        "File",
+        "&Generate Dungeon...",
+        (),
+        "Generate a new dungeon from a seed and constraints (opens unsaved, like New)",
+    ),
+    ActionSpec(
+        "populate",
+        "File",
+        "&Populate Dungeon...",
+        (),
+        "Add monsters, treasures, keys and the rest of the scoring content to the current line layout (one undo step)",
+    ),
     ActionSpec("open", "File", "&Open...", (SK.Open,), "Open a dungeon file or a content pack"),
     ActionSpec("save", "File", "&Save", (SK.Save,), "Save the dungeon (safely: written to a temporary file first)"),
     ActionSpec("save_as", "File", "Save &As...", (SK.SaveAs, "Ctrl+Shift+S"), "Save the dungeon to another file"),

@@ -5,7 +5,7 @@ or single dungeon files) and shows the current one on the canvas. Features live 
 modules, each with an ``install(window)`` function that adds its docks, connects handlers to
 the actions declared in :mod:`editor.actions` and returns the feature's service object; the
 window builds them in :meth:`MainWindow._install_features` and keeps each as a declared member
-(``problems_panel``, ``inspector``, ``pack_browser``, ``files``, ``exporter``, ``playtest``).
+(``problems_panel``, ``inspector``, ``pack_browser``, ``files``, ``exporter``, ``generator``, ``playtest``).
 What a feature asks the user goes through the window's *seams* (``ask_save_path``,
 ``ask_export_options``, ``ask_grid_size``, ``clipboard_text``...): methods that route to the
 feature owning the dialog, which tests and scripts replace on the instance. The window itself
@@ -51,7 +51,7 @@ from editor.dungeon.edits import (
 from editor.files import export as export_menu
 from editor.files import manager as files
 from editor.pack import browser as pack_browser
-from editor.panels import grid_dialogs, inspector
+from editor.panels import generate_dialog, grid_dialogs, inspector
 from editor.panels import problems as problems_panel
 from editor.playtest import controller as playtest
 from editor.settings import DEFAULT_GRID_STEP_MM, MAX_GRID_STEP_MM, MIN_GRID_STEP_MM, grid_step_setting, settings
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from editor.files.export import ExportMenu
     from editor.files.manager import FileManager
     from editor.pack.browser import PackBrowser
+    from editor.panels.generate_dialog import Generator
     from editor.panels.inspector import Inspector
     from editor.panels.problems import ProblemsPanel
     from editor.playtest.controller import PlaytestController
@@ -174,6 +175,7 @@ class MainWindow(QMainWindow):
         self.files: FileManager = files.install(self)
         self.exporter: ExportMenu = export_menu.install(self)
         grid_dialogs.install(self)
+        self.generator: Generator = generate_dialog.install(self)
         self.playtest: PlaytestController = playtest.install(self)
 
     # seams: what the features ask or tell the user (tests and scripts replace them) -------
@@ -675,12 +677,14 @@ class MainWindow(QMainWindow):
             "renumber_stones",
             "renumber_ids",
             "resize_grid",
+            "populate",
         ):
             self.actions_by_id[action_id].setEnabled(has)
         if has:
             family = self.current.dungeon.family
             self.actions_by_id["renumber_stones"].setEnabled(family == "line")
             self.actions_by_id["resize_grid"].setEnabled(family == "grid")
+            self.actions_by_id["populate"].setEnabled(family == "line")
             for action_id in ("rotate_cw", "rotate_ccw", "rotate_step"):
                 self.actions_by_id[action_id].setEnabled(family == "line")
 

@@ -8,4 +8,6 @@
 - :mod:`~editor.dungeon.line_edits`: the line-family edits that move several outlines at once (Qt-free).
 - :mod:`~editor.dungeon.templates`: new dungeons from a ruleset, for File > New and the Pack dock's
   Add (Qt-free).
+- :mod:`~editor.dungeon.generating`: File > Generate and Populate's constraints, worker jobs and
+  the one undo step that populates a layout (Qt-free).
 """

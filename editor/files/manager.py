@@ -305,17 +305,40 @@ class FileManager(QObject):
         from inkcrawl.validate import RulesetRegistry
 
         title = title.strip() or "Untitled Dungeon"
-        taken = {d.dungeon.id for d in self.window.documents}
-        base = slug(title)
-        dungeon_id, number = base, 2
-        while dungeon_id in taken:
-            dungeon_id, number = f"{base}-{number}", number + 1
-        data = template_data(ruleset, title, dungeon_id, size)
+        data = template_data(ruleset, title, self.unused_id(title), size)
         pack_rulesets = [d.ruleset for d in self.window.documents] + [ruleset]
         document = new_document(data, ruleset, RulesetRegistry(pack_rulesets), self.window)
         self.window.add_document(document)
         self.window.show_status(
             f"New {ruleset.family} dungeon \u201c{title}\u201d ({ruleset.id}): Save (Ctrl+S) asks for a file"
+        )
+        return document
+
+    def unused_id(self, title: str) -> str:
+        """A dungeon id made from ``title`` (:func:`editor.dungeon.templates.slug`), unique among
+        the open dungeons (``-2``, ``-3``... appended when taken)."""
+        taken = {d.dungeon.id for d in self.window.documents}
+        base = slug(title)
+        dungeon_id, number = base, 2
+        while dungeon_id in taken:
+            dungeon_id, number = f"{base}-{number}", number + 1
+        return dungeon_id
+
+    def open_generated(self, data: dict, ruleset: Ruleset, note: str = "") -> DungeonDocument:
+        """Open the dungeon document ``data`` (made by File > Generate with ``ruleset``) as a
+        new, unsaved dungeon, as :meth:`create_document` does: its id is made from its title,
+        unique among the open dungeons. ``note`` (what was generated) goes to the status bar."""
+        from inkcrawl.validate import RulesetRegistry
+
+        data = dict(data, id=self.unused_id(str(data.get("sheet", {}).get("title") or "Generated Dungeon")))
+        pack_rulesets = [d.ruleset for d in self.window.documents] + [ruleset]
+        document = new_document(data, ruleset, RulesetRegistry(pack_rulesets), self.window)
+        self.window.add_document(document)
+        title = document.dungeon.sheet.title
+        self.window.show_status(
+            f"Generated {ruleset.family} dungeon \u201c{title}\u201d ({ruleset.id}"
+            + (f"; {note}" if note else "")
+            + "): Save (Ctrl+S) asks for a file"
         )
         return document
 

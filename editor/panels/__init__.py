@@ -5,6 +5,7 @@
   :mod:`~editor.panels.inspector_sheet` (Qt).
 - :mod:`~editor.panels.problems`: the Problems dock, live validation with quick-fixes (Qt).
 - :mod:`~editor.panels.grid_dialogs`: Dungeon > Resize Grid (Qt).
+- :mod:`~editor.panels.generate_dialog`: File > Generate Dungeon and File > Populate Dungeon (Qt).
 
 Every module here is Qt; the edits they push are the Qt-free ones of :mod:`editor.dungeon.edits`.
 """

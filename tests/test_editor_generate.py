@@ -1,0 +1,316 @@
+"""File > Generate Dungeon... and File > Populate Dungeon... (issue #14): the dialog opened
+window-modal without blocking, driven through its fields and buttons; generation runs in the
+dialog's worker process, answers arrive on the event loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from editor.dungeon.generating import merge_constraints, populate_edit, read_constraints_file
+from editor.dungeon.templates import slug
+from inkcrawl.generate import generate_grid, grid_spec, line_spec
+from inkcrawl.generate.populate import layout_of, populate_line
+from inkcrawl.rulesets import bundled_rulesets
+from tests.editor_support import GRID_DUNGEON, GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
+
+#: A spawned worker starts a fresh interpreter: allow for a loaded 2-core machine.
+JOB_TIMEOUT_MS = 90_000
+LAYOUT_KINDS = ("door", "label", "start")
+
+
+def _run(qtbot, dialog) -> None:
+    """Click the dialog's Generate (Populate) button and wait until the job's answer arrived."""
+    with qtbot.waitSignal(dialog.finished_job, timeout=JOB_TIMEOUT_MS):
+        dialog.run_button.click()
+
+
+def _set_family(dialog, family: str) -> None:
+    dialog.family_box.setCurrentIndex(dialog.family_box.findData(family))
+
+
+def _errors(document) -> list:
+    return [p for p in document.validate_now() if p.problem.severity == "error"]
+
+
+def test_generate_grid_opens_a_new_unsaved_dungeon_with_zero_problems(qtbot):
+    window = make_window(qtbot)
+    window.action("generate").trigger()
+    dialog = window.generator.dialog
+    assert dialog.isVisible() and dialog.isModal()
+    _set_family(dialog, "grid")
+    assert dialog.chosen_ruleset().id == "grid-classic"
+    assert (dialog.columns.value(), dialog.rows.value()) == (7, 7)  # grid-classic's board
+    dialog.seed.setValue(7)
+    _run(qtbot, dialog)
+    assert not dialog.isVisible()
+    assert len(window.documents) == 1
+    document = window.current
+    assert document.path is None and not document.modified  # new and unsaved, as File > New
+    assert document.dungeon.family == "grid" and document.ruleset.id == "grid-classic"
+    assert document.validate_now() == []  # zero problems, warnings included
+    # the same seed and constraints give the dungeon the CLI would (the id made from the title)
+    ruleset = bundled_rulesets()["grid-classic"]
+    constraints = {"type": "constraints", "format_version": 1, "family": "grid", "grid": {"columns": 7, "rows": 7}}
+    expected = generate_grid(grid_spec(constraints, ruleset), 7).data
+    expected["id"] = slug(expected["sheet"]["title"])
+    assert document.dungeon.to_dict() == expected
+    # grid-classic's counts (RULES.md 1): 6 entryways, 4 loot, 1 dragon, 6 letter pairs
+    kinds = [f.kind for f in document.dungeon.features]
+    assert len(document.dungeon.entryways) == 6
+    assert (kinds.count("loot"), kinds.count("dragon"), kinds.count("weapon"), kinds.count("monster")) == (4, 1, 6, 6)
+
+
+def test_generate_line_with_fields_and_a_second_dungeon_gets_its_own_id(qtbot):
+    window = make_window(qtbot)
+    for expected_rooms in (5, 6):
+        window.action("generate").trigger()
+        dialog = window.generator.dialog
+        _set_family(dialog, "line")
+        assert dialog.chosen_ruleset().id == "line-classic"
+        assert dialog.line_group.isVisibleTo(dialog) and not dialog.grid_group.isVisibleTo(dialog)
+        dialog.seed.setValue(4)
+        dialog.line_counts["rooms"].setValue(expected_rooms)
+        dialog.line_counts["monster"].setValue(3)
+        _run(qtbot, dialog)
+        assert not dialog.isVisible(), dialog.message.text()
+        document = window.current
+        areas = document.dungeon.areas
+        assert sum(1 for a in areas if a.kind == "room") == expected_rooms
+        assert sum(1 for e in document.dungeon.elements if e.kind == "monster") == 3
+        assert _errors(document) == []
+    first, second = window.documents
+    assert first.dungeon.id != second.dungeon.id  # unique among the open dungeons
+
+
+def _job_until_stopped(*_args) -> dict:
+    """Stands in for the generator in the worker: a job that runs until its process is stopped
+    (the real search ends early on the specs that would take long, so it cannot be held open)."""
+    import time
+
+    time.sleep(3600)
+    return {"ok": False, "message": "ran to the end"}
+
+
+def _start_endless_job(qtbot, window, monkeypatch):
+    from editor.panels import generate_dialog
+
+    monkeypatch.setattr(generate_dialog, "generate_job", _job_until_stopped)
+    dialog = window.generator.generate()
+    _set_family(dialog, "grid")
+    dialog.run_button.click()
+    assert dialog.running and dialog.busy.isVisible() and not dialog.run_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.job_started, timeout=JOB_TIMEOUT_MS)  # the worker runs it now
+    monkeypatch.undo()  # the next run generates for real
+    return dialog, window.generator.worker.pids()[0]
+
+
+def test_cancel_kills_the_job_and_keeps_the_dialog_open(qtbot, monkeypatch):
+    window = make_window(qtbot)
+    dialog, pid = _start_endless_job(qtbot, window, monkeypatch)
+    dialog.cancel_button.click()
+    assert not dialog.running and dialog.isVisible()
+    assert not dialog.busy.isVisible() and dialog.run_button.isEnabled()
+    assert "Cancelled" in dialog.message.text()
+    assert not Path(f"/proc/{pid}").exists() or "Z" in _proc_state(pid)  # killed (at most a zombie)
+    assert window.generator.worker.pids() == []
+    assert window.documents == []
+    # the next run starts a new worker and succeeds
+    _run(qtbot, dialog)
+    assert not dialog.isVisible() and len(window.documents) == 1
+
+
+def _proc_state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][:1]
+    except (OSError, IndexError):
+        return "Z"
+
+
+def test_an_infeasible_spec_is_explained_in_the_dialog(qtbot):
+    window = make_window(qtbot)
+    window.action("generate").trigger()
+    dialog = window.generator.dialog
+    _set_family(dialog, "grid")
+    dialog.columns.setValue(3)
+    dialog.rows.setValue(3)
+    _run(qtbot, dialog)
+    assert dialog.isVisible() and not dialog.running  # still open: change the fields and retry
+    text = dialog.message.text()
+    assert dialog.message.isVisible()
+    # 4 loot + 1 dragon + 6 pairs x 2 = 17 features, one a room, but 3 x 3 = 9 rooms
+    assert "grid.features" in text and "17 features" in text and "9 rooms" in text
+    assert "Traceback" not in text
+    assert window.documents == []
+    assert (dialog.columns.value(), dialog.rows.value()) == (3, 3)  # the choices are kept
+
+
+def test_a_bad_constraints_file_is_shown_by_json_pointer_and_nothing_runs(qtbot, tmp_path):
+    window = make_window(qtbot)
+    window.action("generate").trigger()
+    dialog = window.generator.dialog
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps({"type": "constraints", "format_version": 1, "family": "grid", "grid": {"columns": "seven"}}),
+        encoding="utf-8",
+    )
+    assert dialog.set_constraints_file(bad) is False
+    assert "bad.json: /grid/columns:" in dialog.message.text()
+    dialog.run_button.click()
+    assert not dialog.running and window.documents == []  # refused before any job
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    assert dialog.set_constraints_file(broken) is False
+    assert "broken.json:" in dialog.message.text()
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"type": "sweep"}), encoding="utf-8")
+    assert dialog.set_constraints_file(other) is False
+    assert "/type:" in dialog.message.text()
+    # a good file for the line family switches the family and clears the message
+    good = tmp_path / "line.json"
+    good.write_text(
+        json.dumps({"type": "constraints", "format_version": 1, "family": "line", "line": {"rooms": 5}}),
+        encoding="utf-8",
+    )
+    _set_family(dialog, "grid")
+    assert dialog.set_constraints_file(good) is True
+    assert dialog.family() == "line" and not dialog.message.isVisible()
+    assert dialog.constraints()["line"]["rooms"] == 5
+
+
+def test_fields_override_the_file_and_ruleset_fields_keep_it():
+    base = {
+        "type": "constraints",
+        "format_version": 1,
+        "family": "grid",
+        "grid": {"columns": 5, "features": {"loot": 3, "dragon": 1}, "difficulty": {"mean_score": [1, 2], "games": 50}},
+    }
+    merged = merge_constraints(base, "grid", "grid-classic", {"columns": None, "loot": 4, "mean_score": (3, 6)})
+    assert merged["ruleset"] == "grid-classic"
+    assert merged["grid"]["columns"] == 5  # left at "ruleset": the file's member
+    assert merged["grid"]["features"] == {"loot": 4, "dragon": 1}
+    assert merged["grid"]["difficulty"] == {"mean_score": [3.0, 6.0], "games": 50}
+    assert base["grid"]["features"]["loot"] == 3  # the file's data is not changed
+    populate = merge_constraints(None, "line", "line-classic", {"rooms": 5, "monster": 2}, populate=True)
+    assert populate["line"] == {"elements": {"monster": 2}}  # rooms is for generate only
+    with pytest.raises(ValueError):
+        merge_constraints(base, "line", "line-classic", {})
+
+
+def test_read_constraints_file_lists_every_schema_problem(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(
+        json.dumps(
+            {"type": "constraints", "format_version": 1, "family": "grid", "grid": {"rows": 0, "entryways": -1}}
+        ),
+        encoding="utf-8",
+    )
+    data, problems = read_constraints_file(path)
+    assert data is None
+    assert [p.split(":")[0] for p in problems] == ["/grid/entryways", "/grid/rows"]
+
+
+def _layout_file(tmp_path) -> Path:
+    """The first bundled line dungeon stripped to its layout: areas, walls, label and Start."""
+    data = json.loads(LINE_DUNGEON.read_text(encoding="utf-8"))
+    data["elements"] = [e for e in data["elements"] if e["kind"] in LAYOUT_KINDS]
+    data["sheet"]["end_triggers"] = []
+    path = tmp_path / "layout.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_populate_is_one_undo_step_that_keeps_the_layout(qtbot, tmp_path):
+    path = _layout_file(tmp_path)
+    window = make_window(qtbot, path)
+    document = window.current
+    assert window.action("populate").isEnabled()
+    before_text = document.canonical_text()
+    before = document.dungeon.to_dict()
+    window.action("populate").trigger()
+    dialog = window.generator.dialog
+    assert dialog.populating and not dialog.family_box.isEnabled() and "rooms" not in dialog.line_counts
+    dialog.seed.setValue(3)
+    dialog.line_counts["monster"].setValue(2)
+    _run(qtbot, dialog)
+    assert not dialog.isVisible(), dialog.message.text()
+    assert document.undo_stack.count() == 1
+    after = document.dungeon.to_dict()
+    assert layout_of(after) == layout_of(before)  # every area, wall, door, label and Start kept
+    added = [e for e in after["elements"] if e["kind"] not in LAYOUT_KINDS]
+    assert sum(1 for e in added if e["kind"] == "monster") == 2
+    assert after["sheet"]["end_triggers"]  # the sheet listed none: populate added one
+    assert _errors(document) == []
+    # what the CLI's populate makes with the same seed and constraints
+    constraints = {"type": "constraints", "format_version": 1, "family": "line", "line": {"elements": {"monster": 2}}}
+    expected = populate_line(before, line_spec(constraints, document.ruleset), 3, 5.0, document.file_label).data
+    assert after == expected
+    window.action("undo").trigger()
+    assert document.canonical_text() == before_text
+    window.action("redo").trigger()
+    assert document.dungeon.to_dict() == expected
+
+
+def test_populate_refuses_a_grid_file_and_is_off_for_grid_dungeons(qtbot, tmp_path):
+    window = make_window(qtbot, GRID_DUNGEON)
+    assert not window.action("populate").isEnabled()
+    assert window.generator.populate() is None
+    assert window.documents[0].undo_stack.count() == 0
+    assert window.open_path(_layout_file(tmp_path))
+    dialog = window.generator.populate()
+    grid_file = tmp_path / "grid.json"
+    grid_file.write_text(json.dumps({"type": "constraints", "format_version": 1, "family": "grid"}), encoding="utf-8")
+    assert dialog.set_constraints_file(grid_file) is False
+    assert "/family:" in dialog.message.text() and dialog.family() == "line"
+    dialog.reject()
+    assert not dialog.isVisible()
+
+
+def test_populate_edit_refuses_a_changed_layout():
+    from editor.dungeon.edits import EditError
+    from inkcrawl.model import dungeon_from_dict
+
+    data = json.loads(LINE_DUNGEON.read_text(encoding="utf-8"))
+    dungeon = dungeon_from_dict(data)
+    moved = json.loads(json.dumps(data))
+    moved["areas"][0]["polygon"][0][0] += 1
+    with pytest.raises(EditError, match="areas"):
+        populate_edit(dungeon, moved)
+    assert dungeon.to_dict() == data
+
+
+@pytest.mark.parametrize(
+    ("pack", "family", "ruleset"), [(GRID_PACK, "grid", "grid-classic"), (LINE_PACK, "line", "line-classic")]
+)
+def test_the_dialog_starts_at_the_open_packs_family_and_ruleset(qtbot, pack, family, ruleset):
+    window = make_window(qtbot, pack)
+    dialog = window.generator.generate()
+    assert dialog.family() == family and dialog.chosen_ruleset().id == ruleset
+    assert dialog.grid_group.isVisibleTo(dialog) == (family == "grid")
+    if family == "grid":
+        grid = window.current.dungeon.grid
+        assert (dialog.columns.value(), dialog.rows.value()) == (grid.columns, grid.rows)
+    first = dialog.seed.value()
+    seeds = {dialog.randomize_seed() for _ in range(5)} | {first}
+    assert len(seeds) > 1 and all(0 <= s < 2**31 for s in seeds)
+    assert dialog.seed.value() in seeds
+    dialog.reject()
+
+
+def test_a_worker_that_dies_is_said_in_the_dialog(qtbot, monkeypatch):
+    """The generation process killed from outside (out of memory, say): the dialog says so and
+    stays open; the next run starts a new worker."""
+    import os
+    import signal
+
+    window = make_window(qtbot)
+    dialog, pid = _start_endless_job(qtbot, window, monkeypatch)
+    with qtbot.waitSignal(dialog.finished_job, timeout=JOB_TIMEOUT_MS) as answer:
+        os.kill(pid, signal.SIGKILL)  # the worker this test started
+    assert answer.args[0]["ok"] is False
+    assert dialog.isVisible() and not dialog.running and dialog.run_button.isEnabled()
+    assert "the generator stopped" in dialog.message.text() and "Traceback" not in dialog.message.text()
+    _run(qtbot, dialog)
+    assert not dialog.isVisible() and len(window.documents) == 1
