@@ -19,11 +19,19 @@ one-way portals) and the value of each area under the line family's rules (RULES
   boss (entering the boss room covers it, last), entering an escape portal or an exit. The area it
   ends in is exempt from penalties (switch ``end_room_exempt``).
 
+* A character changes the values and the stones' order (the Ranger's plants, the Cleric's stones in
+  any order); the other abilities change how an element is drawn, which the drawing step does.
+  The number of players sets the key supply.
+
 The search is a depth-first search with memoisation over (entered areas, where the line is, keys,
 orbs taken, portals used); it is exact for this model, so ``proven`` holds when the drawn route,
-re-scored by the referee, scores the searched value. Not modelled yet (they make ``proven``
-false when they matter): characters' abilities, several players at the table, the timer, and the
-choice to leave an element of a room undone on purpose. Units: VP; lengths in sheet mm.
+re-scored by the referee, scores the searched value. Outside the model: the other players at the
+table (they may take keys and orb tokens first: :func:`inkcrawl.engines.line.simulate.play_table`
+plays that), lengths (the timer is held against the drawn route afterwards: ``timer_vp`` is the
+best score found among prefixes of the best routes, not a proven best), and leaving an element of
+an entered room undone on purpose, which under these rules never pays without a timer: it loses
+the element's VP and costs it again as the penalty, and an element completed at any time counts
+(RULES.md 2, Gaps and defaults). Units: VP; lengths in sheet mm.
 """
 
 from __future__ import annotations
