@@ -29,9 +29,10 @@ re-scored by the referee, scores the searched value. Outside the model: the othe
 table (they may take keys and orb tokens first: :func:`inkcrawl.engines.line.simulate.play_table`
 plays that), lengths (the timer is held against the drawn route afterwards: ``timer_vp`` is the
 best score found among prefixes of the best routes, not a proven best), and leaving an element of
-an entered room undone on purpose, which under these rules never pays without a timer: it loses
-the element's VP and costs it again as the penalty, and an element completed at any time counts
-(RULES.md 2, Gaps and defaults). Units: VP; lengths in sheet mm.
+an entered room undone on purpose. That loses the element's VP and costs it again as the penalty,
+and an element completed at any time counts (RULES.md 2, Gaps and defaults), so it can only pay
+where completing the element ends the scrawl (a boss, an orb trigger) in a room the line must
+leave for good (through a one-way portal), or against a timer. Units: VP; lengths in sheet mm.
 """
 
 from __future__ import annotations
