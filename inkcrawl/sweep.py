@@ -1,10 +1,15 @@
-"""Sweeps: grid dungeons x rule and deck variants x player counts x policies, each played for
-the same seeded games (``inkcrawl sweep SPEC``; the file format is
-``schemas/sweep.schema.json``, documented in docs/sweeps.md).
+"""Sweeps: dungeons x rule and deck variants x player counts x policies, each played for the
+same seeded games (``inkcrawl sweep SPEC``; the file format is ``schemas/sweep.schema.json``,
+documented in docs/sweeps.md).
 
-Every combination is one run of :mod:`inkcrawl.runs`, so a sweep plays on every local core, or
-on a Dask cluster, with byte-identical results for a seed whatever the number of workers; its
-memory does not grow with the number of games.
+Every grid combination is one run of :mod:`inkcrawl.runs`, so a sweep plays on every local core,
+or on a Dask cluster, with byte-identical results for a seed whatever the number of workers; its
+memory does not grow with the number of games. A line dungeon's combination is one
+:func:`inkcrawl.engines.line.simulate.simulate_line` (its policies ``optimal``, ``greedy`` and
+``human`` at the spec's ``skill`` and ``speed_mm_s``, one policy for every seat; rule variants
+are ``switches`` and a line ``ruleset``), played on the local cores: the same seed gives the same
+result whatever the number of workers there too. Policies, variants and rulesets of the other
+family are skipped for a dungeon with a note.
 
 The result (``--format json``), one object:
 
@@ -12,8 +17,9 @@ The result (``--format json``), one object:
     As in the spec.
 ``results``
     One object per combination, in the order dungeons x variants x players x policies: the
-    statistics of :mod:`inkcrawl.simulate` (with ``balance`` and lead changes) plus
-    ``"variant"`` (its name).
+    statistics of :mod:`inkcrawl.simulate` (with ``balance`` and lead changes) or, for a line
+    dungeon, of :func:`~inkcrawl.engines.line.simulate.simulate_line`, plus ``"variant"`` (its
+    name).
 ``comparisons``
     Per dungeon and player count: ``{"dungeon", "players", "skill_gap"?, "variants"?}``:
     ``skill_gap`` (when both ``random`` and another policy played every seat) is
@@ -24,6 +30,8 @@ The result (``--format json``), one object:
 
 from __future__ import annotations
 
+import copy
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +39,9 @@ from pathlib import Path
 from inkcrawl.balance import VariantError, apply_variant, variant_name
 from inkcrawl.runs import Run, run_tallies
 from inkcrawl.suggest import expected
+
+#: The members of a variant a line dungeon has nothing for (it has no deck and no rounds).
+GRID_ONLY_CHANGES = ("scoring", "deck", "deck_cards", "rounds", "reveal")
 
 
 class SweepError(ValueError):
@@ -43,13 +54,15 @@ class SweepInputError(SweepError):
 
 @dataclass
 class Combination:
-    """One run of a sweep: which dungeon, variant, player count and seat policies."""
+    """One run of a sweep: which dungeon (of which ``family``), variant, player count and seat
+    policies; ``run`` holds the game data entry played, the seed and the games."""
 
     dungeon: str
     variant: str
     players: int
     policies: tuple[str, ...]
     run: Run
+    family: str = "grid"
 
 
 @dataclass
@@ -60,6 +73,8 @@ class Plan:
     games: int
     combinations: list[Combination] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    skill: float = 0.7
+    speed_mm_s: float = 50.0
 
     @property
     def total_games(self) -> int:
@@ -73,11 +88,16 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
     ``ruleset`` variant needs. Raises :class:`SweepError` naming the member."""
     from inkcrawl.engines.grid.game import MAX_PLAYERS
     from inkcrawl.engines.grid_policies import policy_names
+    from inkcrawl.engines.line.simulate import DEFAULT_SKILL, DEFAULT_SPEED_MM_S
+    from inkcrawl.engines.line.simulate import POLICIES as LINE_POLICIES
 
     games = spec.get("games", 1000)
     seed = spec.get("seed", 0)
-    plan = Plan(seed, games)
-    known = policy_names()
+    plan = Plan(
+        seed, games, skill=spec.get("skill", DEFAULT_SKILL), speed_mm_s=spec.get("speed_mm_s", DEFAULT_SPEED_MM_S)
+    )
+    family_policies = {"grid": set(policy_names()), "line": set(LINE_POLICIES)}
+    known = sorted(family_policies["grid"] | family_policies["line"])
     seat_lists: list[tuple[str, ...] | str] = []
     for i, policy in enumerate(spec.get("policies", ["random", "greedy"])):
         names = [policy] if isinstance(policy, str) else list(policy)
@@ -101,21 +121,34 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
         if only is not None and entry.get("id") not in only:
             continue
         found.add(str(entry.get("id")))
-        if entry.get("family") != "grid":
-            plan.notes.append(f"dungeon {entry.get('id')!r} is a line dungeon: sweeps play grid dungeons; skipped")
-            continue
+        family = "line" if entry.get("family") == "line" else "grid"
+        dungeon_id = entry.get("id")
         for i, variant in enumerate(variants):
             source = entry
             if i in rulesets:
+                if rulesets[i].family != family:
+                    plan.notes.append(
+                        f"variant {names[i]!r} is a {rulesets[i].family} ruleset: skipped for the {family} dungeon "
+                        f"{dungeon_id!r}"
+                    )
+                    continue
                 if opened is None:
                     raise SweepError(
-                        f"/variants/{i}/ruleset: dungeon {entry.get('id')!r} comes from a game.json, which keeps "
+                        f"/variants/{i}/ruleset: dungeon {dungeon_id!r} comes from a game.json, which keeps "
                         f"no dungeon to apply another ruleset to; sweep the dungeon file or its pack"
                     )
                 source = _with_ruleset(opened, rulesets[i], f"/variants/{i}/ruleset")
             changes = {k: v for k, v in variant.items() if k not in ("name", "ruleset")}
+            if family == "line":
+                grid_only = [k for k in GRID_ONLY_CHANGES if k in changes]
+                if grid_only:
+                    plan.notes.append(
+                        f"variant {names[i]!r} changes {', '.join(grid_only)}, which a line dungeon has not: "
+                        f"skipped for {dungeon_id!r}"
+                    )
+                    continue
             try:
-                played = apply_variant(source, changes) if changes else source
+                played = _applied(source, changes, family) if changes else source
             except VariantError as exc:
                 raise SweepError(f"/variants/{i}: {exc}") from None
             low = played.get("players", {}).get("min", 1)
@@ -123,7 +156,7 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
             for players in players_list:
                 if not low <= players <= high:
                     plan.notes.append(
-                        f"dungeon {entry.get('id')!r} is for {low} to {high} players: {players} players skipped"
+                        f"dungeon {dungeon_id!r} is for {low} to {high} players: {players} players skipped"
                     )
                     continue
                 for seats in seat_lists:
@@ -133,9 +166,22 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
                             f"/policies: {list(policies)} gives {len(policies)} seats for {players} players; "
                             f"give one name for every seat or one per seat"
                         )
+                    other = [name for name in dict.fromkeys(policies) if name not in family_policies[family]]
+                    if other:
+                        plan.notes.append(
+                            f"policy {other[0]!r} does not play {family} dungeons: skipped for {dungeon_id!r} "
+                            f"({family} policies: {', '.join(sorted(family_policies[family]))})"
+                        )
+                        continue
+                    if family == "line" and len(set(policies)) > 1:
+                        plan.notes.append(
+                            f"policies {list(policies)}: a line table plays one policy for every seat; skipped for "
+                            f"{dungeon_id!r}"
+                        )
+                        continue
                     plan.combinations.append(
                         Combination(
-                            str(entry.get("id")), names[i], players, policies, Run(played, policies, seed, games)
+                            str(dungeon_id), names[i], players, policies, Run(played, policies, seed, games), family
                         )
                     )
     if only is not None:
@@ -145,8 +191,25 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
     if not plan.combinations:
         why = f": {plan.notes[0]}" if plan.notes else ""
         more = f" (and {len(plan.notes) - 1} more skipped)" if len(plan.notes) > 1 else ""
-        raise SweepError(f"/dungeons: nothing to play (no grid dungeon for the player counts asked){why}{more}")
+        raise SweepError(f"/dungeons: nothing to play (no dungeon for the player counts and policies asked){why}{more}")
     return plan
+
+
+def _applied(entry: dict, changes: dict, family: str) -> dict:
+    """``entry`` with a variant's ``changes``: :func:`~inkcrawl.balance.apply_variant` for a grid
+    dungeon; for a line dungeon its ``switches`` set, checked by compiling the result
+    (:class:`~inkcrawl.engines.line.LineRules`). Raises :class:`~inkcrawl.balance.VariantError`."""
+    if family == "grid":
+        return apply_variant(entry, changes)
+    from inkcrawl.engines.line import GameDataError, LineRules
+
+    out = copy.deepcopy(entry)
+    out["switches"] = {**out.get("switches", {}), **changes.get("switches", {})}
+    try:
+        LineRules(out)
+    except GameDataError as exc:
+        raise VariantError(f"variant {variant_name(changes)!r}: {exc}") from None
+    return out
 
 
 def _ruleset(path: Path, pointer: str):
@@ -159,19 +222,23 @@ def _ruleset(path: Path, pointer: str):
     if ruleset is None or errors:
         first = (errors or problems)[0]
         raise SweepError(f"{pointer}: {path} is not a usable ruleset: {first.pointer} {first.message}")
-    if ruleset.family != "grid":
-        raise SweepError(f"{pointer}: {path} is a {ruleset.family} ruleset; sweeps play grid dungeons")
     return ruleset
 
 
 def _with_ruleset(opened, ruleset, pointer: str) -> dict:
     from inkcrawl.engines.grid import GameDataError, GridRules
-    from inkcrawl.gamedata import grid_game_data
+    from inkcrawl.engines.line import GameDataError as LineGameDataError
+    from inkcrawl.engines.line import LineRules
+    from inkcrawl.gamedata import grid_game_data, line_game_data
 
     try:
-        entry = grid_game_data(opened.dungeon, ruleset, opened.deck, opened.deck_name)
-        GridRules(entry)
-    except (GameDataError, KeyError, ValueError) as exc:
+        if ruleset.family == "line":
+            entry = line_game_data(opened.dungeon, ruleset)
+            LineRules(entry)
+        else:
+            entry = grid_game_data(opened.dungeon, ruleset, opened.deck, opened.deck_name)
+            GridRules(entry)
+    except (GameDataError, LineGameDataError, KeyError, ValueError) as exc:
         raise SweepError(
             f"{pointer}: dungeon {opened.dungeon.id!r} cannot be played under that ruleset: {exc}"
         ) from None
@@ -187,12 +254,34 @@ def play_sweep(
     """Play every combination of ``plan`` and return the result of the module docstring.
     Raises what :func:`~inkcrawl.runs.run_tallies` raises."""
     from inkcrawl.engines.grid import GridRules
+    from inkcrawl.engines.line.simulate import simulate_line
     from inkcrawl.tally import _r
 
-    tallies = run_tallies([c.run for c in plan.combinations], progress=progress, workers=workers, scheduler=scheduler)
+    grid = [k for k, c in enumerate(plan.combinations) if c.family == "grid"]
+    tallies: list = [None] * len(plan.combinations)
+    played = run_tallies(
+        [plan.combinations[k].run for k in grid], progress=progress, workers=workers, scheduler=scheduler
+    )
+    for k, tally in zip(grid, played):
+        tallies[k] = tally
     results = []
-    for combination, tally in zip(plan.combinations, tallies):
-        stats = tally.statistics(GridRules(combination.run.entry), plan.seed, combination.policies, leads=True)
+    for k, combination in enumerate(plan.combinations):
+        if combination.family == "grid":
+            stats = tallies[k].statistics(GridRules(combination.run.entry), plan.seed, combination.policies, leads=True)
+        else:
+            stats = simulate_line(
+                combination.run.entry,
+                plan.games,
+                combination.policies[0],
+                plan.seed,
+                skill=plan.skill,
+                speed_mm_s=plan.speed_mm_s,
+                players=combination.players,
+                progress=progress,
+                workers=workers,
+            )
+            stats["policies"] = list(combination.policies)  # as a grid result names them, one per seat
+            tallies[k] = _Measured.of(stats)
         results.append({"variant": combination.variant, **stats})
     comparisons = []
     groups: dict[tuple[str, int], list[int]] = {}
@@ -237,6 +326,25 @@ def play_sweep(
             comparison["variants"] = {"base": variants[0], "changes": rows}
         comparisons.append(comparison)
     return {"seed": plan.seed, "games": plan.games, "results": results, "comparisons": comparisons}
+
+
+@dataclass
+class _Measured:
+    """A line combination's mean score and its standard error (VP), as a grid tally gives them."""
+
+    score_mean: float
+    error: float
+
+    @classmethod
+    def of(cls, stats: dict) -> _Measured:
+        samples = stats["games"] * stats["players"]
+        return cls(float(stats["score"]["mean"]), float(stats["score"]["stdev"]) / math.sqrt(samples))
+
+    def mean(self) -> float:
+        return self.score_mean
+
+    def standard_error(self) -> float:
+        return self.error
 
 
 def format_sweep_text(result: dict) -> str:

@@ -132,15 +132,20 @@ def test_relative_paths_are_read_from_the_sweep_files_folder(tmp_path, capsys, m
         ({"variants": [{"deck": {"trap": -9}}]}, "/variants/0: variant 'trap -9': the deck has 2 'trap' cards"),
         ({"only": ["no-such-room"]}, "/only: no dungeon 'no-such-room'"),
         ({"variants": [{"name": "a"}, {"name": "a"}]}, "two variants have the same name"),
-        ({"variants": [{"ruleset": str(REPO / "content/rulesets/line-classic.json")}]}, "is a line ruleset"),
+        # a line ruleset has nothing to say to the grid dungeons of ember-halls
+        (
+            {"variants": [{"name": "line rules", "ruleset": str(REPO / "content/rulesets/line-classic.json")}]},
+            "nothing to play (no dungeon for the player counts and policies asked): variant 'line rules' is a line "
+            "ruleset: skipped for the grid dungeon",
+        ),
         # a whole deck of no segment card: nobody could draw a path, so nothing would be measured
         ({"variants": [{"deck_cards": {"trap": 0}}]}, "/variants/0: variant 'deck trap 0': the deck has no segment"),
         ({"variants": [{"deck_cards": {}}]}, "the deck has no segment cards left"),
-        # line dungeons only: the refusal says why there is nothing to play
+        # line dungeons and only a grid policy: the refusal says why there is nothing to play
         (
-            {"dungeons": [str(PACKS / "lantern-depths")]},
-            "nothing to play (no grid dungeon for the player counts asked): dungeon 'candlewick-cellars' is a "
-            "line dungeon: sweeps play grid dungeons; skipped (and 3 more skipped)",
+            {"dungeons": [str(PACKS / "lantern-depths")], "policies": ["random"]},
+            "nothing to play (no dungeon for the player counts and policies asked): policy 'random' does not play "
+            "line dungeons: skipped for 'candlewick-cellars' (line policies: greedy, human, optimal) (and 3 more",
         ),
     ],
 )
@@ -229,3 +234,84 @@ def test_a_missing_ruleset_file_is_a_usage_error_like_any_missing_input(tmp_path
     status, out, err = sweep(capsys, str(write_spec(tmp_path, games=2, variants=[{"ruleset": "missing.json"}])))
     assert status == 2 and out == ""
     assert "/variants/0/ruleset: no ruleset file" in err
+
+
+# Line dungeons ---------------------------------------------------------------------------------
+
+
+def _line_file(tmp_path: Path, dungeon: dict) -> Path:
+    path = tmp_path / f"{dungeon['id']}.json"
+    path.write_text(json.dumps(dungeon))
+    return path
+
+
+def test_a_line_dungeon_is_swept_with_the_line_policies(tmp_path, capsys):
+    # The Lure of test_line_simulate: greedy covers the boss it sees at once and ends the scrawl
+    # (2 VP); optimal goes round the den first (3 monsters) and covers the boss last: 5. A grid
+    # policy ('random') is skipped for it with a note.
+    from test_line_simulate import _lure_dungeon
+
+    spec = write_spec(
+        tmp_path,
+        dungeons=[str(_line_file(tmp_path, _lure_dungeon()))],
+        players=[1],
+        policies=["optimal", "greedy", "random"],
+        games=3,
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    assert "note: policy 'random' does not play line dungeons" in err
+    results = json.loads(out)["results"]
+    assert [(r["family"], r["policy"], r["score"]["mean"]) for r in results] == [
+        ("line", "optimal", 5),
+        ("line", "greedy", 2),
+    ]
+    assert [r["balance"]["par_gap"] for r in results] == [0, 3]
+
+
+def test_a_line_switch_variant_is_compared_with_the_first(tmp_path, capsys):
+    # The choice dungeon of test_par: to the boss (4) with the portal entry pe1 unused (-1): 3, the
+    # best. With unused_portal_entry_vp 0 the unused entry costs nothing: 4. Every optimal game is
+    # the same play, so the change is +1 with a standard error of 0.
+    from test_par import _choice_dungeon
+
+    dungeon = _choice_dungeon()
+    dungeon["id"] = "choice"
+    spec = write_spec(
+        tmp_path,
+        dungeons=[str(_line_file(tmp_path, dungeon))],
+        variants=[{"name": "as printed"}, {"name": "free entries", "switches": {"unused_portal_entry_vp": 0}}],
+        players=[1],
+        policies=["optimal"],
+        games=2,
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    result = json.loads(out)
+    assert [r["score"]["mean"] for r in result["results"]] == [3, 4]
+    [comparison] = result["comparisons"]
+    assert comparison["variants"]["changes"] == [
+        {"variant": "free entries", "policies": ["optimal"], "mean": 4, "delta": 1, "standard_error": 0}
+    ]
+    text_status, text, _ = sweep(capsys, str(spec), "--workers", "1")
+    assert text_status == 0 and "choice, 1 players, optimal: free entries +1.00 VP against as printed" in text
+
+
+def test_grid_only_variants_skip_line_dungeons_with_a_note(tmp_path, capsys):
+    from test_line_simulate import _lure_dungeon
+
+    spec = write_spec(
+        tmp_path,
+        dungeons=[str(EMBER), str(_line_file(tmp_path, _lure_dungeon()))],
+        only=["cinder-vault", _lure_dungeon()["id"]],
+        variants=[{"name": "as printed"}, {"name": "more traps", "deck": {"trap": 1}}],
+        players=[2],
+        policies=["greedy"],
+        games=4,
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    assert "variant 'more traps' changes deck, which a line dungeon has not" in err
+    combos = [(r["dungeon"]["id"], r["variant"]) for r in json.loads(out)["results"]]
+    lure = _lure_dungeon()["id"]
+    assert combos == [("cinder-vault", "as printed"), ("cinder-vault", "more traps"), (lure, "as printed")]

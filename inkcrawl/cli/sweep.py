@@ -1,5 +1,5 @@
-"""``inkcrawl sweep``: play grid dungeons under rule and deck variants, player counts and
-policies, and compare them (:mod:`inkcrawl.sweep`; the spec's format is
+"""``inkcrawl sweep``: play dungeons under rule and deck variants, player counts and policies,
+and compare them (:mod:`inkcrawl.sweep`; the spec's format is
 ``schemas/sweep.schema.json``, documented in docs/sweeps.md).
 
 Exit codes: 0 done, 1 errors in a dungeon or a spec that breaks its schema or the rules, 2 usage
@@ -39,6 +39,8 @@ A sweep file (docs/sweeps.md; schema schemas/sweep.schema.json):
    "variants": [{"name": "as printed"}, {"name": "three traps", "deck": {"trap": 1}},
                 {"name": "harsh tallies", "scoring": {"tally": -3}}],
    "players": [2, 3], "policies": ["random", "greedy"], "games": 2000, "seed": 1}
+Line dungeons play the policies optimal, greedy and human ("skill", "speed_mm_s" in the file) and
+take switches and line rulesets as variants; what belongs to the other family is skipped with a note.
 Paths in it are relative to the sweep file. Every combination plays the same game seeds, so
 differences come from the variants and not from luck of the draw alone. The same seed gives the same
 output whatever the number of workers and wherever the games run (--scheduler: a Dask distributed
@@ -52,9 +54,9 @@ def register(subparsers) -> None:
     """Add ``sweep`` to the ``inkcrawl`` command line."""
     parser = subparsers.add_parser(
         "sweep",
-        help="play grid dungeons under rule and deck variants, player counts and policies, and compare",
-        description="Play every combination of a sweep file's grid dungeons, rule and deck variants, player "
-        "counts and policies for the same seeded games, and report each one's scores and balance (seat "
+        help="play dungeons under rule and deck variants, player counts and policies, and compare",
+        description="Play every combination of a sweep file's dungeons (grid and line), rule and deck variants, "
+        "player counts and policies for the same seeded games, and report each one's scores and balance (seat "
         "wins, ties, lead changes) with the skill gap and each variant's change against the first.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -110,6 +112,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         return _error(f"{args.spec}:{exc}", EXIT_USAGE if isinstance(exc, SweepInputError) else EXIT_PROBLEMS)
     if status:
         return status[0]
+    if args.scheduler and any(c.family == "line" for c in plan.combinations):
+        plan.notes.append("line dungeons play on this machine's workers; the grid games go to the scheduler")
     for note in plan.notes:
         print(terminal_safe(f"inkcrawl sweep: note: {note}"), file=sys.stderr)
 
