@@ -293,3 +293,21 @@ def test_the_faster_seat_takes_the_last_key_token():
         [[t for t in referee_with_tokens(rules, base.play)[1] if t.kind == "key"]] * 3,
     )
     assert shares == [{"keys_gone": ["k1"]}, {}, {}]  # seat 3 (60 mm/s) now beats seat 1 (50)
+
+
+def test_seats_reaching_a_token_at_once_take_it_in_the_tie_order():
+    # the three seats of the key test again, now seat 3 first and seat 1 last at the same moment:
+    # seats 3 and 2 take the two red tokens, seat 1 is left without: 1, 4, 4
+    rules = LineRules(entry_of(_contest_dungeon(orb=False)))
+    base = line_sim.intent(rules, "optimal", players=3)
+    table = line_sim.play_table(rules, base, [None, None, None], [1.0, 1.0, 1.0], 50.0, tie_order=[2, 1, 0])
+    assert [int(result["total"]) for _, result in table] == [1, 4, 4]
+
+
+def test_identical_seats_share_the_luck_of_the_draw_for_a_token():
+    # two optimal seats reach o1 at the same moment in every game: the seat drawn first that game
+    # takes the 4-VP token and wins 8 to 6; over 40 games each seat wins some
+    stats = line_sim.simulate_line(entry_of(_contest_dungeon(orb=True)), games=40, policy="optimal", seed=5, players=2)
+    wins = [seat["wins"] for seat in stats["seats"]]
+    assert sum(wins) == 1 and all(0.25 < w < 0.75 for w in wins)
+    assert stats["score"]["distribution"] == {"6": 40, "8": 40} and stats["balance"]["ties"] == 0

@@ -185,6 +185,7 @@ def play_table(
     rngs: Sequence[np.random.Generator | None],
     skills: Sequence[float],
     speed_mm_s: float,
+    tie_order: Sequence[int] | None = None,
 ) -> list[tuple[dict, dict]]:
     """One game at a table: each seat draws ``base`` (sloppily when its ``rngs`` entry is a
     generator, exactly when it is ``None``) at its own speed, and everyone stops when the first
@@ -202,6 +203,9 @@ def play_table(
     compete"), so the referee scores each play alone with what the table left it. A seat
     stopped by a locked door it could not open frees the tokens it would have reached later:
     the sharing is repeated (at most :data:`CONTEST_ROUNDS` times) until it no longer changes.
+    Seats that reach a token at the same moment take it in ``tie_order`` (seat indexes, first
+    first; default: seat order), which the simulation draws per game so that identical seats
+    share the luck of the draw.
     Raises :class:`SimulationError` for a drawing the referee cannot read."""
     from inkcrawl.engines.line import PlayError, referee_with_tokens
 
@@ -223,7 +227,7 @@ def play_table(
         reached = [
             [t for t in tokens if t.length_mm / speed <= until] for (_, speed), (_, tokens) in zip(seats, judged)
         ]
-        fresh = _share_tokens(rules, [speed for _, speed in seats], reached)
+        fresh = _share_tokens(rules, [speed for _, speed in seats], reached, tie_order)
         if fresh == shares:
             break
         changed = [i for i, share in enumerate(fresh) if share != shares[i]]
@@ -263,14 +267,18 @@ def _table_end(rules: LineRules, seats: Sequence[tuple[float, dict]]) -> tuple[f
     return min(ends) if ends else None
 
 
-def _share_tokens(rules: LineRules, speeds: Sequence[float], reached: Sequence[Sequence]) -> list[dict]:
+def _share_tokens(
+    rules: LineRules, speeds: Sequence[float], reached: Sequence[Sequence], tie_order: Sequence[int] | None = None
+) -> list[dict]:
     """Each seat's ``keys_gone`` and ``orb_tokens`` (only where they differ from a lone
     player's) when the tokens ``reached`` (per seat, :class:`~inkcrawl.engines.line.TokenReach`
-    in path order) go out in time order: a key token of each colour per seat while the supply
-    for the table's players lasts (``keys.supply``), the orb stacks top first (RULES.md 2)."""
+    in path order) go out in time order, seats at the same moment in ``tie_order``: a key token
+    of each colour per seat while the supply for the table's players lasts (``keys.supply``),
+    the orb stacks top first (RULES.md 2)."""
     supply = int(rules.key_supply.get(str(len(speeds)), 0))
+    rank = {seat: i for i, seat in enumerate(tie_order if tie_order is not None else range(len(speeds)))}
     timeline = sorted(
-        (token.length_mm / speeds[seat], seat, k, token)
+        (token.length_mm / speeds[seat], rank[seat], seat, k, token)
         for seat, tokens in enumerate(reached)
         for k, token in enumerate(tokens)
     )
@@ -279,7 +287,7 @@ def _share_tokens(rules: LineRules, speeds: Sequence[float], reached: Sequence[S
     gone: list[list[str]] = [[] for _ in speeds]
     stacks: dict[str, int] = {}
     positions: list[dict[str, list[int]]] = [{} for _ in speeds]
-    for _, seat, _, token in timeline:
+    for _, _, seat, _, token in timeline:
         colour = token.colour
         if colour is None:
             continue  # a token without a colour (a skeleton key the play names none for) is not shared
@@ -420,7 +428,9 @@ def play_line_chunk(
     """Play the games of ``seeds`` on the line dungeon ``entry`` (game data), ``players`` seats
     at a table (:func:`play_table`) with one player model and a ``skill`` (one for every seat,
     or one per seat), and return their :class:`LineTally` (module-level, picklable arguments: a
-    worker runs it). Seat ``s`` of game seed ``g`` draws with ``numpy.random.default_rng([g, s])``.
+    worker runs it). Seat ``s`` of game seed ``g`` draws with ``numpy.random.default_rng([g, s])``;
+    seats reaching a shared token at the same moment take it in the order
+    ``numpy.random.default_rng([g, players]).permutation(players)``.
     Raises :class:`SimulationError`, :class:`~inkcrawl.engines.line.GameDataError`."""
     rules, base = _prepared(entry, policy, players, character)
     skills = list(skill) if isinstance(skill, Sequence) else [float(skill)] * players
@@ -438,7 +448,10 @@ def play_line_chunk(
             np.random.default_rng([game_seed, seat]) if policy == "human" and skills[seat] < 1 else None
             for seat in range(players)
         ]
-        table = play_table(rules, base, rngs, skills, speed_mm_s)
+        ties = (
+            [int(x) for x in np.random.default_rng([game_seed, players]).permutation(players)] if players > 1 else None
+        )
+        table = play_table(rules, base, rngs, skills, speed_mm_s, ties)
         tally.games += 1
         totals = []
         for seat, (play, result) in enumerate(table):
