@@ -199,9 +199,9 @@ class MainWindow(QMainWindow):
         """Ask which autosaved dungeons to recover (:meth:`FileManager.ask_recover`)."""
         return self.files.ask_recover(entries)
 
-    def ask_replace_read_only(self, path: Path) -> bool:
-        """Ask whether Save may replace a read-only file (:meth:`FileManager.ask_replace_read_only`)."""
-        return self.files.ask_replace_read_only(path)
+    def ask_replace_read_only(self, path: Path, what: str = "this dungeon", elsewhere: str = "with Save As") -> bool:
+        """Ask whether Save may replace a read-only file with ``what`` (:meth:`FileManager.ask_replace_read_only`)."""
+        return self.files.ask_replace_read_only(path, what, elsewhere)
 
     def show_file_message(self, level: str, title: str, text: str) -> None:
         """Tell the user something about files (:meth:`FileManager.show_file_message`)."""
@@ -824,7 +824,9 @@ class MainWindow(QMainWindow):
             return
         refs = self.scene.selected_refs()
         if refs:
-            self.current.push(DeleteObjects(self.current.dungeon, refs, text))
+            # found as the inspector found the selection: no second walk over a big dungeon
+            located = self.current.locate(refs)[0]
+            self.current.push(DeleteObjects(self.current.dungeon, refs, text, located))
 
     def rotate_selection(self, angle_deg: float) -> None:
         """Turn the selected line objects by ``angle_deg`` clockwise about their centre (one

@@ -423,3 +423,63 @@ def test_live_validation_points_at_objects(qapp):
     document.push(MoveObjects(document.dungeon, [monster.id], 500, 0))  # off the paper
     located = document.validate_now()
     assert any(p.ref == monster.id for p in located), [(p.problem.code, p.ref) for p in located]
+
+
+def test_the_documents_lookup_answers_for_the_model_as_it_is_after_every_edit(qapp):
+    """``DungeonDocument.locate`` remembers its answers until the next change: after an edit,
+    its undo and its redo each answer is the model's, and the dictionary given out is the
+    caller's own (changing it changes no later answer)."""
+    document = open_document(GRID_DUNGEON)
+    dungeon = document.dungeon
+    passages = list(dungeon.passages[:3])
+    refs = [ref_of(p) for p in passages]
+    found, shared = document.locate(refs)
+    assert not shared
+    assert {ref: found[ref][1:] for ref in refs} == {ref: (i, p) for i, (ref, p) in enumerate(zip(refs, passages))}
+    found.clear()  # the caller's own
+    assert sorted(document.locate(refs)[0]) == sorted(refs)
+    document.push(DeleteObjects(dungeon, refs[:2]))
+    assert sorted(document.locate(refs)[0]) == [refs[2]]
+    assert document.locate(refs)[0][refs[2]][1] == 0  # now first in the list
+    document.undo_stack.undo()
+    assert {ref: at[1] for ref, at in document.locate(refs)[0].items()} == dict(zip(refs, range(3)))
+    document.undo_stack.redo()
+    assert sorted(document.locate(refs)[0]) == [refs[2]]
+    # the whole model replaced (a reload): answered for the new model
+    document.replace_model(dungeon_from_dict(document.dungeon.to_dict()))
+    assert document.locate([refs[2]])[0][refs[2]][2] is document.dungeon.passages[0]
+
+
+def test_delete_with_the_objects_located_by_the_window_removes_the_same_objects():
+    """The window hands the delete what the document located for the selection: the same
+    result as the delete's own lookup, and a located dictionary missing a reference (stale) is
+    not trusted."""
+    dungeon = grid_model()
+    refs = [ref_of(p) for p in dungeon.passages[2:5]]
+    located, _ = edits.locate(dungeon, refs)
+    given = DeleteObjects(dungeon, refs, located=located)
+    own = DeleteObjects(dungeon, refs)
+    assert given.removed == own.removed
+    incomplete = DeleteObjects(dungeon, refs, located={refs[0]: located[refs[0]]})
+    assert incomplete.removed == own.removed
+    with pytest.raises(EditError, match="no object"):
+        DeleteObjects(dungeon, [*refs, "passage:999,999,east"], located=located)
+
+
+def test_a_passage_edge_is_found_from_either_room_and_listed_twice_toggles_the_first():
+    """``passages_on`` finds the passages of an edge whichever room lists it; an edge listed
+    twice (G015) gives both, in file order, and TogglePassage removes the first, as before."""
+    from editor.dungeon.edits import passages_on
+    from editor.tools.grid import is_passage
+    from inkcrawl.model import Passage
+
+    dungeon = grid_model()
+    dungeon.passages = [Passage((2, 1), "east"), Passage((0, 0), "south"), Passage((3, 1), "west")]
+    ref = passage_ref((2, 1), "east")
+    assert [i for i, _ in passages_on(dungeon, ref)] == [0, 2]
+    assert is_passage(dungeon, (3, 1), "west") and is_passage(dungeon, (0, 1), "north")
+    assert not is_passage(dungeon, (1, 1), "east")
+    edit = TogglePassage(dungeon, (3, 1), "west")
+    assert not edit.adding and edit.index == 0
+    dungeon.passages[1].cell = [0, 0]  # a cell given as a list still counts
+    assert [i for i, _ in passages_on(dungeon, passage_ref((0, 1), "north"))] == [1]

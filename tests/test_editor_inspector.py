@@ -345,3 +345,39 @@ def test_id_is_trimmed_and_an_unchanged_id_is_no_step(qtbot):
     _type(qtbot, inspector.fields_by_name["id"].edit, " rat-king ")
     assert find(document.dungeon, "rat-king")[2].kind == "monster" and document.undo_stack.count() == 1
     assert inspector.fields_by_name["id"].edit.text() == "rat-king"
+
+
+def test_the_sheet_form_shown_again_after_a_selection_shows_the_model_as_it_is_now(qtbot):
+    """Going back to the sheet (the selection emptied, or deleted) shows the sheet's form kept
+    from before (not built again: deleting 50 passages of a big grid spent a third of its time
+    on that), with the values the model has now; a boss added meanwhile gives a new form with
+    its Boss VP field."""
+    from editor.dungeon.edits import AddObjects, ChangeSheet
+    from inkcrawl.model import Element
+
+    window = _line_window(qtbot, 0)
+    document, inspector = window.current, window.inspector
+    assert not _elements(window, "boss")
+    window.scene.select_refs([])
+    sheet_form = inspector.form_widget
+    assert inspector.fields_by_name["boss_vp"].widget.text() == "no boss on this sheet"
+    monster = _elements(window, "monster")[0]
+    window.scene.select_refs([monster.id])
+    assert "title" not in inspector.fields_by_name
+    document.push(ChangeSheet(document.dungeon, "title", "Retitled meanwhile"))
+    window.delete_selection()
+    assert inspector.form_widget is sheet_form
+    title = inspector.fields_by_name["title"].edit
+    assert title.text() == "Retitled meanwhile" and inspector.header.text() == f"Sheet of {document.dungeon.id}"
+    _type(qtbot, title, "Typed in the form kept")
+    assert document.dungeon.sheet.title == "Typed in the form kept"
+    document.undo_stack.undo()  # the typing
+    document.undo_stack.undo()  # the delete: the monster is back
+    assert document.dungeon.sheet.title == "Retitled meanwhile"
+    window.scene.select_refs([monster.id])
+    boss = Element(id="boss-added", kind="boss", at=(60.0, 60.0), size_mm=8.0, rotation_deg=0.0, vp=7)
+    document.push(AddObjects([("elements", None, boss)]))
+    window.scene.select_refs([])
+    assert inspector.form_widget is not sheet_form
+    assert inspector.fields_by_name["boss_vp"].edit.text() == "7"
+    assert inspector.fields_by_name["title"].edit.text() == "Retitled meanwhile"

@@ -815,3 +815,79 @@ def test_an_edit_of_a_big_grid_does_not_measure_or_index_every_object(qtbot, tmp
     assert len(document.dungeon.passages) == len(json.loads(before)["passages"]) - 50
     window.action("undo").trigger()
     assert document.canonical_text() == before
+
+
+def test_deleting_passages_of_a_big_grid_walks_its_passages_once(qtbot, tmp_path, monkeypatch):
+    """On a 100 x 100 grid, deleting 50 selected passages took 20 ms of the UI thread: the
+    delete, the canvas and the Inspector each walked the 10,000 passages to find the same 50,
+    and the Inspector built its sheet form anew. Now the window hands the delete what the
+    selection already found, the Inspector reads what the canvas found after the edit, and the
+    sheet form is the one shown before the selection: one walk in all (issue #16)."""
+    import sys
+
+    from benchmarks.editor_canvas import make_grid_dungeon
+    from editor.dungeon import edits
+    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+
+    path = tmp_path / "big-grid.json"
+    write_text_atomic(path, dumps_canonical(make_grid_dungeon(100, 1)))
+    window = make_window(qtbot, path)
+    document, inspector = window.current, window.inspector
+    sheet_form = inspector.form_widget
+    walks = []
+    real_locate = edits.locate
+
+    def locate(dungeon, refs):
+        refs = list(refs)
+        if any(ref.startswith("passage:") for ref in refs):  # a walk over every passage
+            walks.append(len(refs))
+        return real_locate(dungeon, refs)
+
+    for name in ("editor.dungeon.edits", "editor.dungeon.document", "editor.panels.inspector"):
+        monkeypatch.setattr(sys.modules[name], "locate", locate, raising=False)
+    doomed = document.dungeon.passages[:50]
+    window.scene.select_refs([edits.ref_of(p) for p in doomed])
+    assert inspector.form_widget is not sheet_form  # the passages' form
+    walks.clear()
+    window.action("delete").trigger()
+    assert walks == [50]
+    assert not any(p in document.dungeon.passages for p in doomed)
+    assert inspector.form_widget is sheet_form
+    assert inspector.fields_by_name["title"].edit.text() == document.dungeon.sheet.title
+
+
+def test_a_passage_click_on_a_big_grid_looks_only_at_that_edges_passages(qtbot, tmp_path, monkeypatch):
+    """A click with the passage tool asked whether the edge was a passage by computing the
+    reference of each of the 10,000 passages of a 100 x 100 grid, then walked them again to
+    toggle it; now only the passages listed on the edge's two rooms are looked at."""
+    import sys
+
+    from benchmarks.editor_canvas import make_grid_dungeon
+    from editor.dungeon import edits
+    from inkcrawl.jsonio import dumps_canonical, write_text_atomic
+    from tests.editor_support import click
+
+    path = tmp_path / "big-grid.json"
+    write_text_atomic(path, dumps_canonical(make_grid_dungeon(100, 1)))
+    window = make_window(qtbot, path)
+    document, view = window.current, window.view
+    window.set_tool("grid_passage")
+    grid = document.dungeon.grid
+    x, y = grid.origin_mm[0] + 51 * grid.cell_mm, grid.origin_mm[1] + 50.5 * grid.cell_mm  # east edge of (50, 50)
+    view.set_zoom(4.0)
+    view.centerOn(x, y)
+    was = any(edits.ref_of(p) == edits.passage_ref((50, 50), "east") for p in document.dungeon.passages)
+    computed = []
+    real_ref_of = edits.ref_of
+
+    def ref_of(obj):
+        computed.append(obj)
+        return real_ref_of(obj)
+
+    for name in ("editor.dungeon.edits", "editor.tools.grid"):
+        monkeypatch.setattr(sys.modules[name], "ref_of", ref_of)
+    click(view, x, y)
+    assert document.undo_stack.count() == 1
+    now = any(real_ref_of(p) == edits.passage_ref((50, 50), "east") for p in document.dungeon.passages)
+    assert now is not was
+    assert len(computed) < 20  # the edge's own passages, not every passage of the grid

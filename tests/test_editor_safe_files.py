@@ -2,7 +2,8 @@
 replaced by Save only after the user says so in a dialog, a symlinked dungeon stays a link (the
 file it points to gets the new content, also for a pack member and the pack's manifest), and
 the session locks of editors killed with kill -9 are removed from the recovery folder once their
-process is gone, while the lock of a live editor is kept."""
+process is gone, while the lock of a live editor is kept. The playtest's Save Play File and Save
+Sheet ask before replacing a read-only file as Save does, and write through a symlink (issue #16)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import sys
 import textwrap
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
 from editor.dungeon.edits import ChangeSheet
-from tests.editor_support import LINE_DUNGEON, LINE_PACK, REPO, copy_pack, make_window
+from tests.editor_support import GRID_DUNGEON, LINE_DUNGEON, LINE_PACK, REPO, copy_pack, drag, make_window
 from tests.waiting import wait_for_line
 
 
@@ -293,3 +296,112 @@ def test_temporary_files_of_killed_autosaves_are_removed_at_start_up(qtbot, tmp_
     finally:
         running.unlink(missing_ok=True)
         foreign.unlink(missing_ok=True)
+
+
+# the playtest's saves ------------------------------------------------------------------------
+def _playtest_ready_to_save(qtbot, family: str, target, monkeypatch, dungeon=None):
+    """A window playtesting ``dungeon`` (default: the bundled one of ``family``), with something
+    to save (a line path drawn by mouse; a grid game dealt) and the Save dialog answering
+    ``target``: returns ``(window, panel, what the panel's save writes as JSON, the file names
+    the dialog was offered)``."""
+    from PySide6.QtWidgets import QFileDialog
+
+    window = make_window(qtbot, dungeon or (LINE_DUNGEON if family == "line" else GRID_DUNGEON))
+    window.view.set_zoom(2.0)
+    window.playtest.toggle()
+    panel = window.playtest.active
+    assert panel is not None, window.playtest.reason.text()
+    if family == "line":
+        window.view.centerOn(50, 45)
+        drag(window.view, (50, 35), (50, 60))
+        assert panel.session.polylines
+        expected = panel.session.play()
+    else:
+        expected = panel.session.sheet()
+    chosen = []
+
+    def get_save_file_name(parent, caption, start, filters, *rest, **kwargs):
+        chosen.append(start)
+        return str(target) if target else "", filters
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", get_save_file_name)
+    return window, panel, json.loads(json.dumps(expected)), chosen
+
+
+@pytest.mark.parametrize("family", ["line", "grid"])
+def test_a_playtest_save_over_a_read_only_file_asks_and_keeping_it_changes_nothing(
+    qtbot, tmp_path, family, monkeypatch
+):
+    """Save Play File (line) and Save Sheet (grid) ask as File > Save does; Keep (or Escape, or
+    nobody there to answer) leaves the file as it was and says so."""
+    target = tmp_path / "protected.json"
+    target.write_text('{"kept": true}\n', encoding="utf-8")
+    target.chmod(0o444)
+    try:
+        window, panel, _, chosen = _playtest_ready_to_save(qtbot, family, target, monkeypatch)
+        asked = _answer_dialog(monkeypatch, "Keep")
+        QTest.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+        assert len(chosen) == 1
+        assert len(asked) == 1 and str(target) in asked[0][0]
+        assert any("Replace Anyway" in text.replace("&", "") for text in asked[0][1])
+        assert target.read_text(encoding="utf-8") == '{"kept": true}\n'
+        assert "read-only" in panel.message.text() and "read-only" in window.statusBar().currentMessage()
+        _answer_dialog(monkeypatch, None)  # Escape keeps it too
+        QTest.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+        window.headless = True  # nobody to answer: kept, nothing asked
+        asked = _answer_dialog(monkeypatch, "Replace Anyway")
+        QTest.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+        assert asked == []
+        assert target.read_text(encoding="utf-8") == '{"kept": true}\n'
+        assert stat.S_IMODE(target.stat().st_mode) == 0o444
+        assert [p.name for p in tmp_path.iterdir()] == ["protected.json"]  # no temporary file left
+    finally:
+        target.chmod(0o644)
+
+
+@pytest.mark.parametrize("family", ["line", "grid"])
+@pytest.mark.parametrize("through_link", [False, True])
+def test_a_playtest_save_replaces_a_read_only_file_when_told_and_a_link_stays_a_link(
+    qtbot, tmp_path, family, through_link, monkeypatch
+):
+    """Replace Anyway writes the play file (line) or sheet (grid) into the read-only file, which
+    stays read-only; chosen through a symlink, the file it points to gets it and the link stays."""
+    real = tmp_path / "shared" / "protected.json"
+    real.parent.mkdir()
+    real.write_text('{"old": true}\n', encoding="utf-8")
+    real.chmod(0o444)
+    chosen_path = real
+    if through_link:
+        chosen_path = tmp_path / "work" / "linked.json"
+        chosen_path.parent.mkdir()
+        chosen_path.symlink_to(real)
+    try:
+        window, panel, expected, _ = _playtest_ready_to_save(qtbot, family, chosen_path, monkeypatch)
+        asked = _answer_dialog(monkeypatch, "Replace Anyway")
+        QTest.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+        assert len(asked) == 1 and str(chosen_path) in asked[0][0]
+        assert json.loads(real.read_text(encoding="utf-8")) == expected
+        assert stat.S_IMODE(real.stat().st_mode) == 0o444
+        assert panel.message.text().startswith("Saved")
+        assert sorted(p.name for p in real.parent.iterdir()) == ["protected.json"]  # no temporary file
+        if through_link:
+            assert chosen_path.is_symlink() and os.readlink(chosen_path) == str(real)
+            assert sorted(p.name for p in chosen_path.parent.iterdir()) == ["linked.json"]
+    finally:
+        real.chmod(0o644)
+
+
+@pytest.mark.parametrize("family", ["line", "grid"])
+def test_the_playtest_save_dialog_starts_beside_the_dungeon_played(qtbot, tmp_path, family, monkeypatch):
+    """Save Play File and Save Sheet offer their file in the dungeon's own folder, as File >
+    Save does, not in the folder the editor was started from."""
+    folder = tmp_path / "my dungeons"
+    folder.mkdir()
+    path = folder / "played.json"
+    shutil.copy(LINE_DUNGEON if family == "line" else GRID_DUNGEON, path)
+    window, panel, _, offered = _playtest_ready_to_save(qtbot, family, "", monkeypatch, dungeon=path)
+    assert window.playtest.document.path == path
+    QTest.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)  # the dialog cancelled ("")
+    ending = ".play.json" if family == "line" else ".sheet.json"
+    assert offered == [str(folder / f"{panel.session.rules.id}{ending}")]
+    assert sorted(p.name for p in folder.iterdir()) == ["played.json"]  # nothing written

@@ -397,3 +397,21 @@ def test_the_grid_shown_on_a_grid_dungeon_is_its_cells_not_a_mm_grid(qtbot):
     inside = grid.origin_mm[0] + grid.cell_mm
     five = next(x for x in range(int(inside) + 2, int(inside + grid.cell_mm) - 1) if x % 5 == 0)
     assert not changed(five)  # where the 5 mm grid of the line family would draw a line
+
+
+def test_the_selection_is_listed_in_file_order_whatever_order_it_was_made_in(qtbot):
+    """``selected_refs`` lists objects in file order (areas, walls, elements), however they were
+    selected, without walking every item; an object added by an edit comes after those there."""
+    from editor.dungeon.edits import AddObjects, ref_of
+    from inkcrawl.model import Element
+
+    window = make_window(qtbot, LINE_DUNGEON)
+    dungeon = window.current.dungeon
+    picked = [dungeon.elements[4], dungeon.areas[1], dungeon.elements[0], dungeon.areas[0]]
+    window.scene.select_refs([ref_of(o) for o in picked])
+    in_file_order = [dungeon.areas[0].id, dungeon.areas[1].id, dungeon.elements[0].id, dungeon.elements[4].id]
+    assert window.scene.selected_refs() == in_file_order
+    added = Element(id="monster-added", kind="monster", at=(60.0, 60.0), size_mm=6.0, rotation_deg=0.0)
+    window.current.push(AddObjects([("elements", None, added)]))
+    window.scene.select_refs([added.id, dungeon.areas[0].id], add=True)
+    assert window.scene.selected_refs() == [*in_file_order, added.id]

@@ -9,6 +9,7 @@ object a hit shape, a hover and selection outline, and a preview while it is dra
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 import weakref
@@ -33,7 +34,7 @@ from editor.canvas.sheet_worker import (
     tile_level,
 )
 from editor.dungeon.document import DungeonDocument
-from editor.dungeon.edits import duplicate_refs, objects, objects_for, ref_of
+from editor.dungeon.edits import duplicate_refs, objects, ref_of
 from exporters import style
 from exporters.qt import svg_for_qt
 from inkcrawl.model import SIDE_OFFSETS, Area, Element, Entryway, Feature, GridDungeon, Passage, Wall
@@ -253,6 +254,7 @@ class ObjectItem(QGraphicsItem):
         super().__init__()
         self.ref = ref
         self.obj = obj
+        self.entry_number = 0  # its place in the scene's ``items_by_ref`` (DungeonScene._enter)
         self.hovered = False
         self.locked = False  # another object shares the reference (a passage listed twice): not editable
         self.guide = False  # draw the outline even when not selected (sheet not rendered)
@@ -519,6 +521,9 @@ class DungeonScene(QGraphicsScene):
         self.background = SheetBackground(paper.width_mm, paper.height_mm)
         self.addItem(self.background)
         self.items_by_ref: dict[str, ObjectItem] = {}
+        # numbers items in the order of ``items_by_ref`` (each gets the next number as it is
+        # put there): the selection is put in that order without a walk over every item
+        self._entry_numbers = itertools.count()
         self.shared_items: list[ObjectItem] = []  # objects sharing a reference: locked
         self._shared_edit = False  # the objects of the last edit include a shared reference
         self._painted_selection: set[ObjectItem] = set()
@@ -557,6 +562,7 @@ class DungeonScene(QGraphicsScene):
         for item in self.items_by_ref.values():
             self.removeItem(item)
         self.items_by_ref = {}
+        self._entry_numbers = itertools.count()
         self._painted_selection = set()
         for item in self.shared_items:
             self.removeItem(item)
@@ -569,9 +575,14 @@ class DungeonScene(QGraphicsScene):
             if item.ref in shared:
                 self._lock(item)
                 continue
-            self.items_by_ref[item.ref] = item
+            self._enter(item)
             item.setSelected(item.ref in selected)
         self._update_guides()
+
+    def _enter(self, item: ObjectItem) -> None:
+        """Put ``item`` in ``items_by_ref`` under its reference (last in its order)."""
+        item.entry_number = next(self._entry_numbers)
+        self.items_by_ref[item.ref] = item
 
     def _lock(self, item: ObjectItem) -> None:
         """An object whose reference another object shares: shown, but never selected or
@@ -606,7 +617,8 @@ class DungeonScene(QGraphicsScene):
             if "*" in refs or "sheet" in refs:
                 self._rebuild_items(set(self.selected_refs()))
             else:
-                current, self._shared_edit = objects_for(dungeon, refs) if refs else ({}, False)
+                found, self._shared_edit = self.document.locate(refs) if refs else ({}, False)
+                current = {ref: obj for ref, (_, _, obj) in found.items()}
                 if len(refs) > 200 and any((ref in current) != (ref in self.items_by_ref) for ref in refs):
                     # many objects come or go: new items in file order (their stacking order)
                     self._rebuild_items(set(self.selected_refs()))
@@ -631,7 +643,7 @@ class DungeonScene(QGraphicsScene):
             elif obj is not None and item is None:
                 item = make_item(obj, dungeon)
                 self.addItem(item)
-                self.items_by_ref[ref] = item
+                self._enter(item)
             elif obj is not None:
                 item.sync(obj)
         # an id change gives the item a new reference (an edit changing ids names both, old and new)
@@ -640,7 +652,7 @@ class DungeonScene(QGraphicsScene):
             if item is not None and ref_of(item.obj) != ref:
                 del self.items_by_ref[ref]
                 item.ref = ref_of(item.obj)
-                self.items_by_ref[item.ref] = item
+                self._enter(item)
         changed = [self.items_by_ref[r] for r in refs if r in self.items_by_ref]
         self._grow_scene_rect(changed)
 
@@ -844,9 +856,10 @@ class DungeonScene(QGraphicsScene):
     def selected_refs(self) -> list[str]:
         """References of the selected objects, in file order."""
         chosen = {item.ref for item in self.selectedItems() if isinstance(item, ObjectItem)}
-        if not chosen:
-            return []  # no walk over every item (a 100 x 100 grid has some 10,000)
-        return [ref for ref in self.items_by_ref if ref in chosen]
+        # sorted by entry number, the order of ``items_by_ref``: no walk over every item (a
+        # 100 x 100 grid has some 10,000) at each of the several calls an edit makes
+        entries = [(item.entry_number, ref) for ref in chosen if (item := self.items_by_ref.get(ref)) is not None]
+        return [ref for _, ref in sorted(entries)]
 
     def select_refs(self, refs, add: bool = False) -> None:
         """Select the objects ``refs`` (replacing the selection unless ``add``)."""

@@ -66,6 +66,20 @@ def _edge_cells(ref: str) -> set[tuple[int, int]]:
     return {(c, r), (c + 1, r) if side == "east" else (c, r + 1)}
 
 
+def passages_on(dungeon: GridDungeon, ref: str) -> list[tuple[int, Passage]]:
+    """``(index, passage)`` of the passages of ``dungeon`` on the edge of passage reference
+    ``ref`` (:func:`passage_ref`), in file order: one, none, or more when the edge is listed
+    twice (G015). Only the passages of the edge's two rooms have their reference computed (a
+    100 x 100 grid has some 10,000 passages)."""
+    cells = _edge_cells(ref)
+    passages = dungeon.passages
+    try:  # cells are tuples in the model: compared as they are, the quickest
+        near = [i for i, p in enumerate(passages) if p.cell in cells]
+    except TypeError:  # a cell given as a list
+        near = [i for i, p in enumerate(passages) if tuple(p.cell) in cells]
+    return [(i, passages[i]) for i in near if ref_of(passages[i]) == ref]
+
+
 def objects_for(dungeon: Dungeon, refs: Iterable[str]) -> tuple[dict[str, Any], bool]:
     """The objects of ``refs`` that exist (``ref -> object``), found without computing every
     object's reference, and whether one of them is shared by two objects."""
@@ -266,9 +280,19 @@ class AddObjects(Edit):
 class DeleteObjects(Edit):
     """Remove objects by reference; undo puts each back at its old position."""
 
-    def __init__(self, dungeon: Dungeon, refs: Iterable[str], text: str = "Delete"):
+    def __init__(
+        self,
+        dungeon: Dungeon,
+        refs: Iterable[str],
+        text: str = "Delete",
+        located: dict[str, tuple[str, int, Any]] | None = None,
+    ):
+        """``located`` may give what :func:`locate` answers for ``refs`` on ``dungeon`` as it is
+        now (the window has it from the selection): no second pass over the dungeon then.
+        Raises :class:`EditError` for a reference of no object."""
         wanted = list(dict.fromkeys(refs))
-        located, _ = locate(dungeon, wanted)  # one pass, however many are deleted
+        if located is None or any(ref not in located for ref in wanted):
+            located, _ = locate(dungeon, wanted)  # one pass, however many are deleted
         missing = [ref for ref in wanted if ref not in located]
         if missing:
             raise EditError(f"no object '{missing[0]}' in dungeon '{dungeon.id}'")
@@ -642,8 +666,7 @@ class TogglePassage(Edit):
         if not dungeon.grid.contains(cell) or dungeon.grid.is_outer_edge(cell, side):
             raise EditError("only an edge between two rooms of the grid can be a passage")
         self.ref = passage_ref(cell, side)
-        cells = _edge_cells(self.ref)
-        existing = [(i, p) for i, p in enumerate(dungeon.passages) if tuple(p.cell) in cells and ref_of(p) == self.ref]
+        existing = passages_on(dungeon, self.ref)
         if existing:
             self.index, passage = existing[0]
             self.passage = copy.deepcopy(passage)

@@ -209,10 +209,12 @@ class FileManager(QObject):
         dialog.exec()
         return dialog.result_entries
 
-    def ask_replace_read_only(self, path: Path) -> bool:
-        """Ask whether to replace ``path``, a read-only file, with the dungeon being saved: a
-        dialog whose default keeps the file; ``True`` only for its explicit **Replace Anyway**.
-        The file stays read-only after being replaced. Headless (no one to answer): ``False``."""
+    def ask_replace_read_only(self, path: Path, what: str = "this dungeon", elsewhere: str = "with Save As") -> bool:
+        """Ask whether to replace ``path``, a read-only file, with ``what`` (the dungeon being
+        saved; a playtest's play file or sheet): a dialog whose default keeps the file; ``True``
+        only for its explicit **Replace Anyway**. ``elsewhere`` says how to save it elsewhere
+        instead. The file stays read-only after being replaced. Headless (no one to answer):
+        ``False``."""
         if self.window.headless:
             return False
         box = QMessageBox(
@@ -223,9 +225,9 @@ class FileManager(QObject):
             self.window,
         )
         box.setInformativeText(
-            "Someone (perhaps you) protected it from changes. Replace it with this dungeon anyway? "
+            f"Someone (perhaps you) protected it from changes. Replace it with {what} anyway? "
             "It stays read-only afterwards. Keep it to leave the file as it is and save elsewhere "
-            "with Save As."
+            f"{elsewhere}."
         )
         replace = box.addButton("&Replace Anyway", QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton("&Keep the File", QMessageBox.ButtonRole.RejectRole)

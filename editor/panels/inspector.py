@@ -32,7 +32,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from editor.dungeon.edits import ChangeProperties, ChangeSheet, EditError, locate, objects_for
+from editor.dungeon.edits import ChangeProperties, ChangeSheet, EditError, objects_for
 from editor.panels.inspector_fields import (
     ChannelField,
     ChoiceField,
@@ -77,6 +77,12 @@ def _bundled_line_kinds():
     return rulesets["line-classic"].kinds if "line-classic" in rulesets else {}
 
 
+def _same_sheet(key: tuple, other: tuple) -> bool:
+    """Whether two sheet forms' keys ``(signature, document, model, ruleset)`` name the same
+    form: equal signatures, and the very same document, model and ruleset objects."""
+    return key[0] == other[0] and all(a is b for a, b in zip(key[1:], other[1:]))
+
+
 # ------------------------------------------------------------------------------------------
 # the dock
 # ------------------------------------------------------------------------------------------
@@ -93,6 +99,9 @@ class Inspector(QWidget):
         self.fields_by_name: dict[str, Field] = {}
         self._signature = None
         self._looked_up: tuple = (None, -1, (), [])  # (document ref, revision, refs, objects)
+        # the sheet's form while objects are shown: (key, widget, form, fields, fields_by_name)
+        self._spare_sheet: tuple | None = None
+        self._sheet_key: tuple | None = None  # what the sheet form shown was built for
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.header = QLabel()
@@ -136,6 +145,7 @@ class Inspector(QWidget):
         if self.bound_scene is not None:
             self.bound_scene.selection_refs_changed.connect(self._selection_changed)
         self._signature = None
+        self._drop_spare_sheet()
         self.message.hide()
         self.refresh()
 
@@ -172,7 +182,7 @@ class Inspector(QWidget):
         shown = self._shown()
         if not shown:
             return False
-        index, _ = objects_for(self.bound_document.dungeon, shown)
+        index, _ = self.bound_document.locate(shown)  # as the canvas asked after the same edit
         return any(r not in index for r in shown)
 
     def objects_of(self, refs: list[str]) -> list:
@@ -234,7 +244,7 @@ class Inspector(QWidget):
             return
         refs = self.bound_scene.selected_refs() if self.bound_scene is not None else []
         # looked up by reference: indexing every object at each keystroke lagged on big dungeons
-        index = locate(document.dungeon, refs)[0]
+        index = document.locate(refs)[0]
         refs = [r for r in refs if r in index]
         objects = [index[r][2] for r in refs]
         if objects:
@@ -249,7 +259,11 @@ class Inspector(QWidget):
             bosses = tuple(e.id for e in getattr(document.dungeon, "elements", []) if e.kind == "boss")
             signature = ("sheet", id(document), document.dungeon.family, bosses)
         if signature != self._signature:
-            self._rebuild(document, refs, objects)
+            key = (signature, document, document.dungeon, document.ruleset)
+            if not objects and self._spare_sheet is not None and _same_sheet(self._spare_sheet[0], key):
+                self._show_spare_sheet()
+            else:
+                self._rebuild(document, refs, objects, key if not objects else None)
             self._signature = signature
         for field in self.fields:
             if not field.editing:
@@ -272,11 +286,44 @@ class Inspector(QWidget):
                 counts[kind] = counts.get(kind, 0) + 1
             self.header.setText(f"{len(objects)} objects: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
-    def _rebuild(self, document, refs: list[str], objects: list) -> None:
+    def _take_form(self) -> None:
+        """Take the form shown out of the dock: the sheet's is kept as the spare (a designer
+        goes back to it whenever the selection empties: deleting objects of a big dungeon
+        spent a third of its time building it again), any other is deleted."""
         old = self.scroll.takeWidget()
-        if old is not None:
+        if old is None:
+            return
+        old.hide()
+        key = self._sheet_key
+        if key is not None and old is self.form_widget and key[1] is self.bound_document:
+            self._drop_spare_sheet()
+            old.setParent(self)  # kept hidden in the dock (never a window of its own), and goes with it
             old.hide()
+            self._spare_sheet = (key, old, self.form, self.fields, self.fields_by_name)
+        else:
             old.deleteLater()
+
+    def _drop_spare_sheet(self) -> None:
+        if self._spare_sheet is not None:
+            self._spare_sheet[1].deleteLater()
+            self._spare_sheet = None
+
+    def _show_spare_sheet(self) -> None:
+        """Show the spare sheet form again (the same document, model, ruleset, family and bosses
+        it was built for); the refresh that follows loads the model's values into it."""
+        key, widget, form, fields, fields_by_name = self._spare_sheet
+        self._spare_sheet = None
+        self._take_form()
+        self.form_widget, self.form, self.fields, self.fields_by_name = widget, form, fields, fields_by_name
+        self._sheet_key = key
+        self.scroll.setWidget(widget)
+        widget.show()
+
+    def _rebuild(self, document, refs: list[str], objects: list, sheet_key: tuple | None = None) -> None:
+        """Build the form for ``objects`` of ``document`` (the sheet's with none; ``sheet_key``
+        names that sheet form, which may be kept as the spare) in place of the one shown."""
+        self._take_form()
+        self._sheet_key = sheet_key
         self.fields = []
         self.fields_by_name = {}
         self.form_widget = QWidget()

@@ -19,7 +19,9 @@ errors) instead of starting.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -193,9 +195,37 @@ class PlaytestController(QObject):
 
     # .. seams ..
     def ask_play_path(self, suggested: str) -> str:
-        """Ask where to save a play file; ``""`` when cancelled."""
-        chosen, _ = QFileDialog.getSaveFileName(self.window, "Save play file", suggested, "Play files (*.json)")
+        """Ask where to save a play file, offering the file name ``suggested`` in the folder
+        File > Save starts in for the dungeon played (its file's folder; for a new dungeon the
+        open pack's, see :meth:`editor.files.manager.FileManager.save_start`), not the folder
+        the editor was started from; ``""`` when cancelled."""
+        start = Path(suggested)
+        if self.document is not None and not start.is_absolute():
+            start = self.window.files.save_start(self.document).parent / start
+        chosen, _ = QFileDialog.getSaveFileName(self.window, "Save play file", str(start), "Play files (*.json)")
         return chosen
+
+    def write_file(self, path: Path, what: str, write: Callable[[Path, bool], None]) -> str:
+        """Write ``what`` (e.g. "the play file") to ``path`` as File > Save writes a dungeon:
+        ``write(path, force)`` writes it atomically (:mod:`inkcrawl.jsonio`: a symlink is
+        written through to the file it points to, so it stays a link); a read-only file is
+        replaced only when the user says so in Save's dialog (``window.ask_replace_read_only``),
+        and stays read-only. Returns the sentence to show: what was saved, or why nothing was
+        written (the file on disk is then unchanged)."""
+        from inkcrawl.jsonio import WriteRefused
+
+        try:
+            try:
+                write(path, False)
+            except WriteRefused as refused:
+                if refused.reason != "read-only":
+                    raise
+                if not self.window.ask_replace_read_only(path, what, "under another name"):
+                    return f"Not saved: {path} is read-only and was left as it is"
+                write(path, True)
+        except OSError as exc:
+            return f"{what[:1].upper()}{what[1:]} could not be written: {exc.strerror or exc}"
+        return f"Saved {what} {path}"
 
     def status(self, text: str) -> None:
         """Show a message in the window's status bar."""

@@ -234,12 +234,11 @@ class GridPanel(QWidget):
             return
         from inkcrawl.jsonio import write_json_atomic
 
-        try:
-            write_json_atomic(Path(path), self.session.sheet())
-        except OSError as exc:
-            self.say(f"The sheet could not be written: {exc.strerror or exc}")
-            return
-        self.say(f"Saved the sheet {path}")
+        sheet = self.session.sheet()
+        # asks before replacing a read-only file, as File > Save does
+        self.say(
+            self.controller.write_file(Path(path), "the sheet", lambda p, force: write_json_atomic(p, sheet, force))
+        )
 
     def new_game(self) -> None:
         """Deal a new game with the seed, player count and other seats in the boxes (every seat

@@ -293,11 +293,13 @@ class LineSession:
         """The breakdown as ``inkcrawl score`` prints it (empty without a result)."""
         return format_breakdown(self.result) if self.result is not None else ""
 
-    def save_play(self, path: Path) -> None:
-        """Write the play file (raises ``OSError`` when it cannot be written)."""
+    def save_play(self, path: Path, force: bool = False) -> None:
+        """Write the play file atomically (a symlink is written through). Raises
+        :class:`inkcrawl.jsonio.WriteRefused` for a read-only file unless ``force``, and
+        ``OSError`` when it cannot be written; the file on disk is then unchanged."""
         from inkcrawl.jsonio import write_text_atomic
 
-        write_text_atomic(Path(path), json.dumps(self.play(), indent=2, ensure_ascii=False) + "\n")
+        write_text_atomic(Path(path), json.dumps(self.play(), indent=2, ensure_ascii=False) + "\n", force=force)
 
 
 class LinePlaytestTool(Tool):
@@ -513,12 +515,8 @@ class LinePanel(QWidget):
         path = self.controller.ask_play_path(f"{self.session.rules.id}.play.json")
         if not path:
             return
-        try:
-            self.session.save_play(Path(path))
-        except OSError as exc:
-            self.say(f"The play file could not be written: {exc.strerror or exc}")
-            return
-        self.say(f"Saved the play file {path}")
+        # asks before replacing a read-only file, as File > Save does
+        self.say(self.controller.write_file(Path(path), "the play file", self.session.save_play))
 
     # .. showing the breakdown ..
     def refresh(self) -> None:

@@ -40,6 +40,7 @@ from editor.dungeon.edits import (
     TogglePassage,
     new_id,
     passage_ref,
+    passages_on,
     ref_of,
 )
 from editor.tools.catalogue import Tool, ToolSpec
@@ -168,8 +169,7 @@ def near_edge(dungeon: GridDungeon, p: tuple[float, float], reach_mm: float, out
 # model queries ---------------------------------------------------------------------------------
 def is_passage(dungeon: GridDungeon, cell: Cell, side: str) -> bool:
     """Whether the edge is a passage (every edge not listed is a wall, RULES.md 1)."""
-    ref = passage_ref(cell, side)
-    return any(ref_of(p) == ref for p in dungeon.passages)
+    return bool(passages_on(dungeon, passage_ref(cell, side)))
 
 
 def features_in(dungeon: GridDungeon, cell: Cell) -> list[Feature]:
@@ -374,15 +374,17 @@ class PassageTool(GridTool):
             return
         self._visited.add(key)
         dungeon = self.grid_dungeon()
-        now = is_passage(dungeon, *key)
+        try:  # the edit finds whether the edge is a passage now (one walk over the passages)
+            edit: TogglePassage | None = TogglePassage(dungeon, *key)
+            now = not edit.adding
+        except EditError as exc:
+            edit, now, refused = None, is_passage(dungeon, *key), str(exc)
         if self._target is None:
             self._target = not now
         if now == self._target:
             return
-        try:
-            edit = TogglePassage(dungeon, *key)
-        except EditError as exc:
-            self.ctx.status(str(exc))
+        if edit is None:
+            self.ctx.status(refused)
             return
         text = "Open passages" if self._target else "Wall up passages"
         self._pushing = True
