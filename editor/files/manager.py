@@ -42,18 +42,13 @@ import shiboken6
 from PySide6.QtCore import QLockFile, QObject, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMenu,
     QMessageBox,
-    QSpinBox,
-    QWidget,
 )
 
 from editor.dungeon.document import DungeonDocument, new_document
@@ -740,28 +735,17 @@ class NewDungeonDialog(QDialog):
 
     def __init__(self, rulesets: list[Ruleset], parent=None, defaults: NewDefaults | None = None):
         from editor.panels.grid_dialogs import MAX_SIDE
+        from editor.panels.ruleset_picker import RulesetPicker
 
         super().__init__(parent)
         self.setWindowTitle("New dungeon")
         self.rulesets = rulesets
         defaults = defaults or NewDefaults(None)
-        chosen = next((r for r in rulesets if r.id == defaults.ruleset), rulesets[0] if rulesets else None)
+        chosen = next((r for r in rulesets if r.id == defaults.ruleset), None)
         form = QFormLayout(self)
-        self.family_box = QComboBox()
-        for family in dict.fromkeys(r.family for r in rulesets):
-            self.family_box.addItem(f"{family.capitalize()} family", family)
-        self.ruleset_box = QComboBox()
-        self.columns = QSpinBox()
-        self.rows = QSpinBox()
-        for box in (self.columns, self.rows):
-            box.setRange(1, MAX_SIDE)
-        self.size_row = QWidget()
-        size_layout = QHBoxLayout(self.size_row)
-        size_layout.setContentsMargins(0, 0, 0, 0)
-        size_layout.addWidget(self.columns)
-        size_layout.addWidget(QLabel("columns ×"))
-        size_layout.addWidget(self.rows)
-        size_layout.addWidget(QLabel("rows"))
+        self.picker = RulesetPicker(rulesets, chosen, defaults.size, MAX_SIDE, self)
+        self.family_box, self.ruleset_box = self.picker.family_box, self.picker.ruleset_box
+        self.columns, self.rows, self.size_row = self.picker.columns, self.picker.rows, self.picker.size_row
         self.title_edit = QLineEdit("Untitled Dungeon")
         self.title_edit.selectAll()
         form.addRow("&Family:", self.family_box)
@@ -772,46 +756,21 @@ class NewDungeonDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
-        self._default_size = defaults.size
-        self.family_box.currentIndexChanged.connect(lambda _i: self._fill_rulesets(None))
-        self.ruleset_box.currentIndexChanged.connect(lambda _i: self._ruleset_changed())
-        if chosen is not None:
-            self.family_box.setCurrentIndex(self.family_box.findData(chosen.family))
-        self._fill_rulesets(chosen)
+        self.picker.changed.connect(self._ruleset_changed)
+        self._ruleset_changed()
 
-    def _fill_rulesets(self, chosen: Ruleset | None) -> None:
-        family = self.family_box.currentData()
-        self.ruleset_box.blockSignals(True)
-        self.ruleset_box.clear()
-        for index, ruleset in enumerate(self.rulesets):
-            if ruleset.family == family:
-                name = ruleset.data.get("name", ruleset.id)
-                self.ruleset_box.addItem(f"{name} ({ruleset.id})", index)
-                if ruleset is chosen:
-                    self.ruleset_box.setCurrentIndex(self.ruleset_box.count() - 1)
-        self.ruleset_box.blockSignals(False)
-        self._ruleset_changed(keep_size=chosen is not None)
-
-    def _ruleset_changed(self, keep_size: bool = False) -> None:
+    def _ruleset_changed(self) -> None:
         ruleset = self.ruleset()
-        grid = ruleset is not None and ruleset.family == "grid"
-        self.size_row.setEnabled(grid)
-        if grid:
-            board = ruleset.data.get("board", {})
-            size = self._default_size if keep_size and self._default_size else None
-            size = size or (int(board.get("columns", 7)), int(board.get("rows", 7)))
-            self.columns.setValue(size[0])
-            self.rows.setValue(size[1])
+        self.size_row.setEnabled(ruleset is not None and ruleset.family == "grid")
 
     def ruleset(self) -> Ruleset | None:
         """The ruleset chosen now."""
-        index = self.ruleset_box.currentData()
-        return self.rulesets[index] if index is not None else None
+        return self.picker.ruleset()
 
     def choice(self) -> tuple[Ruleset, str, tuple[int, int] | None]:
         """The chosen ruleset, title and grid size (``None`` for the line family)."""
         ruleset = self.ruleset()
-        size = (self.columns.value(), self.rows.value()) if ruleset.family == "grid" else None
+        size = self.picker.size() if ruleset.family == "grid" else None
         return ruleset, self.title_edit.text(), size
 
 

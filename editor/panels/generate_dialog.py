@@ -35,7 +35,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -62,6 +61,8 @@ from editor.dungeon.generating import (
     populate_job,
     read_constraints_file,
 )
+from editor.panels.grid_dialogs import MAX_SIDE
+from editor.panels.ruleset_picker import RulesetPicker
 from inkcrawl.rulesets import Ruleset
 
 #: Largest seed the dialog offers (the CLI takes any whole number from 0).
@@ -153,16 +154,12 @@ class GenerateDialog(QDialog):
         self._job: Future | None = None
         self._token = 0
         self._revision = document.revision if document is not None else 0
-        self._default_size = defaults.size if defaults is not None else None
         chosen_id = document.ruleset.id if document is not None else (defaults.ruleset if defaults else None)
-        chosen = next((r for r in self.rulesets if r.id == chosen_id), self.rulesets[0] if self.rulesets else None)
-
-        self.family_box = QComboBox()
-        self.family_box.setObjectName("family")
-        for family in dict.fromkeys(r.family for r in self.rulesets):
-            self.family_box.addItem(f"{family.capitalize()} family", family)
-        self.ruleset_box = QComboBox()
-        self.ruleset_box.setObjectName("ruleset")
+        chosen = next((r for r in self.rulesets if r.id == chosen_id), None)
+        size = defaults.size if defaults is not None else None
+        self.picker = RulesetPicker(self.rulesets, chosen, size, MAX_SIDE, self)
+        self.family_box, self.ruleset_box = self.picker.family_box, self.picker.ruleset_box
+        self.columns, self.rows = self.picker.columns, self.picker.rows
         self.seed = QSpinBox()
         self.seed.setObjectName("seed")
         self.seed.setRange(0, MAX_SEED)
@@ -211,20 +208,7 @@ class GenerateDialog(QDialog):
         # grid fields
         self.grid_group = QGroupBox("Grid constraints")
         grid_form = QFormLayout(self.grid_group)
-        self.columns = QSpinBox()
-        self.rows = QSpinBox()
-        size_row = QWidget()
-        size_layout = QHBoxLayout(size_row)
-        size_layout.setContentsMargins(0, 0, 0, 0)
-        for box, name in ((self.columns, "columns"), (self.rows, "rows")):
-            box.setRange(1, 26)
-            box.setObjectName(name)
-        size_layout.addWidget(self.columns)
-        size_layout.addWidget(QLabel("columns \u00d7"))
-        size_layout.addWidget(self.rows)
-        size_layout.addWidget(QLabel("rows"))
-        size_layout.addStretch(1)
-        grid_form.addRow("Grid size:", size_row)
+        grid_form.addRow("Grid size:", self.picker.size_row)
         self.grid_counts = {"entryways": _count_box(100, "entryways", "Entryway arrows on outer edges")}
         for kind in GRID_FIELD_KINDS:
             what = "weapon/monster letter pairs" if kind == "pairs" else f"{kind} features"
@@ -283,46 +267,24 @@ class GenerateDialog(QDialog):
         self._inputs = [self.family_box, self.ruleset_box, seed_row, self.time_limit, file_row]
         self._inputs += [self.grid_group, self.line_group]
 
-        self.family_box.currentIndexChanged.connect(lambda _i: self._fill_rulesets(None))
-        self.ruleset_box.currentIndexChanged.connect(lambda _i: self._ruleset_changed())
-        if chosen is not None:
-            self.family_box.setCurrentIndex(self.family_box.findData(chosen.family))
-        self._fill_rulesets(chosen)
+        self.picker.changed.connect(self._ruleset_changed)
+        self._ruleset_changed()
         self.randomize_seed()
 
     # choices -----------------------------------------------------------------------------
-    def _fill_rulesets(self, chosen: Ruleset | None) -> None:
-        family = self.family_box.currentData()
-        self.ruleset_box.blockSignals(True)
-        self.ruleset_box.clear()
-        for index, ruleset in enumerate(self.rulesets):
-            if ruleset.family == family:
-                self.ruleset_box.addItem(f"{ruleset.data.get('name', ruleset.id)} ({ruleset.id})", index)
-                if ruleset is chosen:
-                    self.ruleset_box.setCurrentIndex(self.ruleset_box.count() - 1)
-        self.ruleset_box.blockSignals(False)
-        self._ruleset_changed(keep_size=chosen is not None)
-
-    def _ruleset_changed(self, keep_size: bool = False) -> None:
+    def _ruleset_changed(self) -> None:
         ruleset = self.chosen_ruleset()
         grid = ruleset is not None and ruleset.family == "grid"
         self.grid_group.setVisible(grid)
         self.line_group.setVisible(not grid)
-        if grid and ruleset is not None:
-            board = ruleset.data.get("board", {})
-            size = self._default_size if keep_size and self._default_size else None
-            size = size or (int(board.get("columns", 7)), int(board.get("rows", 7)))
-            self.columns.setValue(size[0])
-            self.rows.setValue(size[1])
 
     def chosen_ruleset(self) -> Ruleset | None:
         """The ruleset chosen now."""
-        index = self.ruleset_box.currentData()
-        return self.rulesets[index] if index is not None else None
+        return self.picker.ruleset()
 
     def family(self) -> str:
         """The family chosen now (``"grid"`` or ``"line"``)."""
-        return str(self.family_box.currentData())
+        return self.picker.family()
 
     def randomize_seed(self) -> int:
         """Put a new random seed (0 to :data:`MAX_SEED`) in the seed field; returns it."""
