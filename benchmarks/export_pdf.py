@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     PYTHONPATH=. python benchmarks/export_pdf.py [--count 100] [--seed 1] [--out DIR] [--reuse]
-                                                [--repeat 3] [--no-cli]
+                                                [--repeat 3] [--no-cli] [--profile]
                                                 [--install-cairosvg] [--cairosvg-dir DIR]
 
 What it does:
@@ -15,7 +15,9 @@ What it does:
    up to it (the count is printed). The packs are opened with ``inkcrawl.loading.open_dungeons``.
 2. Times, each as the best of ``--repeat`` runs (median in brackets):
    (a) building the SVG of every sheet with ``exporters.pages.sheet_page(dungeon, ruleset,
-       PageOptions())``, one after the other in this process, with its CPU time;
+       PageOptions())``, one after the other in this process, with its CPU time; each run starts
+       without the glyph definitions the run before kept (``exporters.canvas.clear_definitions``),
+       as an export does; ``--profile`` adds a cProfile run of it;
    (b) writing those SVGs as one PDF through Qt, ``exporters.qt.write_pdf`` (after a one-page
        warm-up, timed on its own, that starts Qt and registers the fonts): the whole job as the
        CLI does it, in this process, the file written atomically; its CPU time is shown;
@@ -269,6 +271,20 @@ def best_of_cpu(repeat: int, job) -> tuple[list[float], list[float], object]:
     return times, cpus, value
 
 
+def profile_svgs(build, top: int = 25) -> None:
+    """One run of ``build`` (step (a)) under cProfile: the ``top`` functions by own time and
+    by cumulative time (cProfile slows it about three times; read the shares, not the seconds)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.runcall(build)
+    print(f"\n(a) under cProfile, the {top} functions with most own time, then most cumulative time:")
+    stats = pstats.Stats(profiler, stream=sys.stdout).strip_dirs()
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
 def pdf_pages(path: Path) -> int | str:
     try:
         from pypdf import PdfReader
@@ -298,6 +314,9 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=3, help="timed runs of each kind; the best is reported (default 3)"
     )
     parser.add_argument("--no-cli", action="store_true", help="skip the end-to-end CLI subprocess")
+    parser.add_argument(
+        "--profile", action="store_true", help="also a cProfile run of (a): where building the SVGs takes its time"
+    )
     parser.add_argument("--no-two-processes", action="store_true", help="skip (b2), the PDF shared with a helper")
     parser.add_argument(
         "--install-cairosvg",
@@ -327,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         grid_dir, line_dir = prepare_packs(out, args.count, args.seed, args.reuse)
         paths = [str(grid_dir), str(line_dir)]
 
+        from exporters.canvas import clear_definitions
         from exporters.pages import PageOptions, sheet_page
         from exporters.qt import ensure_app, write_pdf
         from inkcrawl.loading import open_dungeons
@@ -347,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         options = PageOptions()
 
         def build_svgs():
+            # cold: the glyph definitions a run keeps for its next sheets are not reused from
+            # the run before (an export starts with none)
+            clear_definitions()
             return [sheet_page(item.dungeon, item.ruleset, options) for item in dungeons]
 
         try:
@@ -355,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"a sheet cannot be laid out: {exc}", file=sys.stderr)
             return 1
         svg_bytes = sum(len(page.svg.encode("utf-8")) for page in pages)
+        if args.profile:
+            profile_svgs(build_svgs)
 
         # (b) Qt: start Qt and load the fonts once, then the timed runs.
         qt_pdf = out / "qt.pdf"
@@ -384,7 +409,10 @@ def main(argv: list[str] | None = None) -> int:
             begin = time.perf_counter()
             cairosvg.svg2pdf(bytestring=data[0])
             cairo_warm_up = time.perf_counter() - begin
+            cpu_before = os.times()
             cairo_times, outputs = best_of(args.repeat, lambda: [cairosvg.svg2pdf(bytestring=d) for d in data])
+            cpu_after = os.times()
+            cairo_cpu = sum(cpu_after[:4]) - sum(cpu_before[:4])
             cairo_bytes = sum(len(o) for o in outputs)
 
         # (d) merging 100 pages
@@ -494,6 +522,11 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  ratio cairosvg / Qt: {ratio:.1f}x  (aim at least {TARGET_RATIO:g}x: "
                 f"{'met' if ratio >= TARGET_RATIO else 'NOT met'})"
+            )
+            cpu_ratio = cairo_cpu / qt_cpu if qt_cpu > 0 else float("inf")
+            print(
+                f"      by CPU time per run: cairosvg {cairo_cpu / max(1, args.repeat):.3f} s, Qt "
+                f"{qt_cpu / max(1, args.repeat):.3f} s, {cpu_ratio:.1f}x (the figure to compare on a loaded machine)"
             )
         else:
             print(f"  (c) cairosvg: skipped, it is not installed ({why}).")

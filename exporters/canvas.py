@@ -6,7 +6,9 @@ canvas only offers what Qt draws (DESIGN.md "Exporters"): no ``clip-path``, no `
 and keeps PDFs small), no markers (arrowheads are paths). Every line width is clamped to
 :data:`exporters.style.MIN_LINE_MM`. Every drawn thing can carry ``class`` and ``data-kind``
 attributes naming what it shows (``data-kind="monster"``), so tests and tools can find the
-element kinds in the SVG.
+element kinds in the SVG. A glyph drawn more than once (same kind, size, rotation and letter)
+is drawn once in ``<defs>`` and placed with ``<use>`` (:meth:`SheetCanvas.reused`), which Qt
+draws as the shapes themselves.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import functools
 import math
 import re
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import svgwrite
-from svgwrite.container import Group
+from svgwrite.container import Defs, Group, Use
 from svgwrite.path import Path
 from svgwrite.shapes import Circle, Rect
 from svgwrite.text import Text
@@ -116,6 +118,29 @@ def blend(colour: str, background: str, opacity: float) -> str:
     return "#" + "".join(f"{channel:02x}" for channel in mixed)
 
 
+class _Definition(Group):
+    """A ``<g>`` in ``<defs>`` whose children (svgwrite elements) are shared with the same
+    definition on other sheets of an export (svgwrite writes an element's XML anew for every
+    drawing it is in)."""
+
+    def __init__(self, children: list, **extra):
+        super().__init__(**extra)
+        self.elements = children
+
+
+#: ``(children, ink box at the origin, texts)`` of a definition.
+_Shared = tuple[list, "Bounds | None", list[str]]
+#: Definitions of :meth:`SheetCanvas.reused` by ``(key, palette)``, shared by the sheets an
+#: export builds (a 100-page export defines a few hundred glyphs, not thousands).
+_DEFINITIONS: dict[tuple[Hashable, style.Palette], _Shared] = {}
+_MAX_DEFINITIONS = 4096
+
+
+def clear_definitions() -> None:
+    """Forget the definitions kept for the next sheets (benchmarks time a cold export with it)."""
+    _DEFINITIONS.clear()
+
+
 class SheetCanvas:
     """Draws into an SVG group whose user unit is one millimetre of the sheet.
 
@@ -142,6 +167,9 @@ class SheetCanvas:
         self._paths: list[tuple[str | tuple[Point, ...], float]] = []
         self._texts: list[tuple[str, Point, float, str, bool, float]] = []
         self._paints: dict[tuple, dict] = {}  # _paint's answers: a sheet uses a few dozen
+        # drawings defined once and used again (:meth:`reused`): key -> (href, ink box, texts)
+        self._defined: dict[Hashable, tuple[str, Bounds | None, list[str]]] = {}
+        self._defs: Defs | None = None
 
     @property
     def ink(self) -> Bounds | None:
@@ -213,6 +241,70 @@ class SheetCanvas:
         self._tag(item, kind, css_class)
         (parent if parent is not None else self.root).add(item)
         return item
+
+    def reused(
+        self,
+        key: Hashable,
+        at: Point,
+        parent: Group,
+        draw: Callable[[Group, Point], object],
+    ) -> Use:
+        """What ``draw(group, origin)`` draws, placed with ``origin`` at ``at`` (mm), defined once
+        per ``key`` and used again: the first call draws it with its origin at ``(0, 0)`` into a
+        ``<g id="glyph-N">`` in a ``<defs>`` first in :attr:`root`; every call adds to ``parent``
+        a ``<use xlink:href="#glyph-N" x=... y=...>``. Qt (PDF, PNG) and rsvg-convert draw a use
+        pixel for pixel as its shapes in a group translated to ``at``, and but for anti-aliasing
+        of a few edge pixels as the shapes drawn in place (``tests/test_svg_reuse.py``). ``key``
+        must name everything the drawing depends on besides its position (kind, size, rotation,
+        colours, letters); the palette is added to it. The definition's shapes are kept for the
+        next sheets (:data:`_DEFINITIONS`). The use counts in :attr:`ink` and :attr:`texts` as
+        its shapes would. Ids are numbered per svgwrite document, so canvases sharing one do not
+        collide."""
+        known = self._defined.get(key)
+        if known is None:
+            known = self._define(key, draw)
+        href, box, texts = known
+        item = Use(href, factory=self.drawing)
+        item.attribs["x"], item.attribs["y"] = fmt(at[0]), fmt(at[1])
+        parent.add(item)
+        if box is not None:
+            x0, y0, x1, y1 = box
+            self._paths.append((((x0 + at[0], y0 + at[1]), (x1 + at[0], y1 + at[1])), 0.0))
+        self.texts.extend(texts)
+        return item
+
+    def _define(self, key: Hashable, draw: Callable[[Group, Point], object]) -> tuple[str, Bounds | None, list[str]]:
+        if self._defs is None:
+            self._defs = Defs(factory=self.drawing)
+            self.root.elements.insert(0, self._defs)
+        number = getattr(self.drawing, "_inkcrawl_defined", 0) + 1
+        self.drawing._inkcrawl_defined = number
+        shared = _DEFINITIONS.get((key, self.palette))
+        if shared is None:
+            shared = self._draw_definition(key, draw)
+        children, box, texts = shared
+        group = _Definition(children, factory=self.drawing)
+        group.attribs["id"] = f"glyph-{number}"
+        self._defs.add(group)
+        known = (f"#glyph-{number}", box, texts)
+        self._defined[key] = known
+        return known
+
+    def _draw_definition(self, key: Hashable, draw: Callable[[Group, Point], object]) -> _Shared:
+        """Draw a definition at the origin, its ink and texts measured on their own; kept in
+        :data:`_DEFINITIONS` for the next sheets of this palette."""
+        group = Group(factory=self.drawing)
+        kept = self._ink, self._paths, self._texts, self.texts
+        self._ink, self._paths, self._texts, self.texts = [math.inf, math.inf, -math.inf, -math.inf], [], [], []
+        try:
+            draw(group, (0.0, 0.0))
+            shared: _Shared = (group.elements, self.ink, self.texts)
+        finally:
+            self._ink, self._paths, self._texts, self.texts = kept
+        if len(_DEFINITIONS) >= _MAX_DEFINITIONS:
+            _DEFINITIONS.clear()
+        _DEFINITIONS[(key, self.palette)] = shared
+        return shared
 
     # shapes ---------------------------------------------------------------------------------
     def _paint(

@@ -307,13 +307,19 @@ def draw_feature(
     element_id: str | None = None,
 ) -> Group:
     """Draw a feature glyph of ``kind`` centred at ``centre``, ``size`` mm wide, in a group tagged
-    ``data-kind=tag`` (default: ``kind``). Unknown kinds get a generic lettered hexagon."""
+    ``data-kind=tag`` (default: ``kind``). Unknown kinds get a generic lettered hexagon. The
+    glyph is defined once per sheet for its kind, size and letter and placed with a ``<use>``
+    (:meth:`exporters.canvas.SheetCanvas.reused`)."""
     group = canvas.group(tag if tag is not None else kind, parent=parent, element_id=element_id)
     drawer = FEATURE_GLYPHS.get(kind)
-    if drawer is None:
-        draw_other(canvas, group, centre[0], centre[1], size, letter, kind=kind)
-    else:
-        drawer(canvas, group, centre[0], centre[1], size, letter)
+
+    def draw(into: Group, origin: tuple[float, float]) -> None:
+        if drawer is None:
+            draw_other(canvas, into, origin[0], origin[1], size, letter, kind=kind)
+        else:
+            drawer(canvas, into, origin[0], origin[1], size, letter)
+
+    canvas.reused(("grid-feature", kind, size, letter), centre, group, draw)
     return group
 
 

@@ -616,8 +616,32 @@ GLYPHS: dict[str, Callable] = {
 def draw_glyph(
     canvas: SheetCanvas, parent, kind: str, at: Point, size_mm: float, rotation_deg: float = 0, **extra
 ) -> None:
-    """Draw the glyph of ``kind`` (or :func:`generic`) into ``parent``."""
-    GLYPHS.get(kind, generic)(canvas, parent, at, size_mm, rotation_deg or 0, kind=kind, **extra)
+    """Draw the glyph of ``kind`` (or :func:`generic`) into ``parent``, centred at ``at``
+    (sheet mm): defined once per sheet for its kind, size, rotation and ``extra`` (variant,
+    colour, channel, number, the key and portal colours) and placed with a ``<use>``
+    (:meth:`exporters.canvas.SheetCanvas.reused`)."""
+    draw = GLYPHS.get(kind, generic)
+    rotation_deg = rotation_deg or 0
+    try:
+        key = ("line-glyph", kind, size_mm, rotation_deg, *sorted(_key_items(extra)))
+        hash(key)
+    except TypeError:  # an extra value that cannot be a key: drawn in place
+        draw(canvas, parent, at, size_mm, rotation_deg, kind=kind, **extra)
+        return
+    canvas.reused(
+        key, at, parent, lambda group, origin: draw(canvas, group, origin, size_mm, rotation_deg, kind=kind, **extra)
+    )
+
+
+def _key_items(extra: dict) -> list[tuple[str, object]]:
+    """``extra`` as ``(name, value)`` pairs that can go in a key (a :class:`GlyphStyle` as its
+    colours and shapes)."""
+    items = []
+    for name, value in extra.items():
+        if isinstance(value, GlyphStyle):
+            value = (tuple(sorted(value.keys.items())), tuple(sorted(value.channels.items())))
+        items.append((name, value))
+    return items
 
 
 # -- locks --------------------------------------------------------------------------------------

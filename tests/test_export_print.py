@@ -15,6 +15,7 @@ import pytest
 from conftest import PACKS
 from hypothesis import given
 from hypothesis import strategies as st
+from svg_tree import sheet_tree
 
 from inkcrawl.cli import main
 
@@ -198,9 +199,8 @@ ODD_SIZES_MM = (1.3, 2.5, 2.6, 3.313, 4.115, 5.55, 9.99)
 
 def _designed_glyphs(svg: str) -> list[tuple[str, float]]:
     """``(character, font size in page mm)`` of every non-space character the SVG draws, in
-    order (each text's size times the scale of the groups it is in)."""
-    import xml.etree.ElementTree as ET
-
+    order (each text's size times the scale of the groups it is in; a glyph a ``<use>`` places
+    read where it is used)."""
     glyphs = []
 
     def walk(node, scale):
@@ -213,7 +213,7 @@ def _designed_glyphs(svg: str) -> list[tuple[str, float]]:
         for child in node:
             walk(child, scale)
 
-    walk(ET.fromstring(svg), 1.0)
+    walk(sheet_tree(svg), 1.0)
     return glyphs
 
 
@@ -653,8 +653,9 @@ def test_text_as_paths_needs_no_font_and_draws_like_the_pdf(tmp_path, capsys):
     result = SHEET_SVG.write(opened, tmp_path / "paths.svg", WriteOptions(text_as_paths=True))
     page, svg = result.sheets[0], result.files[0].read_text(encoding="utf-8")
     assert "<text" not in svg and "@font-face" not in svg
-    labels = re.findall(r'<path[^>]*aria-label="([^"]*)"', svg)
-    assert "The Lantern King&#x27;s Descent" in labels or "The Lantern King's Descent" in labels
+    # every text where it is drawn (a glyph's letters in each place its definition is used)
+    labels = [node.get("aria-label") for node in sheet_tree(svg).iter() if node.get("aria-label") is not None]
+    assert "The Lantern King's Descent" in labels
     assert len(labels) == len(page.texts) - sum(1 for text in page.texts if not text.strip())
     dpi = 300  # lower, Qt's hinting of the real text shifts pixels: the ink masks are compared
     outlines = pixels(qt.svg_to_png(svg, page.width_mm, page.height_mm, dpi)).min(axis=2) < 128

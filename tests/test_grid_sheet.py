@@ -9,6 +9,7 @@ from functools import cache
 
 import pytest
 from conftest import PACKS
+from svg_tree import sheet_tree
 
 from exporters.canvas import text_width_mm
 from exporters.grid_sheet import SheetLayoutError, scoring_terms, vp_text
@@ -43,7 +44,7 @@ def _opened_by_id(dungeon_id: str):
 
 
 def _tree(svg: str) -> ET.Element:
-    return ET.fromstring(svg)
+    return sheet_tree(svg)
 
 
 def _kinds(root: ET.Element, kind: str) -> list[ET.Element]:

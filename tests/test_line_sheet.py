@@ -10,6 +10,7 @@ import pytest
 from conftest import PACKS
 from dungeon_builders import line_dungeon
 from shapely.geometry import LineString, Point, Polygon
+from svg_tree import sheet_tree
 
 from exporters.sheet import render_sheet
 from inkcrawl import shapes
@@ -30,7 +31,7 @@ def bundled():
     for opened in result.dungeons:
         colour = render_sheet(opened.dungeon, opened.ruleset).svg
         gray = render_sheet(opened.dungeon, opened.ruleset, grayscale=True).svg
-        out.append((opened, colour, ET.fromstring(colour), gray, ET.fromstring(gray)))
+        out.append((opened, colour, sheet_tree(colour), gray, sheet_tree(gray)))
     return out
 
 
@@ -276,7 +277,7 @@ def test_unusual_dungeon_renders_every_lock_and_unknown_kinds():
     data["sheet"]["end_triggers"] += [{"kind": "timer", "seconds": 95}]
     dungeon = dungeon_from_dict(data)
     sheet = render_sheet(dungeon, bundled_rulesets()["line-classic"], grayscale=True)
-    root = ET.fromstring(sheet.svg)
+    root = sheet_tree(sheet.svg)
     doors = _by_id(root, "door")
     for door_id, locks in (("d1", ["red", "skeleton", "purple"]), ("d2", ["green", "blue", "yellow", "red"])):
         assert [n.get("data-lock") for n in doors[door_id].iter() if n.get("data-kind") == "lock"] == locks

@@ -105,6 +105,7 @@ BUNDLED = sorted(PACK.glob("*.json"))
 
 SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")  # Qt reads glyph uses by this prefix
 
 #: Outcomes of the property tests' examples, per test: ``checked ...``, ``ambiguous ...``,
 #: ``known ...`` (a disagreement written up as a strict xfail test), ``setup ...`` (a drawn
@@ -299,11 +300,12 @@ def _polyline(d: str) -> tuple[np.ndarray, bool]:
 
 def _cut(root, keep) -> ET.Element:
     """A copy of the SVG ``root`` holding only the nodes ``keep`` selects (with everything inside
-    them) and the groups on the way to them (with their transforms)."""
+    them) and the groups on the way to them (with their transforms), and every ``<defs>`` (the
+    glyphs a ``<use>`` draws are defined there)."""
     root = copy.deepcopy(root)
 
     def prune(node) -> bool:
-        if keep(node):
+        if keep(node) or _tag(node) == "defs":
             return True
         kept = False
         for child in list(node):
