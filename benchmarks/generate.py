@@ -23,8 +23,10 @@ What it measures, in this process (imports and the schema's compilation done onc
 Line family (``--family line`` or ``both``):
 
 5. ``--line`` dungeons of ``generate --family line`` with the defaults (5-8 rooms, 0-3 locked
-   doors, counts from the rooms), and the same with a par range [20, 24]: time per dungeon
-   including populate's validation and its par check (the aim: p90 at most 2 s).
+   doors, counts from the rooms), the same with a par range [20, 24], and with lock puzzles,
+   portals and end triggers (keys 2 deep, a two-lock door, a skeleton key, 2 portal pairs, a
+   timer and an escape portal): time per dungeon including populate's validation and its par
+   check (the aim: p90 at most 2 s), and the slowest seeds with their tries.
 6. ``populate`` on the bundled lantern-depths dungeons stripped of their content, on the donjon
    samples imported, and on the watabou sample when /work/shared/samples holds it, 10 seeds
    each: time per dungeon, par check included.
@@ -148,15 +150,28 @@ def line_benchmark(args: argparse.Namespace) -> None:
     def line(**section) -> dict:
         return {"type": "constraints", "format_version": 1, "family": "line", "line": section}
 
-    for name, constraints in (("line defaults", None), ("line par 20..24", line(difficulty={"par": [20, 24]}))):
+    rich = line(
+        locks={"depth": 2, "multi_lock_doors": 1, "skeleton_keys": 1},
+        portal_pairs=2,
+        end_triggers=[{"kind": "timer", "seconds": 240}, {"kind": "escape_portal"}],
+    )
+    runs = (
+        ("line defaults", None),
+        ("line par 20..24", line(difficulty={"par": [20, 24]})),
+        ("line locks, portals, triggers", rich),
+    )
+    for name, constraints in runs:
         spec = line_spec(constraints, ruleset)
-        times, pars = [], []
+        times, pars, slow = [], [], []
         for seed in range(args.seed, args.seed + args.line):
             start = time.perf_counter()
             result = generate_line(spec, seed, time_limit=60)
             times.append(time.perf_counter() - start)
             pars.append(result.populated.par)
+            slow.append((times[-1], seed, result.populated.tries))
         _line_figures(name, times, pars)
+        worst = ", ".join(f"seed {s} {t:.2f} s ({n} tries)" for t, s, n in sorted(slow, reverse=True)[:3])
+        print(f"  slowest: {worst}")
 
     root = Path(__file__).resolve().parent.parent
     layouts = {}

@@ -33,10 +33,12 @@ A constraints file (docs/generating.md; schema schemas/constraints.schema.json):
             "difficulty": {"par": [15, 25], "players": 1}}}
 Every area, wall, door, label and Start of the layout stays exactly as it was. Added: the
 elements, one key per colour the doors ask for (the layout's own keys replaced; each key where
-a player reaches it without its doors, chained behind other doors up to line.locks.depth), a
-Start on the outer wall when there is none, an end trigger when the sheet lists none, the
-sheet's orb tokens and components. The result is validated before it is written: no more
-errors than the layout had (zero when it had none). The same seed gives the same bytes.
+a player reaches it without its doors, chained behind other doors up to line.locks.depth),
+line.portal_pairs one-way portal pairs, a Start on the outer wall when there is none, the
+line.end_triggers (default: one when the sheet lists none), the sheet's orb tokens and
+components. A dungeon that a pack lists is populated with the pack's rulesets. The result is
+validated before it is written: no more errors than the layout had (zero when it had none),
+and par must draw its route. The same seed gives the same bytes.
 An impossible spec is explained before any search (the constraint named), or after
 --time-limit seconds. An existing file is never replaced without --force.
 exit codes: 0 written, 1 nothing written: the constraints cannot be met (or a constraints file
@@ -100,7 +102,7 @@ def _populate(args: argparse.Namespace) -> int:
     from inkcrawl.generate.populate import populate_line
     from inkcrawl.jsonio import dumps_canonical, write_text_atomic
     from inkcrawl.suggest import expected
-    from inkcrawl.validate import RulesetRegistry, check_dungeon_data
+    from inkcrawl.validate import RulesetRegistry, check_dungeon_data, enclosing_pack
 
     data = _read_dungeon(args.dungeon)
     constraints = _read_constraints(args.constraints) if args.constraints else None
@@ -117,7 +119,9 @@ def _populate(args: argparse.Namespace) -> int:
     refused = check_output_file(output, args.force, inputs)
     if refused is not None:
         raise CommandStop(refused)
-    registry = RulesetRegistry()
+    # a dungeon a pack lists is played with the pack's rulesets, as validate checks it
+    pack_rulesets, _deck = enclosing_pack(Path(args.dungeon))
+    registry = RulesetRegistry(pack_rulesets)
     ruleset = registry.get(str(data.get("ruleset")))
     if ruleset is None:
         wanted = data.get("ruleset")
@@ -132,7 +136,9 @@ def _populate(args: argparse.Namespace) -> int:
         )
     try:
         spec = line_spec(constraints, ruleset)
-        result = populate_line(data, spec, args.seed, args.time_limit or DEFAULT_TIME_LIMIT, args.dungeon)
+        result = populate_line(
+            data, spec, args.seed, args.time_limit or DEFAULT_TIME_LIMIT, args.dungeon, registry=registry
+        )
     except (GenerateError, GeneratorBug) as exc:
         raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
     try:

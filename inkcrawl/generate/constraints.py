@@ -379,6 +379,13 @@ DEFAULT_LOOPS = 0.25
 DEFAULT_LOCKED_DOORS = (0, 3)
 #: Default boss VP printed on the sheet.
 DEFAULT_BOSS_VP = 5
+#: Default length (s) of a timer end trigger asked without ``seconds``: long enough for a
+#: careful route on an A4 sheet at par's drawing speed (``inkcrawl par --speed``, 50 mm/s).
+DEFAULT_TIMER_S = 180
+#: Default ``when`` of an ``orb_taken`` end trigger: the colour's last token taken.
+DEFAULT_ORB_WHEN = "last"
+#: Portal channels in the order pairs take them (RULES.md 2: a colour or letter pairs them).
+PORTAL_CHANNELS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 #: Default counts per room of the layout, ``(low, high)`` per room: the count is this share of
 #: the rooms, rounded down for the low end and up for the high end, at least one monster
 #: (``artifact_stone`` and ``orb``: fixed counts when there are rooms enough).
@@ -402,7 +409,10 @@ class LineSpec:
     the layout's keys are replaced by the lock puzzle; ``par_range``: ``(low, high)`` VP or
     ``None``; ``players``: the player count par and the key supply use. For ``generate`` only:
     ``rooms`` and ``locked_doors`` ``(low, high)``, ``corridor_mm`` (corridor width, mm) and
-    ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined)."""
+    ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined),
+    ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks). ``portal_pairs``:
+    ``(low, high)`` one-way portal pairs to add; ``end_triggers``: the triggers the sheet must
+    list, resolved (timer ``seconds``, orb ``when`` filled in), empty for the default."""
 
     ruleset: Ruleset
     elements: dict[str, tuple[int, int]]
@@ -417,6 +427,13 @@ class LineSpec:
     corridor_mm: float = DEFAULT_CORRIDOR_MM
     loops: float = DEFAULT_LOOPS
     locked_doors: tuple[int, int] = DEFAULT_LOCKED_DOORS
+    multi_lock_doors: tuple[int, int] = (0, 0)
+    portal_pairs: tuple[int, int] = (0, 0)
+    end_triggers: tuple[dict, ...] = ()
+
+    def trigger_kinds(self) -> set[str]:
+        """The kinds of :attr:`end_triggers`."""
+        return {str(t["kind"]) for t in self.end_triggers}
 
     def count_range(self, kind: str, rooms: int) -> tuple[int, int]:
         """``(low, high)`` of ``kind`` for a layout of ``rooms`` rooms."""
@@ -478,7 +495,11 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
     """The :class:`LineSpec` of ``constraints`` (schema-valid, or ``None`` for the defaults) for
     the line ruleset ``ruleset``. Raises :class:`GenerateError` for a kind the ruleset lacks, and
     :class:`Infeasible` for a range whose low end is above its high end, artifact stones not in
-    whole groups, or a player count the ruleset does not allow (RULES.md 2)."""
+    whole groups, a player count the ruleset does not allow, more portal pairs than
+    :data:`PORTAL_CHANNELS` or an end trigger whose element ``line.elements`` rules out; a
+    ``timer`` trigger without ``seconds`` gets :data:`DEFAULT_TIMER_S`, an ``orb_taken`` one
+    without ``when`` :data:`DEFAULT_ORB_WHEN`, and ``line.locked_doors`` left out holds the key
+    chain and two-lock doors asked (RULES.md 2)."""
     from inkcrawl.suggest import did_you_mean
 
     if ruleset.family != "line":
@@ -536,15 +557,29 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
             "line.difficulty.players",
         )
     layout: dict[str, Any] = {}
-    for member, least in (("rooms", 1), ("locked_doors", 0)):
-        if member in section:
-            value = section[member]
+    members = {**section, **({"multi_lock_doors": locks["multi_lock_doors"]} if "multi_lock_doors" in locks else {})}
+    for member, least in (("rooms", 1), ("locked_doors", 0), ("portal_pairs", 0), ("multi_lock_doors", 0)):
+        if member in members:
+            value = members[member]
             pair = (int(value), int(value)) if isinstance(value, int) else (int(value[0]), int(value[1]))
+            where = "line.locks.multi_lock_doors" if member == "multi_lock_doors" else f"line.{member}"
             if pair[0] > pair[1]:
-                raise Infeasible(f"line.{member} {list(pair)}: the low end is above the high end", f"line.{member}")
+                raise Infeasible(f"{where} {list(pair)}: the low end is above the high end", where)
             if pair[1] < least:
-                raise Infeasible(f"line.{member} asks for fewer than {least}", f"line.{member}")
+                raise Infeasible(f"{where} asks for fewer than {least}", where)
             layout[member] = pair
+    if layout.get("portal_pairs", (0, 0))[0] > len(PORTAL_CHANNELS):
+        raise Infeasible(
+            f"line.portal_pairs asks for {layout['portal_pairs'][0]} portal pairs; there are {len(PORTAL_CHANNELS)} "
+            "channels (A to Z), one a pair",
+            "line.portal_pairs",
+        )
+    elements, triggers = _end_triggers(section, elements, ruleset)
+    layout["end_triggers"] = triggers
+    depth = None if locks.get("depth") is None else int(locks["depth"])
+    if "locked_doors" not in layout:  # the default holds the chain and the two-lock doors asked
+        need = max(depth + 1 if depth else 0, layout.get("multi_lock_doors", (0, 0))[0] + (1 if depth else 0))
+        layout["locked_doors"] = (max(DEFAULT_LOCKED_DOORS[0], need), max(DEFAULT_LOCKED_DOORS[1], need))
     if "corridor_width_mm" in section:
         width = float(section["corridor_width_mm"])
         least_width = max(
@@ -565,9 +600,56 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
         elements=elements,
         boss_vp=int(section.get("boss_vp", DEFAULT_BOSS_VP)),
         orb_tokens=tokens,
-        depth=None if locks.get("depth") is None else int(locks["depth"]),
+        depth=depth,
         skeleton_keys=int(locks.get("skeleton_keys", 0)),
         replace_keys=bool(locks.get("replace_keys", True)),
         par_range=par_range,
         players=players,
     )
+
+
+def _end_triggers(
+    section: dict, elements: dict[str, tuple[int, int]], ruleset: Ruleset
+) -> tuple[dict[str, tuple[int, int]], tuple[dict, ...]]:
+    """``line.end_triggers`` resolved (timer ``seconds`` and orb ``when`` filled in) and the
+    element counts they need: a boss for ``boss_covered``, an orb of the colour for
+    ``orb_taken``. Raises :class:`GenerateError` for an orb colour the ruleset lacks and a
+    trigger listed twice, :class:`Infeasible` for a trigger whose element ``line.elements``
+    rules out (RULES.md 2, end triggers)."""
+    from inkcrawl.suggest import did_you_mean
+
+    elements = dict(elements)
+    resolved: list[dict] = []
+    seen: set[tuple] = set()
+    for n, trigger in enumerate(section.get("end_triggers") or []):
+        where = f"line.end_triggers[{n}]"
+        kind = trigger["kind"]
+        item: dict[str, Any] = {"kind": kind}
+        if kind == "timer":
+            item["seconds"] = int(trigger.get("seconds", DEFAULT_TIMER_S))
+        if kind == "orb_taken":
+            colour = trigger["colour"]
+            known = list(ruleset.elements.get("orb", {}).get("colours") or [])
+            if colour not in known:
+                raise GenerateError(
+                    f"{where}: ruleset '{ruleset.id}' has no orb colour '{colour}'{did_you_mean(colour, known)}", where
+                )
+            item.update(colour=colour, when=trigger.get("when", DEFAULT_ORB_WHEN))
+        key = (kind, item.get("colour"), item.get("when"))
+        if key in seen or (kind == "timer" and any(k[0] == "timer" for k in seen)):
+            raise GenerateError(f"{where}: end trigger {kind} is listed twice", where)
+        seen.add(key)
+        needs = {"boss_covered": "boss", "orb_taken": "orb"}.get(kind)
+        if needs is not None:
+            if needs not in ruleset.elements:
+                raise GenerateError(f"{where}: ruleset '{ruleset.id}' has no {needs} kind", where)
+            low, high = elements.get(needs, (1, 1) if needs == "boss" else (1, 2))
+            if high < 1:
+                raise Infeasible(
+                    f"{where} ({kind}) needs a {needs}, and line.elements.{needs} asks for none; "
+                    f"ask for at least one or drop the trigger",
+                    where,
+                )
+            elements[needs] = (max(1, low), high)
+        resolved.append(item)
+    return elements, tuple(resolved)

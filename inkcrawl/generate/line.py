@@ -13,6 +13,12 @@ A layout first, then the content of :func:`inkcrawl.generate.populate.populate_l
   above the ruleset's required gap; nothing is narrower than the printability minimums.
 * ``line.locked_doors`` corridors get a door at the end away from the first room, its colour
   drawn from the ruleset's key colours (distinct while they last).
+* A key chain ``line.locks.depth`` d deep: the rooms grow mostly as a snake, and d + 1 doors
+  of distinct colours ``c0..cd`` go on tree corridors one behind another on the way to a far
+  room. A room's zone is the number of chain doors on its way from the first room; loops join
+  rooms of one zone only, and every other door in zone z takes a colour of ``c0..cz``.
+  ``line.locks.multi_lock_doors`` doors get a second lock of a colour held where they stand
+  (:func:`_door_locks`). A draw that cannot hold them is drawn again (:data:`MAX_DRAWS`).
 * The rooms are moved to the middle of the region, whichever slots they took.
 * Rooms get names (original word lists); the exporter prints them on free paper, and populate
   covers at most part of each room's paper so there is room for them.
@@ -51,6 +57,11 @@ SLOT_MARGIN_MM = 3.0
 MAX_LAYOUTS = 20
 #: A room's width and height as shares of its slot's.
 ROOM_SHARE = (0.6, 0.85)
+#: Draws of slots, tree and doors for one layout before a key chain or two-lock doors the
+#: draws cannot hold is given up.
+MAX_DRAWS = 200
+#: With a key chain asked, the share of rooms grown next to the room taken last (long chains).
+SNAKE_SHARE = 0.7
 
 _PLACES = (
     "Hall", "Cellar", "Vault", "Chapel", "Kitchen", "Library", "Armoury", "Cistern", "Forge", "Gallery",
@@ -90,43 +101,161 @@ def _span(rng: random.Random, low: float, high: float, middle: float, half: floa
     return round(start, 1), round(start + length, 1)
 
 
-def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str) -> dict:
-    """A line layout (areas and doors, no Start or content yet) for ``spec`` drawn from ``rng``:
-    a dungeon document on A4 whose rooms lie in the slots of :data:`REGION` (see the module
-    docstring). Raises :class:`Infeasible` for more rooms than slots (``line.rooms``), a corridor
-    too wide for the rooms (``line.corridor_width_mm``) or more locked doors than corridors
-    (``line.locked_doors``)."""
-    slots = SLOT_COLUMNS * SLOT_ROWS
-    low, high = spec.rooms
-    if low > slots:
-        raise Infeasible(
-            f"line.rooms asks for at least {low} rooms; the A4 sheet holds at most {slots} with room for names "
-            f"({SLOT_COLUMNS} x {SLOT_ROWS} slots)",
-            "line.rooms",
-        )
-    count = rng.randint(low, min(high, slots))
-    width = spec.corridor_mm
-    sx0, sy0, sx1, sy1 = _slot(0, 0)
-    room_least = min(sx1 - sx0, sy1 - sy0) * ROOM_SHARE[0]
-    if width + 4 > room_least:
-        raise Infeasible(
-            f"line.corridor_width_mm {width:g} is too wide: a corridor must meet a room {room_least:.0f} mm across "
-            f"along a side of its own; use at most {room_least - 4:.0f} mm",
-            "line.corridor_width_mm",
-        )
-    # a connected random set of slots, grown from a random first one
+def _grow_slots(rng: random.Random, count: int, snake: bool) -> list[tuple[int, int]]:
+    """A connected random set of ``count`` slots grown from a random first one; with ``snake``
+    the next slot is mostly a neighbour of the last one taken (long chains of rooms)."""
     first = (rng.randrange(SLOT_COLUMNS), rng.randrange(SLOT_ROWS))
     chosen = [first]
-    while len(chosen) < count:
-        frontier = sorted(
+
+    def free_next_to(slots: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        return sorted(
             {
                 (c + dc, r + dr)
-                for c, r in chosen
+                for c, r in slots
                 for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))
                 if 0 <= c + dc < SLOT_COLUMNS and 0 <= r + dr < SLOT_ROWS and (c + dc, r + dr) not in chosen
             }
         )
-        chosen.append(rng.choice(frontier))
+
+    while len(chosen) < count:
+        near = free_next_to(chosen[-1:]) if snake and rng.random() < SNAKE_SHARE else []
+        chosen.append(rng.choice(near or free_next_to(chosen)))
+    return chosen
+
+
+def _spanning_tree(rng: random.Random, chosen: list, pairs: list) -> list[tuple]:
+    """A random spanning tree of the slots ``chosen`` over the neighbouring ``pairs``."""
+    tree: list[tuple] = []
+    joined = {chosen[0]}
+    while len(joined) < len(chosen):
+        options = [(a, b) for a, b in pairs if (a in joined) != (b in joined)]
+        a, b = rng.choice(options)
+        tree.append((a, b))
+        joined |= {a, b}
+    return tree
+
+
+def _tree_paths(first: tuple, tree: list[tuple]) -> dict[tuple, list[tuple]]:
+    """Slot -> the tree's edges (as in ``tree``) on the way from ``first`` to it."""
+    paths: dict[tuple, list[tuple]] = {first: []}
+    queue = [first]
+    for slot in queue:
+        for edge in tree:
+            for here, there in ((edge[0], edge[1]), (edge[1], edge[0])):
+                if here == slot and there not in paths:
+                    paths[there] = [*paths[slot], edge]
+                    queue.append(there)
+    return paths
+
+
+def _layout_limits(spec: LineSpec) -> None:
+    """The counting checks of the layout members before any drawing (RULES.md 2, Keys):
+    raises :class:`Infeasible` naming ``line.rooms``, ``line.corridor_width_mm``,
+    ``line.locks.depth``, ``line.locked_doors`` or ``line.locks.multi_lock_doors``."""
+    slots = SLOT_COLUMNS * SLOT_ROWS
+    if spec.rooms[0] > slots:
+        raise Infeasible(
+            f"line.rooms asks for at least {spec.rooms[0]} rooms; the A4 sheet holds at most {slots} with room for "
+            f"names ({SLOT_COLUMNS} x {SLOT_ROWS} slots)",
+            "line.rooms",
+        )
+    sx0, sy0, sx1, sy1 = _slot(0, 0)
+    room_least = min(sx1 - sx0, sy1 - sy0) * ROOM_SHARE[0]
+    if spec.corridor_mm + 4 > room_least:
+        raise Infeasible(
+            f"line.corridor_width_mm {spec.corridor_mm:g} is too wide: a corridor must meet a room "
+            f"{room_least:.0f} mm across along a side of its own; use at most {room_least - 4:.0f} mm",
+            "line.corridor_width_mm",
+        )
+    colours = _usable_colours(spec)
+    most_rooms = min(spec.rooms[1], slots)
+    if spec.depth:
+        if spec.depth > len(colours) - 1:
+            raise Infeasible(
+                f"line.locks.depth asks for keys {spec.depth} deep: that needs {spec.depth + 1} doors of distinct "
+                f"key colours one behind another, and ruleset '{spec.ruleset.id}' has {len(colours)} key colour(s) "
+                f"for {spec.players} player(s), so no chain is deeper than {max(0, len(colours) - 1)}",
+                "line.locks.depth",
+            )
+        if spec.depth + 1 > spec.locked_doors[1]:
+            raise Infeasible(
+                f"line.locks.depth asks for keys {spec.depth} deep: that needs {spec.depth + 1} locked doors one "
+                f"behind another, and line.locked_doors allows at most {spec.locked_doors[1]}",
+                "line.locked_doors",
+            )
+        if spec.depth + 2 > most_rooms:
+            raise Infeasible(
+                f"line.locks.depth asks for keys {spec.depth} deep: that needs {spec.depth + 1} doors one behind "
+                f"another, so at least {spec.depth + 2} rooms, and line.rooms allows at most {most_rooms}",
+                "line.rooms",
+            )
+    pairs = spec.portal_pairs[0]
+    if pairs and (pairs > most_rooms or most_rooms < 2):
+        raise Infeasible(
+            f"line.portal_pairs asks for {pairs} portal pairs: each entry needs a room of its own and its exit "
+            f"another area, and line.rooms allows at most {most_rooms} room(s)"
+            + (" (one room has no corridor)" if most_rooms < 2 else ""),
+            "line.portal_pairs",
+        )
+    multi = spec.multi_lock_doors[0]
+    if multi:
+        chain_first = 1 if spec.depth else 0  # the chain's first door has one lock: nothing is held before it
+        if multi + chain_first > spec.locked_doors[1]:
+            raise Infeasible(
+                f"line.locks.multi_lock_doors asks for {multi} doors with two locks; line.locked_doors allows at "
+                f"most {spec.locked_doors[1]} locked doors"
+                + (", and the first door of the key chain (line.locks.depth) has one lock" if chain_first else ""),
+                "line.locks.multi_lock_doors",
+            )
+        if len(colours) < 2:
+            raise Infeasible(
+                f"line.locks.multi_lock_doors: two locks need two key colours; ruleset '{spec.ruleset.id}' has "
+                f"{len(colours)} for {spec.players} player(s)",
+                "line.locks.multi_lock_doors",
+            )
+        if spec.depth is not None and spec.depth == 0:
+            raise Infeasible(
+                "line.locks.multi_lock_doors with line.locks.depth 0: every key lies before the first door, so a "
+                "second lock would only repeat it; ask for depth 1 or more, or leave depth out",
+                "line.locks.multi_lock_doors",
+            )
+
+
+def _usable_colours(spec: LineSpec) -> list[str]:
+    """The key colours with tokens for the spec's player count."""
+    return [c for c in spec.ruleset.key_colours if spec.ruleset.key_supply(spec.players) > 0]
+
+
+def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str) -> dict:
+    """A line layout (areas and doors, no Start or content yet) for ``spec`` drawn from ``rng``:
+    a dungeon document on A4 whose rooms lie in the slots of :data:`REGION` (see the module
+    docstring). Raises :class:`Infeasible` for more rooms than slots (``line.rooms``), a corridor
+    too wide for the rooms (``line.corridor_width_mm``), a key chain the rooms, doors or colours
+    cannot hold (``line.locks.depth``), more locked doors than corridors (``line.locked_doors``)
+    or two-lock doors the doors cannot carry (``line.locks.multi_lock_doors``)."""
+    _layout_limits(spec)
+    for _ in range(MAX_DRAWS):
+        layout = _draw_layout(spec, rng, title, dungeon_id)
+        if layout is not None:
+            return layout
+    raise Infeasible(
+        f"no layout of {spec.rooms[0]}-{spec.rooms[1]} rooms (line.rooms) in {MAX_DRAWS} draws held "
+        f"{spec.locked_doors[0]}-{spec.locked_doors[1]} locked doors (line.locked_doors) with keys "
+        f"{spec.depth} deep (line.locks.depth) and {spec.multi_lock_doors[0]} two-lock doors; ask for more rooms "
+        "or line.loops, or fewer doors",
+        "line.locked_doors",
+    )
+
+
+def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str) -> dict | None:
+    """One draw of :func:`line_layout`, or ``None`` when it cannot hold the doors asked."""
+    count = rng.randint(spec.rooms[0], min(spec.rooms[1], SLOT_COLUMNS * SLOT_ROWS))
+    chain_doors = spec.depth + 1 if spec.depth else 0
+    if chain_doors and count < chain_doors + 1:
+        return None
+    width = spec.corridor_mm
+    chosen = _grow_slots(rng, count, snake=chain_doors > 0)
+    first = chosen[0]
     half = width / 2 + 2
     rooms: dict[tuple[int, int], tuple[float, float, float, float]] = {}
     for c, r in chosen:
@@ -136,14 +265,20 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
         rooms[(c, r)] = (xa, ya, xb, yb)
     # a random spanning tree of neighbouring rooms, then loops
     pairs = sorted((a, b) for a in chosen for b in chosen if a < b and abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1)
-    tree: list[tuple] = []
-    joined = {first}
-    while len(joined) < len(chosen):
-        options = [(a, b) for a, b in pairs if (a in joined) != (b in joined)]
-        a, b = rng.choice(options)
-        tree.append((a, b))
-        joined |= {a, b}
-    links = tree + [p for p in pairs if p not in tree and rng.random() < spec.loops]
+    tree = _spanning_tree(rng, chosen, pairs)
+    paths = _tree_paths(first, tree)
+    chain: list[tuple] = []
+    if chain_doors:
+        # the key chain: doors on tree edges one behind another on the way to a far room
+        far = [slot for slot, path in paths.items() if len(path) >= chain_doors]
+        if not far:
+            return None
+        path = paths[rng.choice(far)]
+        chain = [path[i] for i in sorted(rng.sample(range(len(path)), chain_doors))]
+    zone = {slot: sum(1 for edge in path if edge in chain) for slot, path in paths.items()}
+    # a loop between rooms of different zones would go round a door of the chain
+    loops = [p for p in pairs if p not in tree and zone[p[0]] == zone[p[1]] and rng.random() < spec.loops]
+    links = tree + loops
     order = {slot: i for i, slot in enumerate(chosen)}
     names = rng.sample([f"{q} {p}" for q in _QUALITIES for p in _PLACES], len(chosen))
     areas: list[dict[str, Any]] = [
@@ -155,7 +290,7 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
         }
         for slot, (x0, y0, x1, y1) in sorted(rooms.items(), key=lambda item: order[item[0]])
     ]
-    # steps from the first room through the tree: doors go at the far end of their corridor
+    # steps from the first room: doors go at the far end of their corridor
     steps = {first: 0}
     queue = [first]
     for slot in queue:
@@ -166,7 +301,8 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
                     queue.append(there)
     corridors: list[dict[str, Any]] = []
     ends: list[list[list[float]]] = []
-    for n, (a, b) in enumerate(sorted(links, key=lambda p: (order[p[0]], order[p[1]])), 1):
+    sorted_links = sorted(links, key=lambda p: (order[p[0]], order[p[1]]))
+    for n, (a, b) in enumerate(sorted_links, 1):
         ra, rb = rooms[a], rooms[b]
         if a[1] == b[1]:  # side by side: a horizontal corridor at the row's middle
             _, y0, _, y1 = _slot(*a)
@@ -176,7 +312,7 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
             polygon = [[x0, mid - width / 2], [x1, mid - width / 2], [x1, mid + width / 2], [x0, mid + width / 2]]
             end_a = [[x0, mid - width / 2], [x0, mid + width / 2]]
             end_b = [[x1, mid - width / 2], [x1, mid + width / 2]]
-            near_end, far_end = (end_a, end_b) if (left is ra) == (steps[a] <= steps[b]) else (end_b, end_a)
+            far_end = end_b if (left is ra) == (steps[a] <= steps[b]) else end_a
         else:  # one above the other: a vertical corridor at the column's middle
             x0, _, x1, _ = _slot(*a)
             mid = round((x0 + x1) / 2, 1)
@@ -185,22 +321,16 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
             polygon = [[mid - width / 2, y0], [mid + width / 2, y0], [mid + width / 2, y1], [mid - width / 2, y1]]
             end_a = [[mid - width / 2, y0], [mid + width / 2, y0]]
             end_b = [[mid - width / 2, y1], [mid + width / 2, y1]]
-            near_end, far_end = (end_a, end_b) if (top is ra) == (steps[a] <= steps[b]) else (end_b, end_a)
-        del near_end
+            far_end = end_b if (top is ra) == (steps[a] <= steps[b]) else end_a
         corridors.append({"id": f"c{n}", "kind": "corridor", "polygon": polygon})
         ends.append(far_end)
-    low, high = spec.locked_doors
-    if low > len(corridors):
-        raise Infeasible(
-            f"line.locked_doors asks for at least {low} locked doors; this layout of {len(chosen)} rooms has "
-            f"{len(corridors)} corridors, one door each (ask for fewer, or more rooms or line.loops)",
-            "line.locked_doors",
-        )
-    doors: list[dict[str, Any]] = []
-    colours = list(spec.ruleset.key_colours)
-    rng.shuffle(colours)
-    for n, index in enumerate(sorted(rng.sample(range(len(ends)), rng.randint(low, min(high, len(ends)))))):
-        doors.append({"id": f"d{n + 1}", "kind": "door", "segment": ends[index], "locks": [colours[n % len(colours)]]})
+    locks = _door_locks(spec, rng, sorted_links, chain, zone)
+    if locks is None:
+        return None
+    doors: list[dict[str, Any]] = [
+        {"id": f"d{n + 1}", "kind": "door", "segment": ends[index], "locks": lock}
+        for n, (index, lock) in enumerate(sorted(locks.items()))
+    ]
     # the rooms drawn centred in the region, whichever slots they took
     every: list[list[float]] = [p for area in areas + corridors for p in area["polygon"]]
     dx = round((REGION[0] + REGION[2]) / 2 - (min(p[0] for p in every) + max(p[0] for p in every)) / 2, 1)
@@ -227,6 +357,57 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
         "walls": [],
         "elements": doors,
     }
+
+
+def _door_locks(
+    spec: LineSpec, rng: random.Random, links: list[tuple], chain: list[tuple], zone: dict
+) -> dict[int, list[str]] | None:
+    """Corridor index (into ``links``) -> the locks of its door, or ``None`` when the corridors
+    cannot carry the doors asked. The chain's doors (``chain``: tree edges one behind another)
+    take the colours ``c0, c1, ...`` in order; another door in zone ``z`` (behind ``z`` doors of
+    the chain) a colour of ``c0..cz``, so its key never waits behind it; a second lock on a door
+    is a colour already held where the door stands (chain door ``k``: one of ``c0..c(k-1)``)."""
+    colours = _usable_colours(spec)
+    rng.shuffle(colours)
+    low, high = spec.locked_doors
+    low = max(low, len(chain), spec.multi_lock_doors[0] + (1 if chain else 0))
+    if low > len(links):
+        if spec.locked_doors[0] > len(links):
+            raise Infeasible(
+                f"line.locked_doors asks for at least {spec.locked_doors[0]} locked doors; this layout of "
+                f"{len(zone)} rooms has {len(links)} corridors, one door each (ask for fewer, or more rooms or "
+                "line.loops)",
+                "line.locked_doors",
+            )
+        return None
+    total = rng.randint(low, min(high, len(links)))
+    index = {link: i for i, link in enumerate(links)}
+    locks: dict[int, list[str]] = {index[edge]: [colours[k]] for k, edge in enumerate(chain)}
+    others = [i for i in range(len(links)) if i not in locks]
+    for i in sorted(rng.sample(others, total - len(chain))):
+        if chain:
+            z = min(zone[links[i][0]], zone[links[i][1]], len(chain) - 1)
+            locks[i] = [colours[rng.randint(0, z)]]
+        else:
+            locks[i] = [colours[len(locks) % len(colours)]]
+    multi = rng.randint(*spec.multi_lock_doors) if spec.multi_lock_doors[1] else 0
+    if not multi:
+        return locks
+    if chain:
+        held = {index[edge]: colours[:k] for k, edge in enumerate(chain)}
+        for i in locks:
+            if i not in held:
+                z = min(zone[links[i][0]], zone[links[i][1]], len(chain) - 1)
+                held[i] = colours[: z + 1]
+        candidates = {i: [c for c in held[i] if c not in locks[i]] for i in locks}
+    else:
+        candidates = {i: [c for c in colours if c not in locks[i]] for i in locks}
+    usable = sorted(i for i, options in candidates.items() if options)
+    if len(usable) < multi:
+        return None
+    for i in rng.sample(usable, multi):
+        locks[i] = sorted([*locks[i], rng.choice(candidates[i])])
+    return locks
 
 
 def _check_room_for_elements(spec: LineSpec, fill: float, smallest) -> None:

@@ -59,6 +59,11 @@ MAX_FAILED_TRIES = 40
 MAX_FILL = 0.35
 #: Element kinds that are part of the layout: kept, never added or moved by populate.
 LAYOUT_KINDS = ("door", "label", "start")
+#: Kinds a line must not touch in passing (touching a portal entry lifts the pen, an escape
+#: portal or an exit ends the scrawl): placed in rooms only, with paper free around them.
+AVOIDED_KINDS = ("portal_entry", "escape_portal", "exit")
+#: Pen widths of free paper kept round an :data:`AVOIDED_KINDS` element besides the usual one.
+AVOID_ROOM_GAPS = 2.0
 #: Kinds populate places itself (keys are placed by the lock puzzle).
 KEY_KINDS = ("key", "skeleton_key")
 
@@ -275,25 +280,56 @@ def _new_id(prefix: str, taken: set[str]) -> str:
     return f"{prefix}-{n}"
 
 
-def _error_count(data: dict, file: str) -> tuple[int, list]:
+def _error_count(data: dict, file: str, registry=None) -> tuple[int, list]:
+    """Validation errors of the dungeon document ``data``: ``(count, problems)``, its ruleset
+    looked up in ``registry`` (a :class:`~inkcrawl.validate.RulesetRegistry`; ``None``: the
+    bundled rulesets)."""
     from inkcrawl.validate import RulesetRegistry, check_dungeon_data
 
-    problems, _ = check_dungeon_data(data, file, RulesetRegistry())
+    problems, _ = check_dungeon_data(data, file, registry if registry is not None else RulesetRegistry())
     errors = [p for p in problems if p.severity == "error"]
     return len(errors), errors
 
 
-def _measure_par(data: dict, ruleset: Ruleset, players: int) -> int:
-    from inkcrawl.engines.line import GameDataError, LineRules
+def _measure_par(data: dict, ruleset: Ruleset, players: int) -> int | None:
+    """Par (VP) of ``data`` (:func:`inkcrawl.engines.line.par.par`), or ``None`` when par
+    cannot draw its route on this placement (the referee refuses the drawn play, or no route
+    could be drawn): the try is dropped, so every result is one par solves. Raises
+    :class:`GeneratorBug` for game data par cannot read (never expected)."""
+    from inkcrawl.engines.line import GameDataError, LineRules, PlayError
     from inkcrawl.engines.line.par import par
     from inkcrawl.gamedata import line_game_data
 
     dungeon = dungeon_from_dict(data)
     assert isinstance(dungeon, LineDungeon)
     try:
-        return par(LineRules(line_game_data(dungeon, ruleset)), players).par
+        rules = LineRules(line_game_data(dungeon, ruleset))
     except (GameDataError, ValueError) as exc:
-        raise GeneratorBug(f"internal error: par could not be measured on the populated dungeon ({exc})") from exc
+        raise GeneratorBug(f"internal error: par could not read the populated dungeon ({exc})") from exc
+    try:
+        found = par(rules, players)
+    except PlayError:
+        return None
+    if found.play is None:  # "the route could not be drawn"
+        return None
+    return found.par
+
+
+def _search_value(data: dict, ruleset: Ruleset, players: int) -> int:
+    """Par's search value for ``data`` (VP) without drawing its route: the exact search for at
+    most :data:`~inkcrawl.engines.line.par.PROVEN_CHECK_STATES` states, then greedy (a score
+    some route makes). It steers the tries toward a par range; only a try whose value lies in
+    the range is drawn and scored by :func:`_measure_par`, which takes ten times as long."""
+    from inkcrawl.engines.line import GameDataError, LineRules
+    from inkcrawl.engines.line.par import PROVEN_CHECK_STATES, solve
+    from inkcrawl.gamedata import line_game_data
+
+    dungeon = dungeon_from_dict(data)
+    assert isinstance(dungeon, LineDungeon)
+    try:
+        return solve(LineRules(line_game_data(dungeon, ruleset)), players, PROVEN_CHECK_STATES)[0]
+    except (GameDataError, ValueError) as exc:
+        raise GeneratorBug(f"internal error: par could not be searched on the populated dungeon ({exc})") from exc
 
 
 def populate_line(
@@ -302,6 +338,7 @@ def populate_line(
     seed: int,
     time_limit: float = 5.0,
     file: str = "dungeon",
+    registry=None,
 ) -> Populated:
     """Populate the line dungeon document ``data`` (migrated, schema-valid) under ``spec`` with
     random choices from ``seed`` (the same seed, the same result). ``data`` is not changed.
@@ -312,13 +349,20 @@ def populate_line(
     a par range above the upper bound of the elements asked (``line.difficulty.par``). Then
     tries until the par lands in the target range, or raises :class:`Infeasible` after
     ``time_limit`` seconds naming ``line.difficulty.par``. Raises :class:`GeneratorBug` if a
-    result has more validation errors than the input (never expected). RULES.md 2."""
+    result has more validation errors than the input (never expected). ``registry``: the
+    :class:`~inkcrawl.validate.RulesetRegistry` the result is validated with (a pack's rulesets
+    for a dungeon of a pack; ``None``: the bundled ones). RULES.md 2.
+
+    Besides the scoring elements: ``line.portal_pairs`` one-way portal pairs, each exit in an
+    area that needs no key the entry's area does not (so a portal never goes round a door), and
+    the ``line.end_triggers`` with what they need (an escape portal, an exit, a boss, an orb of
+    a colour; a timer adds the timer component)."""
     from inkcrawl.checks.line import components_used
     from inkcrawl.printed import sheet_of
 
     ruleset = spec.ruleset
     started = time.monotonic()
-    errors_before, _ = _error_count(data, file)
+    errors_before, _ = _error_count(data, file, registry)
     base = copy.deepcopy(data)
     notes: list[str] = []
     removed = [e["id"] for e in base["elements"] if e.get("kind") in KEY_KINDS]
@@ -388,6 +432,13 @@ def populate_line(
     if "boss" not in spec.elements and not any(len(paper.room_for(i, smallest_boss / 2)) for i in rooms):
         spec = dataclasses.replace(spec, elements={**spec.elements, "boss": (0, 0)})
         notes.append(f"no boss: no room has free paper for one {smallest_boss:g} mm across")
+    if spec.portal_pairs[0] > len(rooms) or (spec.portal_pairs[0] and len(areas) < 2):
+        raise Infeasible(
+            f"line.portal_pairs asks for {spec.portal_pairs[0]} portal pairs: each entry needs a room of its own "
+            f"and its exit another area, and {file!r} has {len(rooms)} room(s) and {len(areas)} area(s) a player "
+            "reaches; ask for fewer",
+            "line.portal_pairs",
+        )
     counts_high = spec.counts(len(rooms), high=True)
     _check_spots(paper, rooms, spec.counts(len(rooms), level=0.0), sizes, spec, dungeon)
     if spec.par_range is not None:
@@ -399,7 +450,7 @@ def populate_line(
                 "line.difficulty.par",
             )
     level = 0.5
-    tries = failed = 0
+    tries = failed = undrawn = 0
     best_try: tuple[float, dict, int] | None = None
     while True:
         tries += 1
@@ -408,7 +459,18 @@ def populate_line(
         result = _one_try(base, dungeon, ruleset, sheet, graph, keys, depth, counts, sizes, spec, rng)
         if result is not None:
             out, chain_depth = result
-            errors_after, errors = _error_count(out, file)
+            target = spec.par_range
+            if target is not None:
+                estimate = _search_value(out, ruleset, spec.players)
+                if not target[0] <= estimate <= target[1]:
+                    miss = target[0] - estimate if estimate < target[0] else estimate - target[1]
+                    if best_try is None or miss < best_try[0]:
+                        best_try = (miss, out, estimate)
+                    level = min(1.0, level + (1 - level) / 2) if estimate < target[0] else level / 2
+                    if time.monotonic() - started > time_limit:
+                        _par_missed(spec, time_limit, tries, best_try)
+                    continue
+            errors_after, errors = _error_count(out, file, registry)
             if errors_after > errors_before or (errors_before == 0 and errors_after):
                 raise GeneratorBug(
                     f"internal error: the populated dungeon has {errors_after} validation error(s) "
@@ -418,7 +480,13 @@ def populate_line(
             listed = [c for c in out["sheet"].get("components", []) if c in used]
             out["sheet"]["components"] = listed + sorted(used - set(listed))
             value = _measure_par(out, ruleset, spec.players)
-            target = spec.par_range
+            if value is None:
+                undrawn += 1
+                if undrawn >= MAX_FAILED_TRIES:
+                    raise GeneratorBug(f"internal error: par could not draw its route on {undrawn} placements in a row")
+                if time.monotonic() - started > time_limit:
+                    _par_missed(spec, time_limit, tries, best_try)
+                continue
             if target is None or target[0] <= value <= target[1]:
                 return Populated(out, value, target, tries, chain_depth, notes, errors_before, errors_after)
             miss = target[0] - value if value < target[0] else value - target[1]
@@ -435,14 +503,20 @@ def populate_line(
                     "line.elements",
                 )
         if time.monotonic() - started > time_limit:
-            found = f"; the nearest par found was {best_try[2]} VP" if best_try else ""
-            raise Infeasible(
-                f"line.difficulty.par [{spec.par_range[0]:g}, {spec.par_range[1]:g}] was not met within "
-                f"--time-limit {time_limit:g} s ({tries} tries){found}; widen the range or change line.elements"
-                if spec.par_range
-                else f"no placement of line.elements was found within --time-limit {time_limit:g} s ({tries} tries)",
-                "line.difficulty.par" if spec.par_range else "line.elements",
-            )
+            _par_missed(spec, time_limit, tries, best_try)
+
+
+def _par_missed(spec: LineSpec, time_limit: float, tries: int, best_try) -> None:
+    """Raise the :class:`Infeasible` of a search that ran out of time: a par range missed (with
+    the nearest par found), or no placement found."""
+    found = f"; the nearest par found was {best_try[2]} VP" if best_try else ""
+    raise Infeasible(
+        f"line.difficulty.par [{spec.par_range[0]:g}, {spec.par_range[1]:g}] was not met within "
+        f"--time-limit {time_limit:g} s ({tries} tries){found}; widen the range or change line.elements"
+        if spec.par_range
+        else f"no placement of line.elements was found within --time-limit {time_limit:g} s ({tries} tries)",
+        "line.difficulty.par" if spec.par_range else "line.elements",
+    )
 
 
 def _check_spots(paper: _Paper, rooms: list[int], counts: dict[str, int], sizes, spec: LineSpec, dungeon) -> None:
@@ -508,10 +582,12 @@ def _one_try(base, dungeon, ruleset, sheet, graph, keys, depth, counts, sizes, s
     index_of = {a.id: i for i, a in enumerate(paper.areas)}
     definitions = ruleset.elements
 
-    def add(kind: str, area: int | list[int], **members) -> bool:
+    def add(kind: str, area: int | list[int], spare: bool = True, **members) -> bool:
         choices = area if isinstance(area, list) else [area]
+        # a line must pass these without touching them: keep paper free around them
+        room = AVOID_ROOM_GAPS * paper.gap if kind in AVOIDED_KINDS and spare else 0.0
         for size in _sizes(sizes[kind], ruleset):
-            found = _pick(paper, choices, size / 2, rng)
+            found = _pick(paper, choices, size / 2 + room, rng)
             if found is not None:
                 break
         else:
@@ -529,6 +605,7 @@ def _one_try(base, dungeon, ruleset, sheet, graph, keys, depth, counts, sizes, s
 
     # the lock puzzle: keys in order, each behind the doors the keys before it open
     chain_depth = 0
+    level_of = {a: 0 for a in graph.region(frozenset())}  # area -> keys needed before reaching it
     if keys:
         orders = [list(o) for o in permutations(keys)]
         rng.shuffle(orders)
@@ -549,9 +626,23 @@ def _one_try(base, dungeon, ruleset, sheet, graph, keys, depth, counts, sizes, s
             ):
                 return None
             chain_depth = max(chain_depth, level)
+        level_of = {a: k for k, new in enumerate(levels) for a in new}
     reach = graph.region(frozenset(keys))
     areas = [index_of[a] for a in reach if a in index_of]
     rooms = [i for i in areas if paper.areas[i].kind == "room"] or areas
+    room_ids = [paper.areas[i].id for i in rooms]
+    with_keys = {_area_at(paper, e["at"]) for e in out["elements"] if e["kind"] in KEY_KINDS}
+    free_rooms = [a for a in room_ids if a not in graph.starts and a not in with_keys]
+    dead_ends = [a for a in free_rooms if len({b for b, _ in graph.links.get(a, [])}) == 1]
+    # rooms with a key or a Start only when the others are taken
+    rooms_in_order = free_rooms + [a for a in room_ids if a not in free_rooms]
+    pairs = min(rng.randint(*spec.portal_pairs), max(spec.portal_pairs[0], len(room_ids)))
+    portal_rooms = _portal_pairs(add, index_of, level_of, rooms_in_order, dead_ends, pairs, rng)
+    if portal_rooms is None:
+        return None
+    # a room holding a portal entry holds nothing else: the line goes there only to take the portal
+    areas = [i for i in areas if paper.areas[i].id not in portal_rooms]
+    rooms = [i for i in rooms if paper.areas[i].id not in portal_rooms] or areas
     for _ in range(spec.skeleton_keys):
         if not add("skeleton_key", areas):
             return None
@@ -561,6 +652,8 @@ def _one_try(base, dungeon, ruleset, sheet, graph, keys, depth, counts, sizes, s
             return None
     variants = {k: list(definitions[k].get("variants") or []) for k in ("spell", "treasure") if k in definitions}
     orb_colours = list(definitions.get("orb", {}).get("colours") or [])
+    asked_orbs = [t["colour"] for t in spec.end_triggers if t["kind"] == "orb_taken"]
+    orb_colours = asked_orbs + [c for c in orb_colours if c not in asked_orbs]  # a trigger's colour first
     stone = max((int(e.get("number") or 0) for e in out["elements"] if e["kind"] == "artifact_stone"), default=0)
     placed_orbs: list[str] = []
     for kind, count in counts.items():
@@ -583,14 +676,85 @@ def _one_try(base, dungeon, ruleset, sheet, graph, keys, depth, counts, sizes, s
     for colour in sorted(set(placed_orbs)):
         tokens.setdefault(colour, list(spec.orb_tokens.get(colour, [3, 2, 1, 0])))
     sheet_data["orb_tokens"] = tokens
-    if not sheet_data.get("end_triggers"):
+    if spec.end_triggers:
+        listed = list(sheet_data.get("end_triggers") or [])
+        far = sorted(rooms, key=lambda i: -reach.get(paper.areas[i].id, 0))  # (in a corridor it bars the way)
+        for trigger in spec.end_triggers:
+            kind = {"escape_portal": "escape_portal", "exit_reached": "exit"}.get(trigger["kind"])
+            if kind is not None and not any(e["kind"] == kind for e in out["elements"]):
+                if not _add_far(add, kind, far, areas, reach, paper):
+                    return None
+            same = (trigger["kind"], trigger.get("colour"), trigger.get("when"))
+            if not any((t.get("kind"), t.get("colour"), t.get("when")) == same for t in listed):
+                listed.append(dict(trigger))  # (one the sheet lists already is kept as it is)
+        sheet_data["end_triggers"] = listed
+    elif not sheet_data.get("end_triggers"):
         if any(e["kind"] == "boss" for e in out["elements"]):
             sheet_data["end_triggers"] = [{"kind": "boss_covered"}]
         elif any(e["kind"] == "exit" for e in out["elements"]):
             sheet_data["end_triggers"] = [{"kind": "exit_reached"}]
         else:
-            far = sorted(areas, key=lambda i: -reach.get(paper.areas[i].id, 0))
-            if not any(add("exit", [i]) for i in far):
+            far = sorted(rooms, key=lambda i: -reach.get(paper.areas[i].id, 0))
+            if not _add_far(add, "exit", far, areas, reach, paper):
                 return None
             sheet_data["end_triggers"] = [{"kind": "exit_reached"}]
     return out, chain_depth
+
+
+def _add_far(add, kind: str, far_rooms: list[int], areas: list[int], reach: dict, paper: _Paper) -> bool:
+    """Place an exit or escape portal (``kind``) with ``add``: in the room farthest from the
+    Start with free paper round it (``far_rooms``, farthest first), else, on crowded paper, in
+    the farthest area it fits at all (a corridor included)."""
+    if any(add(kind, [i]) for i in far_rooms):
+        return True
+    far = sorted(areas, key=lambda i: -reach.get(paper.areas[i].id, 0))
+    return any(add(kind, [i], spare=False) for i in far)
+
+
+def _area_at(paper: _Paper, at) -> str | None:
+    """The id of the area of ``paper`` whose outline holds the point ``at``, or ``None``."""
+    point = shapely.Point(at)
+    return next((a.id for a, polygon in zip(paper.areas, paper.polygons) if polygon.covers(point)), None)
+
+
+def _portal_pairs(
+    add, index_of: dict[str, int], level_of: dict[str, int], rooms: list[str], dead_ends: list[str], pairs: int, rng
+) -> set[str] | None:
+    """Place ``pairs`` one-way portal pairs (RULES.md 2, Portals) with ``add``: channel ``A``,
+    ``B``, ... in turn. The entry goes in one of ``rooms`` (area ids, those with no Start and no
+    key first: in a corridor an entry would bar the way, as a line must not touch it in passing),
+    one holding no portal yet, reached in the lock puzzle
+    (``level_of``: area id -> keys needed before it), a room of ``dead_ends`` (one way in, no
+    Start, no key) first: a line enters such a room only to take the portal, so it never
+    touches the entry on its way elsewhere. The exit goes in another area (not a portal's room,
+    nor a dead end while there are others) that needs no more keys, so a portal never takes the
+    line past a door it has no key for.
+    Returns the rooms holding an entry, or ``None`` when the paper has no room."""
+    from inkcrawl.generate.constraints import PORTAL_CHANNELS
+
+    placed = [a for a in level_of if a in index_of]
+    used: set[str] = set()
+    landed: set[str] = set()  # areas holding an exit
+    for n in range(pairs):
+        channel = PORTAL_CHANNELS[n]
+        candidates = [a for a in rooms if a in level_of and a not in used and a not in landed]
+        candidates = [a for a in candidates if any(level_of[b] <= level_of[a] and b != a for b in placed)]
+        first = [a for a in candidates if a in dead_ends]
+        rest = [a for a in candidates if a not in dead_ends]
+        rng.shuffle(first)
+        rest.sort(key=lambda a: (rooms.index(a), rng.random()))  # free rooms first, shuffled
+        for entry in first + rest:
+            if not add("portal_entry", [index_of[entry]], channel=channel):
+                continue
+            used.add(entry)
+            exits = [b for b in placed if b not in used and level_of[b] <= level_of[entry]]
+            exits = [b for b in exits if b not in dead_ends] or exits  # dead ends kept for entries
+            rng.shuffle(exits)
+            there = next((b for b in exits if add("portal_exit", [index_of[b]], channel=channel)), None)
+            if there is not None:
+                landed.add(there)
+                break
+            return None  # the entry is placed and its exit has no room: the try is dropped
+        else:
+            return None
+    return used
