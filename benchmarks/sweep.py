@@ -106,6 +106,8 @@ def main() -> int:
     cores = default_workers()
     entries = [e for e in game_document(open_dungeons([str(EMBER)]).dungeons)["dungeons"] if e["family"] == "grid"]
     print(f"grid random policy, 2 players, {args.games:,} games, best of {args.repeat}; {cores} cores")
+    # the machine may be shared: figures are only comparable at a similar load
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"{'dungeon':<18} {'1 worker':>10} {f'{cores} workers':>10}   games/s")
     slowest = float("inf")
     for entry in entries:
@@ -115,6 +117,7 @@ def main() -> int:
         print(f"{entry['id']:<18} {one:>10,.0f} {many:>10,.0f}")
     verdict = "met" if slowest >= 10000 else "NOT met"
     print(f"aim: >= 10,000 games/s on all cores; slowest dungeon {slowest:,.0f} ({verdict})")
+    print("load average (1, 5, 15 min) after: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     print()
     imported = import_time()
     simulate_start = min(time_to_first_progress([*CLI, "simulate", str(EMBER), "--games", "1000000"]) for _ in range(3))

@@ -68,15 +68,25 @@ class Run:
     leads: bool = True
 
 
-def _chunks(runs: Sequence[Run]) -> Iterator[tuple[int, list[int]]]:
-    """``(run index, seeds)`` for every chunk of every run, run by run, drawn lazily."""
+def _chunks(runs: Sequence[Run], workers: int = 1) -> Iterator[tuple[int, list[int]]]:
+    """``(run index, seeds)`` for every chunk of every run, run by run, drawn lazily.
+
+    The first chunk of a run has :data:`FIRST_CHUNK` games, the others :data:`CHUNK`; on
+    several ``workers`` the chunks get smaller near the end of the last run (down to
+    :data:`FIRST_CHUNK`), so the workers finish together rather than one playing its last big
+    chunks alone. How the games are cut does not change the result (a tally is a sum)."""
+    left = sum(run.games for run in runs)
+    tail = 2 * workers * WINDOW_PER_WORKER  # chunks left when they start to shrink
     for index, run in enumerate(runs):
         seeds = iter_game_seeds(run.seed, run.games)
         size = FIRST_CHUNK
         while True:
+            if workers > 1:
+                size = max(FIRST_CHUNK, min(size, left // tail))
             chunk = list(itertools.islice(seeds, size))
             if not chunk:
                 break
+            left -= len(chunk)
             yield index, chunk
             size = CHUNK
 
@@ -158,7 +168,7 @@ def run_tallies(
     tallies = [_tally_for(run) for run in runs]
     calls = (
         (index, play_chunk, (runs[index].entry, runs[index].names, seeds, runs[index].leads), len(seeds))
-        for index, seeds in _chunks(runs)
+        for index, seeds in _chunks(runs, 1 if scheduler else workers)
     )
     play_chunks(calls, lambda index, part: tallies[index].merge(part), progress, workers, scheduler)
     return tallies

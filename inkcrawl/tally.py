@@ -12,6 +12,7 @@ import math
 import random
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
+from itertools import compress
 
 PERCENTILES = (10, 25, 50, 75, 90)
 DECIMALS = 4
@@ -102,23 +103,23 @@ class GridTally:
         if len(winners) > 1:
             self.ties += 1
         totals = []
+        score_counts, tally_counts, term_sums = self.score_counts, self.tally_counts, self.term_sums
+        entered, trapped, rooms = self.entered, self.trapped, range(len(self.entered))
         for p, (pm, score) in enumerate(zip(result.maps, result.scores)):
             total = score.total
             totals.append(total)
-            self.score_counts[total] = self.score_counts.get(total, 0) + 1
+            score_counts[total] = score_counts.get(total, 0) + 1
             self.seat_sums[p] += total
-            term_sums = self.term_sums
             for term, points in score.terms.items():
                 term_sums[term] += points
-            entered = self.entered
-            for i, mask in enumerate(pm.seg):
-                if mask:
-                    entered[i] += 1
+            for i in compress(rooms, pm.seg):  # the rooms holding a segment
+                entered[i] += 1
             for i, _ in pm.traps:
-                self.trapped[i] += 1
-            self.tally_counts[pm.tallies] = self.tally_counts.get(pm.tallies, 0) + 1
+                trapped[i] += 1
+            tallies = pm.tallies
+            tally_counts[tallies] = tally_counts.get(tallies, 0) + 1
             self.segments_seen += pm.segments_seen
-            self.unplaced += pm.tallies - pm.trap_tallies
+            self.unplaced += tallies - pm.trap_tallies
             self.trap_tallies += pm.trap_tallies
             self.skips += pm.skips
         if len(totals) > 1:

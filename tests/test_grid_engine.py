@@ -826,3 +826,115 @@ def test_inconsistent_open_sides_are_refused():
     entry["entryways"].append({"id": "x", "cell": [1, 1], "side": "east", "label": "B2"})
     with pytest.raises(GameDataError, match="not on an outer edge"):
         GridRules(entry)
+
+
+# the simulation's fast path ------------------------------------------------------------------
+
+
+def _map_state(pm: PlayerMap) -> tuple:
+    return (
+        pm.seg,
+        pm.trap,
+        pm.round_of,
+        pm.link,
+        pm.frontier,
+        pm.empty,
+        pm.is_empty,
+        pm.tallies,
+        pm.trap_tallies,
+        pm.skips,
+        pm.traps,
+        pm.history,
+        pm.segments_seen,
+        pm.opponent_traps,
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    entry=random_boards(),
+    seed=st.integers(0, 2**64 - 1),
+    players=st.integers(1, 4),
+    policy=st.sampled_from(["random", "greedy"]),
+    skip=st.sampled_from(["forbidden", "voluntary_tally"]),
+    no_room=st.sampled_from(["skip", "tally"]),
+    deck=st.sampled_from([None, {"trap": 9, "dead_end": 3, "cross": 2, "draw_two": 2}]),
+)
+def test_bundled_policies_play_exactly_as_their_checked_subclasses(entry, seed, players, policy, skip, no_room, deck):
+    # the engine does not check the moves of the bundled policies again (they choose among the
+    # options it computed) and plays them through an inlined turn; a subclass, like any other
+    # policy, goes through the checked turn: both must play the same game, move for move
+    entry = copy.deepcopy(entry)
+    entry["switches"].update(segment_skip=skip, no_trap_room=no_room, solo_removes_traps=False)
+    if deck is not None:
+        entry["deck"]["cards"] = deck
+    rules = GridRules(entry)
+    trusted = make_policy(policy, rules)
+    checked = type("Checked", (type(trusted),), {})(rules)
+    fast = play_game(rules, [trusted] * players, seed)
+    slow = play_game(rules, [checked] * players, seed)
+    assert fast.reveals == slow.reveals and fast.winners == slow.winners
+    assert [s.terms for s in fast.scores] == [s.terms for s in slow.scores]
+    assert [_map_state(pm) for pm in fast.maps] == [_map_state(pm) for pm in slow.maps]
+    for pm in fast.maps:  # every segment card revealed was seen once
+        assert pm.segments_seen == sum(1 for cards in fast.reveals for card in cards if card != "trap")
+
+
+def test_a_subclass_of_a_bundled_policy_is_still_checked():
+    rules = board()
+
+    class Cheat(RandomPolicy):
+        def choose(self, state, card, options, rng):
+            return (rules.room("B2"), mask_of(["north", "south"])) if card != "trap" else options[0]
+
+    class Reorder(GreedyPolicy):
+        def order(self, state, cards, rng):
+            return ["cross"] * len(cards)
+
+    for policy in (Cheat(rules), Reorder(rules)):
+        with pytest.raises(PolicyError):
+            play_game(rules, [policy], seed=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), size=st.integers(0, 300))
+def test_the_deck_is_shuffled_as_random_shuffle_does(seed, size):
+    cards = [f"c{k}" for k in range(size)]
+    expected = list(cards)
+    random.Random(seed).shuffle(expected)
+    assert Deck(cards, random.Random(seed), True).cards == expected
+
+
+def test_reveal_takes_the_top_cards_top_first():
+    deck = stacked_deck(["corner", "straight", "cross", "trap"])
+    assert deck.reveal(4) == ["corner", "straight", "cross", "trap"] and deck.cards == [] and not deck.exhausted
+    deck = stacked_deck(["corner", "straight", "cross", "trap", "dead_end"])
+    assert deck.reveal(0) == [] and deck.reveal(2) == ["corner", "straight"]
+    assert deck.cards == ["dead_end", "trap", "cross"]
+
+
+def test_deck_list_is_a_new_list_each_time():
+    rules = board()
+    first = rules.deck_list(2)
+    first.clear()
+    assert len(rules.deck_list(2)) == sum(count for _, count in rules.deck_cards)
+
+
+def test_opponent_traps_count_the_other_players_traps_of_earlier_rounds():
+    rules = board()
+    seen: list[list[list[int]]] = []
+
+    def on_round(round_number, maps):
+        seen.append([list(pm.opponent_traps) for pm in maps])
+
+    result = play_game(rules, [RandomPolicy(rules)] * 3, seed=4, on_round=on_round)
+    # the seed draws traps in two rounds before the last: counts change, then stay
+    assert sorted({r for pm in result.maps for _, r in pm.traps}) == [2, 4]
+    for r, counts in enumerate(seen, start=1):
+        for p, row in enumerate(counts):
+            expected = [0] * rules.size
+            for q, pm in enumerate(result.maps):
+                for room, trap_round in pm.traps:
+                    if q != p and trap_round < r:
+                        expected[room] += 1
+            assert row == expected, (r, p)

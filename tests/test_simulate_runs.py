@@ -24,7 +24,8 @@ def ember_entry() -> dict:
 
 
 def test_the_same_seed_gives_the_same_statistics_for_any_number_of_workers(ember_entry):
-    # 2,300 games: a first chunk of 50, one of 2,000 and a last of 250, spread over the workers
+    # 2,300 games: in one process a first chunk of 50, one of 2,000 and a last of 250; on 2 and 3
+    # workers chunks that shrink towards the end (runs._chunks), spread over the workers
     one = sim.simulate(ember_entry, 2300, 2, "random", 7, workers=1, balance=False)
     two = sim.simulate(ember_entry, 2300, 2, "random", 7, workers=2, balance=False)
     three = sim.simulate(ember_entry, 2300, 2, "random", 7, workers=3, balance=False)
@@ -47,6 +48,30 @@ def test_memory_of_a_run_does_not_hold_its_seeds():
     chunks = _chunks([Run({}, ("random",), 0, 10**12)])
     index, first = next(chunks)
     assert index == 0 and len(first) == FIRST_CHUNK
+
+
+def test_chunks_shrink_towards_the_end_on_several_workers():
+    from inkcrawl.runs import CHUNK, FIRST_CHUNK, _chunks
+
+    runs = [Run({}, ("random",), 5, 30000), Run({}, ("random",), 6, 9000)]
+    # one process: 50, then chunks of 2,000, and the rest; the second run starts with 50 again
+    alone = [(index, len(seeds)) for index, seeds in _chunks(runs)]
+    assert alone[:2] == [(0, FIRST_CHUNK), (0, CHUNK)] and alone[15] == (0, 30000 - 50 - 14 * CHUNK)
+    assert alone[16:18] == [(1, FIRST_CHUNK), (1, CHUNK)] and alone[-1] == (1, 9000 - 50 - 4 * CHUNK)
+    cut = list(_chunks(runs, 2))
+    sizes = [len(seeds) for _, seeds in cut]
+    # the same seeds in the same order, whatever the cut
+    for index, one in enumerate(runs):
+        assert [seed for i, seeds in cut if i == index for seed in seeds] == sim.game_seeds(one.seed, one.games)
+    # 2 workers: the chunks shrink once fewer than 2 x 2 workers x 2 chunks of 2,000 (16,000
+    # games) are left: after 50 + 12 x 2,000 games 14,950 are left, so the next chunk is 14,950 / 8
+    assert sizes[:13] == [FIRST_CHUNK] + [CHUNK] * 12 and sizes[13] == 14950 // 8
+    left = 14950
+    for k in range(13, len(sizes)):
+        assert sizes[k] <= max(FIRST_CHUNK, left // 8)
+        assert sizes[k] >= FIRST_CHUNK or k == len(sizes) - 1 or cut[k + 1][0] != cut[k][0]  # a run's last
+        left -= sizes[k]
+    assert left == 0 and sizes[-1] <= FIRST_CHUNK
 
 
 def test_every_game_tied_gives_shared_wins_uniform_outcomes_and_no_lead_change():

@@ -20,6 +20,11 @@ round:
 
 ``rng`` is the player's own ``random.Random``: using only it keeps games reproducible.
 
+The engine checks every move a policy makes (:class:`~inkcrawl.engines.grid.PolicyError`),
+except those of the bundled classes themselves (not their subclasses), which only permute the
+cards and pick among the options the engine computed
+(:func:`~inkcrawl.engines.grid.game.trust_policy_class`).
+
 Bundled policies
     ``random``: draws the cards in a random order and each card at a uniformly random legal
     placement (every room and distinct rotation equally likely); traps in a uniformly random
@@ -45,6 +50,7 @@ import random
 from collections.abc import Sequence
 
 from inkcrawl.engines.grid import TRAP, GridRules, PlayerMap
+from inkcrawl.engines.grid.game import trust_policy_class
 
 Placement = tuple[int, int]
 
@@ -227,6 +233,10 @@ class GreedyPolicy(Policy):
 
 #: Bundled policies by name.
 POLICIES: dict[str, type[Policy]] = {"random": RandomPolicy, "greedy": GreedyPolicy}
+# both permute the revealed cards and choose among the options the engine computed: the engine
+# need not check their moves again (a subclass, a plugin or a person is still checked)
+for _bundled in POLICIES.values():
+    trust_policy_class(_bundled)
 
 
 def register_policy(name: str, cls: type[Policy]) -> None:

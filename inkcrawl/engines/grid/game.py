@@ -52,9 +52,9 @@ class PlayerMap:
         self.trap = [False] * n
         self.round_of = [0] * n
         self.link = list(rules.entry_mask)
-        self.frontier = sorted(i for i in range(n) if self.link[i])
+        self.frontier = list(rules.start_frontier)
         self.empty = list(rules.featureless)
-        self.is_empty = [rules.feature_kind[i] is None for i in range(n)]
+        self.is_empty = list(rules.start_is_empty)
         self.tallies = 0  # every tally mark (unplaceable segments and, with no_trap_room: tally, traps)
         self.trap_tallies = 0  # the part of ``tallies`` from traps with no empty room
         self.skips = 0
@@ -96,9 +96,12 @@ class PlayerMap:
             self.empty.remove(room)
         seg, trap, link, frontier = self.seg, self.trap, self.link, self.frontier
         for j, bit in self.rules.reach[room][mask]:
-            if not link[j] and not seg[j] and not trap[j]:
-                insort(frontier, j)
-            link[j] |= bit
+            if not link[j]:
+                if not seg[j] and not trap[j]:
+                    insort(frontier, j)
+                link[j] = bit
+            else:
+                link[j] |= bit
         self.history.append((round_number, card, room, mask))
 
     def place_trap(self, room: int, round_number: int) -> None:
@@ -138,6 +141,27 @@ class PlayerMap:
         return net
 
 
+def _shuffle(cards: list, rng: random.Random) -> None:
+    """``rng.shuffle(cards)``, with the same result, at a fraction of its cost: the Fisher-Yates
+    shuffle of :meth:`random.Random.shuffle` with its ``_randbelow`` (``getrandbits`` of the
+    bound's bit length, drawn again while out of range) written out; a plain ``random.Random``
+    only (a subclass may draw its numbers another way)."""
+    if type(rng) is not random.Random:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = _BIT_LENGTH[n] if n < len(_BIT_LENGTH) else n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+_BIT_LENGTH = [n.bit_length() for n in range(257)]
+
+
 class Deck:
     """The draw pile and discard pile of one game, shuffled by ``rng``."""
 
@@ -145,7 +169,7 @@ class Deck:
 
     def __init__(self, cards: list[str], rng: random.Random, reshuffle: bool):
         self.cards = list(cards)
-        rng.shuffle(self.cards)  # the top of the pile is the end of the list
+        _shuffle(self.cards, rng)  # the top of the pile is the end of the list
         self.discards: list[str] = []
         self.rng = rng
         self.reshuffle = reshuffle
@@ -168,6 +192,13 @@ class Deck:
 
     def reveal(self, count: int) -> list[str]:
         """Reveal ``count`` cards; each Draw 2 is discarded and adds two more (chaining)."""
+        cards = self.cards
+        if 0 < count <= len(cards):
+            top = cards[-count:]
+            if DRAW_TWO not in top:  # the usual case: the top ``count`` cards, top first
+                del cards[-count:]
+                top.reverse()
+                return top
         revealed: list[str] = []
         need = count
         while need > 0:
@@ -200,13 +231,34 @@ class GameResult:
     winners: list[int] = field(default_factory=list)
 
 
+#: Policy classes whose moves the engine does not check again (:func:`trust_policy_class`).
+_TRUSTED: set[type] = set()
+
+
+def trust_policy_class(cls: type) -> None:
+    """Let :func:`play_turn` skip checking the moves of policies of exactly this class (not of its
+    subclasses): for the bundled policies, which order the revealed cards by permuting them and
+    choose one of the legal options the engine hands them, so a check could never fail. Every
+    other policy, and every move a person makes, is still checked (RULES.md 1, Play)."""
+    _TRUSTED.add(cls)
+
+
 def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> None:
-    """One player draws this round's revealed cards in the order the policy chooses."""
+    """One player draws this round's revealed cards in the order the policy chooses.
+
+    Raises :class:`PolicyError` when the policy orders cards that were not revealed or chooses
+    a move the rules do not allow (RULES.md 1, Play); the moves of a trusted bundled policy
+    (:func:`trust_policy_class`) are not checked again: it only permutes the revealed cards and
+    picks among the options the engine hands it."""
+    checked = type(policy) not in _TRUSTED
     rules = pm.rules
     round_number = pm.round
+    history = pm.history
+    choose = policy.choose
     order = policy.order(pm, list(cards), rng)
-    if sorted(order) != sorted(cards):
+    if checked and sorted(order) != sorted(cards):
         raise PolicyError(f"policy {policy.name!r} ordered {order} for the cards {cards}")
+    seen = 0
     for card in order:
         if card == TRAP:
             trap_rooms = pm.empty
@@ -214,30 +266,31 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
                 if rules.no_trap_room_tally:
                     pm.tallies += 1
                     pm.trap_tallies += 1
-                pm.history.append((round_number, TRAP, None, 0))
+                history.append((round_number, TRAP, None, 0))
                 continue
-            room = policy.choose(pm, TRAP, list(trap_rooms), rng)
-            if room is None or not (0 <= room < rules.size) or not pm.is_empty[room]:
+            room = choose(pm, TRAP, list(trap_rooms), rng)
+            if checked and (room is None or not (0 <= room < rules.size) or not pm.is_empty[room]):
                 raise PolicyError(f"policy {policy.name!r} chose {room!r} for a trap")
             pm.place_trap(room, round_number)
             continue
-        pm.segments_seen += 1
+        seen += 1
         options = pm.segment_options(card)
         if not options:
             pm.tallies += 1
-            pm.history.append((round_number, card, None, 0))
+            history.append((round_number, card, None, 0))
             continue
-        choice = policy.choose(pm, card, options, rng)
+        choice = choose(pm, card, options, rng)
         if choice is None:
-            if not rules.voluntary_skip:
+            if checked and not rules.voluntary_skip:
                 raise PolicyError(f"policy {policy.name!r} skipped a placeable {card} (segment_skip is forbidden)")
             pm.skips += 1
-            pm.history.append((round_number, card, None, -1))
+            history.append((round_number, card, None, -1))
             continue
         room, mask = choice
-        if not pm.is_legal_segment(card, room, mask):
+        if checked and not pm.is_legal_segment(card, room, mask):
             raise PolicyError(f"policy {policy.name!r} chose an illegal placement {choice!r} for {card}")
         pm.place_segment(room, mask, round_number, card)
+    pm.segments_seen += seen
 
 
 #: Most players of one game: the most a ruleset may allow (``players.max`` of
@@ -266,23 +319,31 @@ def play_game(
     deck = Deck(rules.deck_list(players), random.Random(seed), rules.reshuffle)
     rngs = [random.Random(f"{seed}/{p}") for p in range(players)]
     maps = [PlayerMap(rules) for _ in range(players)]
+    seats = list(zip(maps, policies, rngs))
     reveals: list[list[str]] = []
     rounds_played = 0
+    traps_counted = 0  # the traps drawn when ``opponent_traps`` was last computed
     for round_number in range(1, rules.rounds + 1):
         cards = deck.reveal(rules.reveal)
         reveals.append(cards)
         rounds_played = round_number
         if players > 1 and round_number > 1:
-            for p, pm in enumerate(maps):
-                counts = [0] * rules.size
-                for q, other in enumerate(maps):
-                    if q != p:
-                        for room, _ in other.traps:
-                            counts[room] += 1
-                pm.opponent_traps = counts
-        for p, pm in enumerate(maps):
+            traps_drawn = sum(len(pm.traps) for pm in maps)
+            if traps_drawn != traps_counted:  # else every map's counts are still right
+                traps_counted = traps_drawn
+                # every trap drawn so far, then each player's copy without their own
+                drawn = [0] * rules.size
+                for other in maps:
+                    for room, _ in other.traps:
+                        drawn[room] += 1
+                for pm in maps:
+                    counts = drawn.copy()
+                    for room, _ in pm.traps:
+                        counts[room] -= 1
+                    pm.opponent_traps = counts
+        for pm, policy, rng in seats:
             pm.round = round_number
-            play_turn(pm, cards, policies[p], rngs[p])
+            play_turn(pm, cards, policy, rng)
         if on_round is not None:
             on_round(round_number, maps)
         deck.discards.extend(cards)

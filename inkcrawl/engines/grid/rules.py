@@ -296,6 +296,14 @@ class GridRules:
             if kind is not None:
                 self.rooms_of_kind.setdefault(kind, []).append(i)
         self.featureless = [i for i in range(n) if self.feature_kind[i] is None]
+        #: the loot, weapon, monster and dragon rooms, as scoring reads them (:mod:`.score`)
+        self.scored_rooms = tuple(tuple(self.rooms_of_kind.get(k, ())) for k in ("loot", "weapon", "monster", "dragon"))
+        #: ``(room, side bit)`` of each entryway
+        self.entryway_sides = [(i, bit) for _, i, bit in self.entryways]
+        #: a new map's ``is_empty`` and ``frontier`` (:class:`~inkcrawl.engines.grid.game.PlayerMap`),
+        #: copied for each map rather than computed again
+        self.start_is_empty = [kind is None for kind in self.feature_kind]
+        self.start_frontier = [i for i in range(n) if self.entry_mask[i]]
         self.weapon_rooms_by_letter: dict[str, list[int]] = {}
         for i in self.rooms_of_kind.get("weapon", []):
             self.weapon_rooms_by_letter.setdefault(self.feature_letter[i] or "", []).append(i)
@@ -319,6 +327,7 @@ class GridRules:
         self.voluntary_skip = self.switches["segment_skip"] == "voluntary_tally"
         self.no_trap_room_tally = self.switches["no_trap_room"] == "tally"
         self.reshuffle = self.switches["deck_exhausted"] == "reshuffle_discards"
+        self._decks: dict[bool, list[str]] = {}  # deck_list by "solo without traps"
         #: the scoring terms reported, in RULES.md order (``segment_skip`` only when allowed)
         self.terms = [t for t in DEFAULT_VP if t != "segment_skip" or self.voluntary_skip or "segment_skip" in rows]
         #: term -> VP per application for every term of the rules' terms, 0 for the others
@@ -347,10 +356,13 @@ class GridRules:
         return self.labels.index(label)
 
     def deck_list(self, players: int) -> list[str]:
-        """The unshuffled deck for a player count (solo play may remove the traps)."""
-        solo_no_traps = players == 1 and self.switches["solo_removes_traps"]
-        cards: list[str] = []
-        for card, count in self.deck_cards:
-            if not (solo_no_traps and card == TRAP):
-                cards.extend([card] * count)
-        return cards
+        """The unshuffled deck for a player count (solo play may remove the traps); a new list."""
+        solo_no_traps = bool(players == 1 and self.switches["solo_removes_traps"])
+        cached = self._decks.get(solo_no_traps)
+        if cached is None:
+            cached = []
+            for card, count in self.deck_cards:
+                if not (solo_no_traps and card == TRAP):
+                    cached.extend([card] * count)
+            self._decks[solo_no_traps] = cached
+        return list(cached)

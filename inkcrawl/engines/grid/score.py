@@ -65,14 +65,15 @@ def _applied(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap]) ->
     (RULES.md 1, Scoring). The one source of :func:`score_map` and :func:`score_total`."""
     vp = rules.vp
     seg = pm.seg
-    loot = len([i for i in rules.rooms_of_kind.get("loot", ()) if seg[i]])
-    weapons = len([i for i in rules.rooms_of_kind.get("weapon", ()) if seg[i]])
-    if "monster" in rules.rooms_of_kind:
+    loot_rooms, weapon_rooms, monster_rooms, dragon_rooms_all = rules.scored_rooms
+    loot = len([i for i in loot_rooms if seg[i]])
+    weapons = len([i for i in weapon_rooms if seg[i]])
+    if monster_rooms:
         matched_rooms, unmatched_rooms = matched_monsters(rules, pm)
         matched, unmatched = len(matched_rooms), len(unmatched_rooms)
     else:
         matched = unmatched = 0
-    dragon_rooms = len([i for i in rules.rooms_of_kind.get("dragon", ()) if seg[i]])
+    dragon_rooms = len([i for i in dragon_rooms_all if seg[i]])
     dragon = 0
     if dragon_rooms:
         mode = rules.dragon_mode
@@ -83,7 +84,7 @@ def _applied(rules: GridRules, pm: PlayerMap, opponents: Sequence[PlayerMap]) ->
         else:  # best_item
             items = [vp["loot"]] * bool(loot) + [vp["weapon"]] * bool(weapons) + [vp["monster_matched"]] * bool(matched)
             dragon = max([0, *items])
-    unlinked = len([i for _, i, bit in rules.entryways if not seg[i] & bit])
+    unlinked = len([i for i, bit in rules.entryway_sides if not seg[i] & bit])
     hits = trap_hits(rules, pm, opponents) if opponents else 0
     return loot, dragon_rooms, dragon, weapons, matched, unmatched, unlinked, hits
 
