@@ -81,3 +81,28 @@ def test_the_free_space_is_the_referee_s_paper():
     # the channel closing of the referee (narrow strips are ink) is what the route avoids
     space = FreeSpace(_RULES)
     assert not shapely.intersects(space.free, _RULES.network.solid)
+
+
+def test_a_portal_entry_the_plan_uses_later_is_kept_off_on_the_way_to_an_earlier_step():
+    # The choice dungeon of test_par with a monster m1 low in the hall r1: the straight way from
+    # the Start (50, 20) to m1 (40, 75) passes 4.5 mm from the portal entry pe1 (40, 50; radius 4,
+    # a 1.5 mm pen reaches 4.75), so a line that kept off only unplanned elements would jump to
+    # the garden before m1. The plan m1, then pe1 to px1, then the plants p1 p2 scores m1 1, pe1
+    # used 0, p1 p2 2: 3, and touches pe1 once.
+    import copy
+
+    from test_par import _choice_dungeon
+    from test_referee import _el, entry_of
+
+    from inkcrawl.engines.line import LineRules
+    from inkcrawl.engines.line.route import draw_plan
+
+    dungeon = copy.deepcopy(_choice_dungeon())
+    dungeon["elements"].append(_el("m1", "monster", (40, 75), 8))
+    rules = LineRules(entry_of(dungeon))
+    steps = [("m1", None, []), ("pe1", None, [], "px1"), ("p1", None, []), ("p2", None, [])]
+    play = draw_plan(rules, "st1", steps)
+    result = referee(rules, play)
+    assert result["total"] == 3 and not result["ignored"]
+    assert len(play["path"]) == 2  # one jump: through pe1, after m1
+    assert [s["area"] for s in result["sections"]] == ["r1", "r2"]

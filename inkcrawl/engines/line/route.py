@@ -241,11 +241,12 @@ def draw_route(
 def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple], marks: list | None = None) -> dict:
     """Like :func:`draw_route`, with the areas and closed doors given per step: each step is
     ``(element id, areas the line may be in or None for all, door segments it may not pass)``,
-    and for a portal entry optionally the exit id as a fourth member. Free spaces are built once
-    per (areas, doors, elements to avoid). ``marks``, when given, receives one
-    ``(element id, polyline index, first point index, last point index)`` per step: the points
-    of the path that draw the element itself (its cover, trace or touch stroke), for a player
-    model that misses some (:mod:`inkcrawl.engines.line.simulate`). Raises
+    and for a portal entry optionally the exit id as a fourth member. The line keeps off every
+    element the plan does not go to, and off the plan's portal entries, escape portals and exits
+    but at their own steps. Free spaces are built once per (areas, doors, elements to avoid).
+    ``marks``, when given, receives one ``(element id, polyline index, first point index, last
+    point index)`` per step: the points of the path that draw the element itself (its cover,
+    trace or touch stroke), for a player model that misses some (:mod:`inkcrawl.engines.line.simulate`). Raises
     :class:`RouteError`, ``KeyError``."""
     by_id = rules.element_by_id
     start = next((s for s in rules.starts if s["id"] == start_id), None)
@@ -260,23 +261,33 @@ def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple], marks: li
     # that leaves no way, only off those that would lift the pen or end the scrawl
     others = [e for e in rules.elements if e.id not in wanted and e.ink is not None and e.kind not in ("start", "door")]
     dangerous = [e for e in others if e.kind in AVOID_KINDS]
+    # a portal entry, escape portal or exit of the plan is kept off too, but at its own step:
+    # touched on the way to another step it would jump or end the scrawl there
+    planned = [by_id[i] for i in dict.fromkeys(step[0] for step in steps) if by_id[i].kind in AVOID_KINDS]
+    planned = [e for e in planned if e.ink is not None]
     spaces: dict[tuple, _Fallback] = {}
 
-    def space_for(allowed, doors) -> _Fallback:
-        key = (None if allowed is None else frozenset(allowed), tuple(sorted(id(d) for d in doors)))
+    def space_for(allowed, doors, going: str | None) -> _Fallback:
+        kept_off = [e for e in planned if e.id != going]
+        key = (
+            None if allowed is None else frozenset(allowed),
+            tuple(sorted(id(d) for d in doors)),
+            tuple(e.id for e in kept_off),
+        )
         if key not in spaces:
             spaces[key] = _Fallback(
-                FreeSpace(rules, allowed, others, doors), lambda: FreeSpace(rules, allowed, dangerous, doors)
+                FreeSpace(rules, allowed, others + kept_off, doors),
+                lambda: FreeSpace(rules, allowed, dangerous + kept_off, doors),
             )
         return spaces[key]
 
-    first = space_for(steps[0][1] if steps else None, steps[0][2] if steps else [])
+    first = space_for(steps[0][1] if steps else None, steps[0][2] if steps else [], steps[0][0] if steps else None)
     polylines: list[list[np.ndarray]] = [[np.asarray(start["at"], dtype=float)]]
     here = first.snap(start["at"])
     polylines[0].append(here)
     for step in steps:
         element = by_id[step[0]]
-        space = space_for(step[1], step[2])
+        space = space_for(step[1], step[2], element.id)
         stroke = element_stroke(rules, element)
         polylines[-1].extend(space.path(here, stroke[0])[1:])
         reached = len(polylines[-1]) - 1
