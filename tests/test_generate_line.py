@@ -408,3 +408,35 @@ def test_populate_keeps_the_triggers_a_sheet_lists_and_adds_those_asked():
     assert result.data["sheet"]["end_triggers"] == [{"kind": "timer", "seconds": 100}, {"kind": "escape_portal"}]
     assert sum(1 for e in result.data["elements"] if e["kind"] == "escape_portal") == 1
     assert _errors(result.data) == []
+
+
+def test_a_par_curve_rises_across_a_pack(tmp_path, capsys):
+    # par from [10, 14] to [26, 30] over 3 dungeons: linearly, the middle one gets [18, 22]; each
+    # dungeon's par, computed again here, lies in its own range
+    spec = line_spec(_constraints(difficulty={"par": {"from": [10, 14], "to": [26, 30]}}), LINE)
+    assert spec.for_index(0, 3).par_range == (10, 14)
+    assert spec.for_index(1, 3).par_range == (18, 22)
+    assert spec.for_index(2, 3).par_range == (26, 30)
+    assert spec.for_index(0, 1).par_range == (10, 14)  # a single dungeon gets 'from'
+    path = tmp_path / "curve.json"
+    path.write_text(json.dumps(_constraints(difficulty={"par": {"from": [10, 14], "to": [26, 30]}})))
+    out = tmp_path / "pack"
+    assert (
+        main(
+            ["generate", "--family", "line", "--seed", "3", "--count", "3", "--constraints", str(path), "-o", str(out)]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    pars = []
+    for number in (1, 2, 3):
+        data = json.loads((out / "dungeons" / f"pack-0{number}.json").read_text())
+        pars.append(par(LineRules(line_game_data(dungeon_from_dict(data), LINE))).par)
+    assert 10 <= pars[0] <= 14 and 18 <= pars[1] <= 22 and 26 <= pars[2] <= 30
+
+
+def test_a_par_curve_with_a_reversed_end_names_it():
+    with pytest.raises(Infeasible) as caught:
+        line_spec(_constraints(difficulty={"par": {"from": [10, 14], "to": [30, 26]}}), LINE)
+    assert caught.value.constraint == "line.difficulty.par.to"
+    assert "line.difficulty.par.to [30, 26]: the low end is above the high end" in str(caught.value)

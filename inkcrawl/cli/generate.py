@@ -224,7 +224,11 @@ def _generate_line(args: argparse.Namespace, constraints: dict | None, ruleset, 
             (slug(output.stem)[:64].strip("-") or "dungeon") if args.count == 1 else f"{pack_id[:56]}-{index + 1:02d}"
         )
         try:
-            results.append(generate_line(spec, args.seed, index, dungeon_id=dungeon_id, time_limit=limit))
+            results.append(
+                generate_line(
+                    spec.for_index(index, args.count), args.seed, index, dungeon_id=dungeon_id, time_limit=limit
+                )
+            )
         except (GenerateError, GeneratorBug) as exc:
             where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
             raise CommandStop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc

@@ -10,7 +10,7 @@ ruleset's id.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from inkcrawl.rulesets import Ruleset
@@ -407,7 +407,8 @@ class LineSpec:
     colour -> token values top first; ``depth``: the longest chain of keys behind doors
     (``None``: the deepest the doors allow, at most 2); ``skeleton_keys``; ``replace_keys``:
     the layout's keys are replaced by the lock puzzle; ``par_range``: ``(low, high)`` VP or
-    ``None``; ``players``: the player count par and the key supply use. For ``generate`` only:
+    ``None`` (a pack's curve: ``par_curve``, ``(from, to)`` ranges, :meth:`for_index` gives each
+    dungeon its range); ``players``: the player count par and the key supply use. For ``generate`` only:
     ``rooms`` and ``locked_doors`` ``(low, high)``, ``corridor_mm`` (corridor width, mm) and
     ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined),
     ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks). ``portal_pairs``:
@@ -430,6 +431,19 @@ class LineSpec:
     multi_lock_doors: tuple[int, int] = (0, 0)
     portal_pairs: tuple[int, int] = (0, 0)
     end_triggers: tuple[dict, ...] = ()
+    par_curve: tuple[tuple[float, float], tuple[float, float]] | None = None
+
+    def for_index(self, index: int, count: int) -> LineSpec:
+        """The spec of dungeon ``index`` of a pack of ``count``: with a par curve its
+        :attr:`par_range` is the curve's ``from`` and ``to`` interpolated linearly (the first
+        dungeon gets ``from``, the last ``to``), as :meth:`GridSpec.score_range` does; else
+        this spec."""
+        if self.par_curve is None:
+            return self
+        start, end = self.par_curve
+        t = index / (count - 1) if count > 1 else 0.0
+        par = (start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t)
+        return replace(self, par_range=par)
 
     def trigger_kinds(self) -> set[str]:
         """The kinds of :attr:`end_triggers`."""
@@ -540,14 +554,18 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
     locks = section.get("locks") or {}
     difficulty = section.get("difficulty") or {}
     par_range = None
+    par_curve = None
     if "par" in difficulty:
-        par_low, par_high = (float(v) for v in difficulty["par"])
-        if par_low > par_high:
-            raise Infeasible(
-                f"line.difficulty.par [{par_low:g}, {par_high:g}]: the low end is above the high end",
-                "line.difficulty.par",
-            )
-        par_range = (par_low, par_high)
+        given = difficulty["par"]
+        ends = [given["from"], given["to"]] if isinstance(given, dict) else [given]
+        for end, name in zip(ends, ("from", "to") if isinstance(given, dict) else ("",)):
+            if float(end[0]) > float(end[1]):
+                where = f"line.difficulty.par{'.' + name if name else ''}"
+                raise Infeasible(f"{where} [{end[0]:g}, {end[1]:g}]: the low end is above the high end", where)
+        start = (float(ends[0][0]), float(ends[0][1]))
+        par_range = start
+        if isinstance(given, dict):
+            par_curve = (start, (float(ends[1][0]), float(ends[1][1])))
     players = int(difficulty.get("players", 1))
     allowed = ruleset.data.get("players", {})
     if not int(allowed.get("min", 1)) <= players <= int(allowed.get("max", 4)):
@@ -604,6 +622,7 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
         skeleton_keys=int(locks.get("skeleton_keys", 0)),
         replace_keys=bool(locks.get("replace_keys", True)),
         par_range=par_range,
+        par_curve=par_curve,
         players=players,
     )
 
