@@ -440,3 +440,17 @@ def test_a_par_curve_with_a_reversed_end_names_it():
         line_spec(_constraints(difficulty={"par": {"from": [10, 14], "to": [30, 26]}}), LINE)
     assert caught.value.constraint == "line.difficulty.par.to"
     assert "line.difficulty.par.to [30, 26]: the low end is above the high end" in str(caught.value)
+
+
+def test_generate_line_under_a_ruleset_that_is_not_bundled():
+    # a house ruleset (an id no bundled ruleset has, monsters 5 mm): the dungeon is generated,
+    # populated and validated under it, so its monsters are printed at 5 mm
+    house = json.loads((ROOT / "content" / "rulesets" / "line-classic.json").read_text(encoding="utf-8"))
+    house["id"] = "line-house"
+    house["elements"]["monster"]["size_mm"] = 5
+    ruleset = Ruleset(house)
+    result = generate_line(line_spec(_constraints(), ruleset), 2)
+    assert result.data["ruleset"] == "line-house"
+    assert _errors(result.data, RulesetRegistry([ruleset])) == []
+    monsters = [e for e in result.data["elements"] if e["kind"] == "monster"]
+    assert monsters and all(e["size_mm"] <= 5 for e in monsters)

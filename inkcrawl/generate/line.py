@@ -448,13 +448,16 @@ def generate_line(
     started = time.monotonic()
     title = title or title_for(seed, index)
     dungeon_id = dungeon_id or f"generated-{seed}"
+    from inkcrawl.validate import RulesetRegistry
+
+    registry = RulesetRegistry([spec.ruleset])  # the spec's own ruleset (a pack's, say), as the grid's
     attempt = 0
     while True:
         rng = random.Random(f"inkcrawl-generate-line:{seed}:{index}:{attempt}")
         layout = line_layout(spec, rng, title, dungeon_id)
         left = max(0.1, time_limit - (time.monotonic() - started))
         try:
-            populated = populate_line(layout, spec, rng.randrange(2**32), left, dungeon_id)
+            populated = populate_line(layout, spec, rng.randrange(2**32), left, dungeon_id, registry)
         except Infeasible as exc:
             attempt += 1
             if (
@@ -464,7 +467,7 @@ def generate_line(
             ):
                 raise
             continue
-        errors, problems = _error_count(populated.data, dungeon_id)
+        errors, problems = _error_count(populated.data, dungeon_id, registry)
         if errors:
             raise GeneratorBug(
                 f"internal error: generated line dungeon {dungeon_id!r} has {errors} validation error(s) "
