@@ -13,15 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-#: Named paper sizes, portrait, in mm.
-PAPER_SIZES: dict[str, tuple[float, float]] = {
-    "a5": (148, 210),
-    "a4": (210, 297),
-    "a3": (297, 420),
-    "letter": (215.9, 279.4),
-    "legal": (215.9, 355.6),
-    "tabloid": (279.4, 431.8),
-}
+from inkcrawl.papers import PAPER_SIZES
+
 _UNITS_MM = {"mm": 1.0, "cm": 10.0, "in": 25.4, "pt": 25.4 / 72}
 _CUSTOM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)\s*(mm|cm|in|pt)\s*$", re.IGNORECASE)
 

@@ -423,7 +423,21 @@ def test_a_par_curve_rises_across_a_pack(tmp_path, capsys):
     out = tmp_path / "pack"
     assert (
         main(
-            ["generate", "--family", "line", "--seed", "3", "--count", "3", "--constraints", str(path), "-o", str(out)]
+            [
+                "generate",
+                "--family",
+                "line",
+                "--seed",
+                "3",
+                "--count",
+                "3",
+                "--constraints",
+                str(path),
+                "--time-limit",
+                "120",
+                "-o",
+                str(out),
+            ]
         )
         == 0
     )
@@ -454,3 +468,32 @@ def test_generate_line_under_a_ruleset_that_is_not_bundled():
     assert _errors(result.data, RulesetRegistry([ruleset])) == []
     monsters = [e for e in result.data["elements"] if e["kind"] == "monster"]
     assert monsters and all(e["size_mm"] <= 5 for e in monsters)
+
+
+@pytest.mark.parametrize(
+    "paper, size, slots",
+    [("letter", (215.9, 279.4), 12), ("a5", (148, 210), 4), ("a3", (297, 420), 35)],
+)
+def test_a_layout_is_drawn_for_the_paper_asked(paper, size, slots):
+    # The rooms' region is 20 mm in from the sides, 35 mm from the top and 72 mm from the bottom
+    # (the footer's room), cut into slots of about 56.7 x 47.5 mm: Letter 175.9 x 172.4 mm of
+    # region, 3 x 4 slots; A5 108 x 103 mm, 2 x 2; A3 257 x 313 mm, 5 x 7. With no line.rooms the
+    # default 5-8 rooms is held to the slots (A5: 4).
+    from inkcrawl.generate.constraints import paper_sheet
+
+    sheet = paper_sheet(paper)
+    assert sheet.slots == slots
+    spec = line_spec(_constraints(paper=paper), LINE)
+    assert spec.rooms[1] <= slots
+    result = generate_line(spec, 5)
+    assert result.data["sheet"]["paper"] == {"width_mm": size[0], "height_mm": size[1], "margin_mm": 10}
+    assert _errors(result.data) == []
+    corners = [p for a in result.data["areas"] for p in a["polygon"]]
+    assert all(20 <= x <= size[0] - 20 and 35 <= y <= size[1] - 72 for x, y in corners)
+
+
+def test_more_rooms_than_the_paper_holds_names_the_paper():
+    with pytest.raises(Infeasible) as caught:
+        generate_line(line_spec(_constraints(paper="a5", rooms=6), LINE), 1)
+    assert caught.value.constraint == "line.rooms"
+    assert "the A5 sheet (line.paper) holds at most 4 with room for names (2 x 2 slots)" in str(caught.value)

@@ -398,6 +398,61 @@ DEFAULT_PER_ROOM = {
 }
 
 
+#: The paper's margin (mm) and the edges of the region the rooms are drawn in: this far from the
+#: paper's left, top, right and bottom edges (below the title, above the footer and legend).
+MARGIN_MM = 10
+REGION_EDGES_MM = (20.0, 35.0, 20.0, 72.0)
+#: The size a slot aims at, width x height in mm (A4's region cut 3 x 4); a room per chosen slot.
+SLOT_MM = (170 / 3, 47.5)
+
+
+@dataclass(frozen=True)
+class LayoutSheet:
+    """The paper a layout is drawn for: its ``name`` (``inkcrawl.papers.PAPER_SIZES``), size
+    (mm, portrait), the ``region`` ``(x0, y0, x1, y1)`` (mm) the rooms go in and the ``columns``
+    x ``rows`` slots it is cut into."""
+
+    name: str
+    width: float
+    height: float
+    region: tuple[float, float, float, float]
+    columns: int
+    rows: int
+
+    @property
+    def label(self) -> str:
+        """The paper's name as printed: ``A4``, ``Letter``."""
+        return self.name.upper() if len(self.name) == 2 else self.name.capitalize()
+
+    @property
+    def slots(self) -> int:
+        return self.columns * self.rows
+
+    def slot(self, c: int, r: int) -> tuple[float, float, float, float]:
+        """Slot ``(c, r)``'s box ``(x0, y0, x1, y1)`` in mm."""
+        x0, y0, x1, y1 = self.region
+        w, h = (x1 - x0) / self.columns, (y1 - y0) / self.rows
+        return x0 + c * w, y0 + r * h, x0 + (c + 1) * w, y0 + (r + 1) * h
+
+
+def sheet_for(spec: LineSpec) -> LayoutSheet:
+    """The :class:`LayoutSheet` of ``spec.paper``: the region :data:`REGION_EDGES_MM` in from the
+    paper's edges, cut into slots as near :data:`SLOT_MM` as whole numbers of them allow."""
+    return paper_sheet(spec.paper)
+
+
+def paper_sheet(paper: str) -> LayoutSheet:
+    """:func:`sheet_for` of a paper name (``inkcrawl.papers.PAPER_SIZES``)."""
+    from inkcrawl.papers import PAPER_SIZES
+
+    width, height = PAPER_SIZES[paper]
+    left, top, right, bottom = REGION_EDGES_MM
+    region = (left, top, width - right, height - bottom)
+    columns = max(1, round((region[2] - region[0]) / SLOT_MM[0]))
+    rows = max(1, round((region[3] - region[1]) / SLOT_MM[1]))
+    return LayoutSheet(paper, float(width), float(height), region, columns, rows)
+
+
 @dataclass(frozen=True)
 class LineSpec:
     """Resolved ``line`` constraints for ``inkcrawl populate`` (RULES.md 2).
@@ -413,7 +468,9 @@ class LineSpec:
     ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined),
     ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks). ``portal_pairs``:
     ``(low, high)`` one-way portal pairs to add; ``end_triggers``: the triggers the sheet must
-    list, resolved (timer ``seconds``, orb ``when`` filled in), empty for the default."""
+    list, resolved (timer ``seconds``, orb ``when`` filled in), empty for the default; ``paper``:
+    the named paper size the layout is drawn for (``a4``, ``letter``...:
+    :data:`inkcrawl.papers.PAPER_SIZES`)."""
 
     ruleset: Ruleset
     elements: dict[str, tuple[int, int]]
@@ -432,6 +489,7 @@ class LineSpec:
     portal_pairs: tuple[int, int] = (0, 0)
     end_triggers: tuple[dict, ...] = ()
     par_curve: tuple[tuple[float, float], tuple[float, float]] | None = None
+    paper: str = "a4"
 
     def for_index(self, index: int, count: int) -> LineSpec:
         """The spec of dungeon ``index`` of a pack of ``count``: with a par curve its
@@ -612,6 +670,11 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
         layout["corridor_mm"] = width
     if "loops" in section:
         layout["loops"] = float(section["loops"])
+    if "paper" in section:
+        layout["paper"] = str(section["paper"]).lower()
+    if "rooms" not in layout:  # the default, as many as the paper holds
+        slots = paper_sheet(layout.get("paper", "a4")).slots
+        layout["rooms"] = (min(DEFAULT_ROOMS[0], slots), min(DEFAULT_ROOMS[1], slots))
     return LineSpec(
         **layout,
         ruleset=ruleset,

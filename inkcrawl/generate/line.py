@@ -2,8 +2,9 @@
 
 A layout first, then the content of :func:`inkcrawl.generate.populate.populate_line`:
 
-* The paper's drawing region (A4 portrait, clear of the title above and the footer below) is cut
-  into :data:`SLOT_COLUMNS` x :data:`SLOT_ROWS` slots. A random connected set of slots holds
+* The paper's drawing region (``line.paper``, portrait, A4 by default, clear of the title above
+  and the footer below) is cut into slots of about 57 x 48 mm (3 x 4 on A4 and Letter, 2 x 2 on
+  A5, 5 x 7 on A3: :func:`inkcrawl.generate.constraints.sheet_for`). A random connected set of slots holds
   the rooms (``line.rooms``), grown from the first room; each room is a rectangle of random
   size inside its slot that covers the slot's middle, so the rooms of two neighbouring slots
   face each other across a gap of at least :data:`SLOT_MARGIN_MM` twice.
@@ -38,19 +39,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from inkcrawl.generate.constraints import Infeasible, LineSpec
+from inkcrawl.generate.constraints import MARGIN_MM, Infeasible, LayoutSheet, LineSpec, sheet_for
 from inkcrawl.generate.grid import GeneratorBug, title_for
 from inkcrawl.generate.populate import Populated, populate_line
 
-__all__ = ["SLOT_COLUMNS", "SLOT_ROWS", "GeneratedLine", "generate_line", "line_layout"]
+__all__ = ["GeneratedLine", "generate_line", "line_layout"]
 
-#: The paper (A4 portrait, mm) and the region the rooms are drawn in: below the title, above
-#: the footer, inside the margins.
-PAPER = {"width_mm": 210, "height_mm": 297, "margin_mm": 10}
-REGION = (20.0, 35.0, 190.0, 225.0)
-#: Slots the region is cut into; a room per chosen slot.
-SLOT_COLUMNS = 3
-SLOT_ROWS = 4
 #: Least paper (mm) between a room and its slot's edge.
 SLOT_MARGIN_MM = 3.0
 #: Layouts drawn for one dungeon before a spec populate finds impossible on each is given up.
@@ -85,12 +79,6 @@ class GeneratedLine:
     doors: int
 
 
-def _slot(c: int, r: int) -> tuple[float, float, float, float]:
-    x0, y0, x1, y1 = REGION
-    w, h = (x1 - x0) / SLOT_COLUMNS, (y1 - y0) / SLOT_ROWS
-    return x0 + c * w, y0 + r * h, x0 + (c + 1) * w, y0 + (r + 1) * h
-
-
 def _span(rng: random.Random, low: float, high: float, middle: float, half: float, share: float) -> tuple[float, float]:
     """A random interval inside ``[low, high]`` (less the margin) of ``share`` of its length that
     covers ``middle +- half``."""
@@ -101,10 +89,10 @@ def _span(rng: random.Random, low: float, high: float, middle: float, half: floa
     return round(start, 1), round(start + length, 1)
 
 
-def _grow_slots(rng: random.Random, count: int, snake: bool) -> list[tuple[int, int]]:
+def _grow_slots(rng: random.Random, count: int, snake: bool, sheet: LayoutSheet) -> list[tuple[int, int]]:
     """A connected random set of ``count`` slots grown from a random first one; with ``snake``
     the next slot is mostly a neighbour of the last one taken (long chains of rooms)."""
-    first = (rng.randrange(SLOT_COLUMNS), rng.randrange(SLOT_ROWS))
+    first = (rng.randrange(sheet.columns), rng.randrange(sheet.rows))
     chosen = [first]
 
     def free_next_to(slots: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -113,7 +101,7 @@ def _grow_slots(rng: random.Random, count: int, snake: bool) -> list[tuple[int, 
                 (c + dc, r + dr)
                 for c, r in slots
                 for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))
-                if 0 <= c + dc < SLOT_COLUMNS and 0 <= r + dr < SLOT_ROWS and (c + dc, r + dr) not in chosen
+                if 0 <= c + dc < sheet.columns and 0 <= r + dr < sheet.rows and (c + dc, r + dr) not in chosen
             }
         )
 
@@ -152,14 +140,15 @@ def _layout_limits(spec: LineSpec) -> None:
     """The counting checks of the layout members before any drawing (RULES.md 2, Keys):
     raises :class:`Infeasible` naming ``line.rooms``, ``line.corridor_width_mm``,
     ``line.locks.depth``, ``line.locked_doors`` or ``line.locks.multi_lock_doors``."""
-    slots = SLOT_COLUMNS * SLOT_ROWS
+    sheet = sheet_for(spec)
+    slots = sheet.slots
     if spec.rooms[0] > slots:
         raise Infeasible(
-            f"line.rooms asks for at least {spec.rooms[0]} rooms; the A4 sheet holds at most {slots} with room for "
-            f"names ({SLOT_COLUMNS} x {SLOT_ROWS} slots)",
+            f"line.rooms asks for at least {spec.rooms[0]} rooms; the {sheet.label} sheet (line.paper) holds at most "
+            f"{slots} with room for names ({sheet.columns} x {sheet.rows} slots)",
             "line.rooms",
         )
-    sx0, sy0, sx1, sy1 = _slot(0, 0)
+    sx0, sy0, sx1, sy1 = sheet.slot(0, 0)
     room_least = min(sx1 - sx0, sy1 - sy0) * ROOM_SHARE[0]
     if spec.corridor_mm + 4 > room_least:
         raise Infeasible(
@@ -228,7 +217,7 @@ def _usable_colours(spec: LineSpec) -> list[str]:
 
 def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str) -> dict:
     """A line layout (areas and doors, no Start or content yet) for ``spec`` drawn from ``rng``:
-    a dungeon document on A4 whose rooms lie in the slots of :data:`REGION` (see the module
+    a dungeon document on ``spec.paper`` whose rooms lie in the slots of :func:`sheet_for` (see the module
     docstring). Raises :class:`Infeasible` for more rooms than slots (``line.rooms``), a corridor
     too wide for the rooms (``line.corridor_width_mm``), a key chain the rooms, doors or colours
     cannot hold (``line.locks.depth``), more locked doors than corridors (``line.locked_doors``)
@@ -249,17 +238,18 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
 
 def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str) -> dict | None:
     """One draw of :func:`line_layout`, or ``None`` when it cannot hold the doors asked."""
-    count = rng.randint(spec.rooms[0], min(spec.rooms[1], SLOT_COLUMNS * SLOT_ROWS))
+    sheet = sheet_for(spec)
+    count = rng.randint(spec.rooms[0], min(spec.rooms[1], sheet.slots))
     chain_doors = spec.depth + 1 if spec.depth else 0
     if chain_doors and count < chain_doors + 1:
         return None
     width = spec.corridor_mm
-    chosen = _grow_slots(rng, count, snake=chain_doors > 0)
+    chosen = _grow_slots(rng, count, chain_doors > 0, sheet)
     first = chosen[0]
     half = width / 2 + 2
     rooms: dict[tuple[int, int], tuple[float, float, float, float]] = {}
     for c, r in chosen:
-        x0, y0, x1, y1 = _slot(c, r)
+        x0, y0, x1, y1 = sheet.slot(c, r)
         xa, xb = _span(rng, x0, x1, (x0 + x1) / 2, half, rng.uniform(*ROOM_SHARE))
         ya, yb = _span(rng, y0, y1, (y0 + y1) / 2, half, rng.uniform(*ROOM_SHARE))
         rooms[(c, r)] = (xa, ya, xb, yb)
@@ -305,7 +295,7 @@ def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str
     for n, (a, b) in enumerate(sorted_links, 1):
         ra, rb = rooms[a], rooms[b]
         if a[1] == b[1]:  # side by side: a horizontal corridor at the row's middle
-            _, y0, _, y1 = _slot(*a)
+            _, y0, _, y1 = sheet.slot(*a)
             mid = round((y0 + y1) / 2, 1)
             left, right = (ra, rb) if a[0] < b[0] else (rb, ra)
             x0, x1 = left[2], right[0]
@@ -314,7 +304,7 @@ def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str
             end_b = [[x1, mid - width / 2], [x1, mid + width / 2]]
             far_end = end_b if (left is ra) == (steps[a] <= steps[b]) else end_a
         else:  # one above the other: a vertical corridor at the column's middle
-            x0, _, x1, _ = _slot(*a)
+            x0, _, x1, _ = sheet.slot(*a)
             mid = round((x0 + x1) / 2, 1)
             top, bottom = (ra, rb) if a[1] < b[1] else (rb, ra)
             y0, y1 = top[3], bottom[1]
@@ -333,8 +323,9 @@ def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str
     ]
     # the rooms drawn centred in the region, whichever slots they took
     every: list[list[float]] = [p for area in areas + corridors for p in area["polygon"]]
-    dx = round((REGION[0] + REGION[2]) / 2 - (min(p[0] for p in every) + max(p[0] for p in every)) / 2, 1)
-    dy = round((REGION[1] + REGION[3]) / 2 - (min(p[1] for p in every) + max(p[1] for p in every)) / 2, 1)
+    region = sheet.region
+    dx = round((region[0] + region[2]) / 2 - (min(p[0] for p in every) + max(p[0] for p in every)) / 2, 1)
+    dy = round((region[1] + region[3]) / 2 - (min(p[1] for p in every) + max(p[1] for p in every)) / 2, 1)
     for item in areas + corridors:
         item["polygon"] = [[round(x + dx, 1), round(y + dy, 1)] for x, y in item["polygon"]]
     for door in doors:
@@ -347,7 +338,7 @@ def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str
         "ruleset": spec.ruleset.id,
         "sheet": {
             "title": title,
-            "paper": dict(PAPER),
+            "paper": {"width_mm": sheet.width, "height_mm": sheet.height, "margin_mm": MARGIN_MM},
             "reminders": ["Room elements are not optional; corridor elements are."],
             "components": ["keys"] if doors else [],
             "end_triggers": [],
@@ -414,8 +405,9 @@ def _check_room_for_elements(spec: LineSpec, fill: float, smallest) -> None:
     """The counting check of ``line.elements`` before any layout: the elements asked (at their
     fewest and smallest) must fit the paper of the most and largest rooms the slots allow, at
     most ``fill`` of it covered. ``smallest(kind)`` is the least size (mm) a kind is printed at."""
-    sx0, sy0, sx1, sy1 = _slot(0, 0)
-    most_rooms = min(spec.rooms[1], SLOT_COLUMNS * SLOT_ROWS)
+    sheet = sheet_for(spec)
+    sx0, sy0, sx1, sy1 = sheet.slot(0, 0)
+    most_rooms = min(spec.rooms[1], sheet.slots)
     paper = most_rooms * fill * ((sx1 - sx0) * ROOM_SHARE[1]) * ((sy1 - sy0) * ROOM_SHARE[1])
     counts = spec.counts(spec.rooms[0], level=0.0)
     asked = sum(count * math.pi * (smallest(kind) / 2) ** 2 for kind, count in counts.items())
@@ -423,8 +415,8 @@ def _check_room_for_elements(spec: LineSpec, fill: float, smallest) -> None:
         listed = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         raise Infeasible(
             f"line.elements asks for {listed}: {asked:.0f} mm² of elements at their smallest, and {most_rooms} rooms "
-            f"(line.rooms) on A4 have at most {paper:.0f} mm² of paper for elements ({fill:.0%} of each room, the rest "
-            "kept for names and lines); ask for fewer elements",
+            f"(line.rooms) on {sheet.label} have at most {paper:.0f} mm² of paper for elements ({fill:.0%} of each "
+            "room, the rest kept for names and lines); ask for fewer elements",
             "line.elements",
         )
 
