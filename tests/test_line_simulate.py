@@ -311,3 +311,32 @@ def test_identical_seats_share_the_luck_of_the_draw_for_a_token():
     wins = [seat["wins"] for seat in stats["seats"]]
     assert sum(wins) == 1 and all(0.25 < w < 0.75 for w in wins)
     assert stats["score"]["distribution"] == {"6": 40, "8": 40} and stats["balance"]["ties"] == 0
+
+
+def test_a_table_never_gives_out_more_tokens_than_there_are():
+    # The Orchard of Drowned Lanterns: every seat's par route covers three pink orbs (the sheet
+    # ends the scrawl on the last pink token) and takes the blue, green (skeleton) and yellow keys.
+    # Four seats at one table: at most keys.supply["4"] seats hold a colour, each orb token goes
+    # to one seat, and the table ends when the pink stack runs out.
+    from collections import Counter
+
+    from inkcrawl.cli.common import load_games
+
+    entries, _ = load_games([str(LANTERN / "dungeons" / "03-orchard-of-drowned-lanterns.json")])
+    rules = LineRules(entries[0])
+    supply = int(rules.key_supply["4"])
+    base = line_sim.intent(rules, "optimal", players=4)
+    for ties in ([0, 1, 2, 3], [3, 1, 0, 2]):
+        table = line_sim.play_table(rules, base, [None] * 4, [1.0] * 4, 50.0, ties)
+        held, tokens = Counter(), Counter()
+        for _, result in table:
+            for section in result["sections"]:
+                for line in section["lines"]:
+                    if line.get("kind") == "key" and line.get("taken"):
+                        held[line["text"].replace("took the ", "").replace("took a ", "").split()[0]] += 1
+            for line in result["orbs"]["lines"]:
+                if line.get("kind") == "orb":
+                    tokens[(line["text"].split(": ")[1].split()[0], line["position"])] += 1
+        assert held and max(held.values()) <= supply
+        assert tokens and max(tokens.values()) == 1
+        assert any((result.get("end") or {}).get("element") for _, result in table)  # someone set off the end

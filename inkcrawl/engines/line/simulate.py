@@ -177,6 +177,10 @@ def human_drawing(rules: LineRules, base: Intent, rng: np.random.Generator, skil
 
 #: Rounds of sharing out the tokens at a table before its answer is kept (:func:`play_table`).
 CONTEST_ROUNDS = 4
+#: A token this close (mm of line) past the moment the scrawl ends still counts as reached: the
+#: referee's breakdown gives lengths to 0.1 mm, and the token that sets off the end (the last orb
+#: of a colour) lies at the end itself.
+END_SLACK_MM = 0.05
 
 
 def play_table(
@@ -224,8 +228,9 @@ def play_table(
     for _ in range(CONTEST_ROUNDS):
         ending = _table_end(rules, [(speed, result) for (_, speed), (result, _) in zip(seats, judged)])
         until = math.inf if ending is None else ending[0]
-        reached = [
-            [t for t in tokens if t.length_mm / speed <= until] for (_, speed), (_, tokens) in zip(seats, judged)
+        reached = [  # the token that sets off the end is reached (the breakdown's lengths are rounded)
+            [t for t in tokens if t.length_mm <= until * speed + END_SLACK_MM]
+            for (_, speed), (_, tokens) in zip(seats, judged)
         ]
         fresh = _share_tokens(rules, [speed for _, speed in seats], reached, tie_order)
         if fresh == shares:
