@@ -117,7 +117,14 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
     paths = [str(base / p) for p in spec["dungeons"]]
     only = spec.get("only")
     found: set[str] = set()
-    for entry, opened in entries_for(paths):
+    pairs = list(entries_for(paths))
+    # the switches each family's dungeons have: a variant's switch of the other family only is
+    # skipped for a dungeon (a switch no dungeon has is an error, from the variant's check)
+    family_switches: dict[str, set[str]] = {}
+    for entry, _ in pairs:
+        family = "line" if entry.get("family") == "line" else "grid"
+        family_switches.setdefault(family, set()).update(entry.get("switches") or {})
+    for entry, opened in pairs:
         if only is not None and entry.get("id") not in only:
             continue
         found.add(str(entry.get("id")))
@@ -138,7 +145,19 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
                         f"no dungeon to apply another ruleset to; sweep the dungeon file or its pack"
                     )
                 source = _with_ruleset(opened, rulesets[i], f"/variants/{i}/ruleset")
-            changes = {k: v for k, v in variant.items() if k not in ("name", "ruleset")}
+            changes = {k: v for k, v in variant.items() if k != "ruleset"}  # "name" names it in messages
+            theirs = sorted(
+                name
+                for name in changes.get("switches") or {}
+                if name not in (entry.get("switches") or {})
+                and any(name in known for other, known in family_switches.items() if other != family)
+            )
+            if theirs:
+                plan.notes.append(
+                    f"variant {names[i]!r} sets {', '.join(theirs)}, a switch of the other family's dungeons: "
+                    f"skipped for the {family} dungeon {dungeon_id!r}"
+                )
+                continue
             if family == "line":
                 grid_only = [k for k in GRID_ONLY_CHANGES if k in changes]
                 if grid_only:
@@ -148,7 +167,7 @@ def plan_sweep(spec: dict, base: Path, entries_for: Callable[[list[str]], list[t
                     )
                     continue
             try:
-                played = _applied(source, changes, family) if changes else source
+                played = _applied(source, changes, family) if set(changes) - {"name"} else source
             except VariantError as exc:
                 raise SweepError(f"/variants/{i}: {exc}") from None
             low = played.get("players", {}).get("min", 1)

@@ -315,3 +315,49 @@ def test_grid_only_variants_skip_line_dungeons_with_a_note(tmp_path, capsys):
     combos = [(r["dungeon"]["id"], r["variant"]) for r in json.loads(out)["results"]]
     lure = _lure_dungeon()["id"]
     assert combos == [("cinder-vault", "as printed"), ("cinder-vault", "more traps"), (lure, "as printed")]
+
+
+def test_a_switch_of_one_family_is_skipped_for_the_other_familys_dungeons(tmp_path, capsys):
+    from test_line_simulate import _lure_dungeon
+
+    lure = _lure_dungeon()["id"]
+    spec = write_spec(
+        tmp_path,
+        dungeons=[str(EMBER), str(_line_file(tmp_path, _lure_dungeon()))],
+        only=["cinder-vault", lure],
+        variants=[
+            {"name": "as printed"},
+            {"name": "free entries", "switches": {"unused_portal_entry_vp": 0}},
+            {"name": "late traps", "switches": {"trap_timing": "later_segments_only"}},
+        ],
+        players=[2],
+        policies=["greedy"],
+        games=3,
+    )
+    status, out, err = sweep(capsys, str(spec), "--format", "json", "--workers", "1")
+    assert status == 0, err
+    assert "variant 'free entries' sets unused_portal_entry_vp, a switch of the other family's dungeons: " in err
+    assert "variant 'late traps' sets trap_timing" in err
+    combos = [(r["dungeon"]["id"], r["variant"]) for r in json.loads(out)["results"]]
+    assert combos == [
+        ("cinder-vault", "as printed"),
+        ("cinder-vault", "late traps"),
+        (lure, "as printed"),
+        (lure, "free entries"),
+    ]
+
+
+def test_a_switch_no_dungeon_has_is_an_error_naming_the_variant(tmp_path, capsys):
+    from test_line_simulate import _lure_dungeon
+
+    spec = write_spec(
+        tmp_path,
+        dungeons=[str(_line_file(tmp_path, _lure_dungeon()))],
+        variants=[{"name": "typo", "switches": {"wal_poke": "out_and_back"}}],
+        players=[1],
+        policies=["optimal"],
+        games=2,
+    )
+    status, out, err = sweep(capsys, str(spec))
+    assert status == 1 and out == ""
+    assert "/variants/0: variant 'typo'" in err and "wal_poke" in err and "Traceback" not in err
