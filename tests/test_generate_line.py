@@ -497,3 +497,16 @@ def test_more_rooms_than_the_paper_holds_names_the_paper():
         generate_line(line_spec(_constraints(paper="a5", rooms=6), LINE), 1)
     assert caught.value.constraint == "line.rooms"
     assert "the A5 sheet (line.paper) holds at most 4 with room for names (2 x 2 slots)" in str(caught.value)
+
+
+def test_a_low_par_range_draws_smaller_layouts_until_it_is_met():
+    # par 10-14 lies below what 8 rooms of default elements give at their fewest (about 16-17):
+    # populate's tries on such a layout miss it, and the next layouts have fewer rooms until one
+    # meets it. The budget is a number of tries per layout, so the result does not depend on the
+    # machine (a generous time limit only guards against a hang).
+    spec = line_spec(_constraints(difficulty={"par": [10, 14]}), LINE)
+    for seed in (1, 3):
+        result = generate_line(spec, seed, time_limit=120)
+        assert 10 <= result.populated.par <= 14
+        again = generate_line(spec, seed, time_limit=120)
+        assert dumps_canonical(again.data) == dumps_canonical(result.data)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from inkcrawl.generate.constraints import MARGIN_MM, Infeasible, LayoutSheet, LineSpec, sheet_for
@@ -49,6 +49,10 @@ __all__ = ["GeneratedLine", "generate_line", "line_layout"]
 SLOT_MARGIN_MM = 3.0
 #: Layouts drawn for one dungeon before a spec populate finds impossible on each is given up.
 MAX_LAYOUTS = 20
+#: With a par range, populate's tries on one layout before the next layout is drawn (with fewer
+#: rooms when par stayed above the range, more when below): a count, not a time, so the dungeon
+#: found does not depend on the machine's speed.
+PAR_TRIES_PER_LAYOUT = 8
 #: A room's width and height as shares of its slot's.
 ROOM_SHARE = (0.6, 0.85)
 #: Draws of slots, tree and doors for one layout before a key chain or two-lock doors the
@@ -421,6 +425,27 @@ def _check_room_for_elements(spec: LineSpec, fill: float, smallest) -> None:
         )
 
 
+def _miss(spec: LineSpec, par: float) -> float:
+    """How far ``par`` lies outside ``spec.par_range`` (VP)."""
+    low, high = spec.par_range  # type: ignore[misc]
+    return low - par if par < low else max(0.0, par - high)
+
+
+def _steer_rooms(drawn: LineSpec, spec: LineSpec, layout: dict, par: float) -> LineSpec:
+    """The spec of the next layout after ``layout`` missed the par range with ``par`` at best:
+    fewer rooms when par was above the range (populate already tried its fewest elements), more
+    when below, within ``spec.rooms``."""
+    rooms = sum(1 for a in layout["areas"] if a["kind"] == "room")
+    low, high = drawn.rooms
+    if par > spec.par_range[1]:  # type: ignore[index]
+        high = max(spec.rooms[0], min(high, rooms - 1))
+        low = min(low, high)
+    else:
+        low = min(spec.rooms[1], max(low, rooms + 1))
+        high = max(high, low)
+    return replace(drawn, rooms=(low, high))
+
+
 def generate_line(
     spec: LineSpec,
     seed: int,
@@ -444,19 +469,31 @@ def generate_line(
 
     registry = RulesetRegistry([spec.ruleset])  # the spec's own ruleset (a pack's, say), as the grid's
     attempt = 0
+    nearest: float | None = None  # the par nearest the range over the layouts tried
+    drawn = spec
     while True:
         rng = random.Random(f"inkcrawl-generate-line:{seed}:{index}:{attempt}")
-        layout = line_layout(spec, rng, title, dungeon_id)
+        layout = line_layout(drawn, rng, title, dungeon_id)
         left = max(0.1, time_limit - (time.monotonic() - started))
+        tries = PAR_TRIES_PER_LAYOUT if spec.par_range is not None else None
         try:
-            populated = populate_line(layout, spec, rng.randrange(2**32), left, dungeon_id, registry)
+            populated = populate_line(layout, spec, rng.randrange(2**32), left, dungeon_id, registry, tries)
         except Infeasible as exc:
             attempt += 1
-            if (
-                time.monotonic() - started >= time_limit
-                or exc.constraint in ("line.difficulty.par",)
-                or attempt >= MAX_LAYOUTS
-            ):
+            out_of_time = time.monotonic() - started >= time_limit
+            if exc.constraint == "line.difficulty.par" and getattr(exc, "nearest", None) is not None:
+                par = float(exc.nearest)  # type: ignore[attr-defined]
+                nearest = par if nearest is None or _miss(spec, par) < _miss(spec, nearest) else nearest
+                if not out_of_time and attempt < MAX_LAYOUTS:
+                    drawn = _steer_rooms(drawn, spec, layout, par)
+                    continue
+                raise Infeasible(
+                    f"line.difficulty.par [{spec.par_range[0]:g}, {spec.par_range[1]:g}] was not met by "  # type: ignore[index]
+                    f"{attempt} layout(s) within --time-limit {time_limit:g} s; the nearest par found was "
+                    f"{nearest:g} VP; widen the range, or change line.rooms or line.elements",
+                    "line.difficulty.par",
+                ) from None
+            if out_of_time or exc.constraint == "line.difficulty.par" or attempt >= MAX_LAYOUTS:
                 raise
             continue
         errors, problems = _error_count(populated.data, dungeon_id, registry)

@@ -339,6 +339,7 @@ def populate_line(
     time_limit: float = 5.0,
     file: str = "dungeon",
     registry=None,
+    max_tries: int | None = None,
 ) -> Populated:
     """Populate the line dungeon document ``data`` (migrated, schema-valid) under ``spec`` with
     random choices from ``seed`` (the same seed, the same result). ``data`` is not changed.
@@ -351,7 +352,10 @@ def populate_line(
     ``time_limit`` seconds naming ``line.difficulty.par``. Raises :class:`GeneratorBug` if a
     result has more validation errors than the input (never expected). ``registry``: the
     :class:`~inkcrawl.validate.RulesetRegistry` the result is validated with (a pack's rulesets
-    for a dungeon of a pack; ``None``: the bundled ones). RULES.md 2.
+    for a dungeon of a pack; ``None``: the bundled ones). ``max_tries``: with a par range, give
+    up after this many tries as after the time limit (a budget that does not depend on the
+    machine's speed; the :class:`Infeasible` then has ``nearest``, the par found nearest the range,
+    or ``None``). RULES.md 2.
 
     Besides the scoring elements: ``line.portal_pairs`` one-way portal pairs, each exit in an
     area that needs no key the entry's area does not (so a portal never goes round a door), and
@@ -467,7 +471,7 @@ def populate_line(
                     if best_try is None or miss < best_try[0]:
                         best_try = (miss, out, estimate)
                     level = min(1.0, level + (1 - level) / 2) if estimate < target[0] else level / 2
-                    if time.monotonic() - started > time_limit:
+                    if time.monotonic() - started > time_limit or (max_tries is not None and tries >= max_tries):
                         _par_missed(spec, time_limit, tries, best_try)
                     continue
             errors_after, errors = _error_count(out, file, registry)
@@ -493,6 +497,8 @@ def populate_line(
             if best_try is None or miss < best_try[0]:
                 best_try = (miss, out, value)
             level = min(1.0, level + (1 - level) / 2) if value < target[0] else level / 2
+            if max_tries is not None and tries >= max_tries:
+                _par_missed(spec, time_limit, tries, best_try)
         else:
             level /= 2  # no room for every element: fewer next time
             failed += 1
@@ -510,13 +516,15 @@ def _par_missed(spec: LineSpec, time_limit: float, tries: int, best_try) -> None
     """Raise the :class:`Infeasible` of a search that ran out of time: a par range missed (with
     the nearest par found), or no placement found."""
     found = f"; the nearest par found was {best_try[2]} VP" if best_try else ""
-    raise Infeasible(
+    missed = Infeasible(
         f"line.difficulty.par [{spec.par_range[0]:g}, {spec.par_range[1]:g}] was not met within "
         f"--time-limit {time_limit:g} s ({tries} tries){found}; widen the range or change line.elements"
         if spec.par_range
         else f"no placement of line.elements was found within --time-limit {time_limit:g} s ({tries} tries)",
         "line.difficulty.par" if spec.par_range else "line.elements",
     )
+    missed.nearest = best_try[2] if best_try else None  # type: ignore[attr-defined]
+    raise missed
 
 
 def _check_spots(paper: _Paper, rooms: list[int], counts: dict[str, int], sizes, spec: LineSpec, dungeon) -> None:
