@@ -314,3 +314,22 @@ def test_a_worker_that_dies_is_said_in_the_dialog(qtbot, monkeypatch):
     assert "the generator stopped" in dialog.message.text() and "Traceback" not in dialog.message.text()
     _run(qtbot, dialog)
     assert not dialog.isVisible() and len(window.documents) == 1
+
+
+def test_a_constraints_files_grid_size_shows_in_the_size_fields(qtbot, tmp_path):
+    # the size fields always hold a size, so the file's 5 x 4 must show there, else the dialog's
+    # 7 x 7 (grid-classic's board) would override it
+    window = make_window(qtbot)
+    window.action("generate").trigger()
+    dialog = window.generator.dialog
+    _set_family(dialog, "grid")
+    sized = tmp_path / "sized.json"
+    sized.write_text(
+        json.dumps({"type": "constraints", "format_version": 1, "family": "grid", "grid": {"columns": 5, "rows": 4}}),
+        encoding="utf-8",
+    )
+    assert dialog.set_constraints_file(sized) is True
+    assert (dialog.columns.value(), dialog.rows.value()) == (5, 4)
+    grid = dialog.constraints()["grid"]
+    assert (grid["columns"], grid["rows"]) == (5, 4)
+    dialog.reject()

@@ -331,6 +331,11 @@ class GenerateDialog(QDialog):
             for row in range(self.ruleset_box.count()):
                 if self.rulesets[self.ruleset_box.itemData(row)].id == data["ruleset"]:
                     self.ruleset_box.setCurrentIndex(row)
+        grid = data.get("grid") or {}
+        if self.family() == "grid":  # the size fields show the file's size (a field set overrides the file)
+            for box, member in ((self.columns, "columns"), (self.rows, "rows")):
+                if isinstance(grid.get(member), int):
+                    box.setValue(grid[member])
         self.constraints_data = data
         self.show_message("")
         return True
