@@ -14,6 +14,7 @@ draws as the shapes themselves.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
 import xml.etree.ElementTree as ElementTree
@@ -258,8 +259,9 @@ class SheetCanvas:
         must name everything the drawing depends on besides its position (kind, size, rotation,
         colours, letters); the palette is added to it. The definition's shapes are kept for the
         next sheets (:data:`_DEFINITIONS`). The use counts in :attr:`ink` and :attr:`texts` as
-        its shapes would. Ids are numbered per svgwrite document, so canvases sharing one do not
-        collide."""
+        its shapes would. A definition's id is a digest of ``key`` and the palette: defined once per
+        svgwrite document (canvases sharing one share it), and the same id in two files is the
+        same drawing."""
         known = self._defined.get(key)
         if known is None:
             known = self._define(key, draw)
@@ -274,19 +276,23 @@ class SheetCanvas:
         return item
 
     def _define(self, key: Hashable, draw: Callable[[Group, Point], object]) -> tuple[str, Bounds | None, list[str]]:
-        if self._defs is None:
-            self._defs = Defs(factory=self.drawing)
-            self.root.elements.insert(0, self._defs)
-        number = getattr(self.drawing, "_inkcrawl_defined", 0) + 1
-        self.drawing._inkcrawl_defined = number
         shared = _DEFINITIONS.get((key, self.palette))
         if shared is None:
             shared = self._draw_definition(key, draw)
         children, box, texts = shared
-        group = _Definition(children, factory=self.drawing)
-        group.attribs["id"] = f"glyph-{number}"
-        self._defs.add(group)
-        known = (f"#glyph-{number}", box, texts)
+        # the id comes from what is drawn (key and palette), so two sheets' ids agree only where
+        # their glyphs do: sheets written to several files can be put in one page safely
+        ident = "glyph-" + hashlib.sha1(repr((key, self.palette)).encode("utf-8")).hexdigest()[:12]
+        defined: set[str] = self.drawing.__dict__.setdefault("_inkcrawl_glyph_ids", set())
+        if ident not in defined:  # once a document (canvases sharing one, as a page of cards, share it)
+            if self._defs is None:
+                self._defs = Defs(factory=self.drawing)
+                self.root.elements.insert(0, self._defs)
+            group = _Definition(children, factory=self.drawing)
+            group.attribs["id"] = ident
+            self._defs.add(group)
+            defined.add(ident)
+        known = (f"#{ident}", box, texts)
         self._defined[key] = known
         return known
 
