@@ -442,3 +442,14 @@ def test_a_pack_that_cannot_be_written_whole_leaves_nothing(tmp_path, capsys, mo
     assert code == 2 and "No space left on device" in err
     assert len(written) == 3
     assert list(tmp_path.iterdir()) == []  # neither the pack nor its hidden building folder
+
+
+def test_one_dungeon_of_a_curve_meets_its_from_alone():
+    # a curve whose 'to' (90-95) lies above the best score of grid-classic's features (46): a pack
+    # cannot follow it, but a single dungeon gets 'from' (0-4), which it can meet
+    spec = grid_spec(_constraints(difficulty={"mean_score": {"from": [0, 4], "to": [90, 95]}}), CLASSIC)
+    with pytest.raises(Infeasible) as caught:
+        generate_grid(spec, 1, 0, 3)
+    assert "at least 90 (to)" in str(caught.value)
+    result = generate_grid(spec, 1, 0, 1, time_limit=60)
+    assert result.score_range == (0, 4) and 0 <= result.mean_score <= 4

@@ -258,7 +258,7 @@ def best_possible_score(spec: GridSpec) -> float:
     return total
 
 
-def check_grid_spec(spec: GridSpec) -> None:
+def check_grid_spec(spec: GridSpec, count: int = 2) -> None:
     """The counting checks run before any search (each in microseconds): raises
     :class:`Infeasible` naming the constraints that conflict when no dungeon can meet
     ``spec``:
@@ -271,7 +271,8 @@ def check_grid_spec(spec: GridSpec) -> None:
       entryway, and with ``every_room_reachable`` a forest joining every room to one);
     - a distance rule of more steps than the passages or the rooms allow, or (all inner edges
       passages) than the grid's diameter, ``columns + rows - 2``;
-    - a difficulty range above the best possible score (:func:`best_possible_score`).
+    - a difficulty range above the best possible score (:func:`best_possible_score`): for a
+      pack of ``count`` dungeons both ends of a curve, for one dungeon its ``from`` alone.
     """
     ruleset = spec.ruleset
     size = f"{spec.columns}x{spec.rows}"
@@ -358,10 +359,13 @@ def check_grid_spec(spec: GridSpec) -> None:
             )
     if spec.difficulty is not None:
         best = best_possible_score(spec)
-        for end, (low, _high) in zip(("from", "to"), spec.difficulty["ranges"]):
+        ranges = spec.difficulty["ranges"]
+        ends = list(zip(("from", "to"), ranges))[: 1 if count == 1 else 2]  # one dungeon meets 'from' alone
+        for end, (low, _high) in ends:
+            named = f" ({end})" if ranges[0] != ranges[1] else ""
             if low > best:
                 raise Infeasible(
-                    f"grid.difficulty.mean_score asks for a mean of at least {low:g} ({end}); no player can score "
+                    f"grid.difficulty.mean_score asks for a mean of at least {low:g}{named}; no player can score "
                     f"more than {best:g} with grid.features and grid.entryways as they are",
                     "grid.difficulty.mean_score",
                 )

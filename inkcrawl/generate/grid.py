@@ -469,7 +469,7 @@ def generate_grid(
     the constraint missed most and, for a difficulty target, the nearest mean score) and
     :class:`GeneratorBug` (a result that does not validate).
     """
-    check_grid_spec(spec)
+    check_grid_spec(spec, count)
     started = clock()
     search = _Search(low=spec.density[0], high=spec.density[1])
     wanted = spec.score_range(index, count)
