@@ -162,5 +162,14 @@ def _populate(args: argparse.Namespace) -> int:
     )
     for note in result.notes:
         print(terminal_safe(f"  {note}"))
+    if ruleset.id not in RulesetRegistry().ids() and ruleset.id not in {r.id for r in enclosing_pack(output)[0]}:
+        # validated with the input's pack; where it was written that ruleset is not known
+        print(
+            terminal_safe(
+                f"  note: ruleset '{ruleset.id}' comes from the pack of {args.dungeon}; {output} lies outside that "
+                f"pack, so validate, par and edit will not know it there: list the file in the pack, or write it "
+                f"inside the pack's folder"
+            )
+        )
     print(terminal_safe(f"next: inkcrawl par {output}   or   inkcrawl edit {output}"))
     return EXIT_OK
