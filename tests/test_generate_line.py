@@ -386,11 +386,17 @@ def test_populate_uses_the_ruleset_of_the_pack_that_lists_the_dungeon(tmp_path, 
     out = tmp_path / "out.json"
     args = ["populate", str(pack / "dungeons" / "cellar.json"), "--seed", "2", "--constraints", str(constraints)]
     assert main([*args, "-o", str(out)]) == 0, capsys.readouterr().err
-    # written outside the pack, where its ruleset is not known: the summary says so
+    # written outside the pack (or into its folder unlisted), where its ruleset is not known: the
+    # summary says so; written over a dungeon the pack lists, it is known there
     assert "note: ruleset 'line-small-monsters' comes from the pack of" in capsys.readouterr().out
-    inside = pack / "dungeons" / "cellar-full.json"
-    assert main([*args, "-o", str(inside)]) == 0
+    assert main([*args, "-o", str(pack / "dungeons" / "unlisted.json")]) == 0
+    assert "note: ruleset" in capsys.readouterr().out
+    (pack / "pack.json").write_text(
+        json.dumps({**manifest, "dungeons": [*manifest["dungeons"], "dungeons/full.json"]}), encoding="utf-8"
+    )
+    assert main([*args, "-o", str(pack / "dungeons" / "full.json")]) == 0
     assert "note: ruleset" not in capsys.readouterr().out
+    (pack / "pack.json").write_text(json.dumps(manifest), encoding="utf-8")
     data = json.loads(out.read_text(encoding="utf-8"))
     monsters = [e for e in data["elements"] if e["kind"] == "monster"]
     assert len(monsters) == 3 and all(m["size_mm"] <= 5 for m in monsters)  # the pack's size, not line-classic's 8
