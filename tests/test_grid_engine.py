@@ -896,6 +896,21 @@ def test_a_subclass_of_a_bundled_policy_is_still_checked():
             play_game(rules, [policy], seed=1)
 
 
+def test_a_bundled_policy_whose_moves_were_replaced_is_checked_again(monkeypatch):
+    # on the instance: choose replaced by a placement that is not among the options; on the class:
+    # order replaced by cards that were not revealed. Both are checked as any other policy is.
+    rules = board()
+    patched = RandomPolicy(rules)
+    patched.choose = lambda state, card, options, rng: (  # type: ignore[method-assign]
+        (rules.room("B2"), mask_of(["north", "south"])) if card != "trap" else options[0]
+    )
+    with pytest.raises(PolicyError):
+        play_game(rules, [patched], seed=1)
+    monkeypatch.setattr(GreedyPolicy, "order", lambda self, state, cards, rng: ["cross"] * len(cards))
+    with pytest.raises(PolicyError):
+        play_game(rules, [GreedyPolicy(rules)], seed=1)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**64 - 1), size=st.integers(0, 300))
 def test_the_deck_is_shuffled_as_random_shuffle_does(seed, size):

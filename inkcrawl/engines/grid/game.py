@@ -231,16 +231,27 @@ class GameResult:
     winners: list[int] = field(default_factory=list)
 
 
-#: Policy classes whose moves the engine does not check again (:func:`trust_policy_class`).
-_TRUSTED: set[type] = set()
+#: Policy classes whose moves the engine does not check again, with the ``order`` and ``choose``
+#: they had when trusted (:func:`trust_policy_class`).
+_TRUSTED: dict[type, tuple] = {}
 
 
 def trust_policy_class(cls: type) -> None:
     """Let :func:`play_turn` skip checking the moves of policies of exactly this class (not of its
     subclasses): for the bundled policies, which order the revealed cards by permuting them and
-    choose one of the legal options the engine hands them, so a check could never fail. Every
-    other policy, and every move a person makes, is still checked (RULES.md 1, Play)."""
-    _TRUSTED.add(cls)
+    choose one of the legal options the engine hands them, so a check could never fail. A policy
+    whose ``order`` or ``choose`` was replaced since (on the class or on the instance), every other
+    policy and every move a person makes are still checked (RULES.md 1, Play)."""
+    _TRUSTED[cls] = (cls.order, cls.choose)  # type: ignore[attr-defined]
+
+
+def _trusted(policy) -> bool:
+    methods = _TRUSTED.get(type(policy))
+    if methods is None:
+        return False
+    own = getattr(policy, "__dict__", {})
+    cls = type(policy)
+    return "order" not in own and "choose" not in own and (cls.order, cls.choose) == methods
 
 
 def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> None:
@@ -250,7 +261,7 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
     a move the rules do not allow (RULES.md 1, Play); the moves of a trusted bundled policy
     (:func:`trust_policy_class`) are not checked again: it only permutes the revealed cards and
     picks among the options the engine hands it."""
-    checked = type(policy) not in _TRUSTED
+    checked = not _trusted(policy)
     rules = pm.rules
     round_number = pm.round
     history = pm.history
