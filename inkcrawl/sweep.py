@@ -375,11 +375,12 @@ def format_sweep_text(result: dict) -> str:
     for r in result["results"]:
         policies = ",".join(dict.fromkeys(r["policies"])) if len(set(r["policies"])) == 1 else ",".join(r["policies"])
         b = r["balance"]
+        leads = f"{b['lead_changes']['mean']:.2f}" if "lead_changes" in b else "-"  # line games have no rounds
         wins = " ".join(f"{s['wins'] * 100:.0f}%" for s in r["seats"])
         lines.append(
             f"{r['dungeon']['id']:<20.20} {r['variant']:<18.18} {r['players']:>7}  {policies:<16.16} "
             f"{r['score']['mean']:>7.2f} {r['score']['stdev']:>6.2f} {b['ties'] * 100:>5.1f}% "
-            f"{b['outcome_uniformity']:>7.3f} {b.get('lead_changes', {}).get('mean', 0):>6.2f}  {wins}"
+            f"{b['outcome_uniformity']:>7.3f} {leads:>6}  {wins}"
         )
     for c in result["comparisons"]:
         for variant, gap in c.get("skill_gap", {}).items():

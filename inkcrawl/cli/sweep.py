@@ -114,7 +114,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         return status[0]
     if args.scheduler and any(c.family == "line" for c in plan.combinations):
         plan.notes.append("line dungeons play on this machine's workers; the grid games go to the scheduler")
-    for note in plan.notes:
+    for note in dict.fromkeys(plan.notes):  # each note once, however many variants it holds for
         print(terminal_safe(f"inkcrawl sweep: note: {note}"), file=sys.stderr)
 
     from tqdm import tqdm
