@@ -521,3 +521,20 @@ def test_a_low_par_range_draws_smaller_layouts_until_it_is_met():
         assert 10 <= result.populated.par <= 14
         again = generate_line(spec, seed, time_limit=120)
         assert dumps_canonical(again.data) == dumps_canonical(result.data)
+
+
+def test_the_corridors_asked_join_the_rooms():
+    # 6 rooms joined by a spanning tree are 5 corridors; 6 asked adds one loop. Fewer than 5 cannot
+    # join 6 rooms; more than the A4 slots' neighbouring pairs (3 x 4 slots: 3 x 3 + 4 x 2 = 17)
+    # cannot be drawn.
+    result = generate_line(line_spec(_constraints(rooms=6, corridors=6), LINE), 2)
+    kinds = [a["kind"] for a in result.data["areas"]]
+    assert kinds.count("room") == 6 and kinds.count("corridor") == 6
+    assert _errors(result.data) == []
+    for line, message in (
+        ({"rooms": 6, "corridors": 4}, "line.corridors asks for at most 4; 6 rooms (line.rooms) need at least 5"),
+        ({"corridors": 30}, "the A4 sheet's 3 x 4 slots (line.paper) have 17 neighbouring pairs"),
+    ):
+        with pytest.raises(Infeasible) as caught:
+            generate_line(line_spec(_constraints(**line), LINE), 1)
+        assert caught.value.constraint == "line.corridors" and message in str(caught.value)

@@ -470,7 +470,8 @@ class LineSpec:
     dungeon its range); ``players``: the player count par and the key supply use. For ``generate`` only:
     ``rooms`` and ``locked_doors`` ``(low, high)``, ``corridor_mm`` (corridor width, mm) and
     ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined),
-    ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks). ``portal_pairs``:
+    ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks), ``corridors`` ``(low,
+    high)`` or ``None`` (the spanning tree and ``loops``). ``portal_pairs``:
     ``(low, high)`` one-way portal pairs to add; ``end_triggers``: the triggers the sheet must
     list, resolved (timer ``seconds``, orb ``when`` filled in), empty for the default; ``paper``:
     the named paper size the layout is drawn for (``a4``, ``letter``...:
@@ -490,6 +491,7 @@ class LineSpec:
     loops: float = DEFAULT_LOOPS
     locked_doors: tuple[int, int] = DEFAULT_LOCKED_DOORS
     multi_lock_doors: tuple[int, int] = (0, 0)
+    corridors: tuple[int, int] | None = None
     portal_pairs: tuple[int, int] = (0, 0)
     end_triggers: tuple[dict, ...] = ()
     par_curve: tuple[tuple[float, float], tuple[float, float]] | None = None
@@ -638,7 +640,13 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
         )
     layout: dict[str, Any] = {}
     members = {**section, **({"multi_lock_doors": locks["multi_lock_doors"]} if "multi_lock_doors" in locks else {})}
-    for member, least in (("rooms", 1), ("locked_doors", 0), ("portal_pairs", 0), ("multi_lock_doors", 0)):
+    for member, least in (
+        ("rooms", 1),
+        ("locked_doors", 0),
+        ("portal_pairs", 0),
+        ("multi_lock_doors", 0),
+        ("corridors", 0),
+    ):
         if member in members:
             value = members[member]
             pair = (int(value), int(value)) if isinstance(value, int) else (int(value[0]), int(value[1]))

@@ -142,10 +142,26 @@ def _tree_paths(first: tuple, tree: list[tuple]) -> dict[tuple, list[tuple]]:
 
 def _layout_limits(spec: LineSpec) -> None:
     """The counting checks of the layout members before any drawing (RULES.md 2, Keys):
-    raises :class:`Infeasible` naming ``line.rooms``, ``line.corridor_width_mm``,
+    raises :class:`Infeasible` naming ``line.rooms``, ``line.corridors``, ``line.corridor_width_mm``,
     ``line.locks.depth``, ``line.locked_doors`` or ``line.locks.multi_lock_doors``."""
     sheet = sheet_for(spec)
     slots = sheet.slots
+    if spec.corridors is not None:
+        if spec.corridors[1] < spec.rooms[0] - 1:
+            raise Infeasible(
+                f"line.corridors asks for at most {spec.corridors[1]}; {spec.rooms[0]} rooms (line.rooms) need at "
+                f"least {spec.rooms[0] - 1} corridors to be joined",
+                "line.corridors",
+            )
+        # corridors join rooms in neighbouring slots: a full grid of slots has the most such pairs
+        neighbours = sheet.columns * (sheet.rows - 1) + sheet.rows * (sheet.columns - 1)
+        if spec.corridors[0] > neighbours:
+            raise Infeasible(
+                f"line.corridors asks for at least {spec.corridors[0]}; corridors join rooms in neighbouring "
+                f"slots, and the {sheet.label} sheet's {sheet.columns} x {sheet.rows} slots (line.paper) have "
+                f"{neighbours} neighbouring pairs",
+                "line.corridors",
+            )
     if spec.rooms[0] > slots:
         raise Infeasible(
             f"line.rooms asks for at least {spec.rooms[0]} rooms; the {sheet.label} sheet (line.paper) holds at most "
@@ -234,16 +250,20 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
     raise Infeasible(
         f"no layout of {spec.rooms[0]}-{spec.rooms[1]} rooms (line.rooms) in {MAX_DRAWS} draws held "
         f"{spec.locked_doors[0]}-{spec.locked_doors[1]} locked doors (line.locked_doors) with keys "
-        f"{spec.depth} deep (line.locks.depth) and {spec.multi_lock_doors[0]} two-lock doors; ask for more rooms "
-        "or line.loops, or fewer doors",
-        "line.locked_doors",
+        f"{spec.depth} deep (line.locks.depth) and {spec.multi_lock_doors[0]} two-lock doors"
+        + (f" with {spec.corridors[0]}-{spec.corridors[1]} corridors (line.corridors)" if spec.corridors else "")
+        + "; ask for more rooms or line.loops, or fewer doors or corridors",
+        "line.corridors" if spec.corridors else "line.locked_doors",
     )
 
 
 def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str) -> dict | None:
     """One draw of :func:`line_layout`, or ``None`` when it cannot hold the doors asked."""
     sheet = sheet_for(spec)
-    count = rng.randint(spec.rooms[0], min(spec.rooms[1], sheet.slots))
+    most = min(spec.rooms[1], sheet.slots)
+    if spec.corridors is not None:  # a tree of the rooms is rooms - 1 corridors
+        most = min(most, spec.corridors[1] + 1)
+    count = rng.randint(spec.rooms[0], most)
     chain_doors = spec.depth + 1 if spec.depth else 0
     if chain_doors and count < chain_doors + 1:
         return None
@@ -271,7 +291,14 @@ def _draw_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str
         chain = [path[i] for i in sorted(rng.sample(range(len(path)), chain_doors))]
     zone = {slot: sum(1 for edge in path if edge in chain) for slot, path in paths.items()}
     # a loop between rooms of different zones would go round a door of the chain
-    loops = [p for p in pairs if p not in tree and zone[p[0]] == zone[p[1]] and rng.random() < spec.loops]
+    if spec.corridors is None:
+        loops = [p for p in pairs if p not in tree and zone[p[0]] == zone[p[1]] and rng.random() < spec.loops]
+    else:  # as many loops as the corridors asked need
+        spare = [p for p in pairs if p not in tree and zone[p[0]] == zone[p[1]]]
+        low, high = max(spec.corridors[0], len(tree)), min(spec.corridors[1], len(tree) + len(spare))
+        if low > high:
+            return None  # this draw's rooms have too few neighbours: draw again
+        loops = sorted(rng.sample(spare, rng.randint(low, high) - len(tree)))
     links = tree + loops
     order = {slot: i for i, slot in enumerate(chosen)}
     names = rng.sample([f"{q} {p}" for q in _QUALITIES for p in _PLACES], len(chosen))
