@@ -538,3 +538,20 @@ def test_the_corridors_asked_join_the_rooms():
         with pytest.raises(Infeasible) as caught:
             generate_line(line_spec(_constraints(**line), LINE), 1)
         assert caught.value.constraint == "line.corridors" and message in str(caught.value)
+
+
+def test_the_starts_asked_stand_on_the_outer_walls_of_different_rooms():
+    # 3 Starts: each on the outline of its own room (a room holds at most one added Start), so 5
+    # rooms have room for 5 and 9 is refused naming line.starts
+    result = generate_line(line_spec(_constraints(starts=3), LINE), 2)
+    starts = [e for e in result.data["elements"] if e["kind"] == "start"]
+    rooms = [shapely.Polygon(a["polygon"]) for a in result.data["areas"] if a["kind"] == "room"]
+    homes = {
+        next(i for i, room in enumerate(rooms) if room.exterior.distance(shapely.Point(s["at"])) <= 0.6) for s in starts
+    }
+    assert len(starts) == 3 and len(homes) == 3
+    assert _errors(result.data) == []
+    with pytest.raises(Infeasible) as caught:
+        generate_line(line_spec(_constraints(starts=9, rooms=5), LINE), 1)
+    assert caught.value.constraint == "line.starts"
+    assert "line.starts asks for at least 9 Starts; the layout has room for 5" in str(caught.value)

@@ -471,7 +471,8 @@ class LineSpec:
     ``rooms`` and ``locked_doors`` ``(low, high)``, ``corridor_mm`` (corridor width, mm) and
     ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined),
     ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks), ``corridors`` ``(low,
-    high)`` or ``None`` (the spanning tree and ``loops``). ``portal_pairs``:
+    high)`` or ``None`` (the spanning tree and ``loops``); ``starts`` ``(low, high)`` or ``None``
+    (a Start only when the layout has none). ``portal_pairs``:
     ``(low, high)`` one-way portal pairs to add; ``end_triggers``: the triggers the sheet must
     list, resolved (timer ``seconds``, orb ``when`` filled in), empty for the default; ``paper``:
     the named paper size the layout is drawn for (``a4``, ``letter``...:
@@ -492,6 +493,7 @@ class LineSpec:
     locked_doors: tuple[int, int] = DEFAULT_LOCKED_DOORS
     multi_lock_doors: tuple[int, int] = (0, 0)
     corridors: tuple[int, int] | None = None
+    starts: tuple[int, int] | None = None
     portal_pairs: tuple[int, int] = (0, 0)
     end_triggers: tuple[dict, ...] = ()
     par_curve: tuple[tuple[float, float], tuple[float, float]] | None = None
@@ -646,6 +648,7 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
         ("portal_pairs", 0),
         ("multi_lock_doors", 0),
         ("corridors", 0),
+        ("starts", 1),
     ):
         if member in members:
             value = members[member]

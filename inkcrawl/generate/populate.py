@@ -377,6 +377,18 @@ def populate_line(
         from inkcrawl.importers.ldtk.starts import place_starts
 
         place_starts(base, {}, lambda _source, message: notes.append(f"a Start: {message}"))
+    if spec.starts is not None:
+        from inkcrawl.importers.ldtk.starts import add_starts
+
+        low, high = spec.starts
+        want = random.Random(f"{seed}:starts").randint(low, high)
+        have = add_starts(base, want, lambda _source, message: notes.append(message))
+        if have < low:
+            raise Infeasible(
+                f"line.starts asks for at least {low} Starts; the layout has room for {have} (a Start stands on "
+                "the outer wall of a room that has none yet, clear of the other elements)",
+                "line.starts",
+            )
     dungeon = dungeon_from_dict(base)
     if not isinstance(dungeon, LineDungeon):
         raise GenerateError(f"{file} is not a line dungeon", "family")

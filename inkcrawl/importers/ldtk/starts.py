@@ -118,6 +118,53 @@ def _add_start(dungeon: dict, geometry, walls: _Stretches, discs, overlap: float
     )
 
 
+def add_starts(dungeon: dict, count: int, note: Callable[[str, str], None]) -> int:
+    """Add Starts to ``dungeon`` (a line dungeon's data, sheet mm) until it has ``count``: each in
+    the middle of the longest free stretch of outer wall of a room that holds no Start yet, rooms
+    in the order the dungeon lists them, clear of every element already placed (RULES.md 2:
+    players begin at a Start on the outer boundary). Returns how many Starts it has then (fewer
+    than ``count`` when no other room has outer wall room for one). Raises nothing on a
+    well-formed dungeon; one without a valid area gets none."""
+    built = dungeon_from_dict(dungeon)
+    if not isinstance(built, LineDungeon):
+        return 0
+    ruleset = bundled_rulesets().get(dungeon.get("ruleset") or "line-classic")
+    limits = ruleset.print_limits if ruleset is not None and ruleset.family == "line" else {}
+    snap = float(limits.get("snap_tolerance_mm", DEFAULT_SNAP_MM))
+    overlap = float(limits.get("overlap_tolerance_mm", DEFAULT_OVERLAP_MM))
+    valid = [area for area in built.areas if polygon_defects(area.polygon) is None]
+    geometry = build_geometry(built, valid, snap)
+    starts = [e for e in dungeon["elements"] if e["kind"] == "start" and "at" in e]
+    if not geometry.polygons:
+        return len(starts)
+    walls = _Stretches(geometry.outline)
+    discs = [
+        (float(e["at"][0]), float(e["at"][1]), float(e.get("size_mm") or 0) / 2)
+        for e in dungeon["elements"]
+        if "at" in e and e.get("size_mm")
+    ]
+    size = default_size_mm("start", dungeon.get("ruleset") or "line-classic")
+    taken = {item["id"] for key in ("areas", "walls", "elements") for item in dungeon[key]}
+    ids = (i for i in ("start", *(f"start-{n}" for n in range(2, 10_000))) if i not in taken)
+    rooms = [i for i, area in enumerate(geometry.areas) if area.kind == "room"]
+    for index in rooms:
+        if len(starts) >= count:
+            break
+        polygon = geometry.polygons[index]
+        if any(polygon.buffer(snap + 0.5).covers(Point(e["at"])) for e in starts):
+            continue  # this room has its Start
+        spot = walls.middle_on(polygon, size / 2, discs, overlap)
+        if spot is None:
+            continue
+        start = {"id": next(ids), "kind": "start", "at": [round(spot[0], 3), round(spot[1], 3)], "size_mm": size}
+        start["rotation_deg"] = 0
+        dungeon["elements"].append(start)
+        starts.append(start)
+        discs.append((*spot, size / 2))
+        note("the level", f"a Start '{start['id']}' was added on the outer wall of room '{geometry.areas[index].id}'")
+    return len(starts)
+
+
 class _Stretches:
     """The straight stretches of an outline (collinear vertices merged), with their lengths."""
 
