@@ -32,6 +32,44 @@ DEFAULT_SNAP_MM = 0.5
 DEFAULT_OVERLAP_MM = 0.2
 
 
+def _outer_walls(dungeon: dict):
+    """``(geometry, walls, snap, overlap)`` of a line dungeon's data: its area geometry (valid
+    areas), the straight stretches of its outline and the ruleset's snap and overlap tolerances
+    (mm); ``None`` for a dungeon of another family."""
+    built = dungeon_from_dict(dungeon)
+    if not isinstance(built, LineDungeon):
+        return None
+    ruleset = bundled_rulesets().get(dungeon.get("ruleset") or "line-classic")
+    limits = ruleset.print_limits if ruleset is not None and ruleset.family == "line" else {}
+    snap = float(limits.get("snap_tolerance_mm", DEFAULT_SNAP_MM))
+    overlap = float(limits.get("overlap_tolerance_mm", DEFAULT_OVERLAP_MM))
+    valid = [area for area in built.areas if polygon_defects(area.polygon) is None]
+    geometry = build_geometry(built, valid, snap)
+    walls = _Stretches(geometry.outline) if geometry.polygons else None
+    return geometry, walls, snap, overlap
+
+
+def _discs(dungeon: dict, starts_too: bool) -> list[tuple[float, float, float]]:
+    """The discs ``(x, y, radius)`` in mm of the elements on the sheet a new Start must not
+    overlap (with or without the Starts themselves)."""
+    return [
+        (float(e["at"][0]), float(e["at"][1]), float(e.get("size_mm") or 0) / 2)
+        for e in dungeon["elements"]
+        if (starts_too or e["kind"] != "start") and "at" in e and e.get("size_mm")
+    ]
+
+
+def _new_start(dungeon: dict, spot: tuple[float, float], size: float) -> dict:
+    """Append a Start of ``size`` mm at ``spot`` (mm) to ``dungeon``, with the first free id of
+    ``start``, ``start-2``...; returns it."""
+    taken = {item["id"] for key in ("areas", "walls", "elements") for item in dungeon[key]}
+    element_id = next(i for i in ("start", *(f"start-{n}" for n in range(2, 10_000))) if i not in taken)
+    start = {"id": element_id, "kind": "start", "at": [round(spot[0], 3), round(spot[1], 3)], "size_mm": size}
+    start["rotation_deg"] = 0
+    dungeon["elements"].append(start)
+    return start
+
+
 def place_starts(dungeon: dict, sources: dict[str, str], note: Callable[[str, str], None]) -> None:
     """Put every Start of ``dungeon`` (a line dungeon's data, as the builder made it: sheet mm)
     on its outer wall, in place, and add one when there is none (see the module docstring).
@@ -39,27 +77,16 @@ def place_starts(dungeon: dict, sources: dict[str, str], note: Callable[[str, st
     ``note(source, message)`` records what was moved or added. A dungeon without a valid area
     gets no Start (noted: validation reports L010). Raises nothing on well-formed builder output.
     RULES.md 2: players begin at a Start on the outer boundary (checks L010, L011, L007)."""
-    built = dungeon_from_dict(dungeon)
-    if not isinstance(built, LineDungeon):
+    context = _outer_walls(dungeon)
+    if context is None:
         return
-    ruleset = bundled_rulesets().get(dungeon.get("ruleset") or "line-classic")
-    limits = ruleset.print_limits if ruleset is not None and ruleset.family == "line" else {}
-    snap = float(limits.get("snap_tolerance_mm", DEFAULT_SNAP_MM))
-    overlap = float(limits.get("overlap_tolerance_mm", DEFAULT_OVERLAP_MM))
-    valid = [area for area in built.areas if polygon_defects(area.polygon) is None]
-    geometry = build_geometry(built, valid, snap)
+    geometry, walls, snap, overlap = context
     starts = [e for e in dungeon["elements"] if e["kind"] == "start" and "at" in e]
-    if not geometry.polygons:
+    if walls is None:
         if not starts:
             note("the level", "has no floor: no Start can be placed on an outer wall")
         return
-    walls = _Stretches(geometry.outline)
-    # the discs already on the sheet a Start must not overlap: (x, y, radius) in mm
-    discs = [
-        (float(e["at"][0]), float(e["at"][1]), float(e.get("size_mm") or 0) / 2)
-        for e in dungeon["elements"]
-        if e["kind"] != "start" and "at" in e and e.get("size_mm")
-    ]
+    discs = _discs(dungeon, starts_too=False)  # each Start joins them once it stands
     for start in starts:
         at = (float(start["at"][0]), float(start["at"][1]))
         radius = float(start.get("size_mm") or 0) / 2
@@ -100,17 +127,7 @@ def _add_start(dungeon: dict, geometry, walls: _Stretches, discs, overlap: float
             nearest = walls.outline.interpolate(walls.outline.project(centre))
             spot = (float(nearest.x), float(nearest.y))
         where = f"the outer wall nearest {area.kind} '{area.id}' (it has no outer wall long enough for a Start)"
-    taken = {item["id"] for key in ("areas", "walls", "elements") for item in dungeon[key]}
-    element_id = next(i for i in ("start", *(f"start-{n}" for n in range(2, 10_000))) if i not in taken)
-    dungeon["elements"].append(
-        {
-            "id": element_id,
-            "kind": "start",
-            "at": [round(spot[0], 3), round(spot[1], 3)],
-            "size_mm": size,
-            "rotation_deg": 0,
-        }
-    )
+    element_id = _new_start(dungeon, spot, size)["id"]
     note(
         "the level",
         f"has no entity that is a Start (Start, Spawn, Entrance, Player...); a Start '{element_id}' was added on "
@@ -125,43 +142,28 @@ def add_starts(dungeon: dict, count: int, note: Callable[[str, str], None]) -> i
     players begin at a Start on the outer boundary). Returns how many Starts it has then (fewer
     than ``count`` when no other room has outer wall room for one). Raises nothing on a
     well-formed dungeon; one without a valid area gets none."""
-    built = dungeon_from_dict(dungeon)
-    if not isinstance(built, LineDungeon):
+    context = _outer_walls(dungeon)
+    if context is None:
         return 0
-    ruleset = bundled_rulesets().get(dungeon.get("ruleset") or "line-classic")
-    limits = ruleset.print_limits if ruleset is not None and ruleset.family == "line" else {}
-    snap = float(limits.get("snap_tolerance_mm", DEFAULT_SNAP_MM))
-    overlap = float(limits.get("overlap_tolerance_mm", DEFAULT_OVERLAP_MM))
-    valid = [area for area in built.areas if polygon_defects(area.polygon) is None]
-    geometry = build_geometry(built, valid, snap)
+    geometry, walls, snap, overlap = context
     starts = [e for e in dungeon["elements"] if e["kind"] == "start" and "at" in e]
-    if not geometry.polygons:
+    if walls is None:
         return len(starts)
-    walls = _Stretches(geometry.outline)
-    discs = [
-        (float(e["at"][0]), float(e["at"][1]), float(e.get("size_mm") or 0) / 2)
-        for e in dungeon["elements"]
-        if "at" in e and e.get("size_mm")
-    ]
+    discs = _discs(dungeon, starts_too=True)
     size = default_size_mm("start", dungeon.get("ruleset") or "line-classic")
-    taken = {item["id"] for key in ("areas", "walls", "elements") for item in dungeon[key]}
-    ids = (i for i in ("start", *(f"start-{n}" for n in range(2, 10_000))) if i not in taken)
-    rooms = [i for i, area in enumerate(geometry.areas) if area.kind == "room"]
-    for index in rooms:
+    for index, area in enumerate(geometry.areas):
         if len(starts) >= count:
             break
         polygon = geometry.polygons[index]
-        if any(polygon.buffer(snap + 0.5).covers(Point(e["at"])) for e in starts):
-            continue  # this room has its Start
+        if area.kind != "room" or any(polygon.buffer(snap + 0.5).covers(Point(e["at"])) for e in starts):
+            continue  # a corridor, or a room that has its Start
         spot = walls.middle_on(polygon, size / 2, discs, overlap)
         if spot is None:
             continue
-        start = {"id": next(ids), "kind": "start", "at": [round(spot[0], 3), round(spot[1], 3)], "size_mm": size}
-        start["rotation_deg"] = 0
-        dungeon["elements"].append(start)
+        start = _new_start(dungeon, spot, size)
         starts.append(start)
         discs.append((*spot, size / 2))
-        note("the level", f"a Start '{start['id']}' was added on the outer wall of room '{geometry.areas[index].id}'")
+        note("the level", f"a Start '{start['id']}' was added on the outer wall of room '{area.id}'")
     return len(starts)
 
 
