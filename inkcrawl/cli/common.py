@@ -81,17 +81,31 @@ class CommandStop(Exception):
         self.status = status
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (``--games``, ``--workers``...)."""
+def whole_number(low: int | None = None, high: int | None = None, what: str = ""):
+    """An argparse type: a whole number from ``low`` to ``high`` (either end open when ``None``);
+    the refusal names the range (``use 1 to 100``, ``use at least 1``), ``what`` may say it in
+    the field's own words (``a seed is a whole number from 0``)."""
     import argparse
 
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("use at least 1")
-    return value
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            if what:
+                raise argparse.ArgumentTypeError(what)
+            span = f"{low} to {high}" if low is not None and high is not None else f"at least {low}"
+            if low is None:
+                span = f"at most {high}"
+            raise argparse.ArgumentTypeError(f"use {span}")
+        return value
+
+    return parse
+
+
+#: An argparse type: a whole number of at least 1 (``--games``, ``--workers``...).
+positive_int = whole_number(1)
 
 
 def add_run_options(parser) -> None:

@@ -17,6 +17,7 @@ from inkcrawl.cli.common import (
     check_output_file,
     read_spec_file,
     terminal_safe,
+    whole_number,
     write_failure,
 )
 
@@ -52,26 +53,9 @@ constraints, an existing output, an output that cannot be written; 130 Ctrl+C, 1
 
 #: Most dungeons one run generates.
 MAX_COUNT = 1000
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 1 <= value <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"use 1 to {MAX_COUNT}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("a seed is a whole number from 0")
-    return value
+#: argparse types: ``--count`` (1 to :data:`MAX_COUNT`) and ``--seed`` (a whole number from 0).
+_count = whole_number(1, MAX_COUNT)
+_seed = whole_number(0, what="a seed is a whole number from 0")
 
 
 def _seconds(text: str) -> float:

@@ -30,6 +30,7 @@ from inkcrawl.cli.common import (
     load_games,
     positive_int,
     terminal_safe,
+    whole_number,
     write_failure,
 )
 from inkcrawl.simulate import format_text, simulate
@@ -71,11 +72,7 @@ def _skills(text: str) -> list[float]:
     return values
 
 
-def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+_seed = whole_number()
 
 
 def register(subparsers) -> None:
