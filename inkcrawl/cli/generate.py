@@ -115,11 +115,9 @@ def _read_constraints(path_text: str) -> dict:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from inkcrawl.cli.new import FAMILY_RULESETS, PACK_DUNGEONS
-    from inkcrawl.generate import DEFAULT_TIME_LIMIT, GenerateError, GeneratorBug, generate_grid, grid_spec
-    from inkcrawl.jsonio import dumps_canonical
+    from inkcrawl.cli.new import FAMILY_RULESETS
+    from inkcrawl.generate import DEFAULT_TIME_LIMIT
     from inkcrawl.suggest import expected
-    from inkcrawl.templates import slug
     from inkcrawl.validate import RulesetRegistry
 
     constraints = _read_constraints(args.constraints) if args.constraints else None
@@ -148,30 +146,58 @@ def _generate(args: argparse.Namespace) -> int:
             raise CommandStop(refused)
     limit = args.time_limit or DEFAULT_TIME_LIMIT
     if family == "line":
-        return _generate_line(args, constraints, ruleset, output, limit)
-    try:
-        spec = grid_spec(constraints, ruleset)
-    except GenerateError as exc:
-        raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
-    results = []
+        make, describe = _line_family(constraints, ruleset, args.seed, args.count, limit)
+    else:
+        make, describe = _grid_family(constraints, ruleset, args.seed, args.count, limit)
+    return _generate_and_write(args, output, ruleset, make, describe)
+
+
+def _generate_and_write(args: argparse.Namespace, output: Path, ruleset, make, describe) -> int:
+    """Generate the ``args.count`` dungeons (``make(index, dungeon_id)``, either family), then
+    write the file or the pack (whole or not at all) and a line per dungeon (``describe(result)``)."""
+    from inkcrawl.cli.new import PACK_DUNGEONS
+    from inkcrawl.generate import GenerateError, GeneratorBug
+    from inkcrawl.jsonio import dumps_canonical
+    from inkcrawl.templates import slug
+
     pack_id = slug(Path(os.path.abspath(output)).name, "pack")
+    results = []
     for index in range(args.count):
         dungeon_id = (
             (slug(output.stem)[:64].strip("-") or "dungeon") if args.count == 1 else f"{pack_id[:56]}-{index + 1:02d}"
         )
         try:
-            results.append(generate_grid(spec, args.seed, index, args.count, dungeon_id=dungeon_id, time_limit=limit))
+            results.append(make(index, dungeon_id))
+        except GeneratorBug as exc:
+            raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
         except GenerateError as exc:
             where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
             raise CommandStop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
-        except GeneratorBug as exc:
-            raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
     if args.count == 1:
         _write_file(output, dumps_canonical(results[0].data), args.force)
     else:
         _write_pack(output, pack_id, ruleset.id, results, args.seed, PACK_DUNGEONS)
     for result in results:
         shown = output if args.count == 1 else output / PACK_DUNGEONS / f"{result.data['id']}.json"
+        print(terminal_safe(f"wrote {shown} ('{result.data['sheet']['title']}': {describe(result)})"))
+    print(terminal_safe(f"next: inkcrawl validate {output}   or   inkcrawl edit {output}"))
+    return EXIT_OK
+
+
+def _grid_family(constraints: dict | None, ruleset, seed: int, count: int, limit: float):
+    """``(make, describe)`` of :func:`_generate_and_write` for grid dungeons
+    (:func:`inkcrawl.generate.generate_grid`)."""
+    from inkcrawl.generate import GenerateError, generate_grid, grid_spec
+
+    try:
+        spec = grid_spec(constraints, ruleset)
+    except GenerateError as exc:
+        raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+
+    def make(index: int, dungeon_id: str):
+        return generate_grid(spec, seed, index, count, dungeon_id=dungeon_id, time_limit=limit)
+
+    def describe(result) -> str:
         tries = f"{result.tries} tr{'y' if result.tries == 1 else 'ies'}"
         note = f"{len(result.data['passages'])} passages ({result.density:.0%} of inner edges), {tries}"
         if result.mean_score is not None and result.score_range is not None:
@@ -182,58 +208,36 @@ def _generate(args: argparse.Namespace) -> int:
                 f"({difficulty['policy']}, {difficulty['players']} players, {difficulty['games']} games, "
                 f"seed {difficulty['seed']})"
             )
-        title = result.data["sheet"]["title"]
-        print(terminal_safe(f"wrote {shown} ('{title}': {note})"))
-    print(terminal_safe(f"next: inkcrawl validate {output}   or   inkcrawl edit {output}"))
-    return EXIT_OK
+        return note
+
+    return make, describe
 
 
-def _generate_line(args: argparse.Namespace, constraints: dict | None, ruleset, output: Path, limit: float) -> int:
-    """``--family line``: :func:`inkcrawl.generate.line.generate_line` for each dungeon, then the
-    file or pack written as for the grid family."""
-    from inkcrawl.cli.new import PACK_DUNGEONS
-    from inkcrawl.generate import GenerateError, GeneratorBug, line_spec
+def _line_family(constraints: dict | None, ruleset, seed: int, count: int, limit: float):
+    """``(make, describe)`` of :func:`_generate_and_write` for line dungeons
+    (:func:`inkcrawl.generate.line.generate_line`, a par curve followed over the pack)."""
+    from inkcrawl.generate import GenerateError, line_spec
     from inkcrawl.generate.line import generate_line
-    from inkcrawl.jsonio import dumps_canonical
-    from inkcrawl.templates import slug
 
     try:
         spec = line_spec(constraints, ruleset)
     except GenerateError as exc:
         raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
-    pack_id = slug(Path(os.path.abspath(output)).name, "pack")
-    results = []
-    for index in range(args.count):
-        dungeon_id = (
-            (slug(output.stem)[:64].strip("-") or "dungeon") if args.count == 1 else f"{pack_id[:56]}-{index + 1:02d}"
-        )
-        try:
-            results.append(
-                generate_line(
-                    spec.for_index(index, args.count), args.seed, index, dungeon_id=dungeon_id, time_limit=limit
-                )
-            )
-        except (GenerateError, GeneratorBug) as exc:
-            where = f"dungeon {index + 1} of {args.count}: " if args.count > 1 else ""
-            raise CommandStop(f"{where}{exc}; nothing written", EXIT_PROBLEMS) from exc
-    if args.count == 1:
-        _write_file(output, dumps_canonical(results[0].data), args.force)
-    else:
-        _write_pack(output, pack_id, ruleset.id, results, args.seed, PACK_DUNGEONS)
-    for result in results:
-        shown = output if args.count == 1 else output / PACK_DUNGEONS / f"{result.data['id']}.json"
+
+    def make(index: int, dungeon_id: str):
+        return generate_line(spec.for_index(index, count), seed, index, dungeon_id=dungeon_id, time_limit=limit)
+
+    def describe(result) -> str:
         populated = result.populated
         target = ""
         if populated.par_range is not None:
             target = f" in {populated.par_range[0]:g}..{populated.par_range[1]:g}"
-        note = (
+        return (
             f"{result.rooms} rooms, {result.corridors} corridors, {result.doors} locked "
-            f"door{'' if result.doors == 1 else 's'} (keys "
-            f"{populated.depth} deep), par {populated.par} VP{target}"
+            f"door{'' if result.doors == 1 else 's'} (keys {populated.depth} deep), par {populated.par} VP{target}"
         )
-        print(terminal_safe(f"wrote {shown} ('{result.data['sheet']['title']}': {note})"))
-    print(terminal_safe(f"next: inkcrawl validate {output}   or   inkcrawl edit {output}"))
-    return EXIT_OK
+
+    return make, describe
 
 
 def _new_pack_folder(folder: Path) -> str | None:
