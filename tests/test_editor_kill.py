@@ -18,10 +18,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +28,7 @@ from xml.etree import ElementTree
 import pytest
 
 from tests.editor_support import LINE_DUNGEON, LINE_PACK, REPO
+from tests.kill_support import kill_when_the_temporary_file_appears, stop_before_rename_and_kill
 
 pytestmark = pytest.mark.skipif(
     os.name != "posix" or not hasattr(os, "WUNTRACED"), reason="needs POSIX signals (SIGKILL, SIGSTOP)"
@@ -228,59 +227,15 @@ def _stop_before_rename_and_kill(tmp_path: Path, case: Case) -> int:
     """Run the editor until it stops itself just before a complete temporary file replaces
     ``case.stop_at``, then SIGKILL it; returns its process id. Fails if it ends without
     reaching that moment (a write that does not go through the safe-write path)."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", _EDITOR, *_argv(case, stop=True)],
-        cwd=REPO,
-        env=_env(tmp_path),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        _, status = os.waitpid(process.pid, os.WUNTRACED)  # returns when it stops (or ends)
-        if not os.WIFSTOPPED(status):
-            process.returncode = os.waitstatus_to_exitcode(status)
-            error = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
-            pytest.fail(f"the editor ended (status {process.returncode}) before replacing {case.stop_at}: {error}")
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=60)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            process.wait()
-        if process.stderr:
-            process.stderr.close()
-    assert process.returncode == -signal.SIGKILL
-    return process.pid
+    command = [sys.executable, "-c", _EDITOR, *_argv(case, stop=True)]
+    return stop_before_rename_and_kill(command, REPO, _env(tmp_path), f"the editor's {case.stop_at}")
 
 
 def _kill_when_the_temporary_file_appears(tmp_path: Path, case: Case) -> bool:
     """Run the editor's write (no stop) and SIGKILL it as soon as its temporary file is seen
     beside ``case.output``; returns whether it was (False: the write ended between two looks)."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", _EDITOR, *_argv(case, stop=False)],
-        cwd=REPO,
-        env=_env(tmp_path),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    prefix = f".{case.output.name}.inkcrawl-{process.pid}-"
-    seen = False
-    deadline = time.monotonic() + 240
-    try:
-        while process.poll() is None and time.monotonic() < deadline:
-            with os.scandir(case.output.parent) as entries:
-                if any(entry.name.startswith(prefix) for entry in entries):
-                    process.send_signal(signal.SIGKILL)
-                    seen = True
-                    break
-            time.sleep(0.0005)  # a polling interval, not a wait for an event
-    finally:
-        if process.poll() is None and not seen:
-            process.kill()
-        process.wait(timeout=60)
-    return seen
+    command = [sys.executable, "-c", _EDITOR, *_argv(case, stop=False)]
+    return kill_when_the_temporary_file_appears(command, REPO, _env(tmp_path), case.output, 240)
 
 
 def _run_normally(tmp_path: Path, case: Case) -> dict:

@@ -27,7 +27,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from xml.etree import ElementTree
 
 import pytest
 from conftest import FIXTURES, PACKS, REPO
+from kill_support import kill_when_the_temporary_file_appears, stop_before_rename_and_kill
 
 pytestmark = pytest.mark.skipif(
     os.name != "posix" or not hasattr(os, "WUNTRACED"), reason="needs POSIX signals (SIGKILL, SIGSTOP)"
@@ -222,59 +222,14 @@ def _stop_before_rename_and_kill(argv: list[str], target: Path) -> int:
     """Run the command until it stops itself just before its temporary file replaces ``target``,
     then SIGKILL it; returns its process id. Fails if it exits without reaching that moment (a
     write that does not go through the one safe-write path)."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", _STOP_BEFORE_RENAME, str(target), *argv],
-        cwd=REPO,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        _, status = os.waitpid(process.pid, os.WUNTRACED)  # returns when it stops (or ends)
-        if not os.WIFSTOPPED(status):
-            process.returncode = os.waitstatus_to_exitcode(status)
-            error = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
-            pytest.fail(f"{argv[0]} ended (status {process.returncode}) without replacing {target}: {error[-2000:]}")
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=60)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            process.wait()
-        if process.stderr:
-            process.stderr.close()
-    assert process.returncode == -signal.SIGKILL
-    return process.pid
+    command = [sys.executable, "-c", _STOP_BEFORE_RENAME, str(target), *argv]
+    return stop_before_rename_and_kill(command, REPO, _env(), f"{target} ({argv[0]})")
 
 
 def _kill_when_the_temporary_file_appears(argv: list[str], target: Path) -> bool:
     """Run ``inkcrawl ARGV`` and SIGKILL it as soon as its temporary file is seen beside
     ``target``; returns whether it was (False: the write ended between two looks)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "inkcrawl", *argv],
-        cwd=REPO,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    prefix = f".{target.name}.inkcrawl-{process.pid}-"
-    seen = False
-    deadline = time.monotonic() + 120
-    try:
-        while process.poll() is None and time.monotonic() < deadline:
-            with os.scandir(target.parent) as entries:
-                if any(entry.name.startswith(prefix) for entry in entries):
-                    process.send_signal(signal.SIGKILL)
-                    seen = True
-                    break
-            time.sleep(0.0005)  # a polling interval, not a wait for an event
-    finally:
-        if process.poll() is None and not seen:
-            process.kill()
-        process.wait(timeout=60)
-    return seen
+    return kill_when_the_temporary_file_appears([sys.executable, "-m", "inkcrawl", *argv], REPO, _env(), target, 120)
 
 
 #: Every kill performed, by writer and moment (printed at the end of the module with ``-s``).
