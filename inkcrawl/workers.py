@@ -36,6 +36,7 @@ import pickle
 import queue
 import signal
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -91,8 +92,6 @@ def can_fork() -> bool:
 def qt_running() -> bool:
     """Whether this process runs Qt (a ``QCoreApplication`` exists), asked without importing
     Qt. Such a process is never forked: Qt's threads would not survive it."""
-    import sys
-
     core = sys.modules.get("PySide6.QtCore")
     return core is not None and core.QCoreApplication.instance() is not None
 
@@ -100,6 +99,32 @@ def qt_running() -> bool:
 def fork_is_safe() -> bool:
     """Whether workers may be forked from this process: the platform can, and Qt does not run."""
     return can_fork() and not qt_running()
+
+
+#: How much lower than the editor's UI a background worker runs (POSIX niceness; on Windows the
+#: "below normal" priority class). Two cores are shared by the UI thread, the sheet worker and the
+#: validation and autosave worker: at equal priority the scheduler hands a worker's time slice of
+#: several milliseconds to it while the UI thread waits, which shows as a stalled frame (issue #16).
+BACKGROUND_NICENESS = 10
+
+
+def lower_priority(niceness: int = BACKGROUND_NICENESS) -> None:
+    """Run the calling process at background priority, so an interactive process on the same
+    cores (the editor's UI thread) gets a core first: ``os.nice(niceness)`` on POSIX (the kernel
+    then gives it about a tenth of a nice-0 process's share of a contended core), the
+    ``BELOW_NORMAL_PRIORITY_CLASS`` on Windows. Meant as a :class:`WorkerPool` ``initializer``.
+    Best effort: never raises (a system that refuses keeps the normal priority)."""
+    try:
+        if hasattr(os, "nice"):
+            os.nice(niceness)
+        elif sys.platform == "win32":  # pragma: no cover - Windows only
+            import ctypes
+
+            below_normal = 0x00004000
+            kernel = ctypes.windll.kernel32  # type: ignore[attr-defined]
+            kernel.SetPriorityClass(kernel.GetCurrentProcess(), below_normal)
+    except (OSError, AttributeError):
+        pass
 
 
 # --------------------------------------------------------------------------------------------

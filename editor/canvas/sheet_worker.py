@@ -23,7 +23,7 @@ import os
 from collections import OrderedDict
 from concurrent.futures import Future
 
-from inkcrawl.workers import WorkerPool
+from inkcrawl.workers import WorkerPool, lower_priority
 
 #: The largest coordinate or length the dungeon format allows, in mm (the schema's ``mm``).
 FORMAT_LIMIT_MM = 10000
@@ -258,7 +258,7 @@ class SheetWorker:
     def _live_pool(self) -> WorkerPool:
         if self._pool is None or self._pool.broken:
             self.shutdown()
-            self._pool = WorkerPool(1, start="spawn", name="inkcrawl-sheet-worker")
+            self._pool = WorkerPool(1, start="spawn", initializer=lower_priority, name="inkcrawl-sheet-worker")
         return self._pool
 
     def pids(self) -> list[int]:

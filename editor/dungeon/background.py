@@ -13,6 +13,8 @@ busy Python thread makes each of the UI thread's Qt calls wait for the GIL again
 3 ms canvas update took 140-300 ms next to a busy thread). It is one
 :class:`inkcrawl.workers.WorkerPool` process started with ``spawn`` (it shares nothing with Qt),
 separate from the sheet worker so a validation never queues behind a one-second sheet render.
+Both run at background priority (:func:`inkcrawl.workers.lower_priority`): on two busy cores the
+scheduler gives the UI thread a core first, instead of a worker's whole time slice.
 A worker that dies fails its job with :class:`inkcrawl.workers.WorkerDied`; callers then do the
 work on the UI thread once, and the next job starts a new worker.
 
@@ -39,7 +41,7 @@ from inkcrawl.jsonio import dumps_canonical, write_text_atomic
 from inkcrawl.model import Dungeon
 from inkcrawl.problems import Problem
 from inkcrawl.validate import RulesetRegistry, check_dungeon_data
-from inkcrawl.workers import WorkerPool
+from inkcrawl.workers import WorkerPool, lower_priority
 
 
 def snapshot(dungeon: Dungeon) -> bytes:
@@ -126,7 +128,7 @@ class BackgroundWorker:
     def _live_pool(self) -> WorkerPool:
         if self._pool is None or self._pool.broken:
             self.shutdown()
-            self._pool = WorkerPool(1, start="spawn", name="inkcrawl-editor-background")
+            self._pool = WorkerPool(1, start="spawn", initializer=lower_priority, name="inkcrawl-editor-background")
         return self._pool
 
     def _live_relay(self) -> _Relay:
