@@ -8,13 +8,16 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QLabel
 
-from editor.dungeon.generating import merge_constraints, populate_edit, read_constraints_file
+from editor.dungeon.generating import default_paper, merge_constraints, populate_edit, read_constraints_file
 from editor.dungeon.templates import slug
 from inkcrawl.generate import generate_grid, grid_spec, line_spec
+from inkcrawl.generate.line import generate_line
 from inkcrawl.generate.populate import layout_of, populate_line
+from inkcrawl.papers import paper_name
 from inkcrawl.rulesets import bundled_rulesets
-from tests.editor_support import GRID_DUNGEON, GRID_PACK, LINE_DUNGEON, LINE_PACK, make_window
+from tests.editor_support import GRID_DUNGEON, GRID_PACK, LINE_DUNGEON, LINE_PACK, copy_pack, make_window
 
 #: A spawned worker starts a fresh interpreter: allow for a loaded 2-core machine.
 JOB_TIMEOUT_MS = 90_000
@@ -333,3 +336,194 @@ def test_a_constraints_files_grid_size_shows_in_the_size_fields(qtbot, tmp_path)
     grid = dialog.constraints()["grid"]
     assert (grid["columns"], grid["rows"]) == (5, 4)
     dialog.reject()
+
+
+# line.paper, line.corridors and line.starts (issue #14: the dialog lacked them) --------------------
+
+
+def _line_dialog(window):
+    dialog = window.generator.generate()
+    _set_family(dialog, "line")
+    assert dialog.chosen_ruleset().id == "line-classic"
+    return dialog
+
+
+def _set_range(dialog, name: str, low: int, high: int) -> None:
+    check, (low_box, high_box) = dialog.line_ranges[name]
+    check.setChecked(True)
+    low_box.setValue(low)
+    high_box.setValue(high)
+
+
+def _count_kind(data: dict, member: str, kind: str) -> int:
+    return sum(1 for item in data[member] if item["kind"] == kind)
+
+
+def test_paper_corridors_and_starts_reach_the_generated_dungeon(qtbot):
+    window = make_window(qtbot)
+    dialog = _line_dialog(window)
+    assert dialog.paper.currentData() == "a4"  # nothing open names a paper: the generator's default
+    assert [dialog.paper.itemData(i) for i in range(dialog.paper.count())] == [
+        "a5",
+        "a4",
+        "a3",
+        "letter",
+        "legal",
+        "tabloid",
+    ]
+    assert dialog.paper.itemText(dialog.paper.findData("letter")).startswith("Letter")
+    # unticked ranges are "any": their keys are left out, so the generator's defaults apply
+    assert not dialog.line_ranges["corridors"][0].isChecked() and not dialog.line_ranges["starts"][0].isChecked()
+    assert "corridors" not in dialog.constraints().get("line", {})
+    assert "starts" not in dialog.constraints().get("line", {})
+    any_note = dialog.findChild(QLabel, "corridors_any")
+    assert any_note.text() == "any" and any_note.isVisibleTo(dialog)
+    _set_range(dialog, "corridors", 6, 4)  # typed backwards: the same range
+    assert not any_note.isVisibleTo(dialog)
+    assert dialog.constraints()["line"]["corridors"] == [4, 6]
+    dialog.seed.setValue(4)
+    dialog.paper.setCurrentIndex(dialog.paper.findData("letter"))
+    dialog.line_counts["rooms"].setValue(5)
+    _set_range(dialog, "corridors", 5, 5)  # both ends equal: a count
+    _set_range(dialog, "starts", 3, 3)
+    expected_line = {"paper": "letter", "rooms": 5, "corridors": 5, "starts": 3}
+    assert dialog.constraints()["line"] == expected_line
+    _run(qtbot, dialog)
+    assert not dialog.isVisible(), dialog.message.text()
+    data = window.current.dungeon.to_dict()
+    # Letter is 8.5 x 11 in = 215.9 x 279.4 mm; 5 rooms joined by 5 corridors (one loop); 3 Starts
+    assert (data["sheet"]["paper"]["width_mm"], data["sheet"]["paper"]["height_mm"]) == (215.9, 279.4)
+    assert _count_kind(data, "areas", "room") == 5
+    assert _count_kind(data, "areas", "corridor") == 5
+    assert _count_kind(data, "elements", "start") == 3
+    assert _errors(window.current) == []
+    # the dungeon the command line makes from the same constraints file and seed
+    ruleset = bundled_rulesets()["line-classic"]
+    constraints = {"type": "constraints", "format_version": 1, "family": "line", "line": expected_line}
+    expected = generate_line(line_spec(constraints, ruleset), 4).data
+    expected["id"] = slug(expected["sheet"]["title"])
+    assert data == expected
+
+
+def test_the_paper_starts_at_the_current_dungeons_else_the_packs(qtbot, tmp_path):
+    pack = copy_pack(tmp_path)
+    papers = {"01-candlewick-cellars": (250, 250), "02-verdigris-bell-vault": (215.9, 279.4)}
+    for stem, (width, height) in papers.items():
+        path = pack / "dungeons" / f"{stem}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["sheet"]["paper"].update(width_mm=width, height_mm=height)
+        path.write_text(json.dumps(data), encoding="utf-8")
+    window = make_window(qtbot, pack)
+    by_stem = {Path(d.path).stem: d for d in window.documents}
+    # a 250 x 250 mm sheet has no name: the first of the pack's sheets that has one, Letter
+    window.set_current(by_stem["01-candlewick-cellars"])
+    assert window.generator.generate().paper.currentData() == "letter"
+    window.set_current(by_stem["03-orchard-of-drowned-lanterns"])  # an A4 sheet
+    assert window.generator.generate().paper.currentData() == "a4"
+    window.generator.dialog.reject()
+
+
+def test_paper_names_of_sheet_sizes():
+    assert paper_name(215.9, 279.4) == "letter"
+    assert paper_name(297, 210) == "a4"  # landscape A4 is A4 paper (the generator draws portrait)
+    assert paper_name(148.4, 209.6) == "a5"  # within half a millimetre
+    assert paper_name(149, 210) is None
+    assert default_paper([(250, 250), (420, 297), (210, 297)]) == "a3"
+    assert default_paper([(250, 250)]) is None
+
+
+def test_a_constraints_files_paper_corridors_and_starts_show_in_the_fields(qtbot, tmp_path):
+    window = make_window(qtbot)
+    dialog = window.generator.generate()
+    _set_family(dialog, "grid")
+    first = tmp_path / "first.json"
+    first.write_text(
+        json.dumps(
+            {
+                "type": "constraints",
+                "format_version": 1,
+                "family": "line",
+                "line": {"rooms": 4, "paper": "a5", "corridors": [3, 4], "starts": 2},
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert dialog.set_constraints_file(first) is True
+    assert dialog.family() == "line"
+    assert dialog.paper.currentData() == "a5"
+    corridors_on, (corridors_low, corridors_high) = dialog.line_ranges["corridors"]
+    starts_on, (starts_low, starts_high) = dialog.line_ranges["starts"]
+    assert corridors_on.isChecked() and (corridors_low.value(), corridors_high.value()) == (3, 4)
+    assert starts_on.isChecked() and (starts_low.value(), starts_high.value()) == (2, 2)
+    assert dialog.constraints()["line"] == {"rooms": 4, "paper": "a5", "corridors": [3, 4], "starts": 2}
+    # a field changed overrides the file; a second file that sets none of them gets the defaults
+    # back in the fields the first file filled, and keeps the one the user changed
+    starts_high.setValue(3)
+    second = tmp_path / "second.json"
+    second.write_text(
+        json.dumps({"type": "constraints", "format_version": 1, "family": "line", "line": {"rooms": 5}}),
+        encoding="utf-8",
+    )
+    assert dialog.set_constraints_file(second) is True
+    assert dialog.paper.currentData() == "a4" and not corridors_on.isChecked()
+    assert starts_on.isChecked() and (starts_low.value(), starts_high.value()) == (2, 3)
+    assert dialog.constraints()["line"] == {"rooms": 5, "paper": "a4", "starts": [2, 3]}
+    dialog.reject()
+
+
+def test_too_many_starts_and_too_few_corridors_are_explained_in_the_dialog(qtbot):
+    window = make_window(qtbot)
+    dialog = _line_dialog(window)
+    dialog.seed.setValue(4)
+    dialog.line_counts["rooms"].setValue(5)
+    _set_range(dialog, "starts", 9, 9)
+    _run(qtbot, dialog)
+    assert dialog.isVisible() and dialog.message.isVisible()
+    text = dialog.message.text()
+    # one Start a room, on a room's outer wall: 5 rooms hold 5 at most
+    assert "Nothing was generated" in text and "line.starts" in text and "9 Starts" in text and "room for 5" in text
+    assert window.documents == []
+    _set_range(dialog, "starts", 1, 1)
+    _set_range(dialog, "corridors", 2, 3)
+    _run(qtbot, dialog)
+    text = dialog.message.text()
+    # a spanning tree of 5 rooms has 4 corridors
+    assert "line.corridors" in text and "at least 4 corridors" in text and "Traceback" not in text
+    assert dialog.isVisible() and window.documents == []
+    assert dialog.line_ranges["corridors"][0].isChecked()  # the choices are kept
+    assert (dialog.line_ranges["corridors"][1][0].value(), dialog.line_ranges["corridors"][1][1].value()) == (2, 3)
+
+
+def test_the_line_fields_are_hidden_for_grid_and_the_dialog_fits_1280_px(qtbot, tmp_path):
+    window = make_window(qtbot)
+    dialog = window.generator.generate()
+    fields = [dialog.paper, dialog.line_ranges["corridors"][0], dialog.line_ranges["starts"][0]]
+    screen = window.screen().availableGeometry()
+    for family in ("grid", "line"):
+        _set_family(dialog, family)
+        qtbot.wait(10)
+        assert all(field.isVisibleTo(dialog) == (family == "line") for field in fields)
+        assert max(dialog.minimumSizeHint().width(), dialog.minimumWidth()) <= 1280
+        assert dialog.minimumSizeHint().height() <= screen.height()
+    _set_family(dialog, "grid")
+    assert "line" not in dialog.constraints()  # the grid family's constraints never carry them
+    dialog.reject()
+    # populate: the layout is drawn already, so no paper and no corridors; the Starts stay
+    assert window.open_path(_layout_file(tmp_path))
+    populate = window.generator.populate()
+    assert "corridors" not in populate.line_ranges and not populate.paper.isVisibleTo(populate)
+    assert populate.line_ranges["starts"][0].isVisibleTo(populate)
+    _set_range(populate, "starts", 2, 2)
+    assert populate.constraints()["line"] == {"starts": 2}
+    populate.reject()
+
+
+def test_merge_constraints_writes_paper_corridors_and_starts():
+    base = {"type": "constraints", "format_version": 1, "family": "line", "line": {"paper": "a5", "starts": 4}}
+    fields = {"paper": "letter", "corridors": (6, 4), "starts": (2, 2)}
+    merged = merge_constraints(base, "line", "line-classic", fields)
+    assert merged["line"] == {"paper": "letter", "corridors": [4, 6], "starts": 2}
+    kept = merge_constraints(base, "line", "line-classic", {"paper": None, "corridors": None, "starts": None})
+    assert kept["line"] == {"paper": "a5", "starts": 4}  # "any": the file's members
+    populate = merge_constraints(None, "line", "line-classic", fields, populate=True)
+    assert populate["line"] == {"starts": 2}  # paper and corridors are for generate only

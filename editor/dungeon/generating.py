@@ -22,12 +22,44 @@ from typing import Any
 
 from editor.dungeon.edits import AddObjects, ChangeSheet, Compound, DeleteObjects, Edit, EditError
 from inkcrawl.model import Dungeon, dungeon_from_dict
+from inkcrawl.papers import paper_name
 from inkcrawl.rulesets import Ruleset
 
 #: Line element kinds the dialog offers a count for (docs/generating.md, ``line.elements``).
 LINE_FIELD_KINDS = ("monster", "plant", "treasure", "orb", "boss")
 #: Grid feature counts the dialog offers (``grid.features``: the unlettered kinds and ``pairs``).
 GRID_FIELD_KINDS = ("loot", "dragon", "pairs")
+#: Line layout members the dialog offers as a count or a range (``line.corridors``: generate
+#: only; ``line.starts``: generate and populate).
+LINE_RANGE_FIELDS = ("corridors", "starts")
+
+
+def paper_label(name: str) -> str:
+    """The printed name of the paper ``name`` (a key of :data:`inkcrawl.papers.PAPER_SIZES`):
+    ``"A4"``, ``"Letter"``. Raises ``KeyError`` for a name not there."""
+    from inkcrawl.generate.constraints import paper_sheet
+
+    return paper_sheet(name).label
+
+
+def default_paper(papers: list[tuple[float, float]]) -> str | None:
+    """The paper the Generate dialog starts at: the name (:func:`inkcrawl.papers.paper_name`) of the first of
+    ``papers`` (``(width_mm, height_mm)`` of the current dungeon's sheet, then the open pack's)
+    that has one; ``None`` when none has (the dialog then starts at A4, the generator's default)."""
+    for width, height in papers:
+        name = paper_name(width, height)
+        if name is not None:
+            return name
+    return None
+
+
+def _count(value: Any) -> int | list[int]:
+    """A field's count or ``(low, high)`` range as the schema's ``count``: a range whose ends
+    are equal is that count; the ends are put in order."""
+    if isinstance(value, (tuple, list)):
+        low, high = sorted(int(v) for v in value)
+        return low if low == high else [low, high]
+    return int(value)
 
 
 def read_constraints_file(path: Path) -> tuple[dict | None, list[str]]:
@@ -61,9 +93,12 @@ def merge_constraints(
 
     ``fields`` (every member optional; ``None`` keeps the file's or the ruleset's value):
     grid: ``columns``, ``rows``, ``entryways``, ``loot``, ``dragon``, ``pairs`` (counts),
-    ``mean_score`` (``(low, high)`` VP); line: ``rooms``, ``locked_doors`` (generate only:
-    left out with ``populate``) and a count per kind of :data:`LINE_FIELD_KINDS`, ``par``
-    (``(low, high)`` VP). Raises ``ValueError`` when ``base`` is for the other family."""
+    ``mean_score`` (``(low, high)`` VP); line: ``rooms``, ``locked_doors``, ``corridors``
+    (a count or ``(low, high)``) and ``paper`` (a key of :data:`inkcrawl.papers.PAPER_SIZES`),
+    all generate only (left out with ``populate``), ``starts`` (a count or ``(low, high)``),
+    a count per kind of :data:`LINE_FIELD_KINDS` and ``par`` (``(low, high)`` VP). A range
+    whose ends are equal is written as that count. Raises ``ValueError`` when ``base`` is for
+    the other family. RULES.md 1 and 2; docs/generating.md."""
     out: dict[str, Any] = (
         copy.deepcopy(base) if base is not None else {"type": "constraints", "format_version": 1, "family": family}
     )
@@ -87,6 +122,11 @@ def merge_constraints(
             for member in ("rooms", "locked_doors"):
                 if member in given:
                     section[member] = int(given[member])
+            if "paper" in given:
+                section["paper"] = str(given["paper"])
+        for member in LINE_RANGE_FIELDS:
+            if member in given and (member == "starts" or not populate):
+                section[member] = _count(given[member])
         elements = {k: int(given[k]) for k in LINE_FIELD_KINDS if k in given}
         if elements:
             section["elements"] = {**section.get("elements", {}), **elements}
@@ -206,8 +246,11 @@ def populate_edit(dungeon: Dungeon, populated: dict) -> Edit:
 __all__ = [
     "GRID_FIELD_KINDS",
     "LINE_FIELD_KINDS",
+    "LINE_RANGE_FIELDS",
+    "default_paper",
     "generate_job",
     "merge_constraints",
+    "paper_label",
     "populate_edit",
     "populate_job",
     "read_constraints_file",

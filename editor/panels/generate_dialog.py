@@ -5,10 +5,13 @@
 pack's: :meth:`editor.files.manager.FileManager.new_defaults`), a seed (with a Random Seed
 button), the common constraints as fields (grid size, entryways and feature counts, or rooms,
 locked doors and element counts; a difficulty target: a mean-score range for grid dungeons, a
-par range for line ones) and an optional constraints file, checked against
-``schemas/constraints.schema.json`` when chosen and again on Generate (each problem shown in the
-dialog with its JSON pointer). A field left at "ruleset" keeps the file's member, else the
-ruleset's value; a field set overrides the file (:func:`editor.dungeon.generating.merge_constraints`).
+par range for line ones), the line layout's paper (at the open dungeon's or pack's, else A4),
+corridors and Starts (each "any", a count or a range), and an optional constraints file,
+checked against ``schemas/constraints.schema.json`` when chosen and again on Generate (each
+problem shown in the dialog with its JSON pointer). A field left at "ruleset" (a range left unticked: "any") keeps
+the file's member, else the ruleset's (the generator's) value; a field set overrides the file
+(:func:`editor.dungeon.generating.merge_constraints`). A chosen file's grid size, paper,
+corridors and Starts show in their fields.
 
 Generation runs in a worker process of its own (:class:`GenerationWorker`, one
 :class:`inkcrawl.workers.WorkerPool` process started with ``spawn``) while the dialog shows a busy
@@ -18,9 +21,10 @@ constraint it names included; the fields stay as they were so the user can chang
 opens as a new unsaved dungeon, like File > New (:meth:`FileManager.open_generated`).
 
 Populate works on the current line dungeon, with the same dialog less the family, ruleset and
-layout fields: its result is pushed as **one undo step** (:func:`editor.dungeon.generating.populate_edit`)
-that adds the scoring content and changes nothing of the layout's areas, walls, doors, labels and
-Starts. Ctrl+Z takes the whole of it back.
+layout fields (paper, rooms, corridors, locked doors; the Starts field stays): its result is
+pushed as **one undo step** (:func:`editor.dungeon.generating.populate_edit`) that adds the
+scoring content and changes nothing of the layout's areas, walls, doors, labels and Starts.
+Ctrl+Z takes the whole of it back.
 
 Tests drive the dialog without ``exec()``: :meth:`Generator.generate` and :meth:`Generator.populate`
 open it window-modal with ``open()`` and return it; the tests set its fields and click its buttons.
@@ -35,6 +39,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -55,14 +60,18 @@ from editor.dungeon.background import BackgroundWorker
 from editor.dungeon.generating import (
     GRID_FIELD_KINDS,
     LINE_FIELD_KINDS,
+    LINE_RANGE_FIELDS,
+    default_paper,
     generate_job,
     merge_constraints,
+    paper_label,
     populate_edit,
     populate_job,
     read_constraints_file,
 )
 from editor.panels.grid_dialogs import MAX_SIDE
 from editor.panels.ruleset_picker import RulesetPicker
+from inkcrawl.papers import PAPER_SIZES
 from inkcrawl.rulesets import Ruleset
 
 #: Largest seed the dialog offers (the CLI takes any whole number from 0).
@@ -73,6 +82,27 @@ RULESET_DEFAULT = -1
 DEFAULT_TIME_LIMIT_S = 5.0
 #: Largest count a field offers (the schema allows 1,000; no A4 sheet holds more).
 MAX_FIELD_COUNT = 200
+#: The paper the dialog starts at when neither the open dungeon nor its pack names one (the
+#: generator's default, ``line.paper``).
+DEFAULT_PAPER = "a4"
+#: Largest count a range field offers: the schema's, so any constraints file's value shows.
+MAX_RANGE_COUNT = 1000
+#: Per range field of :data:`~editor.dungeon.generating.LINE_RANGE_FIELDS`: the least value
+#: it offers, the range it starts at when ticked, and its tooltip.
+LINE_RANGES = {
+    "corridors": (
+        0,
+        (4, 6),
+        "Corridors of the layout, a count (both ends equal) or a range; unticked: any (the spanning "
+        "tree of the rooms plus loops). At least rooms - 1 join every room",
+    ),
+    "starts": (
+        0,  # 0 is refused by the generator, with its explanation; a file's 0 shows as it is
+        (1, 1),
+        "Starts the sheet has, a count (both ends equal) or a range; unticked: any (one, when the "
+        "layout has none). Each stands on the outer wall of a room that has none",
+    ),
+}
 
 
 class GenerationWorker(BackgroundWorker):
@@ -97,7 +127,12 @@ def _count_box(maximum: int, name: str, tip: str) -> QSpinBox:
     return box
 
 
-def _range_row(low: float, high: float, name: str, minimum: float = -1000.0) -> tuple[QWidget, QCheckBox, tuple]:
+def _range_row(
+    low: float, high: float, name: str, minimum: float = -1000.0, whole: bool = False, unticked: str = ""
+) -> tuple[QWidget, QCheckBox, tuple]:
+    """A range field: a tick box (unticked: no range asked) and its low and high ends, VP with
+    one decimal, or with ``whole`` counts from ``minimum`` to :data:`MAX_RANGE_COUNT`;
+    ``unticked`` is a note shown after them while the box is unticked (``""``: none)."""
     row = QWidget()
     layout = QHBoxLayout(row)
     layout.setContentsMargins(0, 0, 0, 0)
@@ -105,11 +140,17 @@ def _range_row(low: float, high: float, name: str, minimum: float = -1000.0) -> 
     check.setObjectName(f"{name}_on")
     boxes = []
     for value, part in ((low, "low"), (high, "high")):
-        box = QDoubleSpinBox()
-        box.setRange(minimum, 1000.0)
-        box.setDecimals(1)
-        box.setValue(value)
-        box.setSuffix(" VP")
+        box: QSpinBox | QDoubleSpinBox
+        if whole:
+            box = QSpinBox()
+            box.setRange(int(minimum), MAX_RANGE_COUNT)
+            box.setValue(int(value))
+        else:
+            box = QDoubleSpinBox()
+            box.setRange(minimum, 1000.0)
+            box.setDecimals(1)
+            box.setValue(value)
+            box.setSuffix(" VP")
         box.setObjectName(f"{name}_{part}")
         box.setEnabled(False)
         check.toggled.connect(box.setEnabled)
@@ -118,6 +159,12 @@ def _range_row(low: float, high: float, name: str, minimum: float = -1000.0) -> 
     layout.addWidget(boxes[0])
     layout.addWidget(QLabel("to"))
     layout.addWidget(boxes[1])
+    if unticked:
+        note = QLabel(unticked)
+        note.setObjectName(f"{name}_any")
+        note.setEnabled(False)  # greyed, as the ends it stands for
+        check.toggled.connect(lambda on: note.setVisible(not on))
+        layout.addWidget(note)
     layout.addStretch(1)
     return row, check, tuple(boxes)
 
@@ -126,7 +173,8 @@ class GenerateDialog(QDialog):
     """Generate a dungeon (or, with ``document``, populate that line dungeon): see the module
     docstring. ``rulesets`` are those offered (``document``: its own only), ``defaults`` a
     :class:`~editor.files.manager.NewDefaults` (ruleset id, grid size) to start at, ``worker``
-    the :class:`GenerationWorker` jobs run in.
+    the :class:`GenerationWorker` jobs run in, ``paper`` the name
+    (:data:`inkcrawl.papers.PAPER_SIZES`) the paper field starts at (``None``: A4).
 
     Signal ``finished_job(dict)``: a job's answer arrived (``{"ok": ...}``, see
     :func:`~editor.dungeon.generating.generate_job`). Once accepted, :attr:`answer` holds the
@@ -142,6 +190,7 @@ class GenerateDialog(QDialog):
         worker: GenerationWorker,
         parent=None,
         document=None,
+        paper: str | None = None,
     ):
         super().__init__(parent)
         self.document = document
@@ -224,14 +273,38 @@ class GenerateDialog(QDialog):
         # line fields
         self.line_group = QGroupBox("Line constraints")
         line_form = QFormLayout(self.line_group)
+        self.default_paper = paper if paper in PAPER_SIZES else DEFAULT_PAPER
+        self.paper = QComboBox(self.line_group)
+        self.paper.setObjectName("paper")
+        self.paper.setToolTip("The paper the layout is drawn for, portrait (line.paper)")
+        for name, (width, height) in PAPER_SIZES.items():
+            self.paper.addItem(f"{paper_label(name)} ({width:g} \u00d7 {height:g} mm)", name)
+        self.paper.setCurrentIndex(self.paper.findData(self.default_paper))
         self.line_counts: dict[str, QSpinBox] = {}
+        self.line_ranges: dict[str, tuple[QCheckBox, tuple]] = {}
+        range_rows: dict[str, QWidget] = {}
+        for name in LINE_RANGE_FIELDS:
+            if name == "corridors" and self.populating:
+                continue  # generate only, as rooms and locked doors
+            least, (low, high), tip = LINE_RANGES[name]
+            row, check, boxes = _range_row(low, high, name, minimum=least, whole=True, unticked="any")
+            check.setToolTip(tip)
+            self.line_ranges[name] = (check, boxes)
+            range_rows[name] = row
         if not self.populating:
+            line_form.addRow("Pa&per:", self.paper)
             self.line_counts["rooms"] = _count_box(12, "rooms", "Rooms of the layout (at most 12 fit A4)")
+            line_form.addRow("Rooms:", self.line_counts["rooms"])
+            line_form.addRow("Corridors:", range_rows["corridors"])
             self.line_counts["locked_doors"] = _count_box(12, "locked_doors", "Corridors ending in a locked door")
+            line_form.addRow("Locked doors:", self.line_counts["locked_doors"])
+        else:
+            self.paper.hide()  # generate only: the layout is drawn already
+        line_form.addRow("Starts:", range_rows["starts"])
         for kind in LINE_FIELD_KINDS:
             self.line_counts[kind] = _count_box(1 if kind == "boss" else MAX_FIELD_COUNT, kind, f"Number of {kind}s")
-        for name, box in self.line_counts.items():
-            line_form.addRow(f"{name.replace('_', ' ').capitalize()}:", box)
+            line_form.addRow(f"{kind.capitalize()}:", self.line_counts[kind])
+        self._file_shown: dict[str, object] = {}  # field -> the value the constraints file put there
         par_row, self.par_check, self.par_range = _range_row(15.0, 25.0, "par", minimum=0.0)
         self.par_check.setToolTip("Difficulty target: par, the best solo score (inkcrawl par)")
         line_form.addRow("Par:", par_row)
@@ -313,6 +386,7 @@ class GenerateDialog(QDialog):
             self.constraints_edit.setText(text)
         self.constraints_data = None
         if not text.strip():
+            self._show_file_values({})
             self.show_message("")
             return True
         data, problems = read_constraints_file(Path(text))
@@ -336,9 +410,42 @@ class GenerateDialog(QDialog):
             for box, member in ((self.columns, "columns"), (self.rows, "rows")):
                 if isinstance(grid.get(member), int):
                     box.setValue(grid[member])
+        self._show_file_values((data.get("line") or {}) if self.family() == "line" else {})
         self.constraints_data = data
         self.show_message("")
         return True
+
+    def _field_value(self, name: str) -> object:
+        """What the line field ``name`` (``paper`` or one of :attr:`line_ranges`) asks now:
+        a paper name, ``(low, high)``, or ``None`` (a range unticked: any)."""
+        if name == "paper":
+            return self.paper.currentData()
+        check, boxes = self.line_ranges[name]
+        return tuple(sorted(b.value() for b in boxes)) if check.isChecked() else None
+
+    def _show_file_values(self, section: dict) -> None:
+        """Show a constraints file's ``line`` section ``section`` in the paper and range fields,
+        as the grid size is shown: a member the file sets fills its field. A field the previous
+        file filled and nobody changed since goes back to its default (A4 or the open pack's
+        paper; a range to "any"), so a second file does not inherit the first's values."""
+        for name, shown in self._file_shown.items():
+            if name in self.line_ranges and self._field_value(name) == shown:
+                self.line_ranges[name][0].setChecked(False)
+            elif name == "paper" and self._field_value(name) == shown:
+                self.paper.setCurrentIndex(self.paper.findData(self.default_paper))
+        self._file_shown = {}
+        if not self.populating and section.get("paper") in PAPER_SIZES:
+            self.paper.setCurrentIndex(self.paper.findData(section["paper"]))
+            self._file_shown["paper"] = section["paper"]
+        for name, (check, boxes) in self.line_ranges.items():
+            value = section.get(name)
+            if value is None:
+                continue
+            ends = (value, value) if isinstance(value, int) else (value[0], value[1])
+            for box, end in zip(boxes, ends):
+                box.setValue(int(end))
+            check.setChecked(True)
+            self._file_shown[name] = self._field_value(name)
 
     @staticmethod
     def _file_problems(path: str, problems: list[str], shown: int = 6) -> str:
@@ -348,8 +455,9 @@ class GenerateDialog(QDialog):
         return "The constraints file cannot be used:\n" + "\n".join(lines)
 
     def fields(self) -> dict:
-        """The values of the constraint fields (``None`` for a field left at "ruleset"), as
-        :func:`~editor.dungeon.generating.merge_constraints` takes them."""
+        """The values of the constraint fields (``None`` for a field left at "ruleset" or a
+        range left unticked; ``paper`` a name, generate only; ``corridors`` and ``starts``
+        ``(low, high)``), as :func:`~editor.dungeon.generating.merge_constraints` takes them."""
         out: dict = {}
         if self.family() == "grid":
             out["columns"], out["rows"] = self.columns.value(), self.rows.value()
@@ -360,6 +468,10 @@ class GenerateDialog(QDialog):
         else:
             for name, box in self.line_counts.items():
                 out[name] = None if box.value() == RULESET_DEFAULT else box.value()
+            if not self.populating:
+                out["paper"] = self.paper.currentData()
+            for name in self.line_ranges:
+                out[name] = self._field_value(name)
             if self.par_check.isChecked():
                 out["par"] = tuple(sorted(b.value() for b in self.par_range))
         return out
@@ -497,10 +609,15 @@ class Generator(QObject):
 
     def generate(self) -> GenerateDialog:
         """Open the Generate dialog (window-modal, not blocking) at the open pack's ruleset and
-        grid size; a result opens as a new unsaved dungeon. Returns the dialog."""
+        grid size, and at the paper of the current dungeon (else of the first open dungeon whose
+        sheet is a named paper, else A4); a result opens as a new unsaved dungeon. Returns the
+        dialog."""
         files = self.window.files
         rulesets = files.available_rulesets()
-        dialog = GenerateDialog(rulesets, files.new_defaults(rulesets), self.worker, self.window)
+        documents = [self.window.current, *self.window.documents]
+        sheets = [d.dungeon.sheet.paper for d in documents if d is not None]
+        paper = default_paper([(p.width_mm, p.height_mm) for p in sheets])
+        dialog = GenerateDialog(rulesets, files.new_defaults(rulesets), self.worker, self.window, paper=paper)
         dialog.accepted.connect(lambda: self._open_result(dialog))
         return self._show(dialog)
 
