@@ -178,6 +178,7 @@ def test_skill_minus_zero_is_skill_zero(capsys):
     "argv, message",
     [
         (["--policy", "optimum"], "unknown policy 'optimum' for a line dungeon (known: optimal, greedy, human)"),
+        (["--policy", "greedy,optimal"], "a policy per seat (NAME,NAME,...) is for grid dungeons"),
         (["--skill", "1.5"], "--skill is from 0"),
         (["--speed", "0"], "--speed is in mm per second"),
         (["--speed", "1e308"], "above 0 and at most 10000"),  # the message names the bound it breaks

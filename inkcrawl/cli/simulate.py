@@ -341,6 +341,11 @@ def _simulate_line(args: argparse.Namespace, entry: dict, players: int) -> dict 
     policy = (args.policy or "human").strip()
     if policy not in POLICIES:
         known = ", ".join(POLICIES)
+        if "," in policy:  # NAME,NAME,... is the grid's seat by seat
+            return _usage(
+                f"--policy {policy!r}: a line dungeon plays one policy for every player (one of {known}); "
+                "a policy per seat (NAME,NAME,...) is for grid dungeons"
+            )
         return _usage(f"unknown policy {policy!r} for a line dungeon (known: {known}){did_you_mean(policy, POLICIES)}")
     if args.scheduler:
         return _usage("--scheduler plays grid dungeons; line dungeons play on the local cores (--workers)")
