@@ -369,16 +369,25 @@ class _Measured:
 def format_sweep_text(result: dict) -> str:
     """The sweep's result as a table for people, one line per combination, then the comparisons."""
     lines = [f"{len(result['results'])} combinations, {result['games']:,} games each, seed {result['seed']}", ""]
-    header = f"{'dungeon':<20} {'variant':<18} {'players':>7}  {'policies':<16} {'mean':>7} {'stdev':>6}"
-    header += f" {'ties':>6} {'uniform':>7} {'leads':>6}  seat wins"
+
+    def policies_of(r: dict) -> str:
+        return ",".join(dict.fromkeys(r["policies"])) if len(set(r["policies"])) == 1 else ",".join(r["policies"])
+
+    # columns as wide as their longest entry: ids and variant names are never cut short
+    rows = result["results"]
+    dungeon_w = max([20, *(len(r["dungeon"]["id"]) for r in rows)])
+    variant_w = max([18, *(len(r["variant"]) for r in rows)])
+    policies_w = max([16, *(len(policies_of(r)) for r in rows)])
+    header = f"{'dungeon':<{dungeon_w}} {'variant':<{variant_w}} {'players':>7}  {'policies':<{policies_w}} "
+    header += f"{'mean':>7} {'stdev':>6} {'ties':>6} {'uniform':>7} {'leads':>6}  seat wins"
     lines.append(header)
-    for r in result["results"]:
-        policies = ",".join(dict.fromkeys(r["policies"])) if len(set(r["policies"])) == 1 else ",".join(r["policies"])
+    for r in rows:
         b = r["balance"]
         leads = f"{b['lead_changes']['mean']:.2f}" if "lead_changes" in b else "-"  # line games have no rounds
         wins = " ".join(f"{s['wins'] * 100:.0f}%" for s in r["seats"])
         lines.append(
-            f"{r['dungeon']['id']:<20.20} {r['variant']:<18.18} {r['players']:>7}  {policies:<16.16} "
+            f"{r['dungeon']['id']:<{dungeon_w}} {r['variant']:<{variant_w}} {r['players']:>7}  "
+            f"{policies_of(r):<{policies_w}} "
             f"{r['score']['mean']:>7.2f} {r['score']['stdev']:>6.2f} {b['ties'] * 100:>5.1f}% "
             f"{b['outcome_uniformity']:>7.3f} {leads:>6}  {wins}"
         )

@@ -361,3 +361,24 @@ def test_a_switch_no_dungeon_has_is_an_error_naming_the_variant(tmp_path, capsys
     status, out, err = sweep(capsys, str(spec))
     assert status == 1 and out == ""
     assert "/variants/0: variant 'typo'" in err and "wal_poke" in err and "Traceback" not in err
+
+
+def test_the_table_never_cuts_a_long_dungeon_id_or_variant_short():
+    from inkcrawl.sweep import format_sweep_text
+
+    row = {
+        "dungeon": {"id": "the-very-long-dungeon-id-of-a-real-pack"},
+        "variant": "house-rules-with-three-traps",
+        "players": 2,
+        "policies": ["greedy", "random"],
+        "score": {"mean": 7.5, "stdev": 1.25},
+        "balance": {"ties": 0.1, "outcome_uniformity": 0.5},
+        "seats": [{"wins": 0.55}, {"wins": 0.45}],
+    }
+    short = {**row, "dungeon": {"id": "keep"}, "variant": "base"}
+    text = format_sweep_text({"results": [row, short], "games": 10, "seed": 1, "comparisons": []})
+    lines = text.splitlines()
+    assert lines[3].startswith("the-very-long-dungeon-id-of-a-real-pack house-rules-with-three-traps ")
+    # the columns stay aligned: each row's mean sits under the header's
+    assert lines[2].index("mean") + 4 == lines[3].index("7.50") + 4 == lines[4].index("7.50") + 4
+    assert lines[3].endswith("55% 45%") and "greedy,random" in lines[3]
