@@ -1,5 +1,5 @@
 """``inkcrawl generate --family line`` (issue #14): lock puzzles (key chains of a requested depth,
-two-lock doors, skeleton keys), one-way portal pairs and end triggers, checked against a
+two-lock doors, skeleton keys, skeleton-key doors), one-way portal pairs and end triggers, checked against a
 reachability search written here; 200 constraint sets drawn by hypothesis validate with zero
 errors; 1,000 seeds give 1,000 distinct dungeons in both families; the same seed gives the same
 bytes, in another process too; par draws a route on every result; populate reads a pack's
@@ -46,13 +46,15 @@ def _errors(data: dict, registry: RulesetRegistry = REGISTRY) -> list:
 
 
 # --- a reachability search written here --------------------------------------------------------
-def _graph(data: dict) -> tuple[dict[str, set[str]], dict[frozenset, list[str]]]:
-    """Areas joined where their outlines share a stretch of at least 1 mm: ``(neighbours, locks)``,
-    ``locks`` the lock colours of the door on a shared stretch (none for an opening)."""
+def _graph(data: dict) -> tuple[dict[str, set[str]], dict[frozenset, list[str]], dict[frozenset, str]]:
+    """Areas joined where their outlines share a stretch of at least 1 mm: ``(neighbours, locks,
+    door_ids)``, ``locks`` the locks of the door on a shared stretch (none for an opening),
+    ``door_ids`` that door's id."""
     polygons = {a["id"]: shapely.Polygon(a["polygon"]) for a in data["areas"]}
     doors = [e for e in data["elements"] if e["kind"] == "door"]
     neighbours: dict[str, set[str]] = {a: set() for a in polygons}
     locks: dict[frozenset, list[str]] = {}
+    door_ids: dict[frozenset, str] = {}
     ids = sorted(polygons)
     for i, a in enumerate(ids):
         for b in ids[i + 1 :]:
@@ -63,7 +65,16 @@ def _graph(data: dict) -> tuple[dict[str, set[str]], dict[frozenset, list[str]]]
             neighbours[b].add(a)
             door = next((d for d in doors if shapely.LineString(d["segment"]).distance(shared) < 0.5), None)
             locks[frozenset((a, b))] = list(door["locks"]) if door else []
-    return neighbours, locks
+            if door:
+                door_ids[frozenset((a, b))] = door["id"]
+    return neighbours, locks, door_ids
+
+
+def _opens(locks: list[str], held: set[str]) -> bool:
+    """RULES.md 2, Keys: every lock colour held, and one distinct key a lock in all (a
+    ``"skeleton"`` lock takes any key besides those the colours use)."""
+    colours = [lock for lock in locks if lock != "skeleton"]
+    return set(colours) <= held and len(held) >= len(locks)
 
 
 def _start_areas(data: dict) -> set[str]:
@@ -71,16 +82,17 @@ def _start_areas(data: dict) -> set[str]:
     return {a["id"] for a in data["areas"] for s in starts if shapely.Polygon(a["polygon"]).distance(s) < 0.5}
 
 
-def _reached(data: dict, graph, held: set[str]) -> set[str]:
+def _reached(data: dict, graph, held: set[str], closed: str | None = None) -> set[str]:
     """Areas a player holding the key colours ``held`` walks to from the Starts (portals left
-    out: a door opens when every one of its lock colours is held)."""
-    neighbours, locks = graph
+    out: a door opens by :func:`_opens`; the door ``closed``, an id, never opens)."""
+    neighbours, locks, door_ids = graph
     seen = _start_areas(data)
     queue = list(seen)
     while queue:
         a = queue.pop()
         for b in neighbours[a]:
-            if b not in seen and set(locks[frozenset((a, b))]) <= held:
+            pair = frozenset((a, b))
+            if b not in seen and _opens(locks[pair], held) and (closed is None or door_ids.get(pair) != closed):
                 seen.add(b)
                 queue.append(b)
     return seen
@@ -93,10 +105,10 @@ def _area_of(data: dict, element: dict) -> str:
     return inside[0]
 
 
-def _waves(data: dict) -> tuple[dict[str, int], dict[str, int]]:
+def _waves(data: dict, closed: str | None = None) -> tuple[dict[str, int], dict[str, int]]:
     """Keys picked up in waves: wave 0 the keys reached with none, wave w those reached with the
-    keys of the waves before. Returns ``(key colour -> wave, area -> the wave from which it is
-    reached)``; a key's wave is its depth behind doors."""
+    keys of the waves before (the door ``closed`` never opens). Returns ``(key colour -> wave,
+    area -> the wave from which it is reached)``; a key's wave is its depth behind doors."""
     graph = _graph(data)
     keys = {e["colour"]: _area_of(data, e) for e in data["elements"] if e["kind"] == "key"}
     held: set[str] = set()
@@ -104,7 +116,7 @@ def _waves(data: dict) -> tuple[dict[str, int], dict[str, int]]:
     area_wave: dict[str, int] = {}
     wave = 0
     while True:
-        reach = _reached(data, graph, held)
+        reach = _reached(data, graph, held, closed)
         for area in reach:
             area_wave.setdefault(area, wave)
         new = {colour for colour, area in keys.items() if area in reach and colour not in held}
@@ -125,8 +137,11 @@ def _check_result(data: dict, spec, populated) -> None:
     doors = [e for e in elements if e["kind"] == "door"]
     assert spec.rooms[0] <= len(rooms) <= spec.rooms[1]
     assert spec.locked_doors[0] <= len(doors) <= spec.locked_doors[1]
+    skeleton = [d for d in doors if "skeleton" in d["locks"]]
     for door in doors:
-        assert len(set(door["locks"])) == len(door["locks"]) and "skeleton" not in door["locks"]
+        assert len(set(door["locks"])) == len(door["locks"])
+    assert all(d["locks"] == ["skeleton"] for d in skeleton)  # one lock, never with a colour
+    assert spec.skeleton_key_doors[0] <= len(skeleton) <= spec.skeleton_key_doors[1]
     multi = sum(1 for d in doors if len(d["locks"]) == 2)
     assert spec.multi_lock_doors[0] <= multi <= spec.multi_lock_doors[1]
     assert all(len(d["locks"]) <= 2 for d in doors)
@@ -134,8 +149,10 @@ def _check_result(data: dict, spec, populated) -> None:
     key_wave, area_wave = _waves(data)
     keys = [e for e in elements if e["kind"] == "key"]
     assert len(key_wave) == len(keys) == len({k["colour"] for k in keys})
-    assert {c for d in doors for c in d["locks"]} <= set(key_wave)
+    assert {c for d in doors for c in d["locks"] if c != "skeleton"} <= set(key_wave)
     assert set(area_wave) == areas  # on foot: no area needs a portal
+    for door in skeleton:  # a key of some colour is picked up without passing the door
+        assert _waves(data, closed=door["id"])[0], door["id"]
     if not any(e["kind"] == "skeleton_key" for e in elements):
         assert max(key_wave.values(), default=0) == populated.depth
         if spec.depth is not None:
@@ -187,12 +204,16 @@ _TRIGGERS = st.lists(
 @st.composite
 def _line_constraints(draw) -> dict:
     """A feasible line constraint set: rooms 2-6, a key chain the rooms can hold, two-lock
-    doors, portals, skeleton keys, end triggers, a few element counts."""
+    doors, skeleton-key doors on the corridors the chain and the two-lock doors leave (a count
+    or a range), portals, skeleton keys, end triggers, a few element counts."""
     low = draw(st.integers(2, 5))
     rooms = [low, low + draw(st.integers(0, 1))]
     depth = draw(st.one_of(st.none(), st.integers(0, min(3, low - 2))))
     multi = draw(st.integers(0, 1)) if depth != 0 else 0
     doors_low = max(depth + 1 if depth else 0, multi + (1 if depth else 0))
+    skeleton = draw(st.integers(0, min(2, low - 1 - doors_low)))  # the fewest rooms' tree has low - 1 corridors
+    skeleton_asked = skeleton if draw(st.booleans()) else [skeleton, skeleton + draw(st.integers(0, 1))]
+    doors_low += skeleton
     line: dict = {
         "rooms": rooms,
         "locked_doors": [doors_low, doors_low + draw(st.integers(0, 2))],
@@ -200,7 +221,11 @@ def _line_constraints(draw) -> dict:
         "end_triggers": draw(_TRIGGERS),
         "elements": {"monster": draw(st.integers(1, 3)), "plant": [0, 1], "artifact_stone": 0},
         "loops": draw(st.sampled_from([0.0, 0.3, 1.0])),
-        "locks": {"skeleton_keys": draw(st.integers(0, 1)), "multi_lock_doors": multi},
+        "locks": {
+            "skeleton_keys": draw(st.integers(0, 1)),
+            "multi_lock_doors": multi,
+            "skeleton_key_doors": skeleton_asked,
+        },
         "difficulty": {"players": draw(st.integers(1, 2))},
     }
     if depth is not None:

@@ -41,6 +41,9 @@ STEERED_DENSITY = (0.4, 1.0)
 DEFAULT_DIFFICULTY = {"policy": "greedy", "players": 2, "games": 200, "seed": 1}
 #: The weapon/monster kinds that come in letter pairs (RULES.md 1, Board).
 PAIR_KINDS = ("weapon", "monster")
+#: Members of ``line.locks`` that count locked doors of a kind (``generate`` only, RULES.md 2,
+#: Keys): doors with two locks, and skeleton-key doors (the lock ``"skeleton"``, any key opens).
+LOCK_DOOR_MEMBERS = ("multi_lock_doors", "skeleton_key_doors")
 
 
 class GenerateError(ValueError):
@@ -470,9 +473,10 @@ class LineSpec:
     dungeon its range); ``players``: the player count par and the key supply use. For ``generate`` only:
     ``rooms`` and ``locked_doors`` ``(low, high)``, ``corridor_mm`` (corridor width, mm) and
     ``loops`` (the chance that two neighbouring rooms the spanning tree leaves apart are joined),
-    ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks), ``corridors`` ``(low,
-    high)`` or ``None`` (the spanning tree and ``loops``); ``starts`` ``(low, high)`` or ``None``
-    (a Start only when the layout has none). ``portal_pairs``:
+    ``multi_lock_doors`` ``(low, high)`` (locked doors with two locks), ``skeleton_key_doors``
+    ``(low, high)`` (locked doors with the one lock ``"skeleton"`` that any key opens),
+    ``corridors`` ``(low, high)`` or ``None`` (the spanning tree and ``loops``); ``starts``
+    ``(low, high)`` or ``None`` (a Start only when the layout has none). ``portal_pairs``:
     ``(low, high)`` one-way portal pairs to add; ``end_triggers``: the triggers the sheet must
     list, resolved (timer ``seconds``, orb ``when`` filled in), empty for the default; ``paper``:
     the named paper size the layout is drawn for (``a4``, ``letter``...:
@@ -492,6 +496,7 @@ class LineSpec:
     loops: float = DEFAULT_LOOPS
     locked_doors: tuple[int, int] = DEFAULT_LOCKED_DOORS
     multi_lock_doors: tuple[int, int] = (0, 0)
+    skeleton_key_doors: tuple[int, int] = (0, 0)
     corridors: tuple[int, int] | None = None
     starts: tuple[int, int] | None = None
     portal_pairs: tuple[int, int] = (0, 0)
@@ -579,7 +584,7 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
     :data:`PORTAL_CHANNELS` or an end trigger whose element ``line.elements`` rules out; a
     ``timer`` trigger without ``seconds`` gets :data:`DEFAULT_TIMER_S`, an ``orb_taken`` one
     without ``when`` :data:`DEFAULT_ORB_WHEN`, and ``line.locked_doors`` left out holds the key
-    chain and two-lock doors asked (RULES.md 2)."""
+    chain, the two-lock doors and the skeleton-key doors asked (RULES.md 2, Keys)."""
     from inkcrawl.suggest import did_you_mean
 
     if ruleset.family != "line":
@@ -641,19 +646,20 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
             "line.difficulty.players",
         )
     layout: dict[str, Any] = {}
-    members = {**section, **({"multi_lock_doors": locks["multi_lock_doors"]} if "multi_lock_doors" in locks else {})}
+    members = {**section, **{m: locks[m] for m in LOCK_DOOR_MEMBERS if m in locks}}
     for member, least in (
         ("rooms", 1),
         ("locked_doors", 0),
         ("portal_pairs", 0),
         ("multi_lock_doors", 0),
+        ("skeleton_key_doors", 0),
         ("corridors", 0),
         ("starts", 1),
     ):
         if member in members:
             value = members[member]
             pair = (int(value), int(value)) if isinstance(value, int) else (int(value[0]), int(value[1]))
-            where = "line.locks.multi_lock_doors" if member == "multi_lock_doors" else f"line.{member}"
+            where = f"line.locks.{member}" if member in LOCK_DOOR_MEMBERS else f"line.{member}"
             if pair[0] > pair[1]:
                 raise Infeasible(f"{where} {list(pair)}: the low end is above the high end", where)
             if pair[1] < least:
@@ -668,8 +674,9 @@ def line_spec(constraints: dict | None, ruleset: Ruleset) -> LineSpec:
     elements, triggers = _end_triggers(section, elements, ruleset)
     layout["end_triggers"] = triggers
     depth = None if locks.get("depth") is None else int(locks["depth"])
-    if "locked_doors" not in layout:  # the default holds the chain and the two-lock doors asked
+    if "locked_doors" not in layout:  # the default holds the chain, the two-lock and skeleton-key doors asked
         need = max(depth + 1 if depth else 0, layout.get("multi_lock_doors", (0, 0))[0] + (1 if depth else 0))
+        need += layout.get("skeleton_key_doors", (0, 0))[0]
         layout["locked_doors"] = (max(DEFAULT_LOCKED_DOORS[0], need), max(DEFAULT_LOCKED_DOORS[1], need))
     if "corridor_width_mm" in section:
         width = float(section["corridor_width_mm"])

@@ -19,7 +19,9 @@ A layout first, then the content of :func:`inkcrawl.generate.populate.populate_l
   room. A room's zone is the number of chain doors on its way from the first room; loops join
   rooms of one zone only, and every other door in zone z takes a colour of ``c0..cz``.
   ``line.locks.multi_lock_doors`` doors get a second lock of a colour held where they stand
-  (:func:`_door_locks`). A draw that cannot hold them is drawn again (:data:`MAX_DRAWS`).
+  (:func:`_door_locks`). ``line.locks.skeleton_key_doors`` doors off the chain, with one lock,
+  take the lock ``"skeleton"`` instead (any key opens them; populate places a key before the
+  first of them). A draw that cannot hold them is drawn again (:data:`MAX_DRAWS`).
 * The rooms are moved to the middle of the region, whichever slots they took.
 * Rooms get names (original word lists); the exporter prints them on free paper, and populate
   covers at most part of each room's paper so there is room for them.
@@ -42,6 +44,7 @@ from typing import Any
 from inkcrawl.generate.constraints import MARGIN_MM, Infeasible, LayoutSheet, LineSpec, sheet_for
 from inkcrawl.generate.grid import GeneratorBug, title_for
 from inkcrawl.generate.populate import Populated, populate_line
+from inkcrawl.model import SKELETON_LOCK
 
 __all__ = ["GeneratedLine", "generate_line", "line_layout"]
 
@@ -143,7 +146,8 @@ def _tree_paths(first: tuple, tree: list[tuple]) -> dict[tuple, list[tuple]]:
 def _layout_limits(spec: LineSpec) -> None:
     """The counting checks of the layout members before any drawing (RULES.md 2, Keys):
     raises :class:`Infeasible` naming ``line.rooms``, ``line.corridors``, ``line.corridor_width_mm``,
-    ``line.locks.depth``, ``line.locked_doors`` or ``line.locks.multi_lock_doors``."""
+    ``line.locks.depth``, ``line.locked_doors``, ``line.locks.multi_lock_doors`` or
+    ``line.locks.skeleton_key_doors``."""
     sheet = sheet_for(spec)
     slots = sheet.slots
     if spec.corridors is not None:
@@ -228,6 +232,79 @@ def _layout_limits(spec: LineSpec) -> None:
                 "second lock would only repeat it; ask for depth 1 or more, or leave depth out",
                 "line.locks.multi_lock_doors",
             )
+    _skeleton_door_limits(spec, colours, _most_corridors(spec, most_rooms))
+    if spec.locked_doors[0] and not colours:
+        raise Infeasible(
+            f"line.locked_doors asks for at least {spec.locked_doors[0]} locked doors; ruleset '{spec.ruleset.id}' "
+            f"has no key tokens for {spec.players} player(s) (line.difficulty.players), so none would open",
+            "line.locked_doors",
+        )
+
+
+def _most_corridors(spec: LineSpec, rooms: int) -> int:
+    """The most corridors a layout of at most ``rooms`` rooms can have (one door each): the
+    spanning tree alone with ``line.loops`` 0, else at most ``line.corridors``, the neighbouring
+    pairs of the sheet's slots and one corridor a pair of rooms."""
+    if spec.corridors is None and spec.loops <= 0:
+        return max(0, rooms - 1)
+    sheet = sheet_for(spec)
+    neighbours = sheet.columns * (sheet.rows - 1) + sheet.rows * (sheet.columns - 1)
+    most = min(neighbours, rooms * (rooms - 1) // 2)
+    return most if spec.corridors is None else min(most, spec.corridors[1])
+
+
+def _skeleton_door_limits(spec: LineSpec, colours: list[str], corridors: int) -> None:
+    """The counting checks of ``line.locks.skeleton_key_doors`` (RULES.md 2, Keys): a
+    skeleton-key door is a locked door with the one lock ``"skeleton"``, so it is neither a door
+    of the key chain (their colours make the chain) nor a two-lock door, and any key opens it, so
+    the player needs a key token of some colour; every locked door stands on a corridor of its
+    own (``corridors``: the most a layout of ``line.rooms`` has). Raises :class:`Infeasible`
+    naming ``line.locks.skeleton_key_doors``."""
+    skeleton = spec.skeleton_key_doors[0]
+    if not skeleton:
+        return
+    where = "line.locks.skeleton_key_doors"
+    most = spec.locked_doors[1]
+    if skeleton > most:
+        raise Infeasible(
+            f"{where} asks for {skeleton} skeleton-key doors; they are locked doors, and line.locked_doors allows "
+            f"at most {most}",
+            where,
+        )
+    chain = spec.depth + 1 if spec.depth else 0
+    if skeleton + chain > most:
+        raise Infeasible(
+            f"{where} asks for {skeleton} skeleton-key doors besides the {chain} coloured doors of the key chain "
+            f"(line.locks.depth {spec.depth}), {skeleton + chain} locked doors in all; line.locked_doors allows "
+            f"at most {most}",
+            where,
+        )
+    multi = spec.multi_lock_doors[0]
+    first = 1 if spec.depth else 0  # the chain's first door has one lock, of a colour
+    if multi and skeleton + multi + first > most:
+        raise Infeasible(
+            f"{where} asks for {skeleton} skeleton-key doors besides the {multi} two-lock doors of "
+            f"line.locks.multi_lock_doors"
+            + (" and the first door of the key chain (line.locks.depth)" if first else "")
+            + f", {skeleton + multi + first} locked doors in all; line.locked_doors allows at most {most}",
+            where,
+        )
+    doors = skeleton + max(chain, multi + first if multi else 0)
+    if doors > corridors:
+        raise Infeasible(
+            f"{where} asks for {skeleton} skeleton-key doors"
+            + (f", {doors} locked doors in all with the key chain and the two-lock doors" if doors > skeleton else "")
+            + f"; a door stands on a corridor of its own, and line.rooms {list(spec.rooms)} with "
+            + ("line.corridors" if spec.corridors else f"line.loops {spec.loops:g}")
+            + f" give at most {corridors} corridor(s)",
+            where,
+        )
+    if not colours:
+        raise Infeasible(
+            f"{where}: a skeleton-key door opens with a key of any colour, and ruleset '{spec.ruleset.id}' has no "
+            f"key tokens for {spec.players} player(s) (line.difficulty.players)",
+            where,
+        )
 
 
 def _usable_colours(spec: LineSpec) -> list[str]:
@@ -240,8 +317,9 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
     a dungeon document on ``spec.paper`` whose rooms lie in the slots of :func:`sheet_for` (see the module
     docstring). Raises :class:`Infeasible` for more rooms than slots (``line.rooms``), a corridor
     too wide for the rooms (``line.corridor_width_mm``), a key chain the rooms, doors or colours
-    cannot hold (``line.locks.depth``), more locked doors than corridors (``line.locked_doors``)
-    or two-lock doors the doors cannot carry (``line.locks.multi_lock_doors``)."""
+    cannot hold (``line.locks.depth``), more locked doors than corridors (``line.locked_doors``),
+    two-lock doors the doors cannot carry (``line.locks.multi_lock_doors``) or skeleton-key doors
+    beyond the doors the chain and the two-lock doors leave (``line.locks.skeleton_key_doors``)."""
     _layout_limits(spec)
     for _ in range(MAX_DRAWS):
         layout = _draw_layout(spec, rng, title, dungeon_id)
@@ -251,6 +329,11 @@ def line_layout(spec: LineSpec, rng: random.Random, title: str, dungeon_id: str)
         f"no layout of {spec.rooms[0]}-{spec.rooms[1]} rooms (line.rooms) in {MAX_DRAWS} draws held "
         f"{spec.locked_doors[0]}-{spec.locked_doors[1]} locked doors (line.locked_doors) with keys "
         f"{spec.depth} deep (line.locks.depth) and {spec.multi_lock_doors[0]} two-lock doors"
+        + (
+            f" and {spec.skeleton_key_doors[0]} skeleton-key doors (line.locks.skeleton_key_doors)"
+            if spec.skeleton_key_doors[0]
+            else ""
+        )
         + (f" with {spec.corridors[0]}-{spec.corridors[1]} corridors (line.corridors)" if spec.corridors else "")
         + "; ask for more rooms or line.loops, or fewer doors or corridors",
         "line.corridors" if spec.corridors else "line.locked_doors",
@@ -388,11 +471,16 @@ def _door_locks(
     cannot carry the doors asked. The chain's doors (``chain``: tree edges one behind another)
     take the colours ``c0, c1, ...`` in order; another door in zone ``z`` (behind ``z`` doors of
     the chain) a colour of ``c0..cz``, so its key never waits behind it; a second lock on a door
-    is a colour already held where the door stands (chain door ``k``: one of ``c0..c(k-1)``)."""
+    is a colour already held where the door stands (chain door ``k``: one of ``c0..c(k-1)``).
+    Skeleton-key doors (``line.locks.skeleton_key_doors``) are doors off the chain whose one lock
+    becomes ``"skeleton"``; the two-lock doors are drawn from the others."""
     colours = _usable_colours(spec)
     rng.shuffle(colours)
     low, high = spec.locked_doors
-    low = max(low, len(chain), spec.multi_lock_doors[0] + (1 if chain else 0))
+    if not colours:  # no key tokens for the player count: no door would open (low is 0, _layout_limits)
+        high = 0
+    skeleton_low = spec.skeleton_key_doors[0]
+    low = max(low, len(chain) + skeleton_low, spec.multi_lock_doors[0] + (1 if chain else 0) + skeleton_low)
     if low > len(links):
         if spec.locked_doors[0] > len(links):
             raise Infeasible(
@@ -412,6 +500,14 @@ def _door_locks(
             locks[i] = [colours[rng.randint(0, z)]]
         else:
             locks[i] = [colours[len(locks) % len(colours)]]
+    skeleton: set[int] = set()
+    if spec.skeleton_key_doors[1]:
+        off_chain = sorted(set(locks) - {index[edge] for edge in chain})
+        # leave the two-lock doors asked their doors: the chain's (but its first) and the others
+        most = min(spec.skeleton_key_doors[1], len(off_chain), total - spec.multi_lock_doors[0] - (1 if chain else 0))
+        skeleton = set(rng.sample(off_chain, rng.randint(skeleton_low, most)))
+        for i in skeleton:
+            locks[i] = [SKELETON_LOCK]
     multi = rng.randint(*spec.multi_lock_doors) if spec.multi_lock_doors[1] else 0
     if not multi:
         return locks
@@ -424,7 +520,7 @@ def _door_locks(
         candidates = {i: [c for c in held[i] if c not in locks[i]] for i in locks}
     else:
         candidates = {i: [c for c in colours if c not in locks[i]] for i in locks}
-    usable = sorted(i for i, options in candidates.items() if options)
+    usable = sorted(i for i, options in candidates.items() if options and i not in skeleton)
     if len(usable) < multi:
         return None
     for i in rng.sample(usable, multi):

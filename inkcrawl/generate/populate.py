@@ -405,6 +405,7 @@ def populate_line(
         raise Infeasible(
             f"the doors ask for {', '.join(missing)} keys; ruleset '{ruleset.id}' has no such key tokens", "line.locks"
         )
+    _check_skeleton_supply(sheet, usable, spec)
     limit = key_depth_limit(graph, keys)
     wanted = DEFAULT_DEPTH if spec.depth is None else spec.depth
     if keys and limit < wanted and any(SKELETON_LOCK in locks for locks in graph.door_locks):
@@ -417,7 +418,8 @@ def populate_line(
             if limit >= wanted:
                 break
     depth = min(limit, DEFAULT_DEPTH) if spec.depth is None else spec.depth
-    if depth > max(0, len(keys) - 1):
+    skeleton = any(SKELETON_LOCK in locks for locks in graph.door_locks)
+    if depth > max(0, len(keys) - 1) and not skeleton:  # (with skeleton locks the spare keys are the door graph's)
         raise Infeasible(
             f"line.locks.depth asks for keys {depth} deep (that many keys needed before the deepest one); "
             f"the doors use {len(keys)} key colour(s) ({', '.join(keys) or 'none'}), so no chain is deeper "
@@ -427,7 +429,9 @@ def populate_line(
     if depth > limit:
         raise Infeasible(
             f"line.locks.depth asks for keys {depth} deep; the door graph allows at most {limit} "
-            f"(every order of the {', '.join(keys)} keys tried: no door behind the last one opens new areas)",
+            f"(every order of the {', '.join(keys)} keys tried: no door behind the last one opens new areas"
+            + ("; a skeleton-key door opens with whichever key comes first" if skeleton else "")
+            + ")",
             "line.locks.depth",
         )
     paper = _Paper(dungeon, ruleset, sheet, [])
@@ -522,6 +526,22 @@ def populate_line(
                 )
         if time.monotonic() - started > time_limit:
             _par_missed(spec, time_limit, tries, best_try)
+
+
+def _check_skeleton_supply(sheet, usable: list[str], spec: LineSpec) -> None:
+    """A door with a ``"skeleton"`` lock opens with any key (RULES.md 2, Keys), so it asks for as
+    many distinct keys as it has locks: raises :class:`Infeasible` naming ``line.locks`` when the
+    ruleset has key tokens of fewer colours (``usable``) for the spec's player count."""
+    for door, _, _ in sheet.doors:
+        locks = list(door.locks or [])
+        needs = lock_needs(locks)
+        if SKELETON_LOCK in locks and needs is not None and needs[1] > len(usable):
+            raise Infeasible(
+                f"door {door.id!r} has a skeleton lock: it opens with {needs[1]} distinct key(s) of any colour, and "
+                f"ruleset '{spec.ruleset.id}' has key tokens of {len(usable)} colour(s) for {spec.players} "
+                "player(s) (line.difficulty.players)",
+                "line.locks",
+            )
 
 
 def _par_missed(spec: LineSpec, time_limit: float, tries: int, best_try) -> None:
