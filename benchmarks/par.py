@@ -2,7 +2,7 @@
 drawing plus the referee's re-score, per dungeon (best of 3); then on two generated 200-element
 dungeons (best of 1): par, the upper bound, par as a share of it, and the time.
 
-    PYTHONPATH=. python benchmarks/par.py [--skip-bundled]
+    PYTHONPATH=. python benchmarks/par.py [--skip-bundled] [--timer]
 
 The aims (issue "Play every dungeon automatically"): par for each bundled line dungeon in at most
 10 s, proven optimal; on a generated 200-element dungeon at least 98 % of the proven bound within
@@ -10,6 +10,10 @@ The aims (issue "Play every dungeon automatically"): par for each bundled line d
 8 elements on a lattice, walls with a 10 mm doorway between neighbours): ``open`` has nothing but
 scoring elements; ``guarded`` adds the boss in the middle cell (5 VP, covering it ends the scrawl),
 a red key in a far corner and a red door that closes the last row.
+
+``--timer`` adds par under a timer the route does not fit (each bundled dungeon with a 60 s timer,
+at the speeds that leave 30 % and 60 % of the par route's length): the best score found within
+the timer, the upper bound of :mod:`inkcrawl.engines.line.timer`, whether proven, and the times.
 """
 
 from __future__ import annotations
@@ -129,6 +133,9 @@ def generated(guarded: bool) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-bundled", action="store_true", help="only the generated dungeons")
+    parser.add_argument(
+        "--timer", action="store_true", help="also par under a timer the route does not fit (bundled dungeons)"
+    )
     args = parser.parse_args()
     for path in [] if args.skip_bundled else sorted(PACK.glob("*.json")):
         entries, status = load_games([str(path)])
@@ -153,7 +160,40 @@ def main() -> int:
         )
     for guarded in (False, True):
         generated(guarded)
+    if args.timer:
+        for path in sorted(PACK.glob("*.json")):
+            timer(path)
     return 0
+
+
+def timer(path: Path, seconds: float = 60.0) -> None:
+    """Par under a timer the route does not fit: the dungeon with a ``seconds`` timer (the
+    sheet's own triggers otherwise kept) at the speeds that give 30 % and 60 % of the par route's
+    length: the best found within the timer, the bound, whether proven, and the time of par."""
+    from inkcrawl.engines.line.timer import timer_bound
+
+    entries, status = load_games([str(path)])
+    if status is not None:
+        return
+    entry = dict(entries[0])
+    triggers = [t for t in entry.get("end_triggers") or [] if not (isinstance(t, dict) and t.get("kind") == "timer")]
+    entry["end_triggers"] = [*triggers, {"kind": "timer", "seconds": seconds}]
+    full = par(LineRules(entry)).length_mm
+    for share in (0.3, 0.6):
+        rules = LineRules(entry)
+        start = time.perf_counter()
+        result = par(rules, speed_mm_s=full * share / seconds)
+        total = time.perf_counter() - start
+        start = time.perf_counter()
+        bound = timer_bound(LineRules(entry), full * share)
+        alone = time.perf_counter() - start
+        print(
+            f"{result.dungeon} under the timer, {share:.0%} of the par route ({full * share:.0f} mm): "
+            f"found {result.timer_vp}, bound {result.timer_bound} "
+            f"({'proven' if result.timer_proven else 'not proven'}; par {result.par}), "
+            f"bound search {alone:.2f} s ({bound.states:,} states, "
+            f"{'exhaustive' if bound.exhaustive else 'budget reached'}), par in all {total:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -26,14 +26,16 @@ examples:
   inkcrawl par content/packs/lantern-depths --character ranger --speed 30
 
 --format json prints one object per dungeon: {"dungeon", "par", "proven", "bound", "length_mm",
-"route", "note"}. proven is true when par is proven optimal: the search is exact for the rules it
-models and the drawn route scores what it found; bound is the search's value (equal to par when
-proven). With a timer on the sheet the route is held against it at --speed mm/s: par is proven
-only when it fits. When it does not, timer_vp is the best score found within the timer (prefixes of
-the par route, the greedy route and the best routes that leave an area out; not proven the best) and
---timer-route makes -o write that route instead. --character plays
-as a character of the game data (the Ranger's plants count double, the Cleric connects stones in
-any order).
+"route", "note"}, with a timer on the sheet also {"timer_s", "speed_mm_s", "seconds",
+"fits_timer", "timer_vp", "timer_length_mm", "timer_route", "timer_bound", "timer_proven"}.
+proven is true when par is proven optimal: the search is exact for the rules it models and the
+drawn route scores what it found; bound is the search's value (equal to par when proven). With a
+timer on the sheet the route is held against it at --speed mm/s: par is proven only when it
+fits. When it does not, timer_vp is the best score found within the timer (routes drawn and
+scored by the referee), timer_bound an upper bound of the VP any line within the timer scores
+(from the least length of line its elements need), and timer_proven whether timer_vp reaches
+it; --timer-route makes -o write that route instead. --character plays as a character of the
+game data (the Ranger's plants count double, the Cleric connects stones in any order).
 exit codes: 0 par found for every dungeon, 1 a dungeon with errors or a route not drawn, 2 usage
 error or unreadable input
 """
@@ -132,6 +134,12 @@ def _cmd_par(args: argparse.Namespace) -> int:
             if result.timer_s is not None and result.fits_timer:
                 needs = result.length_mm / result.speed_mm_s
                 note += f"; fits the {result.timer_s:g} s timer ({needs:.0f} s at {result.speed_mm_s:g} mm/s)"
+            elif result.timer_s is not None:
+                verdict = "proven" if result.timer_proven else "not proven"
+                note += (
+                    f"; within the {result.timer_s:g} s timer: {result.timer_vp} VP, {verdict} "
+                    f"(bound {result.timer_bound})"
+                )
             print(
                 terminal_safe(
                     f"{result.dungeon}: par {result.par} VP, {status_text}, route {result.length_mm:.0f} mm "

@@ -521,15 +521,19 @@ class LineSpec:
         return {str(t["kind"]) for t in self.end_triggers}
 
     def count_range(self, kind: str, rooms: int) -> tuple[int, int]:
-        """``(low, high)`` of ``kind`` for a layout of ``rooms`` rooms."""
+        """``(low, high)`` of ``kind`` for a layout of ``rooms`` rooms: the count ``line.elements``
+        asks, else the default. With a par target, the default artifact stones and orbs may be
+        left out (low end 0), so a low target can be met on a small layout (their VP alone is
+        about half of a 10-14 VP target)."""
         if kind in self.elements:
             return self.elements[kind]
         if kind == "boss":
             return (1, 1) if rooms else (0, 0)
+        optional = self.par_range is not None or self.par_curve is not None
         if kind == "artifact_stone":
-            return (3, 3) if rooms >= 4 else (0, 0)
+            return (0 if optional else 3, 3) if rooms >= 4 else (0, 0)
         if kind == "orb":
-            return (2, 2) if rooms >= 3 else (0, 0)
+            return (0 if optional else 2, 2) if rooms >= 3 else (0, 0)
         low, high = DEFAULT_PER_ROOM.get(kind, (0.0, 0.0))
         least = 1 if kind == "monster" and rooms else 0  # something to score on the smallest layout
         return max(least, math.floor(low * rooms)), max(least, math.ceil(high * rooms))

@@ -16,8 +16,11 @@ one-way portals) and the value of each area under the line family's rules (RULES
   Artifact stones count by triple at the end: all three entered (in phases in number order)
   +1, none touched in an entered home area ``artifact_untouched_group_vp``, else 0.
 * The scrawl ends when the line chooses to stop, or by a trigger the sheet lists: covering the
-  boss (entering the boss room covers it, last), entering an escape portal or an exit. The area it
-  ends in is exempt from penalties (switch ``end_room_exempt``).
+  boss, entering an escape portal or an exit. The area it ends in is exempt from penalties
+  (switch ``end_room_exempt``). A boss whose covering ends the scrawl is covered as its room is
+  entered, or passed by (the line goes on through its room) and covered last from wherever the
+  line is then; a boss passed by and never covered costs its VP where its room is not the one
+  the scrawl ends in (RULES.md 2, Drawing rules 3).
 
 * A character changes the values and the stones' order (the Ranger's plants, the Cleric's stones in
   any order); the other abilities change how an element is drawn, which the drawing step does.
@@ -27,12 +30,15 @@ The search is a depth-first search with memoisation over (entered areas, where t
 orbs taken, portals used); it is exact for this model, so ``proven`` holds when the drawn route,
 re-scored by the referee, scores the searched value. Outside the model: the other players at the
 table (they may take keys and orb tokens first: :func:`inkcrawl.engines.line.simulate.play_table`
-plays that), lengths (the timer is held against the drawn route afterwards: ``timer_vp`` is the
-best score found among prefixes of the best routes, not a proven best), and leaving an element of
-an entered room undone on purpose. That loses the element's VP and costs it again as the penalty,
-and an element completed at any time counts (RULES.md 2, Gaps and defaults), so it can only pay
-where completing the element ends the scrawl (a boss, an orb trigger) in a room the line must
-leave for good (through a one-way portal), or against a timer. Units: VP; lengths in sheet mm.
+plays that), lengths (the timer is held against the drawn route afterwards; when the route does
+not fit, :mod:`inkcrawl.engines.line.timer` bounds the VP of any line within the timer from a
+lower bound of the length a set of elements needs, and routes found within it are drawn and
+re-scored: ``timer_vp``, proven when it reaches ``timer_bound``). Leaving an element of an
+entered room undone on purpose is in the model where it can pay: it loses the element's VP and
+costs it again as the penalty, and an element completed at any time counts (RULES.md 2, Gaps and
+defaults), so it pays only where completing the element ends the scrawl: a boss (passed by,
+above) and an orb whose token ends it (orbs carry no penalty: covered last or never). Units: VP;
+lengths in sheet mm.
 """
 
 from __future__ import annotations
@@ -77,12 +83,16 @@ class Par:
     timer_length_mm: float | None = None
     timer_route: list[str] | None = None
     timer_play: dict | None = None
+    timer_bound: int | None = None
+    timer_proven: bool | None = None
 
     def as_dict(self) -> dict:
         """``{"dungeon", "par", "proven", "bound", "length_mm", "route", "note"}``, and with a timer
         on the sheet ``{"timer_s", "speed_mm_s", "seconds", "fits_timer", "timer_vp",
-        "timer_length_mm", "timer_route"}``: the best score found within the timer, its route's
-        length and element ids (the par route's when it fits)."""
+        "timer_length_mm", "timer_route", "timer_bound", "timer_proven"}``: the best score found
+        within the timer, its route's length and element ids (the par route's when it fits), an
+        upper bound of the VP any line within the timer scores, and whether ``timer_vp`` is
+        proven the best (it reaches the bound)."""
         out = {
             "dungeon": self.dungeon,
             "par": self.par,
@@ -101,6 +111,8 @@ class Par:
                 timer_vp=self.timer_vp,
                 timer_length_mm=round(self.timer_length_mm or 0.0, 1),
                 timer_route=self.timer_route,
+                timer_bound=self.timer_bound,
+                timer_proven=self.timer_proven,
             )
         return out
 
@@ -191,8 +203,10 @@ class _Model:
 
 
 def _enter_value(model: _Model, area: int, keys: frozenset, orbs: frozenset) -> list[tuple]:
-    """Entering ``area``, each way it can go (a skeleton key may take any free colour): a list of
-    ``(VP, keys after, orbs covered after, elements to complete in order, ends)``."""
+    """Entering ``area``, each way it can go (a skeleton key may take any free colour; a boss
+    whose covering ends the scrawl is covered, or passed by for later): a list of
+    ``(VP, keys after, orbs covered after, elements to complete in order, ends)``, the first the
+    one that completes everything."""
     room = model.rooms[area]
     value = 0
     todo: list[str] = []
@@ -222,15 +236,20 @@ def _enter_value(model: _Model, area: int, keys: frozenset, orbs: frozenset) -> 
             if room or model.vp(e) > 0:
                 value += model.vp(e)
                 todo.append(e.id)
+    outcomes = []
     if boss is not None:
         if model.boss_ends:
+            # the line may pass through without covering it (an element completed at any time
+            # counts): it is covered last from wherever the line is (``solve``'s ``best``), or
+            # left undone and paid for where the scrawl stops (``finish``)
+            outcomes.append((value, frozenset(keys_after), frozenset(covered), list(todo), False))
             value += model.vp(boss)
             todo.append(boss.id)
             ends = True
         elif room or model.vp(boss) > 0:
             value += model.vp(boss)
             todo.append(boss.id)
-    outcomes = [(value, frozenset(keys_after), frozenset(covered), todo, ends)]
+    outcomes.insert(0, (value, frozenset(keys_after), frozenset(covered), todo, ends))
     for skeleton in skeletons:  # each takes one free colour of the search's choice (or none is left)
         branched = []
         for value_, keys_, covered_, todo_, ends_ in outcomes:
@@ -276,7 +295,8 @@ def solve(
     score some route makes, not a proven best). The plan is a list of steps
     ``("start", start id, area)``,
     ``("enter", area, [element ids], keys held after)``, ``("portal", entry id, exit id, area)``,
-    ``("orb", orb id)`` (covering it ends the scrawl) and ``("end", area)``. ``forbidden``: areas
+    ``("orb", orb id)`` (covering it ends the scrawl), ``("last", boss id)`` (a boss passed by
+    earlier, covered last: it ends the scrawl) and ``("end", area)``. ``forbidden``: areas
     (indexes) the route may not enter (the timer's search leaves some out). The greedy steps
     take the area worth most at once, one whose entering does not end the scrawl first;
     ``myopic``: worth most at once, endings included (the greedy player of
@@ -287,24 +307,37 @@ def solve(
         [e for e in model.by_area[a] if e.kind == "orb" and e.colour in model.tokens] for a in range(model.n)
     ]
 
-    def finish(entered: frozenset, phases: tuple, area: int, used: frozenset) -> int:
-        """Stopping in ``area``: the stones' triples, and the area's own penalties lifted."""
+    # bosses whose covering ends the scrawl: one passed by and never covered costs its VP
+    # (RULES.md 2, Drawing rules 3) unless the scrawl stops in its room (the room is exempt)
+    ending_bosses = [e for e in rules.elements if e.kind == "boss" and model.boss_ends and e.area >= 0]
+
+    def finish(entered: frozenset, phases: tuple, area: int, used: frozenset, covered: str | None = None) -> int:
+        """Stopping in ``area`` (``covered``: the boss whose covering stops it): the stones'
+        triples, the penalties of bosses passed by, and the area's own penalties lifted."""
         value = _stone_value(model, groups, entered, dict(phases))
-        if model.exempt and model.rooms[area]:
+        exempt = model.exempt and model.rooms[area]
+        if exempt:
             value -= model.unused_entry * sum(
                 1 for e in model.by_area[area] if e.kind == "portal_entry" and e.id not in used
             )
+        for boss in ending_bosses:
+            if boss.id != covered and boss.area in entered and model.rooms[boss.area]:
+                if not (exempt and boss.area == area):
+                    value -= model.vp(boss)
         return value
 
     def entering(area, entered, keys, orbs, used, phase, phases, prefix):
         """Every way of entering ``area`` next, with the best continuation of each."""
         out = []
-        for gain, keys2, orbs2, todo, ends in _enter_value(model, area, keys, orbs):
+        outcomes = _enter_value(model, area, keys, orbs)
+        if myopic and any(e in ending_bosses for e in model.by_area[area]):
+            outcomes = [o for o in outcomes if o[4]]  # the greedy player covers a boss it meets
+        for gain, keys2, orbs2, todo, ends in outcomes:
             entered2 = entered | {area}
             phases2 = phases if area in dict(phases) else tuple(sorted({**dict(phases), area: phase}.items()))
             step = ("enter", area, todo, keys2)
-            if ends:
-                out.append((gain + finish(entered2, phases2, area, used), [*prefix, step, ("end", area)]))
+            if ends:  # the boss, covered last
+                out.append((gain + finish(entered2, phases2, area, used, todo[-1]), [*prefix, step, ("end", area)]))
                 continue
             value, plan = best(entered2, area, keys2, orbs2, used, phase, phases2)
             out.append((gain + value, [*prefix, step, *plan]))
@@ -328,7 +361,15 @@ def solve(
         if not over[0] and (visited[0] > budget or (visited[0] % 1024 == 0 and time.monotonic() > deadline)):
             over[0] = True
         region = model.reach(here, entered, keys)
-        options = [(finish(entered, phases, here, used), [("end", here)])]
+        options: list[tuple[int, list]] = [(finish(entered, phases, here, used), [("end", here)])]
+        for boss in ending_bosses:  # a boss passed by on the way: covered last
+            if boss.area in region:
+                options.append(
+                    (
+                        model.vp(boss) + finish(entered, phases, boss.area, used, boss.id),
+                        [("last", boss.id), ("end", boss.area)],
+                    )
+                )
         frontier = [a for a in model.frontier(region, entered, keys) if a not in forbidden]
         if over[0] and frontier:  # greedy from here: the area worth most next
             frontier = [max(frontier, key=lambda a: greedy_value(a, keys, orbs))]
@@ -397,12 +438,16 @@ def par(
     Ranger's plants, the Cleric's stones in any order).
 
     With a timer on the sheet, the route is held against it at ``speed_mm_s`` (mm of line per
-    second): ``fits_timer``. When it does not fit, ``timer_vp`` is the best score found within
-    the timer: every prefix (ending after one of its elements) of the par route, of the greedy
-    route and of the best route that leaves out each area the par route enters, drawn and scored
-    by the referee, and the par route stopped by the timer; ``timer_play`` is that route.
-    ``proven`` is then false: the search over areas does not know lengths, so a better route
-    within the timer may exist."""
+    second): ``fits_timer``. When it fits, it is the best within the timer too (``timer_vp``,
+    ``timer_bound`` and ``timer_proven`` are ``par``, ``bound`` and ``proven``). When it does not,
+    ``timer_bound`` is :func:`inkcrawl.engines.line.timer.timer_bound`'s upper bound of the VP
+    any line within the timer scores, and ``timer_vp`` the best score found within the timer:
+    every prefix (ending after one of its elements) of the par route, of the greedy route, of the
+    best route that leaves out each area the par route enters and of the routes through the
+    bound's best element orders (drawn in that order, and the best route over their areas),
+    drawn and scored by the referee, and the par route stopped by the timer; ``timer_play`` is
+    that route. ``timer_proven``: ``timer_vp`` reaches ``timer_bound``. ``proven`` (of ``par``)
+    is then false: par does not fit the timer."""
     from inkcrawl.engines.line import referee
 
     if character is not None and character not in rules.characters:
@@ -448,20 +493,39 @@ def par(
         result_par.timer_s, result_par.speed_mm_s = seconds, speed_mm_s
         result_par.fits_timer = length <= limit
         result_par.timer_vp, result_par.timer_length_mm, result_par.timer_route = score, length, list(route)
+        result_par.timer_bound, result_par.timer_proven = result_par.bound, proven
         if not result_par.fits_timer:
+            from inkcrawl.engines.line.timer import timer_bound
+
             timed = {**play, "end": {"trigger": "timer", "at": {"length_mm": round(limit, 1)}}}
             stopped = int(referee(rules, timed)["total"])
-            candidates = [(play, marks, route), *_alternatives(rules, plan, players, character)]
+            within = timer_bound(rules, limit, players, character)
+            # the routes through the bound's best orders first: when one reaches the bound, the
+            # other candidates (a search and a drawing for each area left out) cannot beat it
+            candidates = [(play, marks, route), *_order_routes(rules, within.orders, players, character)]
             best = _best_within_timer(rules, limit, candidates)
+            if best is None or best[0] < min(within.bound, ceiling):
+                more = _best_within_timer(rules, limit, _alternatives(rules, plan, players, character))
+                if more is not None and (best is None or (more[0], -more[2]) > (best[0], -best[2])):
+                    best = more
             if best is None or best[0] < stopped:
                 best = (stopped, timed, limit, list(route))
             result_par.timer_vp, result_par.timer_play, result_par.timer_length_mm, result_par.timer_route = best
             result_par.proven = False
+            found = result_par.timer_vp
+            # no line within the timer beats the upper bound of every positive VP either
+            result_par.timer_bound = max(min(within.bound, ceiling), found)
+            result_par.timer_proven = found == result_par.timer_bound
+            if result_par.timer_proven:
+                verdict = "proven the best: no line within the timer scores more"
+            else:
+                verdict = f"not proven: no line within the timer scores more than {result_par.timer_bound}"
+                if not within.exhaustive:
+                    verdict += f" (a bound loosened after {within.states:,} states of its search)"
             notes.append(
                 f"the route needs {length / speed_mm_s:.0f} s at {speed_mm_s:g} mm/s and the timer gives "
-                f"{seconds:g} s: the best route found within the timer scores {result_par.timer_vp} "
-                f"({result_par.timer_length_mm:.0f} mm; found among the prefixes of the best routes that leave "
-                f"areas out, not proven the best)"
+                f"{seconds:g} s: the best route found within the timer scores {found} "
+                f"({result_par.timer_length_mm:.0f} mm), {verdict}"
             )
     result_par.note = "; ".join(notes)
     return result_par
@@ -509,6 +573,44 @@ def _alternatives(rules: LineRules, plan: list, players: int, character: str | N
         drawn = draw_solution(rules, other, players, character)
         if not isinstance(drawn, str):
             out.append((*drawn, route))
+    return out
+
+
+def _order_routes(rules: LineRules, orders: list[tuple], players: int, character: str | None) -> list[tuple]:
+    """Routes for the timer through the timer bound's best element orders
+    (:class:`inkcrawl.engines.line.timer.TimerBound`): each order drawn as it is (through doors no
+    key opens only where the drawing step finds a way round), and the best route of the search
+    that stays out of the areas whose positive-VP elements the order leaves out; each drawn:
+    ``[(play, marks, route)]``. Orders that cannot be drawn are skipped."""
+    model = _Model(rules, players, character)
+    valued: dict[int, set[str]] = {}
+    for e in rules.elements:
+        if e.area >= 0 and (model.vp(e) > 0 or e.kind == "orb" or e.interaction == "connect_in_order"):
+            valued.setdefault(e.area, set()).add(e.id)
+    shut = [d.geom for d in rules.doors if not door_opens(list(d.locks), frozenset())]
+    out = []
+    for _, _, start, ids in orders:
+        if not ids:
+            continue
+        marks: list = []
+        try:
+            play = draw_plan(rules, start, [(i, None, shut) for i in ids], marks)
+        except RouteError:
+            pass
+        else:
+            if players > 1:
+                play["players"] = players
+            if character is not None:
+                play["character"] = character
+            out.append((play, marks, list(ids)))
+        chosen = set(ids)
+        starts = {s["area"] for s in rules.starts}
+        forbidden = frozenset(a for a, members in valued.items() if not members & chosen and a not in starts)
+        plan = solve(rules, players, STATE_BUDGET, character, forbidden)[1]
+        if plan:
+            drawn = draw_solution(rules, plan, players, character)
+            if not isinstance(drawn, str):
+                out.append((*drawn, _drawing_steps(rules, plan)[1]))
     return out
 
 
@@ -587,7 +689,7 @@ def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[
             flush()
             steps.append((step[1], set(entered), closed(keys), step[2]))
             route.append(step[1])
-        elif step[0] == "orb":
+        elif step[0] in ("orb", "last"):
             flush()
             steps.append((step[1], set(entered), closed(keys)))
             route.append(step[1])
