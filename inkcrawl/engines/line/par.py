@@ -48,6 +48,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 
+from inkcrawl.engines.line.areas import AreaModel
 from inkcrawl.engines.line.route import RouteError, draw_plan
 from inkcrawl.engines.line.rules import Element, LineRules
 from inkcrawl.locks import door_opens
@@ -117,92 +118,7 @@ class Par:
         return out
 
 
-class _Model:
-    """The area graph and the value of each element, compiled from :class:`LineRules`."""
-
-    def __init__(self, rules: LineRules, players: int, character: str | None = None):
-        self.rules = rules
-        definition = (rules.characters.get(character) or {}) if character else {}
-        self.ability = definition.get("ability")
-        self.ability_vp = definition.get("vp")
-        n = len(rules.areas)
-        self.n = n
-        self.rooms = [kind == "room" for kind in rules.area_kinds]
-        self.open: list[list[int]] = [[] for _ in range(n)]
-        for pair in rules.open_pairs:
-            a, b = (rules.area_index[x] for x in pair)
-            self.open[a].append(b)
-            self.open[b].append(a)
-        self.doors = []  # (a, b, locks)
-        for door in rules.doors:
-            a, b = (rules.area_index[x] for x in door.pair)
-            self.doors.append((a, b, tuple(door.locks)))
-        self.supply = int(rules.key_supply.get(str(players), 0))
-        self.by_area: list[list[Element]] = [[] for _ in range(n)]
-        for e in rules.elements:
-            if 0 <= e.area < n:
-                self.by_area[e.area].append(e)
-        self.boss_ends = rules.lists_trigger("boss_covered")
-        self.exit_ends = rules.lists_trigger("exit_reached")
-        self.tokens = {colour: list(values) for colour, values in rules.orb_tokens.items()}
-        self.unused_entry = int(rules.switch("unused_portal_entry_vp"))
-        self.untouched = int(rules.switch("artifact_untouched_group_vp"))
-        self.exempt = bool(rules.switch("end_room_exempt"))
-        # the colours a skeleton key may take: the game's key colours and any colour a key has
-        self.colours = sorted(
-            {e.colour for e in rules.elements if e.kind == "key" and e.colour} | set(rules.key_colours)
-        )
-
-    def vp(self, e: Element) -> int:
-        """An element's VP for this player (the Ranger's plants are worth the character's VP)."""
-        if self.ability == "plant_vp" and e.kind == "plant" and isinstance(self.ability_vp, (int, float)):
-            return int(self.ability_vp)
-        return int(e.vp or 0)
-
-    def next_token(self, colour: str, covered) -> int | None:
-        """The value of the next token of ``colour`` after the orbs ``covered`` (ids), or None."""
-        taken = sum(1 for orb_id in covered if self.rules.element_by_id[orb_id].colour == colour)
-        stack = self.tokens.get(colour, [])
-        return stack[taken] if taken < len(stack) else None
-
-    def orb_ends(self, colour: str, covered) -> bool:
-        """Whether taking the next token of ``colour`` sets off an ``orb_taken`` end trigger."""
-        taken = sum(1 for orb_id in covered if self.rules.element_by_id[orb_id].colour == colour)
-        position, stack = taken + 1, len(self.tokens.get(colour, []))
-        for trigger in self.rules.end_triggers:
-            if (
-                isinstance(trigger, dict)
-                and trigger.get("kind") == "orb_taken"
-                and trigger.get("colour") in (None, colour)
-            ):
-                when = trigger.get("when", "first")
-                if (when == "first" and position == 1) or (when == "last" and position == stack):
-                    return True
-        return False
-
-    def reach(self, start: int, entered: frozenset, keys: frozenset) -> frozenset:
-        """The entered areas the line can be in from ``start`` (openings, doors its keys open)."""
-        seen = {start}
-        stack = [start]
-        while stack:
-            a = stack.pop()
-            for b in self._next(a, keys):
-                if b in entered and b not in seen:
-                    seen.add(b)
-                    stack.append(b)
-        return frozenset(seen)
-
-    def _next(self, a: int, keys: frozenset):
-        yield from self.open[a]
-        for x, y, locks in self.doors:
-            if a in (x, y) and door_opens(list(locks), keys):
-                yield y if a == x else x
-
-    def frontier(self, region: frozenset, entered: frozenset, keys: frozenset) -> list[int]:
-        return sorted({b for a in region for b in self._next(a, keys) if b not in entered})
-
-
-def _enter_value(model: _Model, area: int, keys: frozenset, orbs: frozenset) -> list[tuple]:
+def _enter_value(model: AreaModel, area: int, keys: frozenset, orbs: frozenset) -> list[tuple]:
     """Entering ``area``, each way it can go (a skeleton key may take any free colour; a boss
     whose covering ends the scrawl is covered, or passed by for later): a list of
     ``(VP, keys after, orbs covered after, elements to complete in order, ends)``, the first the
@@ -274,7 +190,7 @@ def upper_bound(rules: LineRules, players: int = 1, character: str | None = None
     """A score no route beats: every element's positive VP for this player (the character's),
     every positive orb token (as many per colour as there are orbs of it) and the best an
     artifact triple can give (+1 connected, or the untouched value when positive)."""
-    model = _Model(rules, players, character)
+    model = AreaModel(rules, players, character)
     total = sum(max(0, model.vp(e)) for e in rules.elements if e.kind != "orb" and e.interaction != "connect_in_order")
     for colour, stack in rules.orb_tokens.items():
         count = sum(1 for e in rules.elements if e.kind == "orb" and e.colour == colour)
@@ -301,7 +217,7 @@ def solve(
     take the area worth most at once, one whose entering does not end the scrawl first;
     ``myopic``: worth most at once, endings included (the greedy player of
     :mod:`inkcrawl.engines.line.simulate`)."""
-    model = _Model(rules, players, character)
+    model = AreaModel(rules, players, character)
     groups = list(rules.groups)
     orbs_by_area = [
         [e for e in model.by_area[a] if e.kind == "orb" and e.colour in model.tokens] for a in range(model.n)
@@ -415,7 +331,7 @@ def solve(
     return value, plan, not over[0]
 
 
-def _stone_value(model: _Model, groups, entered: frozenset, phases: dict) -> int:
+def _stone_value(model: AreaModel, groups, entered: frozenset, phases: dict) -> int:
     """The artifact triples at the end: all stones' areas entered, in phases in number order, +1
     each; none entered and the home area entered: the untouched value; else 0."""
     total = 0
@@ -499,13 +415,15 @@ def par(
 
             timed = {**play, "end": {"trigger": "timer", "at": {"length_mm": round(limit, 1)}}}
             stopped = int(referee(rules, timed)["total"])
+            deadline = time.monotonic() + TIMER_SEARCH_S
             within = timer_bound(rules, limit, players, character)
             # the routes through the bound's best orders first: when one reaches the bound, the
             # other candidates (a search and a drawing for each area left out) cannot beat it
-            candidates = [(play, marks, route), *_order_routes(rules, within.orders, players, character)]
-            best = _best_within_timer(rules, limit, candidates)
-            if best is None or best[0] < min(within.bound, ceiling):
-                more = _best_within_timer(rules, limit, _alternatives(rules, plan, players, character))
+            candidates = [(play, marks, route), *_order_routes(rules, within.orders, players, character, deadline)]
+            best = _best_within_timer(rules, limit, candidates, deadline)
+            if (best is None or best[0] < min(within.bound, ceiling)) and time.monotonic() < deadline:
+                others = _alternatives(rules, plan, players, character, deadline)
+                more = _best_within_timer(rules, limit, others, deadline)
                 if more is not None and (best is None or (more[0], -more[2]) > (best[0], -best[2])):
                     best = more
             if best is None or best[0] < stopped:
@@ -522,6 +440,8 @@ def par(
                 verdict = f"not proven: no line within the timer scores more than {result_par.timer_bound}"
                 if not within.exhaustive:
                     verdict += f" (a bound loosened after {within.states:,} states of its search)"
+                if time.monotonic() >= deadline:
+                    verdict += f"; the search for routes within the timer stopped after {TIMER_SEARCH_S:g} s"
             notes.append(
                 f"the route needs {length / speed_mm_s:.0f} s at {speed_mm_s:g} mm/s and the timer gives "
                 f"{seconds:g} s: the best route found within the timer scores {found} "
@@ -533,6 +453,13 @@ def par(
 
 #: How many of the longest prefixes of each candidate route that fit the timer are scored.
 TIMER_CUTS = 8
+#: Seconds the search for routes within the timer may take after the bound's own search (the
+#: par route's prefixes are always scored): on a 200-element sheet each candidate costs a search,
+#: a drawing and eight referee runs, and there are dozens.
+TIMER_SEARCH_S = 10.0
+#: States of each search for a route within the timer (then greedy, as :data:`STATE_BUDGET`): the
+#: bundled sheets need a few thousand; on big sheets many short searches beat a few long ones.
+TIMER_STATES = 20_000
 
 
 def draw_solution(rules: LineRules, plan: list, players: int, character: str | None) -> tuple[dict, list] | str:
@@ -555,15 +482,19 @@ def draw_solution(rules: LineRules, plan: list, players: int, character: str | N
     return play, marks
 
 
-def _alternatives(rules: LineRules, plan: list, players: int, character: str | None) -> list[tuple]:
+def _alternatives(rules: LineRules, plan: list, players: int, character: str | None, deadline: float = math.inf):
     """Shorter routes for the timer: the greedy route, and the best route that leaves out each area
-    the plan enters (but its first), each drawn: ``[(play, marks, route)]``."""
+    the plan enters (but its first), each drawn, as they are found: ``(play, marks, route)``; none
+    more once ``time.monotonic()`` passes ``deadline``."""
     entered = [step[1] for step in plan if step[0] == "enter"][1:]
-    plans = [solve(rules, players, 0, character)[1]]
-    plans += [solve(rules, players, STATE_BUDGET, character, frozenset({area}))[1] for area in entered]
     seen = {tuple(_drawing_steps(rules, plan)[1])}
-    out = []
-    for other in plans:
+    for left_out in [None, *entered]:
+        if time.monotonic() > deadline:
+            return
+        if left_out is None:
+            other = solve(rules, players, 0, character)[1]
+        else:
+            other = solve(rules, players, TIMER_STATES, character, frozenset({left_out}))[1]
         if not other:
             continue
         route = _drawing_steps(rules, other)[1]
@@ -572,17 +503,19 @@ def _alternatives(rules: LineRules, plan: list, players: int, character: str | N
         seen.add(tuple(route))
         drawn = draw_solution(rules, other, players, character)
         if not isinstance(drawn, str):
-            out.append((*drawn, route))
-    return out
+            yield (*drawn, route)
 
 
-def _order_routes(rules: LineRules, orders: list[tuple], players: int, character: str | None) -> list[tuple]:
+def _order_routes(
+    rules: LineRules, orders: list[tuple], players: int, character: str | None, deadline: float = math.inf
+) -> list[tuple]:
     """Routes for the timer through the timer bound's best element orders
     (:class:`inkcrawl.engines.line.timer.TimerBound`): each order drawn as it is (through doors no
     key opens only where the drawing step finds a way round), and the best route of the search
     that stays out of the areas whose positive-VP elements the order leaves out; each drawn:
-    ``[(play, marks, route)]``. Orders that cannot be drawn are skipped."""
-    model = _Model(rules, players, character)
+    ``[(play, marks, route)]``. Orders that cannot be drawn are skipped, and those left once
+    ``time.monotonic()`` passes ``deadline``."""
+    model = AreaModel(rules, players, character)
     valued: dict[int, set[str]] = {}
     for e in rules.elements:
         if e.area >= 0 and (model.vp(e) > 0 or e.kind == "orb" or e.interaction == "connect_in_order"):
@@ -592,6 +525,8 @@ def _order_routes(rules: LineRules, orders: list[tuple], players: int, character
     for _, _, start, ids in orders:
         if not ids:
             continue
+        if out and time.monotonic() > deadline:
+            break
         marks: list = []
         try:
             play = draw_plan(rules, start, [(i, None, shut) for i in ids], marks)
@@ -606,7 +541,7 @@ def _order_routes(rules: LineRules, orders: list[tuple], players: int, character
         chosen = set(ids)
         starts = {s["area"] for s in rules.starts}
         forbidden = frozenset(a for a, members in valued.items() if not members & chosen and a not in starts)
-        plan = solve(rules, players, STATE_BUDGET, character, forbidden)[1]
+        plan = solve(rules, players, TIMER_STATES, character, forbidden)[1]
         if plan:
             drawn = draw_solution(rules, plan, players, character)
             if not isinstance(drawn, str):
@@ -618,14 +553,17 @@ def _drawn_length(path: list) -> float:
     return sum(math.dist(a, b) for line in path for a, b in zip(line, line[1:]))
 
 
-def _best_within_timer(rules: LineRules, limit: float, candidates: list[tuple]) -> tuple | None:
+def _best_within_timer(rules: LineRules, limit: float, candidates, deadline: float = math.inf) -> tuple | None:
     """The best ``(score, play, length, route)`` among the prefixes of the candidate routes
-    (each ending right after one of its elements) whose drawn length fits ``limit`` mm, scored by
-    the referee; ``None`` when no prefix fits."""
+    (an iterable; each ending right after one of its elements) whose drawn length fits ``limit``
+    mm, scored by the referee; ``None`` when no prefix fits. Candidates after the first are
+    skipped once ``time.monotonic()`` passes ``deadline``."""
     from inkcrawl.engines.line import referee
 
     best = None
-    for play, marks, route in candidates:
+    for n, (play, marks, route) in enumerate(candidates):
+        if n and time.monotonic() > deadline:
+            break
         cuts = []
         for k, (_, index, _, last) in enumerate(marks):
             path = [list(line) for line in play["path"][:index]] + [list(play["path"][index][: last + 1])]

@@ -69,6 +69,7 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString
 
+from inkcrawl.engines.line.areas import AreaModel
 from inkcrawl.engines.line.rules import Element, LineRules, _densify
 
 #: States the timer's branch and bound visits, and the seconds it may take, before the states
@@ -515,9 +516,7 @@ def timer_bound(
     (RULES.md 2, Elements and Gaps and defaults). ``players`` is kept for the model's key supply
     (keys are not needed by the bound); ``character``: its plants' VP count. Never raises for a
     compiled dungeon."""
-    from inkcrawl.engines.line.par import _Model
-
-    model = _Model(rules, players, character)
+    model = AreaModel(rules, players, character)
     plain: list[Element] = []
     orbs: list[Element] = []
     stones: list[Element] = []
