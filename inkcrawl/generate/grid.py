@@ -378,7 +378,7 @@ def _mean_score(data: dict, spec: GridSpec, wanted: tuple[float, float] | None =
     once the mean so far is more than :data:`REJECT_Z` standard errors outside it: the mean so
     far and the games played are returned then (fewer than asked: never an accepted mean).
     RULES.md 1 (Scoring) through the grid engine."""
-    from inkcrawl.engines.grid import GridRules, play_game
+    from inkcrawl.engines.grid import GridRules, play_totals
     from inkcrawl.engines.grid_policies import make_policy
     from inkcrawl.gamedata import grid_game_data
     from inkcrawl.model import dungeon_from_dict
@@ -392,9 +392,9 @@ def _mean_score(data: dict, spec: GridSpec, wanted: tuple[float, float] | None =
     games = int(difficulty["games"])
     total = squares = samples = 0
     for played, game_seed in enumerate(iter_game_seeds(difficulty["seed"], games), 1):
-        for score in play_game(rules, seats, game_seed).scores:
-            total += score.total
-            squares += score.total * score.total
+        for score in play_totals(rules, seats, game_seed):  # play_game's totals, without the breakdown
+            total += score
+            squares += score * score
             samples += 1
         if wanted is not None and played in CHECKPOINTS and played < games:
             mean = total / samples

@@ -3,7 +3,8 @@
 It plays one dungeon entry of a game document (docs/game-data.md, ``inkcrawl export game``)
 and reads nothing else: no model, no ruleset file. :class:`GridRules` compiles the entry once
 (rooms, open sides, entryways, features, segment rotations, switches, VP); :func:`play_game`
-plays one seeded game with one policy per player (:mod:`inkcrawl.engines.grid_policies`);
+plays one seeded game with one policy per player (:mod:`inkcrawl.engines.grid_policies`),
+:func:`play_totals` the same game for its final scores alone;
 :func:`score_map` scores a finished map term by term.
 
 Representation
@@ -74,6 +75,7 @@ from inkcrawl.engines.grid.game import (
     PlayerMap,
     PolicyError,
     play_game,
+    play_totals,
     play_turn,
 )
 from inkcrawl.engines.grid.rules import (
@@ -115,6 +117,7 @@ __all__ = [
     "matched_monsters",
     "opposite_bit",
     "play_game",
+    "play_totals",
     "play_turn",
     "rotate_mask",
     "score_map",

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from inkcrawl.engines.grid.rules import DRAW_TWO, TRAP, GridRules
-from inkcrawl.engines.grid.score import Score, score_map
+from inkcrawl.engines.grid.score import Score, score_map, score_total
 
 
 class PlayerMap:
@@ -261,11 +261,18 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
     a move the rules do not allow (RULES.md 1, Play); the moves of a trusted bundled policy
     (:func:`trust_policy_class`) are not checked again: it only permutes the revealed cards and
     picks among the options the engine hands it."""
-    checked = not _trusted(policy)
+    _play_turn(pm, cards, policy, rng, not _trusted(policy))
+
+
+def _play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random, checked: bool) -> None:
+    """:func:`play_turn`, told whether to check the policy's moves (``checked``: not a trusted
+    policy; :func:`play_game` asks once per game). A trusted policy is handed the engine's own
+    list of trap rooms (it only picks one); any other policy gets a copy."""
     rules = pm.rules
     round_number = pm.round
     history = pm.history
     choose = policy.choose
+    table, link, frontier = rules.table, pm.link, pm.frontier
     order = policy.order(pm, list(cards), rng)
     if checked and sorted(order) != sorted(cards):
         raise PolicyError(f"policy {policy.name!r} ordered {order} for the cards {cards}")
@@ -279,13 +286,16 @@ def play_turn(pm: PlayerMap, cards: list[str], policy, rng: random.Random) -> No
                     pm.trap_tallies += 1
                 history.append((round_number, TRAP, None, 0))
                 continue
-            room = choose(pm, TRAP, list(trap_rooms), rng)
+            room = choose(pm, TRAP, list(trap_rooms) if checked else trap_rooms, rng)
             if checked and (room is None or not (0 <= room < rules.size) or not pm.is_empty[room]):
                 raise PolicyError(f"policy {policy.name!r} chose {room!r} for a trap")
             pm.place_trap(room, round_number)
             continue
         seen += 1
-        options = pm.segment_options(card)
+        shape_table = table[card]  # PlayerMap.segment_options, inlined
+        options: list[tuple[int, int]] = []
+        for i in frontier:
+            options += shape_table[i][link[i]]
         if not options:
             pm.tallies += 1
             history.append((round_number, card, None, 0))
@@ -322,6 +332,30 @@ def play_game(
     ``random.Random(f"{seed}/{p}")``, so a seed fixes the whole game. ``on_round(round, maps)``
     is called after every player has played each round (the maps must not be changed).
     """
+    rounds_played, reveals, maps = _play(rules, policies, seed, on_round)
+    scores = [score_map(rules, pm, [o for o in maps if o is not pm]) for pm in maps]
+    best = max(s.total for s in scores)
+    winners = [p for p, s in enumerate(scores) if s.total == best]
+    return GameResult(seed, rounds_played, reveals, maps, scores, winners)
+
+
+def play_totals(rules: GridRules, policies: Sequence, seed: int) -> list[int]:
+    """The final score (VP) of each player of the game :func:`play_game` plays for these
+    arguments, ``[s.total for s in play_game(...).scores]``, without the term-by-term
+    breakdown (:func:`~inkcrawl.engines.grid.score.score_total`; RULES.md 1, Scoring): for
+    measuring a dungeon's mean score over many games."""
+    maps = _play(rules, policies, seed, None)[2]
+    return [score_total(rules, pm, [o for o in maps if o is not pm]) for pm in maps]
+
+
+def _play(
+    rules: GridRules,
+    policies: Sequence,
+    seed: int,
+    on_round: Callable[[int, list[PlayerMap]], object] | None,
+) -> tuple[int, list[list[str]], list[PlayerMap]]:
+    """The play of :func:`play_game` before scoring: the rounds played, each round's revealed
+    cards and each player's finished map."""
     players = len(policies)
     if not 1 <= players <= MAX_PLAYERS or not rules.min_players <= players <= rules.max_players:
         raise ValueError(
@@ -330,7 +364,7 @@ def play_game(
     deck = Deck(rules.deck_list(players), random.Random(seed), rules.reshuffle)
     rngs = [random.Random(f"{seed}/{p}") for p in range(players)]
     maps = [PlayerMap(rules) for _ in range(players)]
-    seats = list(zip(maps, policies, rngs))
+    seats = [(pm, policy, rng, not _trusted(policy)) for pm, policy, rng in zip(maps, policies, rngs)]
     reveals: list[list[str]] = []
     rounds_played = 0
     traps_counted = 0  # the traps drawn when ``opponent_traps`` was last computed
@@ -352,15 +386,12 @@ def play_game(
                     for room, _ in pm.traps:
                         counts[room] -= 1
                     pm.opponent_traps = counts
-        for pm, policy, rng in seats:
+        for pm, policy, rng, checked in seats:
             pm.round = round_number
-            play_turn(pm, cards, policy, rng)
+            _play_turn(pm, cards, policy, rng, checked)
         if on_round is not None:
             on_round(round_number, maps)
         deck.discards.extend(cards)
         if deck.exhausted and not rules.reshuffle:
             break
-    scores = [score_map(rules, pm, [o for o in maps if o is not pm]) for pm in maps]
-    best = max(s.total for s in scores)
-    winners = [p for p, s in enumerate(scores) if s.total == best]
-    return GameResult(seed, rounds_played, reveals, maps, scores, winners)
+    return rounds_played, reveals, maps

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from inkcrawl.engines.entry_schema import entry_problems, refusal
@@ -78,6 +79,13 @@ def sides_of(mask: int) -> list[str]:
 def opposite_bit(bit: int) -> int:
     """The bit of the opposite side."""
     return rotate_mask(bit, 2)
+
+
+#: The bit of the opposite side, by side bit.
+_OPPOSITE_BIT = {1 << k: 1 << ((k + 2) % 4) for k in range(4)}
+#: Rooms' precomputed tables kept between boards (a generator compiles many boards of one
+#: size): a few thousand entries of 16 small tuples each.
+_ROOM_CACHE = 8192
 
 
 def shape_rotations(sides: Sequence[str]) -> tuple[int, ...]:
@@ -192,37 +200,50 @@ def check_sides(rules: GridRules) -> None:
                 )
 
 
-def reach_table(open_sides: list[int], neighbour: list[list[int]]) -> list[list[tuple[tuple[int, int], ...]]]:
+def reach_table(open_sides: list[int], neighbour: list[list[int]]) -> list[tuple[tuple[tuple[int, int], ...], ...]]:
     """``reach[i][mask]``: ``(neighbour, the bit of its side facing room i)`` for each end of
-    ``mask`` crossing a passage into a room that has that passage too."""
+    ``mask`` crossing a passage into a room that has that passage too (sides in north, east,
+    south, west order). A room's 16 entries depend only on its neighbours and which of its
+    sides cross such a passage: they are shared between boards (:func:`_room_reach`)."""
     reach = []
     for i, across in enumerate(neighbour):
-        per_mask = []
-        for mask in range(16):
-            ends = []
-            for k in range(4):
-                bit = 1 << k
-                j = across[k]
-                if mask & bit and j >= 0 and open_sides[j] & opposite_bit(bit) and open_sides[i] & bit:
-                    ends.append((j, opposite_bit(bit)))
-            per_mask.append(tuple(ends))
-        reach.append(per_mask)
+        crossing = 0
+        for k in range(4):
+            bit = 1 << k
+            j = across[k]
+            if open_sides[i] & bit and j >= 0 and open_sides[j] & _OPPOSITE_BIT[bit]:
+                crossing |= bit
+        reach.append(_room_reach(tuple(across), crossing))
     return reach
+
+
+@lru_cache(maxsize=_ROOM_CACHE)
+def _room_reach(across: tuple[int, ...], crossing: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """One room's :func:`reach_table` entries: ``across`` the room beyond each side (-1: none),
+    ``crossing`` the sides that cross a passage (bits)."""
+    return tuple(
+        tuple((across[k], _OPPOSITE_BIT[1 << k]) for k in range(4) if mask & crossing & (1 << k)) for mask in range(16)
+    )
 
 
 def placement_table(
     shapes: dict[str, tuple[int, ...]], open_sides: list[int]
-) -> dict[str, list[list[tuple[tuple[int, int], ...]]]]:
+) -> dict[str, list[tuple[tuple[tuple[int, int], ...], ...]]]:
     """``table[shape][room][link mask]``: the legal placements ``(room, mask)`` of that shape
-    there (every end on an open side, at least one end on a link side)."""
-    table = {}
-    for name, rotations in shapes.items():
-        rooms = []
-        for i, sides in enumerate(open_sides):
-            fitting = [m for m in rotations if not m & ~sides]
-            rooms.append([tuple((i, m) for m in fitting if m & link) for link in range(16)])
-        table[name] = rooms
-    return table
+    there (every end on an open side, at least one end on a link side). A room's entries
+    depend only on the shape's rotations, its open sides and its index: they are shared
+    between boards (:func:`_room_placements`)."""
+    return {
+        name: [_room_placements(rotations, sides, i) for i, sides in enumerate(open_sides)]
+        for name, rotations in shapes.items()
+    }
+
+
+@lru_cache(maxsize=_ROOM_CACHE)
+def _room_placements(rotations: tuple[int, ...], sides: int, room: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """One room's :func:`placement_table` entries, by link mask."""
+    fitting = [m for m in rotations if not m & ~sides]
+    return tuple(tuple((room, m) for m in fitting if m & link) for link in range(16))
 
 
 def compile_deck(deck: dict, shapes: dict) -> list[tuple[str, int]]:
