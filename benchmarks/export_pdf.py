@@ -17,7 +17,8 @@ What it does:
    (a) building the SVG of every sheet with ``exporters.pages.sheet_page(dungeon, ruleset,
        PageOptions())``, one after the other in this process, with its CPU time; each run starts
        without the glyph definitions the run before kept (``exporters.canvas.clear_definitions``),
-       as an export does; ``--profile`` adds a cProfile run of it;
+       as an export does; ``--profile`` adds a cProfile run of it; the elements of those SVGs
+       and the shapes Qt draws (:func:`shape_counts`) are counted (untimed);
    (b) writing those SVGs as one PDF through Qt, ``exporters.qt.write_pdf`` (after a one-page
        warm-up, timed on its own, that starts Qt and registers the fonts): the whole job as the
        CLI does it, in this process, the file written atomically; its CPU time is shown;
@@ -57,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -285,6 +287,40 @@ def profile_svgs(build, top: int = 25) -> None:
     stats.sort_stats("cumulative").print_stats(top)
 
 
+#: The SVG elements Qt draws as shapes (a ``<use>`` draws the shapes of what it refers to).
+SHAPE_TAGS = frozenset({"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text"})
+
+
+def shape_counts(svgs) -> tuple[int, int]:
+    """``(elements, shapes)`` of SVG texts: every element written, and every shape Qt draws
+    (:data:`SHAPE_TAGS`), a ``<use>`` counted as the shapes of the element it refers to (at each
+    use) and what is in ``<defs>`` only there. Qt's time to render a page into a PDF grows with
+    its shapes, svgwrite's and ElementTree's with its elements."""
+    elements = shapes = 0
+    for svg in svgs:
+        root = ElementTree.fromstring(svg)
+        by_id = {node.get("id"): node for node in root.iter() if node.get("id")}
+        elements += sum(1 for _ in root.iter())
+        drawn: dict[str, int] = {}
+
+        def count(node) -> int:
+            tag = node.tag.rsplit("}", 1)[-1]
+            if tag == "defs":
+                return 0
+            if tag == "use":
+                href = node.get("{http://www.w3.org/1999/xlink}href") or node.get("href") or ""
+                target = by_id.get(href[1:])
+                if target is None:
+                    return 0
+                if href not in drawn:
+                    drawn[href] = count(target)
+                return drawn[href]
+            return (tag in SHAPE_TAGS) + sum(count(child) for child in node)
+
+        shapes += count(root)
+    return elements, shapes
+
+
 def pdf_pages(path: Path) -> int | str:
     try:
         from pypdf import PdfReader
@@ -378,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"a sheet cannot be laid out: {exc}", file=sys.stderr)
             return 1
         svg_bytes = sum(len(page.svg.encode("utf-8")) for page in pages)
+        svg_elements, svg_shapes = shape_counts(page.svg for page in pages)
         if args.profile:
             profile_svgs(build_svgs)
 
@@ -478,6 +515,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"      CPU {min(svg_cpus):.3f} s at best ({min(svg_cpus) * 1000 / count:.1f} ms a page): "
             "the figure to compare on a loaded machine"
+        )
+        print(
+            f"      {svg_elements} elements written, {svg_shapes} shapes for Qt to draw (a use counted as "
+            "the shapes it stands for): what (a) and (b) grow with"
         )
         qt_best = min(qt_times)
         verdict = "within" if qt_best <= TARGET_SECONDS * count / 100 else "OVER"

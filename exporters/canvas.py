@@ -76,6 +76,31 @@ def path_data(points: Sequence[Point], closed: bool = False) -> str:
     return fmt_all(_polyline_template(len(points), closed), [v for x, y in points for v in (x, y)])
 
 
+#: Distance of a cubic Bézier's control points from the ends of a quarter circle of radius 1 (the
+#: curve then runs within 0.03 % of the circle; Qt draws a ``<circle>`` with the same four curves).
+_KAPPA = 0.5522847498
+
+
+def circle_data(centre: Point, radius: float) -> str:
+    """SVG path data of a circle (``radius`` mm around ``centre``) as four cubic Béziers, clockwise
+    on the sheet from its top: a circle can then be one subpath of a path holding other shapes of
+    the same paint (one shape for Qt to draw instead of several). Only ``M C Z`` commands, all
+    ``x y`` pairs, so :meth:`SheetCanvas.path` measures its ink."""
+    x, y = centre
+    r, k = radius, radius * _KAPPA
+    return fmt_all(
+        "M%.3f %.3f C%.3f %.3f %.3f %.3f %.3f %.3f C%.3f %.3f %.3f %.3f %.3f %.3f"
+        " C%.3f %.3f %.3f %.3f %.3f %.3f C%.3f %.3f %.3f %.3f %.3f %.3f Z",
+        (
+            x, y - r,
+            x + k, y - r, x + r, y - k, x + r, y,
+            x + r, y + k, x + k, y + r, x, y + r,
+            x - k, y + r, x - r, y + k, x - r, y,
+            x - r, y - k, x - k, y - r, x, y - r,
+        ),
+    )  # fmt: skip
+
+
 def svg_text(drawing: svgwrite.Drawing) -> str:
     """The SVG text of ``drawing``, always well-formed XML: the characters XML 1.0 cannot hold
     (and the other control characters validation refuses, C007) are left out, even when a file
@@ -121,16 +146,31 @@ def blend(colour: str, background: str, opacity: float) -> str:
 
 class _Definition(Group):
     """A ``<g>`` in ``<defs>`` whose children (svgwrite elements) are shared with the same
-    definition on other sheets of an export (svgwrite writes an element's XML anew for every
-    drawing it is in)."""
+    definition on other sheets of an export. ``xml`` is shared with them too: the children's
+    ElementTree elements, made by the first sheet written (svgwrite would make an element's XML
+    anew for every drawing it is in; serialising an ElementTree element does not change it, so
+    the pages of an export can all hold the same ones)."""
 
-    def __init__(self, children: list, **extra):
+    def __init__(self, children: list, xml: list, **extra):
         super().__init__(**extra)
         self.elements = children
+        self._xml = xml
+
+    def get_xml(self):
+        """The group's XML as svgwrite writes it, holding the children's shared XML."""
+        children, self.elements = self.elements, []
+        try:
+            group = super().get_xml()  # the group itself, its id
+        finally:
+            self.elements = children
+        if len(self._xml) != len(children):
+            self._xml[:] = [child.get_xml() for child in children]
+        group.extend(self._xml)
+        return group
 
 
-#: ``(children, ink box at the origin, texts)`` of a definition.
-_Shared = tuple[list, "Bounds | None", list[str]]
+#: ``(children, ink box at the origin, texts, the children's XML once written, id)`` of a definition.
+_Shared = tuple[list, "Bounds | None", list[str], list, str]
 #: Definitions of :meth:`SheetCanvas.reused` by ``(key, palette)``, shared by the sheets an
 #: export builds (a 100-page export defines a few hundred glyphs, not thousands).
 _DEFINITIONS: dict[tuple[Hashable, style.Palette], _Shared] = {}
@@ -279,16 +319,13 @@ class SheetCanvas:
         shared = _DEFINITIONS.get((key, self.palette))
         if shared is None:
             shared = self._draw_definition(key, draw)
-        children, box, texts = shared
-        # the id comes from what is drawn (key and palette), so two sheets' ids agree only where
-        # their glyphs do: sheets written to several files can be put in one page safely
-        ident = "glyph-" + hashlib.sha1(repr((key, self.palette)).encode("utf-8")).hexdigest()[:12]
+        children, box, texts, xml, ident = shared
         defined: set[str] = self.drawing.__dict__.setdefault("_inkcrawl_glyph_ids", set())
         if ident not in defined:  # once a document (canvases sharing one, as a page of cards, share it)
             if self._defs is None:
                 self._defs = Defs(factory=self.drawing)
                 self.root.elements.insert(0, self._defs)
-            group = _Definition(children, factory=self.drawing)
+            group = _Definition(children, xml, factory=self.drawing)
             group.attribs["id"] = ident
             self._defs.add(group)
             defined.add(ident)
@@ -304,7 +341,10 @@ class SheetCanvas:
         self._ink, self._paths, self._texts, self.texts = [math.inf, math.inf, -math.inf, -math.inf], [], [], []
         try:
             draw(group, (0.0, 0.0))
-            shared: _Shared = (group.elements, self.ink, self.texts)
+            # the id comes from what is drawn (key and palette), so two sheets' ids agree only
+            # where their glyphs do: sheets written to several files can be put in one page safely
+            ident = "glyph-" + hashlib.sha1(repr((key, self.palette)).encode("utf-8")).hexdigest()[:12]
+            shared: _Shared = (group.elements, self.ink, self.texts, [], ident)
         finally:
             self._ink, self._paths, self._texts, self.texts = kept
         if len(_DEFINITIONS) >= _MAX_DEFINITIONS:

@@ -287,15 +287,17 @@ def iter_sheets(
     page: PageOptions = PageOptions(),  # noqa: B008 - frozen, never changed
     progress: Progress | None = None,
     shrink: bool = False,
+    rendered: bool = False,
 ) -> Iterator[Page]:
     """The printed page of each dungeon, in order, as they are drawn. Big jobs start drawing
     in worker processes at once, before the caller starts Qt (see
-    :func:`exporters.pages.build_pages`). ``shrink`` as :attr:`WriteOptions.shrink`.
+    :func:`exporters.pages.build_pages`; ``rendered``: the caller renders each page as it comes,
+    and keeps a core for that). ``shrink`` as :attr:`WriteOptions.shrink`.
     Iterating raises :class:`ExportError` (``paper``, ``does-not-fit``, ``layout``) at the
     first sheet that cannot be laid out."""
     from exporters.pages import build_pages
 
-    return _numbered_sheets(build_pages(dungeons, page, shrink), len(dungeons), progress)
+    return _numbered_sheets(build_pages(dungeons, page, shrink, rendered), len(dungeons), progress)
 
 
 def _numbered_sheets(pages: Iterator[Page], total: int, progress: Progress | None) -> Iterator[Page]:
@@ -434,7 +436,8 @@ class SheetPdf(Format):
     def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
         dungeons, path = _start(self, dungeons, path, options)
         intent = output_intent(options)
-        drawn, sheets = iter_sheets(dungeons, options.page, shrink=options.shrink), []  # drawing starts now, before Qt
+        # drawing starts now, before Qt, which renders each page as it comes
+        drawn, sheets = iter_sheets(dungeons, options.page, shrink=options.shrink, rendered=True), []
 
         def sequence():
             for sheet in drawn:

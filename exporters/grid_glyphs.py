@@ -7,6 +7,11 @@ size in mm. Features differ by silhouette, not by colour: a tied sack (loot), a 
 a sword with its letter in a square badge (weapon), a horned fanged head with its letter in a
 round badge (monster). Fills are light tints so the paths players draw over them
 stay readable, and outlines are ink, so the grayscale palette prints them cleanly.
+
+Every shape costs Qt time in a PDF, so a glyph draws no shape that the printed result does not
+show: a tinted body is one path (the canvas turns its ``fill_opacity`` into a solid colour, so a
+paper underlay would be hidden), and parts with the same paint that do not touch (two horns,
+two eyes) are subpaths of one path.
 """
 
 from __future__ import annotations
@@ -132,14 +137,13 @@ def draw_loot(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: fl
     pen = Pen(cx, cy, size)
     # the sack below the tie
     pen.M(-0.12, -0.17).C(-0.42, -0.04, -0.47, 0.42, 0, 0.42).C(0.47, 0.42, 0.42, -0.04, 0.12, -0.17).Z()
+    # one path each, no paper underlay: the tint is solid (see the module's docstring)
     body = pen.d()
-    canvas.path(body, fill=paper, parent=parent)
     canvas.path(body, fill=canvas.palette.loot, fill_opacity=BODY_OPACITY, stroke=ink, width=width, parent=parent)
     # the gathered top above the tie
     pen.M(-0.12, -0.19).L(-0.24, -0.38).Q(-0.12, -0.30, -0.05, -0.40).Q(0, -0.33, 0.05, -0.40)
     pen.Q(0.12, -0.30, 0.24, -0.38).L(0.12, -0.19).Z()
     top = pen.d()
-    canvas.path(top, fill=paper, parent=parent)
     canvas.path(top, fill=canvas.palette.loot, fill_opacity=BODY_OPACITY, stroke=ink, width=width, parent=parent)
     # the cord and its knot
     canvas.path(pen.M(-0.16, -0.18).Q(0, -0.13, 0.16, -0.18).d(), stroke=ink, width=width * 1.6, parent=parent)
@@ -172,7 +176,6 @@ def draw_dragon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
     pen.Q(-0.34, -0.14, -0.40, -0.14)  # under the jaw
     pen.L(-0.47, -0.15).L(-0.40, -0.18).L(-0.49, -0.19).Z()  # open mouth
     body = pen.d()
-    canvas.path(body, fill=paper, parent=parent)
     canvas.path(body, fill=fill, fill_opacity=BODY_OPACITY, stroke=ink, width=width, parent=parent)
     # two swept-back horns
     for dx, dy in ((0.0, 0.0), (0.05, 0.04)):
@@ -180,14 +183,15 @@ def draw_dragon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
         horn = horn.Q(-0.20 + dx, -0.34 + dy, -0.25 + dx, -0.25 + dy).Z().d()
         canvas.path(horn, fill=paper, stroke=ink, width=width, parent=parent)
     canvas.circle(pen.at(-0.36, -0.23), max(pen.mm(0.028), 0.3), fill=ink, parent=parent)
-    # spines down the neck and along the tail
+    # spines down the neck and along the tail, apart from each other: one path
     for base_a, tip, base_b in (
         ((-0.22, -0.21), (-0.16, -0.23), (-0.19, -0.15)),
         ((-0.18, -0.13), (-0.11, -0.14), (-0.15, -0.07)),
         ((0.27, 0.085), (0.31, 0.03), (0.33, 0.085)),
         ((0.35, 0.07), (0.40, 0.02), (0.39, 0.04)),
     ):
-        canvas.path(pen.M(*base_a).L(*tip).L(*base_b).Z().d(), fill=ink, stroke=ink, width=style.FINE_MM, parent=parent)
+        pen.M(*base_a).L(*tip).L(*base_b).Z()
+    canvas.path(pen.d(), fill=ink, stroke=ink, width=style.FINE_MM, parent=parent)
     # a bat wing raised from the shoulders: arm to the wrist, fingers fanning out, scalloped membrane
     wrist = (0.02, -0.40)
     tips = [(0.24, -0.50), (0.40, -0.30), (0.34, -0.08)]
@@ -199,7 +203,6 @@ def draw_dragon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
         pen.Q(mid[0] * 0.75 + wrist[0] * 0.25, mid[1] * 0.75 + wrist[1] * 0.25, *point)
         previous = point
     wing = pen.Z().d()
-    canvas.path(wing, fill=paper, parent=parent)
     canvas.path(wing, fill=fill, fill_opacity=BODY_OPACITY * 0.7, stroke=ink, width=width, parent=parent)
     for tip in tips[1:]:
         pen.M(*wrist).L(*tip)
@@ -213,17 +216,18 @@ def draw_weapon(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size: 
     ink, paper = canvas.palette.ink, canvas.palette.paper
     width = _line_width(size)
     pen = Pen(cx - size * 0.06, cy - size * 0.05, size * 1.18, rotate_deg=45)
-    # blade with its point and a fuller down the middle
+    # blade with its point (its fuller is drawn with the grip's lines)
     blade = pen.M(-0.06, 0.10).L(-0.06, -0.33).L(0, -0.45).L(0.06, -0.33).L(0.06, 0.10).Z().d()
     canvas.path(blade, fill=paper, stroke=ink, width=width, parent=parent)
-    canvas.path(pen.M(0, 0.06).L(0, -0.32).d(), stroke=ink, width=style.FINE_MM, parent=parent)
     # cross-guard, grip and pommel
     guard = pen.M(-0.20, 0.10).Q(-0.22, 0.15, -0.19, 0.17).L(0.19, 0.17).Q(0.22, 0.15, 0.20, 0.10).Z().d()
     canvas.path(guard, fill=ink, stroke=ink, width=width, parent=parent)
     grip = pen.M(-0.035, 0.17).L(-0.035, 0.34).L(0.035, 0.34).L(0.035, 0.17).Z().d()
     canvas.path(grip, fill=paper, stroke=ink, width=width, parent=parent)
+    # the fuller down the blade and the grip's wrapping, one path (the guard and grip between
+    # them do not reach the fuller)
     canvas.path(
-        pen.M(-0.035, 0.23).L(0.035, 0.21).M(-0.035, 0.29).L(0.035, 0.27).d(),
+        pen.M(0, 0.06).L(0, -0.32).M(-0.035, 0.23).L(0.035, 0.21).M(-0.035, 0.29).L(0.035, 0.27).d(),
         stroke=ink,
         width=style.FINE_MM,
         parent=parent,
@@ -241,11 +245,11 @@ def draw_monster(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size:
     width = _line_width(size)
     fill = canvas.palette.monster
     pen = Pen(cx - size * 0.02, cy + size * 0.03, size)
-    # horns (behind the head)
+    # horns (behind the head), apart from each other: one path
     for sign in (-1, 1):
-        horn = pen.M(sign * 0.16, -0.26).C(sign * 0.30, -0.30, sign * 0.40, -0.36, sign * 0.36, -0.50)
-        horn = horn.C(sign * 0.48, -0.40, sign * 0.44, -0.22, sign * 0.28, -0.12).Z().d()
-        canvas.path(horn, fill=paper, stroke=ink, width=width, parent=parent)
+        pen.M(sign * 0.16, -0.26).C(sign * 0.30, -0.30, sign * 0.40, -0.36, sign * 0.36, -0.50)
+        pen.C(sign * 0.48, -0.40, sign * 0.44, -0.22, sign * 0.28, -0.12).Z()
+    canvas.path(pen.d(), fill=paper, stroke=ink, width=width, parent=parent)
     # head: broad brow, pointed ears, heavy jaw
     pen.M(-0.26, -0.16).C(-0.24, -0.36, 0.24, -0.36, 0.26, -0.16)
     pen.L(0.40, -0.14).L(0.28, -0.04)  # right ear
@@ -253,17 +257,16 @@ def draw_monster(canvas: SheetCanvas, parent: Group, cx: float, cy: float, size:
     pen.C(-0.24, 0.34, -0.30, 0.16, -0.28, -0.04)
     pen.L(-0.40, -0.14).Z()  # left ear
     head = pen.d()
-    canvas.path(head, fill=paper, parent=parent)
     canvas.path(head, fill=fill, fill_opacity=BODY_OPACITY, stroke=ink, width=width, parent=parent)
-    # angry brows and eyes
+    # angry brows and eyes (one path)
     for sign in (-1, 1):
-        eye = pen.M(sign * 0.05, -0.08).L(sign * 0.19, -0.13).L(sign * 0.16, -0.03).Z().d()
-        canvas.path(eye, fill=ink, stroke=ink, width=style.FINE_MM, parent=parent)
+        pen.M(sign * 0.05, -0.08).L(sign * 0.19, -0.13).L(sign * 0.16, -0.03).Z()
+    canvas.path(pen.d(), fill=ink, stroke=ink, width=style.FINE_MM, parent=parent)
     # mouth with fangs
     canvas.path(pen.M(-0.17, 0.12).Q(0, 0.20, 0.17, 0.12).d(), stroke=ink, width=width, parent=parent)
-    for x in (-0.11, 0.11):
-        fang = pen.M(x - 0.04, 0.15).L(x, 0.26).L(x + 0.04, 0.15).Z().d()
-        canvas.path(fang, fill=paper, stroke=ink, width=style.FINE_MM, parent=parent)
+    for x in (-0.11, 0.11):  # two fangs, one path
+        pen.M(x - 0.04, 0.15).L(x, 0.26).L(x + 0.04, 0.15).Z()
+    canvas.path(pen.d(), fill=paper, stroke=ink, width=style.FINE_MM, parent=parent)
     if letter:
         letter_badge(canvas, parent, (cx + size * 0.32, cy + size * 0.30), badge_radius(size), letter, round_badge=True)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from exporters import style
-from exporters.canvas import SheetCanvas, path_data
+from exporters.canvas import SheetCanvas, circle_data, path_data
 from inkcrawl import glyph_shapes as gs
 from inkcrawl import shapes
 from inkcrawl.glyph_shapes import Box, Dot, Line
@@ -156,15 +156,10 @@ def monster(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: flo
         kind="monster-head",
     )
     radius = size_mm / 2
-    for eye in P([(-0.15, -0.44), (0.15, -0.44)]):
-        canvas.circle(eye, radius * 0.085, fill=pal.paper, parent=g)
-    canvas.polyline(
-        P([(-0.16, -0.26), (-0.10, -0.18), (-0.04, -0.26), (0.04, -0.26), (0.10, -0.18), (0.16, -0.26)]),
-        fill=pal.paper,
-        stroke=None,
-        closed=True,
-        parent=g,
-    )
+    # eyes and fangs: one path (they do not touch)
+    fangs = P([(-0.16, -0.26), (-0.10, -0.18), (-0.04, -0.26), (0.04, -0.26), (0.10, -0.18), (0.16, -0.26)])
+    features = [circle_data(eye, radius * 0.085) for eye in P([(-0.15, -0.44), (0.15, -0.44)])]
+    canvas.path(" ".join([*features, path_data(fangs, closed=True)]), fill=pal.paper, parent=g)
 
 
 def boss(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
@@ -185,14 +180,9 @@ def boss(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float 
             parent=g,
             kind="boss-wing",
         )
-        for finger in gs.BOSS_FINGERS:
-            canvas.line(
-                P([(side * root_x, root_y)])[0],
-                P([(side * finger[0], finger[1])])[0],
-                stroke=pal.ink,
-                width=style.FINE_MM,
-                parent=g,
-            )
+        root = P([(side * root_x, root_y)])[0]
+        fingers = " ".join(path_data([root, P([(side * x, y)])[0]]) for x, y in gs.BOSS_FINGERS)
+        canvas.path(fingers, stroke=pal.ink, width=style.FINE_MM, parent=g)  # one path a wing
     canvas.polyline(
         P(gs.BOSS_BODY),
         closed=True,
@@ -206,19 +196,13 @@ def boss(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float 
     canvas.polyline(P(gs.BOSS_HEAD), closed=True, fill=pal.accent, stroke=pal.ink, width=width, parent=g)
     canvas.polyline(P(gs.BOSS_CROWN), closed=True, fill=pal.treasure, stroke=pal.ink, width=width, parent=g)
     radius = size_mm / 2
-    for eye in P([(-0.12, -0.38), (0.12, -0.38)]):
-        canvas.circle(eye, radius * 0.06, fill=pal.paper, parent=g)
-    canvas.polyline(
-        P([(-0.14, -0.22), (-0.08, -0.15), (-0.03, -0.22), (0.03, -0.22), (0.08, -0.15), (0.14, -0.22)]),
-        fill=pal.paper,
-        closed=True,
-        parent=g,
-    )
-    # ribs on the chest
-    for y in gs.BOSS_RIBS:
-        canvas.line(
-            P([(-gs.BOSS_RIB_HALF, y)])[0], P([(gs.BOSS_RIB_HALF, y)])[0], stroke=pal.ink, width=style.FINE_MM, parent=g
-        )
+    # eyes and fangs: one path (they do not touch)
+    fangs = P([(-0.14, -0.22), (-0.08, -0.15), (-0.03, -0.22), (0.03, -0.22), (0.08, -0.15), (0.14, -0.22)])
+    features = [circle_data(eye, radius * 0.06) for eye in P([(-0.12, -0.38), (0.12, -0.38)])]
+    canvas.path(" ".join([*features, path_data(fangs, closed=True)]), fill=pal.paper, parent=g)
+    # ribs on the chest, one path
+    ribs = " ".join(path_data(P([(-gs.BOSS_RIB_HALF, y), (gs.BOSS_RIB_HALF, y)])) for y in gs.BOSS_RIBS)
+    canvas.path(ribs, stroke=pal.ink, width=style.FINE_MM, parent=g)
 
 
 def spell(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, variant: str = "bolt", **_):
@@ -293,7 +277,7 @@ def plant(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)
     canvas.line(*P(gs.PLANT_STEM), stroke=pal.plant, width=gs.PLANT_STEM_LINE.mm(size_mm), parent=g)
-    for leaf, vein in zip(gs.PLANT_LEAVES, gs.PLANT_VEINS):
+    for leaf in gs.PLANT_LEAVES:
         canvas.polyline(
             P(leaf),
             closed=True,
@@ -304,7 +288,9 @@ def plant(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float
             parent=g,
             kind="leaf",
         )
-        canvas.line(*P(vein), stroke=pal.plant, width=style.FINE_MM, parent=g)
+    # the veins, one path over the leaves (a vein lies inside its leaf, in the leaf's outline colour)
+    veins = " ".join(path_data(P([vein.a, vein.b])) for vein in gs.PLANT_VEINS)
+    canvas.path(veins, stroke=pal.plant, width=style.FINE_MM, parent=g)
 
 
 def prisoner(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
@@ -315,9 +301,8 @@ def prisoner(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: fl
     canvas.polyline(P(gs.CAGE), closed=True, fill=pal.prisoner, fill_opacity=0.12, stroke=None, parent=g)
     canvas.circle(P([gs.PRISONER_HEAD.centre])[0], radius * gs.PRISONER_HEAD.radius, fill=pal.prisoner, parent=g)
     canvas.polyline(P(gs.PRISONER_BODY), closed=True, fill=pal.prisoner, parent=g)
-    bar = gs.CAGE_BAR_LINE.mm(size_mm)
-    for line in gs.CAGE_BARS:
-        canvas.line(*P(line), stroke=pal.ink, width=bar, parent=g)
+    bars = " ".join(path_data(P([line.a, line.b])) for line in gs.CAGE_BARS)  # one path
+    canvas.path(bars, stroke=pal.ink, width=gs.CAGE_BAR_LINE.mm(size_mm), parent=g)
     canvas.polyline(P(gs.CAGE), closed=True, stroke=pal.ink, width=gs.CAGE_LINE.mm(size_mm), parent=g, kind="cage")
     canvas.circle(
         P([gs.CAGE_RING.centre])[0], radius * gs.CAGE_RING.radius, stroke=pal.ink, width=style.FINE_MM, parent=g
@@ -423,11 +408,11 @@ def _skull(canvas: SheetCanvas, g, P, size_mm: float, skull: gs.Skull):
     canvas.polyline(P(skull.jaw), closed=True, fill=pal.paper, stroke=pal.ink, width=line, parent=g)
     canvas.polyline(P(skull.cranium), closed=True, fill=pal.paper, stroke=pal.ink, width=line, parent=g)
     radius = size_mm / 2
-    for eye in skull.eyes:
-        canvas.circle(P([eye])[0], radius * skull.eye_radius * skull.scale, fill=pal.ink, parent=g)
-    canvas.polyline(P(skull.nose), closed=True, fill=pal.ink, parent=g)
-    for tooth in skull.teeth:
-        canvas.line(*P(tooth), stroke=pal.ink, width=style.FINE_MM, parent=g)
+    # eyes and nose one path, the teeth another (none of them touch)
+    eyes = [circle_data(eye, radius * skull.eye_radius * skull.scale) for eye in P(skull.eyes)]
+    canvas.path(" ".join([*eyes, path_data(P(skull.nose), closed=True)]), fill=pal.ink, parent=g)
+    teeth = " ".join(path_data(P([tooth.a, tooth.b])) for tooth in skull.teeth)
+    canvas.path(teeth, stroke=pal.ink, width=style.FINE_MM, parent=g)
 
 
 def skeleton_key(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_deg: float = 0, **_):
@@ -498,8 +483,8 @@ def escape_portal(canvas: SheetCanvas, g, at: Point, size_mm: float, rotation_de
     """An arched doorway with rays of daylight and an arrow leaving through it."""
     pal = canvas.palette
     P = lambda pts: place(pts, at, size_mm, rotation_deg)
-    for ray in gs.ESCAPE_RAYS:
-        canvas.line(*P(ray), stroke=pal.escape, width=gs.ESCAPE_RAY_LINE.mm(size_mm), parent=g)
+    rays = " ".join(path_data(P([ray.a, ray.b])) for ray in gs.ESCAPE_RAYS)  # one path
+    canvas.path(rays, stroke=pal.escape, width=gs.ESCAPE_RAY_LINE.mm(size_mm), parent=g)
     canvas.polyline(
         P(gs.ESCAPE_ARCH),
         closed=True,

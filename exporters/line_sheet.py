@@ -17,6 +17,7 @@ markers); colour never carries meaning alone.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -329,6 +330,16 @@ class _LineSheet:
                 glyphs.lock(self.canvas, g, centre, size, lock_id, self.gstyle)
 
     # starts --------------------------------------------------------------------------------
+    @functools.cached_property
+    def _union_grown(self) -> Polygon:
+        """The dungeon's areas grown by 0.01 mm (made once: each Start asks)."""
+        return self.union.buffer(0.01)
+
+    @functools.cached_property
+    def _obstacle_tree(self) -> shapely.STRtree:
+        """:attr:`obstacles` in a search tree (made once: every area name asks)."""
+        return shapely.STRtree(self.obstacles)
+
     def _inward(self, at: Point) -> tuple[float, float]:
         """Unit vector pointing from ``at`` (on the outer boundary) into the dungeon."""
         point = ShapelyPoint(at)
@@ -350,7 +361,7 @@ class _LineSheet:
             norm = math.hypot(vx, vy) or 1.0
             return (vx / norm, vy / norm)
         nx, ny = -ty / norm, tx / norm
-        if not self.union.buffer(0.01).contains(ShapelyPoint(at[0] + nx * 1.0, at[1] + ny * 1.0)):
+        if not self._union_grown.contains(ShapelyPoint(at[0] + nx * 1.0, at[1] + ny * 1.0)):
             nx, ny = -nx, -ny
         # snap near-axis directions to the axis (tidier arrows)
         if abs(nx) < 0.02:
@@ -365,6 +376,7 @@ class _LineSheet:
         size = style.BODY_MM
         keep_out = [self.union] + ([box(*self.title_box)] if self.title_box else [])
         page = box(x0, y0, x1, y1)
+        inside = page.buffer(-0.5)
         for start, start_at in self.starts:
             g = self.canvas.group("start", css_class="element", element_id=start.id)
             ax, ay = start_at
@@ -373,7 +385,7 @@ class _LineSheet:
             length = 4.0
             for half_mm in range(int(START_ARROW_MM * 2), 7, -1):
                 tail = ShapelyPoint(ax - nx * half_mm / 2, ay - ny * half_mm / 2)
-                if page.buffer(-0.5).contains(tail) and not any(k.intersects(tail.buffer(0.8)) for k in keep_out[1:]):
+                if inside.contains(tail) and not any(k.intersects(tail.buffer(0.8)) for k in keep_out[1:]):
                     length = half_mm / 2
                     break
             tail_at = (ax - nx * length, ay - ny * length)
@@ -484,7 +496,6 @@ class _LineSheet:
         minx, miny, maxx, maxy = inner.bounds
         width = text_width_mm(name, size)
         up, down = CAP * size + 0.2, DESCENT * size
-        obstacles = self.obstacles + placed
         candidates = []
         steps = max(0, int((maxx - minx - width) // 2))
         xs = [minx + 2 * i for i in range(steps + 1)] + [maxx - width]
@@ -499,9 +510,10 @@ class _LineSheet:
         # the first candidate inside the area and clear of every obstacle, all judged at once
         rects = shapely.box(*np.array([bounds for _, _, bounds in candidates], dtype=float).T)
         free = shapely.covers(inner, rects)
-        if obstacles:
-            hit, _ = shapely.STRtree(obstacles).query(rects, predicate="intersects")
-            free[hit] = False
+        for tree in (self._obstacle_tree, shapely.STRtree(placed) if placed else None):
+            if tree is not None:
+                hit, _ = tree.query(rects, predicate="intersects")
+                free[hit] = False
         found = np.flatnonzero(free)
         return candidates[int(found[0])] if len(found) else None
 

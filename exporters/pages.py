@@ -171,23 +171,30 @@ def _page_job(dungeon: Dungeon, ruleset: Ruleset, options: PageOptions, shrink: 
     return sheet_page(dungeon, ruleset, options, shrink)
 
 
-def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = False):
+def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = False, rendered: bool = False):
     """The page of each opened dungeon (objects with ``dungeon`` and ``ruleset``), in order, as
     an iterator (``shrink`` as :func:`sheet_page`).
 
-    Large jobs build the SVGs in worker processes (:class:`inkcrawl.workers.WorkerPool`, one per
-    core, forked: pure Python, no Qt), started right away, before the caller starts Qt, so PDF
-    writing in this process overlaps SVG building; a process that runs Qt already builds them
-    itself. A sheet whose worker died is built here. Iterating raises
-    :class:`exporters.paper.PaperError` at the first sheet that cannot be laid out.
+    Large jobs build the SVGs in worker processes (:class:`inkcrawl.workers.WorkerPool`, forked:
+    pure Python, no Qt), started right away, before the caller starts Qt, so PDF writing in this
+    process overlaps SVG building; a process that runs Qt already builds them itself. There is a
+    worker per core, but for one core left to this process when the caller renders each page as
+    it comes (``rendered``, as the PDF export does): Qt then renders a page about as fast as a
+    worker builds one, and on two cores a second worker would only take turns with Qt on them
+    and finish the SVGs early while the PDF waits. Then, whenever the next page is not ready,
+    this process builds the last page no worker has started (the workers go from the first page
+    on, this process from the last one back) instead of waiting. A sheet whose worker died is
+    built here. Iterating raises :class:`exporters.paper.PaperError` at the first sheet that
+    cannot be laid out (a sheet built ahead raises when its turn comes).
     """
     import weakref
 
-    from inkcrawl.workers import WorkerPool, default_workers, fork_is_safe
+    from inkcrawl.workers import WINDOW, WorkerPool, default_workers, fork_is_safe
 
     jobs = [(opened.dungeon, opened.ruleset, options, shrink) for opened in dungeons]
-    workers = default_workers()
-    if len(jobs) < PARALLEL_SHEETS or workers < 2 or not fork_is_safe():
+    cores = default_workers()
+    workers = cores - 1 if rendered else cores
+    if len(jobs) < PARALLEL_SHEETS or cores < 2 or not fork_is_safe():
         return (_page_job(*job) for job in jobs)
     # no restart: a new worker would be forked from a helper thread, perhaps after Qt started
     pool = WorkerPool(workers, start="fork", restart=False, name="inkcrawl-pages")
@@ -196,8 +203,25 @@ def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = F
     def results():
         from concurrent.futures.process import BrokenProcessPool
 
+        built: dict[int, Page | Exception] = {}  # pages built here ahead of their turn
+        tail = len(jobs)  # the pages from here on are built here
+        near = 1 + workers * WINDOW  # pages this close to the next one may be sent to a worker already
         try:
-            for job, future in zip(jobs, futures):
+            for index, (job, future) in enumerate(zip(jobs, futures)):
+                # while the next page is not ready, build the last one no worker has (cancel()
+                # fails once a worker started it: the workers have caught up)
+                while rendered and not future.done() and tail - 1 > index + near and futures[tail - 1].cancel():
+                    tail -= 1
+                    try:
+                        built[tail] = _page_job(*jobs[tail])
+                    except Exception as exc:  # raised when its page's turn comes
+                        built[tail] = exc
+                if index in built:
+                    page = built.pop(index)
+                    if isinstance(page, Exception):
+                        raise page
+                    yield page
+                    continue
                 try:
                     yield future.result()
                 except BrokenProcessPool:  # its worker died (or could not start): build it here
