@@ -521,7 +521,7 @@ def _order_routes(
         if e.area >= 0 and (model.vp(e) > 0 or e.kind == "orb" or e.interaction == "connect_in_order"):
             valued.setdefault(e.area, set()).add(e.id)
     shut = [d.geom for d in rules.doors if not door_opens(list(d.locks), frozenset())]
-    out = []
+    out: list[tuple] = []
     for _, _, start, ids in orders:
         if not ids:
             continue
