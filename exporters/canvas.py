@@ -381,6 +381,11 @@ class SheetCanvas:
         linejoin: str,
     ) -> dict:
         attrs = {"fill": fill or "none", "stroke": stroke or "none"}
+        if fill and not stroke:
+            # Qt's SVG renderer gives a <path> with stroke="none" a 1-unit outline in its fill
+            # colour when it writes a PDF (not when it rasterises): 0.5 mm more ink on every side
+            # of a fill-only path. A zero stroke width stops it; every other reader draws the same.
+            attrs["stroke-width"] = "0"
         if stroke:
             attrs["stroke-width"] = fmt(style.stroke(width))
             attrs["stroke-linecap"] = linecap
