@@ -193,3 +193,55 @@ def test_a_plant_asks_a_line_across_it():
     rules = LineRules(entry_of(keep_dungeon()))
     assert own_stroke(rules, rules.element_by_id["p1"]) == pytest.approx(3.5 * math.sqrt(2), rel=0.01)
     assert own_stroke(rules, rules.element_by_id["m1"]) == 0.0  # a cover counts by its cells
+
+
+def _split_room() -> dict:
+    """One room split by an inner wall from its top edge to 5 mm above its floor: three prisoners
+    (1 VP each) left of the wall at x 70, 80, 90, three right of it at x 110, 120, 130, all at
+    y 40; the Start at (30, 20), on the left; a 60 s timer."""
+    dungeon = copy.deepcopy(keep_dungeon())
+    dungeon["sheet"]["end_triggers"] = [{"kind": "timer", "seconds": 60}]
+    dungeon["sheet"]["components"] = ["timer"]
+    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon["areas"] = [
+        {"id": "r1", "kind": "room", "name": "Split", "polygon": [[20, 20], [190, 20], [190, 110], [20, 110]]}
+    ]
+    dungeon["walls"] = [{"id": "w1", "points": [[100, 20], [100, 105]]}]
+    dungeon["elements"] = [_el("st1", "start", (30, 20), 8)] + [
+        _el(f"p{x}", "prisoner", (x, 40), 6) for x in (70, 80, 90, 110, 120, 130)
+    ]
+    return dungeon
+
+
+def test_the_timer_bound_counts_lines_that_cross_a_wall_and_pay_for_it():
+    # With 106 mm of line, going round the wall's foot to the right-hand prisoners (down to y 105
+    # and back up) is far too long: without crossing, 3 VP at most. A line straight through the
+    # wall from (30, 21) by (70, 40) to (130, 40), 104.3 mm, touches all six prisoners and crosses
+    # the wall once, leaving and coming back into the same room: 6 - 1 = 5 (RULES.md 2, Drawing
+    # rules 2). The bound must not be below it.
+    rules = LineRules(entry_of(_split_room()))
+    play = {
+        "type": "play",
+        "format_version": 1,
+        "dungeon": rules.id,
+        "path": [[[30, 21], [70, 40], [130, 40]]],
+        "end": {"trigger": "timer", "at": {"length_mm": 106}},
+    }
+    assert referee(rules, play)["total"] == 5
+    assert timer_bound(rules, 106.0).bound >= 5
+    result = par(rules, speed_mm_s=106 / 60)
+    assert result.timer_bound >= 5 and not result.timer_proven
+
+
+def test_a_route_that_scores_par_within_the_timer_makes_par_fit_it():
+    # Verdigris at 8 mm/s: its timer of 240 s gives 1,920 mm; the search's first par route is
+    # longer, but the timer's search finds a route that scores par (18) within it. Par then fits
+    # the timer, proven, with that route, which the referee scores 18 within 1,920 mm.
+    entries, status = load_games([str(PACKS / "lantern-depths" / "dungeons" / "02-verdigris-bell-vault.json")])
+    assert status is None
+    rules = LineRules(entries[0])
+    result = par(rules, speed_mm_s=8.0)
+    assert result.par == 18 and result.proven and result.fits_timer
+    assert result.length_mm <= 240 * 8 and result.timer_vp == 18 and result.timer_proven
+    again = referee(rules, result.play)
+    assert again["total"] == 18 and again["end"]["length_mm"] <= 240 * 8

@@ -19,8 +19,9 @@ one-way portals) and the value of each area under the line family's rules (RULES
   boss, entering an escape portal or an exit. The area it ends in is exempt from penalties
   (switch ``end_room_exempt``). A boss whose covering ends the scrawl is covered as its room is
   entered, or passed by (the line goes on through its room) and covered last from wherever the
-  line is then; a boss passed by and never covered costs its VP where its room is not the one
-  the scrawl ends in (RULES.md 2, Drawing rules 3).
+  line is then, or never: the drawing then touches it on the way through its room, a failed
+  attempt that scores 0 and costs no penalty (RULES.md 2, Drawing rules 3). On a tie in VP the
+  route that comes back for no boss wins.
 
 * A character changes the values and the stones' order (the Ranger's plants, the Cleric's stones in
   any order); the other abilities change how an element is drawn, which the drawing step does.
@@ -33,12 +34,13 @@ table (they may take keys and orb tokens first: :func:`inkcrawl.engines.line.sim
 plays that), lengths (the timer is held against the drawn route afterwards; when the route does
 not fit, :mod:`inkcrawl.engines.line.timer` bounds the VP of any line within the timer from a
 lower bound of the length a set of elements needs, and routes found within it are drawn and
-re-scored: ``timer_vp``, proven when it reaches ``timer_bound``). Leaving an element of an
-entered room undone on purpose is in the model where it can pay: it loses the element's VP and
-costs it again as the penalty, and an element completed at any time counts (RULES.md 2, Gaps and
-defaults), so it pays only where completing the element ends the scrawl: a boss (passed by,
-above) and an orb whose token ends it (orbs carry no penalty: covered last or never). Units: VP;
-lengths in sheet mm.
+re-scored: ``timer_vp``, proven when it reaches ``timer_bound``), and a line that crosses a
+wall and comes back (par's routes never do; the timer's bound counts them). Leaving an element of
+an entered room undone on purpose is in the model where it can pay: touched, it is a failed
+attempt (0 VP, no penalty), and an element completed at any time counts (RULES.md 2, Drawing
+rules 3, Gaps and defaults), so it pays only where completing the element ends the scrawl: a boss
+(passed by, above) and an orb whose token ends it (covered last or never). Units: VP; lengths in
+sheet mm.
 """
 
 from __future__ import annotations
@@ -223,41 +225,43 @@ def solve(
         [e for e in model.by_area[a] if e.kind == "orb" and e.colour in model.tokens] for a in range(model.n)
     ]
 
-    # bosses whose covering ends the scrawl: one passed by and never covered costs its VP
-    # (RULES.md 2, Drawing rules 3) unless the scrawl stops in its room (the room is exempt)
+    # bosses whose covering ends the scrawl: one passed by is covered last, or never; one never
+    # covered costs nothing, as the drawing touches it on the way (a failed attempt scores 0 and
+    # no penalty, RULES.md 2, Drawing rules 3)
     ending_bosses = [e for e in rules.elements if e.kind == "boss" and model.boss_ends and e.area >= 0]
 
-    def finish(entered: frozenset, phases: tuple, area: int, used: frozenset, covered: str | None = None) -> int:
-        """Stopping in ``area`` (``covered``: the boss whose covering stops it): the stones'
-        triples, the penalties of bosses passed by, and the area's own penalties lifted."""
+    def finish(entered: frozenset, phases: tuple, area: int, used: frozenset) -> int:
+        """Stopping in ``area``: the stones' triples, and the area's own penalties lifted."""
         value = _stone_value(model, groups, entered, dict(phases))
-        exempt = model.exempt and model.rooms[area]
-        if exempt:
+        if model.exempt and model.rooms[area]:
             value -= model.unused_entry * sum(
                 1 for e in model.by_area[area] if e.kind == "portal_entry" and e.id not in used
             )
-        for boss in ending_bosses:
-            if boss.id != covered and boss.area in entered and model.rooms[boss.area]:
-                if not (exempt and boss.area == area):
-                    value -= model.vp(boss)
         return value
 
     def entering(area, entered, keys, orbs, used, phase, phases, prefix):
-        """Every way of entering ``area`` next, with the best continuation of each."""
+        """Every way of entering ``area`` next, with the best continuation of each:
+        ``(VP, plan, detours)``, ``detours`` the bosses passed by and covered last in the plan
+        (on a tie in VP, the plan with fewer wins: the line does not come back for nothing)."""
         out = []
         outcomes = _enter_value(model, area, keys, orbs)
-        if myopic and any(e in ending_bosses for e in model.by_area[area]):
+        boss_here = any(e in ending_bosses for e in model.by_area[area])
+        if myopic and boss_here:
             outcomes = [o for o in outcomes if o[4]]  # the greedy player covers a boss it meets
         for gain, keys2, orbs2, todo, ends in outcomes:
             entered2 = entered | {area}
             phases2 = phases if area in dict(phases) else tuple(sorted({**dict(phases), area: phase}.items()))
             step = ("enter", area, todo, keys2)
             if ends:  # the boss, covered last
-                out.append((gain + finish(entered2, phases2, area, used, todo[-1]), [*prefix, step, ("end", area)]))
+                out.append((gain + finish(entered2, phases2, area, used), [*prefix, step, ("end", area)], 0))
                 continue
-            value, plan = best(entered2, area, keys2, orbs2, used, phase, phases2)
-            out.append((gain + value, [*prefix, step, *plan]))
+            value, plan, detours = best(entered2, area, keys2, orbs2, used, phase, phases2)
+            passed = 1 if boss_here and model.boss_ends else 0
+            out.append((gain + value, [*prefix, step, *plan], detours + passed))
         return out
+
+    def better(option: tuple) -> tuple:
+        return option[0], -option[2]
 
     visited = [0]
     deadline = time.monotonic() + TIME_BUDGET_S
@@ -277,21 +281,19 @@ def solve(
         if not over[0] and (visited[0] > budget or (visited[0] % 1024 == 0 and time.monotonic() > deadline)):
             over[0] = True
         region = model.reach(here, entered, keys)
-        options: list[tuple[int, list]] = [(finish(entered, phases, here, used), [("end", here)])]
-        for boss in ending_bosses:  # a boss passed by on the way: covered last
-            if boss.area in region:
-                options.append(
-                    (
-                        model.vp(boss) + finish(entered, phases, boss.area, used, boss.id),
-                        [("last", boss.id), ("end", boss.area)],
-                    )
-                )
+        options: list[tuple[int, list, int]] = [(finish(entered, phases, here, used), [("end", here)], 0)]
+        # a boss passed by on the way, covered last (after the other options: on a tie the
+        # route that does not come back for it wins)
+        lasts = [
+            (model.vp(boss) + finish(entered, phases, boss.area, used), [("last", boss.id), ("end", boss.area)], 0)
+            for boss in ending_bosses
+            if boss.area in region
+        ]
         frontier = [a for a in model.frontier(region, entered, keys) if a not in forbidden]
         if over[0] and frontier:  # greedy from here: the area worth most next
             frontier = [max(frontier, key=lambda a: greedy_value(a, keys, orbs))]
             return max(
-                entering(frontier[0], entered, keys, orbs, used, phase, phases, []) + options,
-                key=lambda option: option[0],
+                entering(frontier[0], entered, keys, orbs, used, phase, phases, []) + options + lasts, key=better
             )
         for area in frontier:
             options += entering(area, entered, keys, orbs, used, phase, phases, [])
@@ -299,7 +301,7 @@ def solve(
             for orb in orbs_by_area[area]:
                 token = model.next_token(orb.colour, orbs)
                 if orb.id not in orbs and token is not None and model.orb_ends(orb.colour, orbs):
-                    options.append((token + finish(entered, phases, area, used), [("orb", orb.id), ("end", area)]))
+                    options.append((token + finish(entered, phases, area, used), [("orb", orb.id), ("end", area)], 0))
         for e in rules.elements:
             if e.kind != "portal_entry" or e.id in used or e.area not in region:
                 continue
@@ -310,12 +312,12 @@ def solve(
                 step: tuple = ("portal", e.id, x.id, x.area)
                 used2 = used | {e.id}
                 if x.area in entered:
-                    value, plan = best(entered, x.area, keys, orbs, used2, phase + 1, phases)
-                    options.append((refund + value, [step, *plan]))
+                    value, plan, detours = best(entered, x.area, keys, orbs, used2, phase + 1, phases)
+                    options.append((refund + value, [step, *plan], detours))
                 else:
-                    for value, plan in entering(x.area, entered, keys, orbs, used2, phase + 1, phases, [step]):
-                        options.append((refund + value, plan))
-        return max(options, key=lambda option: option[0])
+                    for value, plan, detours in entering(x.area, entered, keys, orbs, used2, phase + 1, phases, [step]):
+                        options.append((refund + value, plan, detours))
+        return max(options + lasts, key=better)
 
     results = []
     for start in rules.starts:
@@ -327,7 +329,7 @@ def solve(
         )
     if not results:
         return 0, [], True
-    value, plan = max(results, key=lambda r: r[0])
+    value, plan, _ = max(results, key=better)
     return value, plan, not over[0]
 
 
@@ -429,13 +431,22 @@ def par(
             if best is None or best[0] < stopped:
                 best = (stopped, timed, limit, list(route))
             result_par.timer_vp, result_par.timer_play, result_par.timer_length_mm, result_par.timer_route = best
-            result_par.proven = False
             found = result_par.timer_vp
+            if found >= score:  # a route that scores par fits the timer: par's route is that one
+                result_par.play, result_par.length_mm, result_par.route = best[1], best[2], list(best[3])
+                result_par.fits_timer = True
+                result_par.timer_bound, result_par.timer_proven = result_par.bound, proven
+                result_par.note = "; ".join(notes)
+                return result_par
+            result_par.proven = False
             # no line within the timer beats the upper bound of every positive VP either
-            result_par.timer_bound = max(min(within.bound, ceiling), found)
-            result_par.timer_proven = found == result_par.timer_bound
+            bound_within = min(within.bound, ceiling)
+            result_par.timer_bound = max(bound_within, found)
+            result_par.timer_proven = found == bound_within
             if result_par.timer_proven:
                 verdict = "proven the best: no line within the timer scores more"
+            elif found > bound_within:  # outside the bound's model: say so, claim nothing
+                verdict = f"not proven: the length bound's model gave {bound_within}, below this route"
             else:
                 verdict = f"not proven: no line within the timer scores more than {result_par.timer_bound}"
                 if not within.exhaustive:
@@ -581,9 +592,11 @@ def _best_within_timer(rules: LineRules, limit: float, candidates, deadline: flo
 
 
 def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[str, str]]:
-    """The plan as drawing steps ``(element id, areas the line may be in, doors it may not pass)``,
-    the stones of each phase last and in number order; the route's element ids; and the colour
-    each skeleton key takes (skeleton key id -> colour)."""
+    """The plan as drawing steps ``(element id, areas the line may be in, doors it may not pass)``
+    (a portal entry's with its exit; a boss passed by and never covered with ``(None, "touch")``:
+    see :func:`inkcrawl.engines.line.route.draw_plan`), the stones of each phase last and in
+    number order; the route's element ids; and the colour each skeleton key takes (skeleton key
+    id -> colour)."""
     skeletons: dict[str, str] = {}
     steps: list = []
     route: list[str] = []
@@ -594,6 +607,20 @@ def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[
 
     def closed(keys_now: frozenset):
         return [d.geom for d in rules.doors if not door_opens(list(d.locks), keys_now)]
+
+    # a boss whose covering ends the scrawl, passed by and never covered, and not in the area
+    # the scrawl ends in: touched as the line passes it, a failed attempt (0 VP, no penalty)
+    done = {t for step in plan if step[0] == "enter" for t in step[2]}
+    done |= {step[1] for step in plan if step[0] in ("last", "orb")}
+    ends_in = next((step[1] for step in reversed(plan) if step[0] == "end"), None)
+    untouched: dict[int, list[str]] = {}
+    exempt = bool(rules.switch("end_room_exempt"))
+    if rules.lists_trigger("boss_covered"):
+        for e in rules.elements:
+            if e.kind != "boss" or e.area < 0 or e.id in done or rules.area_kinds[e.area] != "room":
+                continue
+            if not (exempt and e.area == ends_in):
+                untouched.setdefault(e.area, []).append(e.id)
 
     def flush():
         for stone in sorted(phase_stones, key=lambda s: s.number or 0):
@@ -623,6 +650,9 @@ def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[
                 flush()
                 steps.append((ends_with[0], set(entered), closed(keys)))
                 route.append(ends_with[0])
+            for boss in untouched.get(area, ()):  # passed by, never covered: touched on the way
+                steps.append((boss, set(entered), closed(keys), None, "touch"))
+                route.append(boss)
         elif step[0] == "portal":
             flush()
             steps.append((step[1], set(entered), closed(keys), step[2]))

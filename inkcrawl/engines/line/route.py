@@ -241,7 +241,9 @@ def draw_route(
 def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple], marks: list | None = None) -> dict:
     """Like :func:`draw_route`, with the areas and closed doors given per step: each step is
     ``(element id, areas the line may be in or None for all, door segments it may not pass)``,
-    and for a portal entry optionally the exit id as a fourth member. The line keeps off every
+    and for a portal entry optionally the exit id as a fourth member; a fifth member ``"touch"``
+    draws the element as a touch only (the line goes into its centre and on: for an element to
+    cover, a failed attempt, which scores 0 and no penalty, RULES.md 2, Drawing rules 3). The line keeps off every
     element the plan does not go to, and off the plan's portal entries, escape portals and exits
     but at their own steps. Free spaces are built once per (areas, doors, elements to avoid).
     ``marks``, when given, receives one ``(element id, polyline index, first point index, last
@@ -288,7 +290,10 @@ def draw_plan(rules: LineRules, start_id: str, steps: Sequence[tuple], marks: li
     for step in steps:
         element = by_id[step[0]]
         space = space_for(step[1], step[2], element.id)
-        stroke = element_stroke(rules, element)
+        if len(step) > 4 and step[4] == "touch":
+            stroke = np.asarray([element.at if element.at is not None else element.ink.centroid.coords[0]], dtype=float)
+        else:
+            stroke = element_stroke(rules, element)
         polylines[-1].extend(space.path(here, stroke[0])[1:])
         reached = len(polylines[-1]) - 1
         polylines[-1].extend(stroke[1:])

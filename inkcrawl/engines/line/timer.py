@@ -29,8 +29,10 @@ bound ``D`` of the distance between two reaches. ``D`` is:
 Doors are left open and keys are not needed (the bound only gets larger), narrow channels and
 gaps are passable, and the pen may leave the dungeon: every relaxation lowers ``D``, so ``D``
 stays a lower bound. The drawing step's routes cross no wall (they run in the free paper), nor
-does any route of par's search; a line that crosses a wall and comes back (``wall_crossing_vp``
-per crossing, RULES.md 2, Drawing rules 2) is outside this model, as it is outside par's.
+does any route of par's search. A line that crosses a wall and comes back (``wall_crossing_vp``
+per crossing, RULES.md 2, Drawing rules 2) may be shorter: :func:`timer_bound` also bounds lines
+that may cross every wall (straight distances) and takes the larger of the two bounds, that one
+less one crossing's cost.
 
 **The paper covering sweeps** (:func:`cover_weights`). A second lower bound holds for the whole
 line: covering asks for lattice cells of the elements' ink under the stroke, all within
@@ -60,9 +62,11 @@ Units: lengths in sheet mm; VP.
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -515,7 +519,34 @@ def timer_bound(
     times the drawing speed) and the element orders that reach it: see the module docstring
     (RULES.md 2, Elements and Gaps and defaults). ``players`` is kept for the model's key supply
     (keys are not needed by the bound); ``character``: its plants' VP count. Never raises for a
-    compiled dungeon."""
+    compiled dungeon.
+
+    A line that crosses a wall and comes back into the same area pays ``wall_crossing_vp``
+    (RULES.md 2, Drawing rules 2) but may be shorter: the bound is the larger of the bound for
+    lines that cross no wall and, when the sheet has walls and a crossing costs at least 1 VP
+    less, the bound for lines that may cross every wall (straight distances) less that cost."""
+    walled = _timer_bound(rules, limit_mm, players, character, budget, seconds)
+    if not rules.network.lines:
+        return walled
+    cost = max(0, -int(rules.switch("wall_crossing_vp") or 0))
+    unwalled = copy.copy(rules)
+    unwalled.network = SimpleNamespace(lines=[])  # type: ignore[assignment]
+    crossing = _timer_bound(unwalled, limit_mm, players, character, budget, seconds)
+    if crossing.bound - cost <= walled.bound:
+        return walled
+    return TimerBound(
+        crossing.bound - cost,
+        walled.limit_mm,
+        walled.exhaustive and crossing.exhaustive,
+        walled.orders,
+        walled.states + crossing.states,
+    )
+
+
+def _timer_bound(
+    rules: LineRules, limit_mm: float, players: int, character: str | None, budget: int, seconds: float
+) -> TimerBound:
+    """:func:`timer_bound` for lines that cross no wall's centre line."""
     model = AreaModel(rules, players, character)
     plain: list[Element] = []
     orbs: list[Element] = []
