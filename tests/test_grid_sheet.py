@@ -282,8 +282,11 @@ def test_svg_uses_only_what_qt_draws_and_printable_sizes(dungeon_id, grayscale):
     assert "clip-path" not in svg and "clipPath" not in svg
     assert not re.search(r"[\s\"]opacity=", svg), "group opacity is rasterised by Qt"
     assert "marker" not in svg
-    widths = [float(w) for w in re.findall(r'stroke-width="([^"]+)"', svg)]
+    # every line drawn is printable (a shape with no stroke carries a zero width for Qt's PDF
+    # output: exporters.canvas, tests/test_pdf_fill_outline.py)
+    widths = [float(w) for w in re.findall(r'stroke="(?!none)[^"]*"[^>]*?stroke-width="([^"]+)"', svg)]
     assert widths and min(widths) >= 0.25
+    assert all(float(w) == 0 for w in re.findall(r'stroke="none"[^>]*?stroke-width="([^"]+)"', svg))
     sizes = [float(s) for s in re.findall(r'font-size="([^"]+)"', svg)]
     assert sizes and min(sizes) >= 2.0
     families = set(re.findall(r'font-family="([^"]+)"', svg))
