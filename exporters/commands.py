@@ -360,12 +360,14 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def _open(paths: list[str], force: bool):
-    """Validate and open the dungeons; returns ``(dungeons, exit code or None)``."""
+def _open(paths: list[str], force: bool, built=None):
+    """Validate and open the dungeons; returns ``(dungeons, exit code or None)``. ``built`` is
+    called with the dungeons once their models are built, before the rule checks
+    (:func:`inkcrawl.loading.open_dungeons`)."""
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
 
-    result = open_dungeons(paths)
+    result = open_dungeons(paths, built)
     report = result.report
     if report.problems:
         text = format_text(report)
@@ -400,6 +402,8 @@ class _Progress:
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
+            if total < 2 or not sys.stderr.isatty():
+                return  # no bar (and tqdm not even imported)
             from tqdm import tqdm
 
             self.bar = tqdm(
@@ -515,16 +519,31 @@ def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=Non
         problem = check(format_)
         if problem:
             return _error(problem)
-    dungeons, status = _open(args.paths, args.force)
-    if status is not None:
-        return status
-    progress = _Progress(format_.unit)
+    started = []
+
+    def start(built) -> None:  # the format's work that needs only the models runs during the rule checks
+        try:
+            ahead = format_.start(built, options)
+        except OSError:  # no processes to be had now: the format starts it when it writes, as it would
+            return
+        if ahead is not None:
+            started.append(ahead)
+
     try:
-        result = format_.write(dungeons, output, options, progress)
-    except ExportError as exc:
-        return _error(_phrase(exc, args))
+        dungeons, status = _open(args.paths, args.force, start)
+        if status is not None:
+            return status  # refused exactly as without the work begun: nothing was written
+        ahead = started[0] if started and started[0].dungeons is dungeons else None
+        progress = _Progress(format_.unit)
+        try:
+            result = format_.write(dungeons, output, options, progress, started=ahead)
+        except ExportError as exc:
+            return _error(_phrase(exc, args))
+        finally:
+            progress.close()
     finally:
-        progress.close()
+        for ahead in started:
+            ahead.close()
     _warn(result.notes)
     print(terminal_safe(_summary(result)))
     return EXIT_OK

@@ -22,3 +22,13 @@ def draw_sheet_into(canvas: SheetCanvas, dungeon: Dungeon, ruleset: Ruleset) -> 
         draw_line_sheet(canvas, dungeon, ruleset)
     else:  # pragma: no cover - the model has two families
         raise TypeError(f"no renderer for {type(dungeon).__name__}")
+
+
+def preload_renderer(family: str) -> None:
+    """Import the sheet renderer of ``family`` (``grid`` or ``line``; any other does nothing),
+    which :func:`draw_sheet_into` otherwise imports at its first sheet: a process about to fork
+    workers that draw sheets imports it once for all of them."""
+    if family == "grid":
+        import exporters.grid_sheet
+    elif family == "line":
+        import exporters.line_sheet  # noqa: F401

@@ -206,6 +206,21 @@ class ExportError(Exception):
         self.refused = refused
 
 
+class Started:
+    """Work a format began ahead of writing (:meth:`Format.start`): the pages of
+    ``dungeons`` being drawn. :meth:`close` stops it."""
+
+    def __init__(self, dungeons: Sequence, pages: Iterator[Page]):
+        self.dungeons = dungeons
+        self.pages = pages
+
+    def close(self) -> None:
+        """Stop the work (worker processes are stopped); it cannot be used after."""
+        close = getattr(self.pages, "close", None)
+        if close is not None:
+            close()
+
+
 class Format:
     """One output format. ``group`` is what it exports (``sheet``, ``cards``, ``game``,
     ``tiled``); ``suffixes`` the file suffixes it writes, lower case, the usual one first;
@@ -224,14 +239,26 @@ class Format:
         """Whether ``path`` ends in one of :attr:`suffixes` (any case)."""
         return Path(path).suffix.lower() in self.suffixes
 
+    def start(self, dungeons: Sequence, options: WriteOptions = WriteOptions()) -> Started | None:
+        """Begin, ahead of :meth:`write`, the work writing ``dungeons`` needs of their models
+        alone, so it runs while the caller is still validating them: the PDF of sheets starts
+        drawing its pages in worker processes. Returns ``None`` when the format begins nothing
+        ahead. Give what it returns to :meth:`write` (``started``) with the same ``dungeons`` and
+        ``options``, or :meth:`Started.close` it to drop the work (nothing is written either way
+        until :meth:`write`). Never raises :class:`ExportError`: what is wrong is told by
+        :meth:`write`."""
+        return None
+
     def write(
         self,
         dungeons: Sequence,
         path: str | Path,
         options: WriteOptions = WriteOptions(),
         progress: Progress | None = None,
+        started: Started | None = None,
     ) -> ExportResult:
-        """Write ``dungeons`` to ``path`` (and, for some formats, files beside it). Raises
+        """Write ``dungeons`` to ``path`` (and, for some formats, files beside it); ``started``:
+        what :meth:`start` began for the same ``dungeons`` and ``options``. Raises
         :class:`ExportError`."""
         raise NotImplementedError
 
@@ -433,11 +460,26 @@ class SheetPdf(Format):
     reads = frozenset({"page", "copies", "shrink", "pdfx", "output_profile", "safe_mm"})
     description = "play sheets as one vector PDF, each sheet at its printed size, options.copies pages each"
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
-        dungeons, path = _start(self, dungeons, path, options)
-        intent = output_intent(options)
-        # drawing starts now, before Qt, which renders each page as it comes
-        drawn, sheets = iter_sheets(dungeons, options.page, shrink=options.shrink, rendered=True), []
+    def start(self, dungeons, options=WriteOptions()) -> Started | None:
+        if not dungeons:
+            return None
+        from exporters.pages import build_pages
+
+        # the drawing starts now, before Qt, which renders each page as it comes
+        return Started(dungeons, build_pages(dungeons, options.page, options.shrink, rendered=True))
+
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
+        try:
+            dungeons, path = _start(self, dungeons, path, options)
+            intent = output_intent(options)
+        except ExportError:
+            if started is not None:
+                started.close()
+            raise
+        if started is None:
+            started = self.start(dungeons, options)
+        assert started is not None  # _start refuses an empty list
+        drawn, sheets = _numbered_sheets(started.pages, len(dungeons), None), []
 
         def sequence():
             for sheet in drawn:
@@ -465,7 +507,7 @@ class SheetSvg(Format):
         "the file asked for one dungeon, OUT-<dungeon id>.svg beside it for each of several"
     )
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         from exporters.svgfile import font_faces, self_contained, text_as_paths
         from inkcrawl.jsonio import write_text_atomic
 
@@ -502,7 +544,7 @@ class SheetPng(Format):
         f"(at most {CONTACT_SHEET_MAX_DPI:g} dpi)"
     )
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         from exporters.qt import ImageTooLarge, contact_sheet_png, svg_to_png
         from inkcrawl.jsonio import write_bytes_atomic
 
@@ -538,7 +580,7 @@ class CardsPdf(Format):
         "(back, front, back, front...) for print on demand"
     )
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         from exporters.cards import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardError, card_pages, single_card_pages
 
         dungeons, path = _start(self, dungeons, path, options)
@@ -599,7 +641,7 @@ class CardsPng(Format):
         "bleed at options.dpi: OUT-<card kind>.png and OUT-back.png beside OUT"
     )
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         from exporters.cards import CARD_HEIGHT_MM, CARD_WIDTH_MM, CardError, card_faces
         from exporters.qt import ImageTooLarge, svg_to_png
         from inkcrawl.jsonio import check_target, write_bytes_atomic
@@ -650,7 +692,7 @@ class GameJson(Format):
         "precomputed (docs/game-data.md)"
     )
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         from inkcrawl.gamedata import game_document
         from inkcrawl.jsonio import dumps_canonical, write_text_atomic
         from inkcrawl.schema import schema_problems
@@ -683,7 +725,7 @@ class TiledMap(Format):
     def __init__(self, name: str, suffixes: tuple[str, ...], description: str):
         self.name, self.suffixes, self.description = name, suffixes, description
 
-    def write(self, dungeons, path, options=WriteOptions(), progress=None) -> ExportResult:
+    def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         from inkcrawl.jsonio import write_text_atomic
         from inkcrawl.tiled_export import TiledExportError, export_tiled
 

@@ -469,12 +469,14 @@ class _LineSheet:
         placed: list[Polygon] = []
         # a name keeps clear of the openings, so that it reads as its own area's, where it can
         # (a short corridor may have no room for it elsewhere: better at a threshold than lost)
-        thresholds = [guide.buffer(NAME_OPENING_KEEP_OUT_MM) for guide in self.printed.guide_lines()]
+        guides = self.printed.guide_lines()
+        thresholds = list(shapely.buffer(np.array(guides, dtype=object), NAME_OPENING_KEEP_OUT_MM)) if guides else []
         for area, polygon in self.areas:
             if not area.name:
                 continue
             tries = [(size, keep_out) for keep_out in (thresholds, []) for size in (style.SMALL_MM, 2.0)]
             inner = polygon.buffer(-(style.WALL_MM / 2 + 0.7), join_style="mitre")  # once for all tries
+            shapely.prepare(inner)  # judged against many candidate boxes, up to four times
             for size, keep_out in tries:
                 spot = self._name_spot(area.name, inner, size, placed + keep_out)
                 if spot is not None:

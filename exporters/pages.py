@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import svgwrite
 
 from exporters import style
 from exporters.canvas import SheetCanvas, fmt, svg_text
-from exporters.families import draw_sheet_into
+from exporters.families import draw_sheet_into, preload_renderer
 from exporters.paper import PageLayout, PaperError, layout_page
 from inkcrawl.model import Dungeon
 from inkcrawl.rulesets import Ruleset
@@ -187,8 +189,6 @@ def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = F
     built here. Iterating raises :class:`exporters.paper.PaperError` at the first sheet that
     cannot be laid out (a sheet built ahead raises when its turn comes).
     """
-    import weakref
-
     from inkcrawl.workers import WINDOW, WorkerPool, default_workers, fork_is_safe
 
     jobs = [(opened.dungeon, opened.ruleset, options, shrink) for opened in dungeons]
@@ -196,6 +196,9 @@ def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = F
     workers = cores - 1 if rendered else cores
     if len(jobs) < PARALLEL_SHEETS or cores < 2 or not fork_is_safe():
         return (_page_job(*job) for job in jobs)
+    # the renderers of the families drawn, imported once here rather than in each worker
+    for family in sorted({dungeon.family for dungeon, *_ in jobs}):
+        preload_renderer(family)
     # no restart: a new worker would be forked from a helper thread, perhaps after Qt started
     pool = WorkerPool(workers, start="fork", restart=False, name="inkcrawl-pages")
     futures = [pool.submit(_page_job, *job) for job in jobs]
@@ -229,6 +232,24 @@ def build_pages(dungeons, options: PageOptions = PageOptions(), shrink: bool = F
         finally:
             pool.terminate()
 
-    pages = results()
-    weakref.finalize(pages, pool.terminate)  # also when the pages are dropped unread
-    return pages
+    return PoolPages(results(), pool)
+
+
+class PoolPages(Iterator[Page]):
+    """The pages :func:`build_pages` has worker processes build, as an iterator of
+    :class:`Page`; :meth:`close` stops the workers (so does dropping it unread)."""
+
+    def __init__(self, pages: Iterator[Page], pool):
+        self._pages = pages
+        self._pool = pool
+        weakref.finalize(self, pool.terminate)
+
+    def __next__(self) -> Page:
+        return next(self._pages)
+
+    def close(self) -> None:
+        """Stop building: the workers are killed, the pages not yet built are never built."""
+        self._pool.terminate()
+        close = getattr(self._pages, "close", None)
+        if close is not None:
+            close()

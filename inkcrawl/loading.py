@@ -6,6 +6,7 @@ returns each dungeon as a model with its ruleset and deck, in pack order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,10 +68,25 @@ def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict 
     return files, rulesets, decks[0] if isinstance(decks[0], dict) else None
 
 
-def open_dungeons(paths: list[str]) -> OpenResult:
+def open_dungeons(paths: list[str], built: Callable[[list[OpenedDungeon]], None] | None = None) -> OpenResult:
     """Validate ``paths`` (dungeon files, pack folders or manifests) and build every dungeon
-    whose structure allows it. Never raises for bad input; see ``result.report``."""
-    result = OpenResult(validate_paths(paths))
+    whose structure allows it. Never raises for bad input; see ``result.report``.
+
+    ``built``, when given, is called with the list of dungeons (``result.dungeons``, in pack
+    order) once they are built and before they are validated, so a caller can start work that
+    only needs the models (the PDF export starts drawing its pages) while the rule checks run;
+    whether to keep that work is the caller's choice once it has the report. The dungeons built
+    do not depend on the report: those whose structure allows it are built either way."""
+    dungeons = _build_dungeons(paths)
+    if built is not None:
+        built(dungeons)
+    return OpenResult(validate_paths(paths), dungeons)
+
+
+def _build_dungeons(paths: list[str]) -> list[OpenedDungeon]:
+    """Every dungeon of ``paths`` whose structure allows building its model, with its ruleset
+    and deck, in pack order, each file once. Never raises for bad input."""
+    dungeons: list[OpenedDungeon] = []
     opened_files: set[Path] = set()
     for raw in paths:
         path = Path(raw)
@@ -109,8 +125,8 @@ def open_dungeons(paths: list[str]) -> OpenResult:
                 continue  # too broken to build: the report says why
             ruleset = registry.get(dungeon.ruleset) if isinstance(dungeon.ruleset, str) else None
             if ruleset is not None and ruleset.family == dungeon.family:
-                result.dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck, deck_name))
-    return result
+                dungeons.append(OpenedDungeon(str(file), dungeon, ruleset, deck, deck_name))
+    return dungeons
 
 
 def input_files(paths: list[str]) -> list[Path]:

@@ -251,16 +251,18 @@ class PrintedSheet:
 
     def _guide_lines(self) -> list[LineString]:
         wa, wb, _, _ = _segments([np.asarray(w.coords, dtype=float) for w in self.geometry.walls])
+        wall_geoms = _segment_geoms(wa, wb) if len(wa) else None  # the same cutters for every stretch
+        trees: dict[int, shapely.STRtree] = {}  # an area's outline segments, for each of its stretches
         out: list[LineString] = []
         for (i, _j), passable in self._stretches.items():
             ring = self._rings[i]
             guide = passable
-            if len(wa):
+            if wall_geoms is not None:
                 ring_a, ring_b = ring[:-1], ring[1:]
-                geoms = linestring_array(np.stack([ring_a, ring_b], axis=1))
-                t, _, lo, hi = _near(
-                    shapely.STRtree(geoms), _segment_geoms(wa, wb), ring_a, ring_b, wa, wb, self.geometry.snap_mm, False
-                )
+                tree = trees.get(i)
+                if tree is None:
+                    tree = trees[i] = shapely.STRtree(linestring_array(np.stack([ring_a, ring_b], axis=1)))
+                t, _, lo, hi = _near(tree, wall_geoms, ring_a, ring_b, wa, wb, self.geometry.snap_mm, False)
                 cuts: dict[int, list] = {}
                 for seg, a_, b_ in zip(t.tolist(), lo.tolist(), hi.tolist()):
                     cuts.setdefault(seg, []).append((a_, b_))
