@@ -13,10 +13,12 @@ What it measures, in this process (imports and the schema's compilation done onc
 2. The same with distance rules (dragon 6 steps from every entryway, each monster 7 steps from
    its weapon): time per dungeon and tries per dungeon.
 3. ``--targets`` dungeons with a difficulty target (mean greedy score in [6, 9], 2 players, 200
-   games): time per dungeon and tries per dungeon. A measure plays its games one by one and
-   stops early once the mean so far is clearly outside the range; an accepted dungeon costs its
-   full 200 games; a try missing the range is repaired up to 3 times. Then the measure of each
-   accepted dungeon alone (its 200 greedy games, compiling included): p50 and p90.
+   games): time per dungeon (wall clock, then CPU time), tries and the games played per dungeon
+   (the same on every machine: the figure to compare runs on a busy machine by). A measure plays
+   its games one by one and stops early once the games left can hardly bring the mean into the
+   range; an accepted dungeon costs its full 200 games; a try missing the range is repaired up
+   to 6 times. Then the measure of each accepted dungeon alone (its 200 greedy games, compiling
+   included): p50 and p90.
 4. Impossible specs: each counting check's explanation time (the aim: at most 1 s), a distance
    rule no layout meets ended by a 1 s time limit, and a score range out of the features' reach
    (explained by the layouts at the limit, without a time limit).
@@ -39,6 +41,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+
+
+def _p90(values: list) -> float:
+    """The 90th percentile of sorted ``values`` (the value below which 90 % of them lie)."""
+    return values[max(0, int(len(values) * 0.9) - 1)]
 
 
 def _figures(name: str, times: list[float], tries: list[int]) -> None:
@@ -79,14 +86,24 @@ def grid_benchmark(args: argparse.Namespace) -> None:
 
     def run(name: str, constraints: dict | None, count: int) -> list[dict]:
         spec = grid_spec(constraints, ruleset)
-        times, tries, made = [], [], []
+        times, cpu, tries, games, made = [], [], [], [], []
         for seed in range(args.seed, args.seed + count):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             result = generate_grid(spec, seed, time_limit=60)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
             tries.append(result.tries)
+            games.append(result.games)
             made.append(result.data)
         _figures(name, times, tries)
+        if spec.difficulty is not None:
+            # the games every measure played: the same on any machine, whatever its load
+            cpu.sort()
+            games.sort()
+            print(
+                f"  CPU time p50 {statistics.median(cpu) * 1000:.1f} ms, p90 {_p90(cpu) * 1000:.1f} ms; games "
+                f"played per dungeon p50 {statistics.median(games):.0f}, p90 {_p90(games):.0f}, max {games[-1]}"
+            )
         return made
 
     def grid(**section) -> dict:

@@ -43,16 +43,19 @@ Cell = tuple[int, int]
 DEFAULT_TIME_LIMIT = 5.0
 #: Tries for one dungeon before the search gives up (whichever comes first with the time limit).
 MAX_TRIES = 200
-#: After these many games of a measure (``grid.difficulty.games`` in all), the measure stops
-#: early when the mean so far lies more than :data:`REJECT_Z` standard errors outside the score
-#: range: such a try is dropped (or repaired) without playing the rest. A try is only ever
-#: accepted on the mean of all its games, exactly as ``inkcrawl simulate`` measures it (game
-#: ``k`` of a run is the same game whatever the run's length).
-CHECKPOINTS = (10, 20, 40, 80, 120, 160)
+#: Every this many games of a measure (``grid.difficulty.games`` in all, ``N``), the measure
+#: stops early when the games still to play can hardly bring the mean into the score range: after
+#: ``n`` games with mean ``m`` and standard error ``se``, the final mean is foreseen as ``m`` give
+#: or take ``se * sqrt(1 - n / N)`` (the part of the games still unplayed), and the measure stops
+#: when ``m`` lies more than :data:`REJECT_Z` such errors outside the range. Such a try is dropped
+#: (or repaired) without playing the rest. A try is only ever accepted on the mean of all its
+#: games, exactly as ``inkcrawl simulate`` measures it (game ``k`` of a run is the same game
+#: whatever the run's length).
+CHECK_EVERY = 5
 REJECT_Z = 2.0
 #: Repairs of one try that missed the score range: each adds or removes about one passage per
-#: VP the mean is off by, then measures again.
-REPAIRS = 3
+#: VP the mean is off the middle of the range, then measures again.
+REPAIRS = 6
 #: Tries in a row whose mean score missed the range on the same side with no passage left to
 #: change the way that side needs (the density's bound, or every change breaking a rule): the
 #: search then ends with that explanation instead of waiting for the time limit.
@@ -79,13 +82,15 @@ class GeneratorBug(RuntimeError):
 class Generated:
     """One generated dungeon: ``data`` (dungeon JSON, canonical), the ``tries`` it took, the
     share of inner edges that are passages, and with a difficulty target the measured
-    ``mean_score`` (VP) and the ``score_range`` it met."""
+    ``mean_score`` (VP), the ``score_range`` it met and the ``games`` its measures played in
+    all (the accepted dungeon's full count, plus those of the layouts dropped or repaired)."""
 
     data: dict
     tries: int
     density: float
     mean_score: float | None = None
     score_range: tuple[float, float] | None = None
+    games: int = 0
 
 
 @dataclass
@@ -96,6 +101,8 @@ class _Search:
     nearest: float | None = None
     nearest_gap: float = math.inf
     nearest_games: int = 0
+    #: games played by every measure so far
+    games: int = 0
     low: float = 0.0
     high: float = 1.0
     #: consecutive tries stuck at the limit on one side (``more``: the mean was too low), and
@@ -374,9 +381,10 @@ def _mean_score(data: dict, spec: GridSpec, wanted: tuple[float, float] | None =
     """The mean score (VP per seat and game) of ``spec.difficulty["games"]`` games of the grid
     dungeon ``data`` (dungeon JSON) with the difficulty's policy, players and seed, exactly as
     ``inkcrawl simulate`` reports ``score.mean`` (rounded to the same decimals), and the games
-    played. With ``wanted`` (a score range in VP) the games stop at a :data:`CHECKPOINTS` entry
-    once the mean so far is more than :data:`REJECT_Z` standard errors outside it: the mean so
-    far and the games played are returned then (fewer than asked: never an accepted mean).
+    played. With ``wanted`` (a score range in VP) the games stop at a multiple of
+    :data:`CHECK_EVERY` once the mean so far is too far outside it for the games left to bring it
+    in (:data:`REJECT_Z`): the mean so far and the games played are returned then (fewer than
+    asked: never an accepted mean).
     RULES.md 1 (Scoring) through the grid engine."""
     from inkcrawl.engines.grid import GridRules, play_totals
     from inkcrawl.engines.grid_policies import make_policy
@@ -396,9 +404,10 @@ def _mean_score(data: dict, spec: GridSpec, wanted: tuple[float, float] | None =
             total += score
             squares += score * score
             samples += 1
-        if wanted is not None and played in CHECKPOINTS and played < games:
+        if wanted is not None and played % CHECK_EVERY == 0 and played < games:
             mean = total / samples
-            error = REJECT_Z * math.sqrt(max(0.0, squares / samples - mean * mean) / samples)
+            # the spread of the final mean around ``mean``, given the games played
+            error = REJECT_Z * math.sqrt(max(0.0, squares / samples - mean * mean) / samples * (1.0 - played / games))
             if mean + error < wanted[0] or mean - error > wanted[1]:
                 return mean, played
     return round(total / samples, DECIMALS), games
@@ -494,7 +503,8 @@ def generate_grid(
         data["id"] = dungeon_id or f"generated-{seed}"
         data["sheet"]["title"] = title or title_for(seed, index)
         final = _checked(data, spec)
-        return Generated(final, tries, round(len(final["passages"]) / max(1, _inner(spec)), 4), mean, wanted)
+        share = round(len(final["passages"]) / max(1, _inner(spec)), 4)
+        return Generated(final, tries, share, mean, wanted, search.games)
     raise Infeasible(_failure(spec, search, tries, clock() - started, wanted), _named(search, wanted))
 
 
@@ -514,6 +524,7 @@ def _difficulty(
     full_games = int(spec.difficulty["games"])
     for repair in range(REPAIRS + 1):
         mean, games = _mean_score(_data(spec, layout), spec, wanted)
+        search.games += games
         _note_nearest(search, mean, wanted, games)
         if games == full_games and wanted[0] <= mean <= wanted[1]:
             return mean
@@ -523,8 +534,10 @@ def _difficulty(
         if repair == REPAIRS or out_of_time():
             search.stuck = 0
             return None
-        gap = wanted[0] - mean if more else mean - wanted[1]
-        if not _repair(rng, spec, layout, more, max(1, min(8, round(gap)))):  # about one passage per VP
+        # about one passage per VP off the middle of the range: aiming at the edge left many
+        # repaired layouts just outside it, where a measure must play most of its games to tell
+        gap = abs((wanted[0] + wanted[1]) / 2 - mean)
+        if not _repair(rng, spec, layout, more, max(1, min(8, round(gap)))):
             _note_stuck(search, spec, layout, mean, more)
             return None
     return None
