@@ -122,6 +122,8 @@ def lower_priority(niceness: int = BACKGROUND_NICENESS) -> None:
 
             below_normal = 0x00004000
             kernel = ctypes.windll.kernel32  # type: ignore[attr-defined]
+            kernel.GetCurrentProcess.restype = ctypes.c_void_p  # a pseudo-handle, pointer-sized
+            kernel.SetPriorityClass.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
             kernel.SetPriorityClass(kernel.GetCurrentProcess(), below_normal)
     except (OSError, AttributeError):
         pass

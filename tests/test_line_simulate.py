@@ -181,7 +181,8 @@ def test_skill_minus_zero_is_skill_zero(capsys):
         (["--policy", "greedy,optimal"], "a policy per seat (NAME,NAME,...) is for grid dungeons"),
         (["--skill", "1.5"], "--skill is from 0"),
         (["--speed", "0"], "--speed is in mm per second"),
-        (["--speed", "1e308"], "above 0 and at most 10000"),  # the message names the bound it breaks
+        (["--speed", "1e308"], "from 0.1 to 10000"),  # the message names the bound it breaks
+        (["--speed", "1e-300"], "from 0.1 to 10000"),
         (["--workers", "100000"], "--workers 100000: use 1 to 256"),  # 100,000 processes hung the pool
         (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler plays grid dungeons"),
         (["--character", "nobody"], "unknown character 'nobody'"),

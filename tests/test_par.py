@@ -282,3 +282,10 @@ def test_the_timer_route_is_written_on_request_and_scores_its_timer_vp(tmp_path,
 def test_timer_route_without_output_is_a_usage_error(capsys):
     assert main(["par", str(PACKS / "lantern-depths"), "--timer-route"]) == 2
     assert "--timer-route chooses the route -o writes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("speed", ["0", "1e-300", "20000", "nan"])
+def test_a_speed_out_of_range_is_a_usage_error(capsys, speed):
+    assert main(["par", str(PACKS / "lantern-depths"), "--speed", speed]) == 2
+    err = capsys.readouterr().err
+    assert "give mm per second from 0.1 to 10000" in err and "Traceback" not in err

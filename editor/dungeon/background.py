@@ -121,6 +121,12 @@ class BackgroundWorker:
     and calls ``on_done(future)`` **on the UI thread** when it finishes, failed or not.
     :meth:`shutdown` stops the process (also done at exit)."""
 
+    #: Run at background priority (:func:`inkcrawl.workers.lower_priority`): jobs the designer
+    #: does not wait for (validation and autosave after an edit).
+    BACKGROUND = True
+    #: The worker process's name.
+    NAME = "inkcrawl-editor-background"
+
     def __init__(self) -> None:
         self._pool: WorkerPool | None = None
         self._relay: _Relay | None = None
@@ -128,7 +134,9 @@ class BackgroundWorker:
     def _live_pool(self) -> WorkerPool:
         if self._pool is None or self._pool.broken:
             self.shutdown()
-            self._pool = WorkerPool(1, start="spawn", initializer=lower_priority, name="inkcrawl-editor-background")
+            self._pool = WorkerPool(
+                1, start="spawn", initializer=lower_priority if self.BACKGROUND else None, name=self.NAME
+            )
         return self._pool
 
     def _live_relay(self) -> _Relay:

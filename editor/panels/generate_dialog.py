@@ -107,7 +107,11 @@ LINE_RANGES = {
 
 class GenerationWorker(BackgroundWorker):
     """The worker process of File > Generate and Populate: a :class:`BackgroundWorker` (jobs
-    answered on the UI thread) that :meth:`cancel` can stop in the middle of a job."""
+    answered on the UI thread) that :meth:`cancel` can stop in the middle of a job. It runs at
+    normal priority: the designer waits for it, and its time limit is wall-clock time."""
+
+    BACKGROUND = False
+    NAME = "inkcrawl-editor-generate"
 
     def cancel(self) -> None:
         """Kill the worker process now: the job running fails (its ``on_done`` still runs, with

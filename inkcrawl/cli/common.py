@@ -39,6 +39,10 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 #: Stopped by Ctrl+C (SIGINT) and by SIGTERM: 128 + the signal's number, as shells report it.
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 
+#: The drawing speeds (mm of line per second) ``par`` and ``simulate`` accept: a slow, shaky hand
+#: to far past any hand (a careful line is about 50).
+SPEED_RANGE_MM_S = (0.1, 10_000.0)
+
 
 def write_failure(path: str | os.PathLike, exc: OSError) -> str:
     """Why ``path`` could not be written, in the command line's words: ``cannot write PATH:

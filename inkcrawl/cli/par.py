@@ -84,13 +84,16 @@ def register(subparsers) -> None:
 
 
 def _cmd_par(args: argparse.Namespace) -> int:
+    from inkcrawl.cli.common import SPEED_RANGE_MM_S
     from inkcrawl.engines.line import GameDataError, LineRules
     from inkcrawl.engines.line.par import DEFAULT_SPEED_MM_S, par
     from inkcrawl.jsonio import WriteRefused, write_json_atomic
 
     speed = DEFAULT_SPEED_MM_S if args.speed is None else args.speed
-    if not 0 < speed <= 10_000:
-        print(f"inkcrawl par: error: --speed {args.speed}: give mm per second above 0, at most 10000", file=sys.stderr)
+    low, high = SPEED_RANGE_MM_S
+    if not low <= speed <= high:
+        message = f"--speed {args.speed}: give mm per second from {low:g} to {high:g}"
+        print(f"inkcrawl par: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     if args.timer_route and not args.output:
         print(

@@ -183,6 +183,7 @@ def find_renderer(name: str):
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from inkcrawl.cli.common import SPEED_RANGE_MM_S
     from inkcrawl.engines.grid.game import MAX_PLAYERS
     from inkcrawl.runs import MAX_WORKERS
 
@@ -194,8 +195,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         )
     if not all(0 <= skill <= 1 for skill in args.skill):
         return _usage("--skill is from 0 (the sloppiest hand) to 1 (exact)")
-    if not 0 < args.speed <= 10000:
-        return _usage("--speed is in mm per second, above 0 and at most 10000 (a careful line is about 50)")
+    low, high = SPEED_RANGE_MM_S
+    if not low <= args.speed <= high:
+        return _usage(f"--speed is in mm per second, from {low:g} to {high:g} (a careful line is about 50)")
     if not 10 <= args.dpi <= 1200:
         return _usage("use a heatmap resolution from 10 to 1200 dpi")
     if args.heatmap and not args.heatmap.lower().endswith(".png"):
