@@ -91,3 +91,27 @@ def test_a_boss_passed_by_and_never_covered_is_touched_a_failed_attempt_at_no_co
     breakdown = referee(rules, result.play)
     assert breakdown["total"] == 5
     assert breakdown["boss"]["subtotal"] == 0  # touched, not covered, and no penalty
+
+
+def test_two_bosses_in_a_room_both_count_when_neither_ends_the_scrawl():
+    # no end trigger: each boss is an element like any other, and the room obliges both:
+    # m1 1 + b1 5 + b2 3 + m2 m3 2 = 11 (the search once kept only the last boss of an area)
+    dungeon = _gatehouse()
+    dungeon["sheet"]["end_triggers"] = []
+    dungeon["elements"].append(_el("b2", "boss", (110, 65), 10, vp=3, name="Gate Hound"))
+    rules = LineRules(entry_of(dungeon))
+    assert solve(rules)[0] == 11
+    result = par(rules)
+    assert result.par == 11 and result.proven
+    assert referee(rules, result.play)["total"] == 11
+
+
+def test_of_two_bosses_that_end_the_scrawl_the_better_is_covered_last():
+    # covering either ends the scrawl; the other, in the room the scrawl ends in, costs nothing:
+    # m1 1, through the Gate, m2 m3 2, back, b1 (5) covered: 8
+    dungeon = _gatehouse()
+    dungeon["elements"].append(_el("b2", "boss", (110, 65), 10, vp=3, name="Gate Hound"))
+    rules = LineRules(entry_of(dungeon))
+    result = par(rules)
+    assert result.par == 8 and result.proven and result.route[-1] == "b1"
+    assert referee(rules, result.play)["total"] == 8

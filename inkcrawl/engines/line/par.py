@@ -130,8 +130,7 @@ def _enter_value(model: AreaModel, area: int, keys: frozenset, orbs: frozenset) 
     todo: list[str] = []
     keys_after = set(keys)
     covered = set(orbs)
-    ends = False
-    boss: Element | None = None
+    bosses: list[Element] = []
     skeletons: list[Element] = []
     for e in sorted(model.by_area[area], key=lambda e: (e.kind != "key", e.kind == "boss", e.index)):
         if e.kind == "key" and e.colour and e.colour not in keys_after and model.supply > 0:
@@ -140,7 +139,7 @@ def _enter_value(model: AreaModel, area: int, keys: frozenset, orbs: frozenset) 
         elif e.kind == "skeleton_key" and model.supply > 0:
             skeletons.append(e)
         elif e.kind == "boss":
-            boss = e
+            bosses.append(e)
         elif e.kind == "orb" and e.colour is not None and e.colour in model.tokens:
             token = model.next_token(e.colour, covered)
             if token is not None and token > 0 and not model.orb_ends(e.colour, covered):
@@ -154,20 +153,21 @@ def _enter_value(model: AreaModel, area: int, keys: frozenset, orbs: frozenset) 
             if room or model.vp(e) > 0:
                 value += model.vp(e)
                 todo.append(e.id)
-    outcomes = []
-    if boss is not None:
-        if model.boss_ends:
-            # the line may pass through without covering it (an element completed at any time
-            # counts): it is covered last from wherever the line is (``solve``'s ``best``), or
-            # left undone and paid for where the scrawl stops (``finish``)
-            outcomes.append((value, frozenset(keys_after), frozenset(covered), list(todo), False))
-            value += model.vp(boss)
-            todo.append(boss.id)
-            ends = True
-        elif room or model.vp(boss) > 0:
-            value += model.vp(boss)
-            todo.append(boss.id)
-    outcomes.insert(0, (value, frozenset(keys_after), frozenset(covered), todo, ends))
+    keys_done, orbs_done = frozenset(keys_after), frozenset(covered)
+    if bosses and model.boss_ends:
+        # covering a boss ends the scrawl: the area's best boss covered last (the others stay
+        # undone in the room the scrawl ends in), or each passed by for later (an element
+        # completed at any time counts): covered last from wherever the line is (``solve``'s
+        # ``best``), or touched on the way and never covered (a failed attempt, no penalty)
+        ranked = sorted(bosses, key=lambda b: -model.vp(b))
+        outcomes = [(value + model.vp(b), keys_done, orbs_done, [*todo, b.id], True) for b in ranked]
+        outcomes.append((value, keys_done, orbs_done, list(todo), False))
+    else:
+        for boss in bosses:  # bosses that do not end the scrawl count as any element
+            if room or model.vp(boss) > 0:
+                value += model.vp(boss)
+                todo.append(boss.id)
+        outcomes = [(value, keys_done, orbs_done, todo, False)]
     for skeleton in skeletons:  # each takes one free colour of the search's choice (or none is left)
         branched = []
         for value_, keys_, covered_, todo_, ends_ in outcomes:
@@ -432,10 +432,19 @@ def par(
                 best = (stopped, timed, limit, list(route))
             result_par.timer_vp, result_par.timer_play, result_par.timer_length_mm, result_par.timer_route = best
             found = result_par.timer_vp
-            if found >= score:  # a route that scores par fits the timer: par's route is that one
-                result_par.play, result_par.length_mm, result_par.route = best[1], best[2], list(best[3])
+            if found >= score:  # a route that scores par (or more) fits the timer: it is par's route
+                result_par.par, result_par.play, result_par.length_mm, result_par.route = (
+                    found,
+                    *best[1:3],
+                    list(best[3]),
+                )
+                result_par.bound = max(result_par.bound, found)
+                result_par.proven = found == result_par.bound and (exhaustive or found == ceiling)
                 result_par.fits_timer = True
-                result_par.timer_bound, result_par.timer_proven = result_par.bound, proven
+                result_par.timer_bound, result_par.timer_proven = result_par.bound, result_par.proven
+                notes = [n for n in notes if not n.startswith("the drawn route scores")]
+                if found < result_par.bound:
+                    notes.append(f"the drawn route scores {found}, the search {result_par.bound}")
                 result_par.note = "; ".join(notes)
                 return result_par
             result_par.proven = False
@@ -483,7 +492,15 @@ def draw_solution(rules: LineRules, plan: list, players: int, character: str | N
     try:
         play = draw_plan(rules, start, steps, marks)
     except RouteError as exc:
-        return str(exc)
+        # a boss's centre walled in: drawn without touching it (the referee then charges it)
+        untouched = [step for step in steps if not (len(step) > 4 and step[4] == "touch")]
+        if len(untouched) == len(steps):
+            return str(exc)
+        marks = []
+        try:
+            play = draw_plan(rules, start, untouched, marks)
+        except RouteError:
+            return str(exc)
     if players > 1:
         play["players"] = players
     if character is not None:
@@ -615,7 +632,8 @@ def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[
     ends_in = next((step[1] for step in reversed(plan) if step[0] == "end"), None)
     untouched: dict[int, list[str]] = {}
     exempt = bool(rules.switch("end_room_exempt"))
-    if rules.lists_trigger("boss_covered"):
+    boss_ends = rules.lists_trigger("boss_covered")
+    if boss_ends:
         for e in rules.elements:
             if e.kind != "boss" or e.area < 0 or e.id in done or rules.area_kinds[e.area] != "room":
                 continue
@@ -633,7 +651,8 @@ def _drawing_steps(rules: LineRules, plan: list) -> tuple[list, list[str], dict[
             _, area, todo, keys_after = step
             entered.add(area)
             phase_stones.extend(e for e in rules.elements if e.area == area and e.interaction == "connect_in_order")
-            ends_with = [t for t in todo if by_id[t].kind == "boss"]
+            # a boss whose covering ends the scrawl is drawn last (at most one in a plan's step)
+            ends_with = [t for t in todo if by_id[t].kind == "boss"] if boss_ends else []
             for element_id in [t for t in todo if t not in ends_with]:
                 steps.append((element_id, set(entered), closed(keys)))
                 route.append(element_id)
