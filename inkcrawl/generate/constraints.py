@@ -395,7 +395,8 @@ DEFAULT_ORB_WHEN = "last"
 PORTAL_CHANNELS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 #: Default counts per room of the layout, ``(low, high)`` per room: the count is this share of
 #: the rooms, rounded down for the low end and up for the high end, at least one monster
-#: (``artifact_stone`` and ``orb``: fixed counts when there are rooms enough).
+#: (``artifact_stone`` and ``orb``: fixed counts when there are rooms enough, from none up to
+#: them with a par target, :meth:`LineSpec.count_range`).
 DEFAULT_PER_ROOM = {
     "monster": (0.3, 0.5),
     "plant": (0.2, 0.35),

@@ -62,11 +62,9 @@ Units: lengths in sheet mm; VP.
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -188,6 +186,12 @@ def _walls(rules: LineRules) -> _Walls:
     )
 
 
+def _no_walls() -> _Walls:
+    """No walls at all: distances are straight (a line that may cross every wall)."""
+    segments = np.array([], dtype=object)
+    return _Walls(segments, shapely.STRtree(segments), np.zeros((0, 2)), np.zeros(0, dtype=bool), None)
+
+
 def _floyd(d: np.ndarray) -> np.ndarray:
     """All-pairs shortest paths of the weight matrix ``d`` (``inf``: no edge), in place."""
     for k in range(len(d)):
@@ -232,7 +236,9 @@ class LengthBound:
     ``portals`` (their jumps cost nothing). ``grow`` (mm) grows the given elements' reaches
     (not the Starts' nor the waypoints'): the bound is then between the grown reaches.
     ``like``: a bound over the same elements whose distances between the printed shapes and
-    geodesics between centres are reused (they do not depend on the growth)."""
+    geodesics between centres are reused (they do not depend on the growth). ``walls``: the
+    walls the line goes round (default: the sheet's, or ``like``'s; :func:`_no_walls` for a line
+    that may cross them)."""
 
     def __init__(
         self,
@@ -241,9 +247,12 @@ class LengthBound:
         portals: bool = True,
         grow: float = 0.0,
         like: LengthBound | None = None,
+        walls: _Walls | None = None,
     ):
         self.rules = rules
-        walls = _walls(rules)
+        if walls is None:
+            walls = like.walls if like is not None else _walls(rules)
+        self.walls: _Walls = walls
         starts = [start_reach(rules, s, walls) for s in rules.starts]
         chosen = list(elements)
         given = {e.id for e in chosen}
@@ -525,13 +534,12 @@ def timer_bound(
     (RULES.md 2, Drawing rules 2) but may be shorter: the bound is the larger of the bound for
     lines that cross no wall and, when the sheet has walls and a crossing costs at least 1 VP
     less, the bound for lines that may cross every wall (straight distances) less that cost."""
-    walled = _timer_bound(rules, limit_mm, players, character, budget, seconds)
-    if not rules.network.lines:
+    walls = _walls(rules)
+    walled = _timer_bound(rules, limit_mm, players, character, budget, seconds, walls)
+    if not len(walls.segments):
         return walled
     cost = max(0, -int(rules.switch("wall_crossing_vp") or 0))
-    unwalled = copy.copy(rules)
-    unwalled.network = SimpleNamespace(lines=[])  # type: ignore[assignment]
-    crossing = _timer_bound(unwalled, limit_mm, players, character, budget, seconds)
+    crossing = _timer_bound(rules, limit_mm, players, character, budget, seconds, _no_walls())
     if crossing.bound - cost <= walled.bound:
         return walled
     return TimerBound(
@@ -544,9 +552,9 @@ def timer_bound(
 
 
 def _timer_bound(
-    rules: LineRules, limit_mm: float, players: int, character: str | None, budget: int, seconds: float
+    rules: LineRules, limit_mm: float, players: int, character: str | None, budget: int, seconds: float, walls: _Walls
 ) -> TimerBound:
-    """:func:`timer_bound` for lines that cross no wall's centre line."""
+    """:func:`timer_bound` for lines that go round ``walls`` (cross none of their centre lines)."""
     model = AreaModel(rules, players, character)
     plain: list[Element] = []
     orbs: list[Element] = []
@@ -560,7 +568,7 @@ def _timer_bound(
             plain.append(e)
     group_of = {s.id: g for g, group in enumerate(rules.groups) for s in group.stones}
     stones = [s for s in stones if s.id in group_of]
-    metric = LengthBound(rules, [*plain, *orbs, *stones])
+    metric = LengthBound(rules, [*plain, *orbs, *stones], walls=walls)
     constant = len(rules.groups) * max(0, model.untouched)
     # elements with no geometry cost no length: counted as always reached
     placed = set(metric.index)
