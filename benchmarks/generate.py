@@ -13,12 +13,14 @@ What it measures, in this process (imports and the schema's compilation done onc
 2. The same with distance rules (dragon 6 steps from every entryway, each monster 7 steps from
    its weapon): time per dungeon and tries per dungeon.
 3. ``--targets`` dungeons with a difficulty target (mean greedy score in [6, 9], 2 players, 200
-   games): time per dungeon (wall clock, then CPU time), tries and the games played per dungeon
+   games), first with the games shared with a helper process (what ``inkcrawl generate`` and the
+   editor do on a machine with two cores or more), then every game in this process: time per
+   dungeon (wall clock, then this process's CPU time), tries and the games played per dungeon
    (the same on every machine: the figure to compare runs on a busy machine by). A measure plays
    its games one by one and stops early once the games left can hardly bring the mean into the
    range; an accepted dungeon costs its full 200 games; a try missing the range is repaired up
-   to 6 times. Then the measure of each accepted dungeon alone (its 200 greedy games, compiling
-   included): p50 and p90.
+   to 6 times. Then the measure of each accepted dungeon (its 200 greedy games, compiling
+   included), alone and with the helper: p50 and p90.
 4. Impossible specs: each counting check's explanation time (the aim: at most 1 s), a distance
    rule no layout meets ended by a 1 s time limit, and a score range out of the features' reach
    (explained by the layouts at the limit, without a time limit).
@@ -77,6 +79,7 @@ def grid_benchmark(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     from inkcrawl.generate import Infeasible, generate_grid, grid_spec
     from inkcrawl.generate.grid import _mean_score
+    from inkcrawl.generate.measure import measure_helper
     from inkcrawl.validate import RulesetRegistry
 
     ruleset = RulesetRegistry().get("grid-classic")
@@ -84,12 +87,12 @@ def grid_benchmark(args: argparse.Namespace) -> None:
     generate_grid(grid_spec(None, ruleset), 0)  # warm-up: imports, schema compilation
     print(f"imports and warm-up: {time.perf_counter() - started:.2f} s")
 
-    def run(name: str, constraints: dict | None, count: int) -> list[dict]:
+    def run(name: str, constraints: dict | None, count: int, helper=None) -> list[dict]:
         spec = grid_spec(constraints, ruleset)
         times, cpu, tries, games, made = [], [], [], [], []
         for seed in range(args.seed, args.seed + count):
             start, start_cpu = time.perf_counter(), time.process_time()
-            result = generate_grid(spec, seed, time_limit=60)
+            result = generate_grid(spec, seed, time_limit=60, helper=helper)
             times.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
             tries.append(result.tries)
@@ -101,7 +104,7 @@ def grid_benchmark(args: argparse.Namespace) -> None:
             cpu.sort()
             games.sort()
             print(
-                f"  CPU time p50 {statistics.median(cpu) * 1000:.1f} ms, p90 {_p90(cpu) * 1000:.1f} ms; games "
+                f"  CPU time of this process p50 {statistics.median(cpu) * 1000:.1f} ms, p90 {_p90(cpu) * 1000:.1f} ms; games "
                 f"played per dungeon p50 {statistics.median(games):.0f}, p90 {_p90(games):.0f}, max {games[-1]}"
             )
         return made
@@ -112,19 +115,25 @@ def grid_benchmark(args: argparse.Namespace) -> None:
     run("defaults", None, args.count)
     run("distance rules 6/7", grid(distances={"dragon_from_entryways": 6, "monster_from_weapon": 7}), args.count)
     target = grid(difficulty={"mean_score": [6, 9]})
-    accepted = run("mean score 6..9", target, args.targets)
     spec = grid_spec(target, ruleset)
-    measures = []
-    for data in accepted:
-        start = time.perf_counter()
-        _mean_score(data, spec)
-        measures.append(time.perf_counter() - start)
-    measures.sort()
-    p90 = measures[max(0, int(len(measures) * 0.9) - 1)]
-    print(
-        f"  the measure of an accepted dungeon (200 greedy games, 2 players): p50 "
-        f"{statistics.median(measures) * 1000:.1f} ms, p90 {p90 * 1000:.1f} ms"
-    )
+    with measure_helper() as helper:
+        if helper is not None:
+            generate_grid(spec, 0, helper=helper)  # the helper's warm-up
+            accepted = run("mean score 6..9, games shared with a helper process", target, args.targets, helper)
+        accepted = run("mean score 6..9, every game in this process", target, args.targets)
+        for name, shared in (("alone", None), ("with the helper", helper)):
+            if name != "alone" and shared is None:
+                continue
+            measures = []
+            for data in accepted:
+                start = time.perf_counter()
+                _mean_score(data, spec, None, shared)
+                measures.append(time.perf_counter() - start)
+            measures.sort()
+            print(
+                f"  the measure of an accepted dungeon (200 greedy games, 2 players), {name}: p50 "
+                f"{statistics.median(measures) * 1000:.1f} ms, p90 {_p90(measures) * 1000:.1f} ms"
+            )
 
     impossible = {
         "features > rooms": grid(columns=4, rows=4),

@@ -94,7 +94,7 @@ def test_a_miss_is_repaired_toward_the_middle_of_the_range(monkeypatch):
         repairs.append((more, wanted))
         return real_repair(rng, spec, layout, more, wanted)
 
-    monkeypatch.setattr(grid_module, "_mean_score", lambda data, spec, wanted=None: next(means))
+    monkeypatch.setattr(grid_module, "_mean_score", lambda data, spec, wanted=None, helper=None: next(means))
     monkeypatch.setattr(grid_module, "_repair", spy)
     spec = grid_spec(_constraints(difficulty={"mean_score": [6, 9]}), CLASSIC)
     result = generate_grid(spec, 11, time_limit=60)
@@ -105,7 +105,7 @@ def test_a_miss_is_repaired_toward_the_middle_of_the_range(monkeypatch):
 def test_a_try_is_repaired_six_times_before_the_next_is_drawn(monkeypatch):
     assert grid_module.REPAIRS == 6
     means = iter([(1.6, 10)] * 7 + [(7.5, 200)])
-    monkeypatch.setattr(grid_module, "_mean_score", lambda data, spec, wanted=None: next(means))
+    monkeypatch.setattr(grid_module, "_mean_score", lambda data, spec, wanted=None, helper=None: next(means))
     spec = grid_spec(_constraints(difficulty={"mean_score": [6, 9]}), CLASSIC)
     result = generate_grid(spec, 11, time_limit=60)
     assert (result.tries, result.games) == (2, 7 * 10 + 200)

@@ -16,6 +16,7 @@ the generation worker runs, and the one undo step that populates an open layout 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from pathlib import Path
 from typing import Any
@@ -151,11 +152,14 @@ def generate_job(family: str, ruleset: Ruleset, constraints: dict, seed: int, ti
     <dotted path>}`` (an infeasible spec, or a generator bug). RULES.md 1 and 2."""
     from inkcrawl.generate import DEFAULT_TIME_LIMIT, GenerateError, GeneratorBug, generate_grid, grid_spec, line_spec
     from inkcrawl.generate.line import generate_line
+    from inkcrawl.generate.measure import measure_helper
 
     limit = time_limit or DEFAULT_TIME_LIMIT
     try:
         if family == "grid":
-            result = generate_grid(grid_spec(constraints, ruleset), seed, time_limit=limit)
+            spec = grid_spec(constraints, ruleset)
+            with measure_helper() if spec.difficulty is not None else contextlib.nullcontext() as helper:
+                result = generate_grid(spec, seed, time_limit=limit, helper=helper)
             note = f"{len(result.data['passages'])} passages ({result.density:.0%} of inner edges)"
             if result.mean_score is not None:
                 note += f", mean score {result.mean_score:.2f} VP"

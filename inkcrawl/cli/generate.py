@@ -5,6 +5,7 @@ constraints file (:mod:`inkcrawl.generate`; the constraints' format is
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -145,11 +146,12 @@ def _generate(args: argparse.Namespace) -> int:
         if refused is not None:
             raise CommandStop(refused)
     limit = args.time_limit or DEFAULT_TIME_LIMIT
-    if family == "line":
-        make, describe = _line_family(constraints, ruleset, args.seed, args.count, limit)
-    else:
-        make, describe = _grid_family(constraints, ruleset, args.seed, args.count, limit)
-    return _generate_and_write(args, output, ruleset, make, describe)
+    with contextlib.ExitStack() as resources:  # a grid difficulty target's helper process, stopped after
+        if family == "line":
+            make, describe = _line_family(constraints, ruleset, args.seed, args.count, limit)
+        else:
+            make, describe = _grid_family(constraints, ruleset, args.seed, args.count, limit, resources)
+        return _generate_and_write(args, output, ruleset, make, describe)
 
 
 def _generate_and_write(args: argparse.Namespace, output: Path, ruleset, make, describe) -> int:
@@ -184,18 +186,23 @@ def _generate_and_write(args: argparse.Namespace, output: Path, ruleset, make, d
     return EXIT_OK
 
 
-def _grid_family(constraints: dict | None, ruleset, seed: int, count: int, limit: float):
+def _grid_family(
+    constraints: dict | None, ruleset, seed: int, count: int, limit: float, resources: contextlib.ExitStack
+):
     """``(make, describe)`` of :func:`_generate_and_write` for grid dungeons
-    (:func:`inkcrawl.generate.generate_grid`)."""
+    (:func:`inkcrawl.generate.generate_grid`); a difficulty target's games are shared with a
+    helper process (:func:`inkcrawl.generate.measure.measure_helper`) that ``resources`` stops."""
     from inkcrawl.generate import GenerateError, generate_grid, grid_spec
+    from inkcrawl.generate.measure import measure_helper
 
     try:
         spec = grid_spec(constraints, ruleset)
     except GenerateError as exc:
         raise CommandStop(f"{exc}; nothing written", EXIT_PROBLEMS) from exc
+    helper = resources.enter_context(measure_helper()) if spec.difficulty is not None else None
 
     def make(index: int, dungeon_id: str):
-        return generate_grid(spec, seed, index, count, dungeon_id=dungeon_id, time_limit=limit)
+        return generate_grid(spec, seed, index, count, dungeon_id=dungeon_id, time_limit=limit, helper=helper)
 
     def describe(result) -> str:
         tries = f"{result.tries} tr{'y' if result.tries == 1 else 'ies'}"

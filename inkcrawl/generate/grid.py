@@ -43,16 +43,8 @@ Cell = tuple[int, int]
 DEFAULT_TIME_LIMIT = 5.0
 #: Tries for one dungeon before the search gives up (whichever comes first with the time limit).
 MAX_TRIES = 200
-#: Every this many games of a measure (``grid.difficulty.games`` in all, ``N``), the measure
-#: stops early when the games still to play can hardly bring the mean into the score range: after
-#: ``n`` games with mean ``m`` and standard error ``se``, the final mean is foreseen as ``m`` give
-#: or take ``se * sqrt(1 - n / N)`` (the part of the games still unplayed), and the measure stops
-#: when ``m`` lies more than :data:`REJECT_Z` such errors outside the range. Such a try is dropped
-#: (or repaired) without playing the rest. A try is only ever accepted on the mean of all its
-#: games, exactly as ``inkcrawl simulate`` measures it (game ``k`` of a run is the same game
-#: whatever the run's length).
-CHECK_EVERY = 5
-REJECT_Z = 2.0
+#: The measure of a layout's mean score (its games, its early stop, the helper process that
+#: shares its games) is :func:`inkcrawl.generate.measure.mean_score`.
 #: Repairs of one try that missed the score range: each adds or removes about one passage per
 #: VP the mean is off the middle of the range, then measures again.
 REPAIRS = 6
@@ -377,40 +369,18 @@ def _repair(rng: random.Random, spec: GridSpec, layout: _Layout, more: bool, wan
     return changed > 0
 
 
-def _mean_score(data: dict, spec: GridSpec, wanted: tuple[float, float] | None = None) -> tuple[float, int]:
+def _mean_score(
+    data: dict, spec: GridSpec, wanted: tuple[float, float] | None = None, helper: Any = None
+) -> tuple[float, int]:
     """The mean score (VP per seat and game) of ``spec.difficulty["games"]`` games of the grid
     dungeon ``data`` (dungeon JSON) with the difficulty's policy, players and seed, exactly as
-    ``inkcrawl simulate`` reports ``score.mean`` (rounded to the same decimals), and the games
-    played. With ``wanted`` (a score range in VP) the games stop at a multiple of
-    :data:`CHECK_EVERY` once the mean so far is too far outside it for the games left to bring it
-    in (:data:`REJECT_Z`): the mean so far and the games played are returned then (fewer than
-    asked: never an accepted mean).
-    RULES.md 1 (Scoring) through the grid engine."""
-    from inkcrawl.engines.grid import GridRules, play_totals
-    from inkcrawl.engines.grid_policies import make_policy
-    from inkcrawl.gamedata import grid_game_data
-    from inkcrawl.model import dungeon_from_dict
-    from inkcrawl.tally import DECIMALS, iter_game_seeds
+    ``inkcrawl simulate`` reports ``score.mean``, and the games played; with ``wanted`` (a score
+    range in VP) it may stop early, a miss (:func:`inkcrawl.generate.measure.mean_score`, which
+    ``helper`` speeds up). RULES.md 1 (Scoring) through the grid engine."""
+    from inkcrawl.generate.measure import mean_score
 
     assert spec.difficulty is not None
-    difficulty = spec.difficulty
-    rules = GridRules(grid_game_data(dungeon_from_dict(data), spec.ruleset))  # type: ignore[arg-type]
-    policy = make_policy(difficulty["policy"], rules)
-    seats = [policy] * int(difficulty["players"])
-    games = int(difficulty["games"])
-    total = squares = samples = 0
-    for played, game_seed in enumerate(iter_game_seeds(difficulty["seed"], games), 1):
-        for score in play_totals(rules, seats, game_seed):  # play_game's totals, without the breakdown
-            total += score
-            squares += score * score
-            samples += 1
-        if wanted is not None and played % CHECK_EVERY == 0 and played < games:
-            mean = total / samples
-            # the spread of the final mean around ``mean``, given the games played
-            error = REJECT_Z * math.sqrt(max(0.0, squares / samples - mean * mean) / samples * (1.0 - played / games))
-            if mean + error < wanted[0] or mean - error > wanted[1]:
-                return mean, played
-    return round(total / samples, DECIMALS), games
+    return mean_score(data, spec.ruleset, spec.difficulty, wanted, helper)
 
 
 def _steer(
@@ -466,6 +436,7 @@ def generate_grid(
     time_limit: float = DEFAULT_TIME_LIMIT,
     max_tries: int = MAX_TRIES,
     clock: Callable[[], float] = time.perf_counter,
+    helper: Any = None,
 ) -> Generated:
     """Dungeon ``index`` of ``count`` (a pack's curve position) for ``spec`` and ``seed``.
 
@@ -476,7 +447,9 @@ def generate_grid(
     Raises :class:`~inkcrawl.generate.constraints.Infeasible` (counting checks; or no try met
     the constraints within ``time_limit`` seconds or ``max_tries`` tries, the message naming
     the constraint missed most and, for a difficulty target, the nearest mean score) and
-    :class:`GeneratorBug` (a result that does not validate).
+    :class:`GeneratorBug` (a result that does not validate). ``helper``
+    (:func:`inkcrawl.generate.measure.measure_helper`) plays some of a difficulty target's games in
+    another process: the same dungeon, sooner.
     """
     check_grid_spec(spec, count)
     started = clock()
@@ -496,7 +469,7 @@ def generate_grid(
             continue
         mean = None
         if wanted is not None:
-            mean = _difficulty(rng, spec, layout, wanted, search, density, out_of_time)
+            mean = _difficulty(rng, spec, layout, wanted, search, density, out_of_time, helper)
             if mean is None:
                 continue
         data = _data(spec, layout)
@@ -516,6 +489,7 @@ def _difficulty(
     search: _Search,
     density: float,
     out_of_time: Callable[[], bool],
+    helper: Any = None,
 ) -> float | None:
     """The mean score of ``layout`` when it meets ``wanted`` (after up to :data:`REPAIRS`
     repairs, each changing a few passages, none once ``out_of_time()``), else ``None``; steers
@@ -523,7 +497,7 @@ def _difficulty(
     assert spec.difficulty is not None
     full_games = int(spec.difficulty["games"])
     for repair in range(REPAIRS + 1):
-        mean, games = _mean_score(_data(spec, layout), spec, wanted)
+        mean, games = _mean_score(_data(spec, layout), spec, wanted, helper)
         search.games += games
         _note_nearest(search, mean, wanted, games)
         if games == full_games and wanted[0] <= mean <= wanted[1]:
