@@ -13,6 +13,7 @@ draws as the shapes themselves.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import math
@@ -101,6 +102,13 @@ def circle_data(centre: Point, radius: float) -> str:
     )  # fmt: skip
 
 
+#: While :func:`svg_text` builds a page's element tree: definition id -> its XML text, which the
+#: page's text holds in place of the definition's placeholder element.
+_SPLICED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("_SPLICED", default=None)
+_PLACEHOLDER = "inkcrawl-definition"
+_PLACEHOLDER_TEXT = re.compile(r'<inkcrawl-definition id="([^"]+)" />')
+
+
 def svg_text(drawing: svgwrite.Drawing) -> str:
     """The SVG text of ``drawing``, always well-formed XML: the characters XML 1.0 cannot hold
     (and the other control characters validation refuses, C007) are left out, even when a file
@@ -108,8 +116,20 @@ def svg_text(drawing: svgwrite.Drawing) -> str:
     from the text it draws; this also covers attribute values such as ``data-id``.
 
     svgwrite builds the element tree; it is serialised straight to text (svgwrite's own
-    ``tostring`` encodes it to UTF-8 and decodes it again, the same characters, slower)."""
-    return printable_text(ElementTree.tostring(drawing.get_xml(), encoding="unicode"))
+    ``tostring`` encodes it to UTF-8 and decodes it again, the same characters, slower). The
+    definitions of :meth:`SheetCanvas.reused`, the same on every page of an export, are serialised
+    once and their text put in place of a placeholder: the same text, without serialising a third
+    of a page's elements again for every page."""
+    spliced: dict[str, str] = {}
+    building = _SPLICED.set(spliced)
+    try:
+        tree = drawing.get_xml()
+    finally:
+        _SPLICED.reset(building)
+    text = ElementTree.tostring(tree, encoding="unicode")
+    if spliced:
+        text = _PLACEHOLDER_TEXT.sub(lambda found: spliced[found.group(1)], text)
+    return printable_text(text)
 
 
 def regular_polygon(cx: float, cy: float, radius: float, sides: int, rotation_deg: float = -90) -> list[Point]:
@@ -149,15 +169,28 @@ class _Definition(Group):
     definition on other sheets of an export. ``xml`` is shared with them too: the children's
     ElementTree elements, made by the first sheet written (svgwrite would make an element's XML
     anew for every drawing it is in; serialising an ElementTree element does not change it, so
-    the pages of an export can all hold the same ones)."""
+    the pages of an export can all hold the same ones), and so is ``text``: the whole group's XML
+    text, which :func:`svg_text` puts in a page for a placeholder element."""
 
-    def __init__(self, children: list, xml: list, **extra):
+    def __init__(self, children: list, xml: list, text: list[str], **extra):
         super().__init__(**extra)
         self.elements = children
         self._xml = xml
+        self._text = text
 
     def get_xml(self):
-        """The group's XML as svgwrite writes it, holding the children's shared XML."""
+        """The group's XML as svgwrite writes it, holding the children's shared XML; while
+        :func:`svg_text` builds a page, a placeholder for the group's text."""
+        spliced = _SPLICED.get()
+        if spliced is None:
+            return self._group_xml()
+        if not self._text:
+            self._text.append(ElementTree.tostring(self._group_xml(), encoding="unicode"))
+        ident = self.attribs["id"]
+        spliced[ident] = self._text[0]
+        return ElementTree.Element(_PLACEHOLDER, {"id": ident})
+
+    def _group_xml(self):
         children, self.elements = self.elements, []
         try:
             group = super().get_xml()  # the group itself, its id
@@ -169,8 +202,9 @@ class _Definition(Group):
         return group
 
 
-#: ``(children, ink box at the origin, texts, the children's XML once written, id)`` of a definition.
-_Shared = tuple[list, "Bounds | None", list[str], list, str]
+#: ``(children, ink box at the origin, texts, the children's XML once written, id, the group's XML
+#: text once written)`` of a definition.
+_Shared = tuple[list, "Bounds | None", list[str], list, str, list[str]]
 #: Definitions of :meth:`SheetCanvas.reused` by ``(key, palette)``, shared by the sheets an
 #: export builds (a 100-page export defines a few hundred glyphs, not thousands).
 _DEFINITIONS: dict[tuple[Hashable, style.Palette], _Shared] = {}
@@ -319,13 +353,13 @@ class SheetCanvas:
         shared = _DEFINITIONS.get((key, self.palette))
         if shared is None:
             shared = self._draw_definition(key, draw)
-        children, box, texts, xml, ident = shared
+        children, box, texts, xml, ident, text = shared
         defined: set[str] = self.drawing.__dict__.setdefault("_inkcrawl_glyph_ids", set())
         if ident not in defined:  # once a document (canvases sharing one, as a page of cards, share it)
             if self._defs is None:
                 self._defs = Defs(factory=self.drawing)
                 self.root.elements.insert(0, self._defs)
-            group = _Definition(children, xml, factory=self.drawing)
+            group = _Definition(children, xml, text, factory=self.drawing)
             group.attribs["id"] = ident
             self._defs.add(group)
             defined.add(ident)
@@ -344,7 +378,7 @@ class SheetCanvas:
             # the id comes from what is drawn (key and palette), so two sheets' ids agree only
             # where their glyphs do: sheets written to several files can be put in one page safely
             ident = "glyph-" + hashlib.sha1(repr((key, self.palette)).encode("utf-8")).hexdigest()[:12]
-            shared: _Shared = (group.elements, self.ink, self.texts, [], ident)
+            shared: _Shared = (group.elements, self.ink, self.texts, [], ident, [])
         finally:
             self._ink, self._paths, self._texts, self.texts = kept
         if len(_DEFINITIONS) >= _MAX_DEFINITIONS:
