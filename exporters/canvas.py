@@ -26,6 +26,7 @@ from svgwrite.container import Defs, Group, Use
 from svgwrite.path import Path
 from svgwrite.shapes import Circle, Rect
 from svgwrite.text import Text
+from svgwrite.utils import strlist
 
 from exporters import style
 from inkcrawl.textchars import printable_text
@@ -202,6 +203,63 @@ class _Definition(Group):
         return group
 
 
+def _attribute_text(value) -> str:
+    return value if value.__class__ is str else str(value)
+
+
+class _QuickXml:
+    """``get_xml`` of an svgwrite element as svgwrite writes it for a drawing with ``debug=False``
+    and ``profile="full"`` (:meth:`SheetCanvas.__init__` uses these classes for such drawings
+    only): attributes in name order, ``None`` and empty values left out, others as ``str``, then
+    the children; without svgwrite's per-attribute debug and profile look-ups, a tenth of a page's
+    SVG building (the same bytes: ``tests/test_svg_reuse.py`` compares them)."""
+
+    def get_xml(self):
+        attribs = self.attribs  # type: ignore[attr-defined]
+        xml = ElementTree.Element(
+            self.elementname,  # type: ignore[attr-defined]
+            {
+                name: _attribute_text(value)
+                for name, value in sorted(attribs.items())
+                if value is not None and value != ""
+            },
+        )
+        for element in self.elements:  # type: ignore[attr-defined]
+            xml.append(element.get_xml())
+        return xml
+
+
+class _QuickPath(_QuickXml, Path):
+    def get_xml(self):
+        self.attribs["d"] = str(strlist(self.commands, " "))  # as svgwrite's Path
+        return super().get_xml()
+
+
+class _QuickCircle(_QuickXml, Circle):
+    pass
+
+
+class _QuickRect(_QuickXml, Rect):
+    pass
+
+
+class _QuickGroup(_QuickXml, Group):
+    pass
+
+
+class _QuickUse(_QuickXml, Use):
+    def get_xml(self):
+        self.update_id()  # as svgwrite's Use: an href given as an element names its id
+        return super().get_xml()
+
+
+class _QuickText(_QuickXml, Text):
+    def get_xml(self):
+        xml = super().get_xml()
+        xml.text = str(self.text)  # as svgwrite's TSpan
+        return xml
+
+
 #: ``(children, ink box at the origin, texts, the children's XML once written, id, the group's XML
 #: text once written)`` of a definition.
 _Shared = tuple[list, "Bounds | None", list[str], list, str, list[str]]
@@ -233,6 +291,13 @@ class SheetCanvas:
     def __init__(self, drawing: svgwrite.Drawing, root: Group, palette: style.Palette):
         self.drawing = drawing
         self.root = root
+        quick = not drawing.debug and drawing.profile == "full"
+        self._path: type[Path] = _QuickPath if quick else Path
+        self._circle: type[Circle] = _QuickCircle if quick else Circle
+        self._rect: type[Rect] = _QuickRect if quick else Rect
+        self._group: type[Group] = _QuickGroup if quick else Group
+        self._use: type[Use] = _QuickUse if quick else Use
+        self._text: type[Text] = _QuickText if quick else Text
         self.palette = palette
         self.texts: list[str] = []
         self.warnings: list[str] = []
@@ -295,7 +360,7 @@ class SheetCanvas:
         transform: str | None = None,
     ) -> Group:
         """A new group (``<g>``) with ``class``/``data-kind`` naming what it holds."""
-        group = Group(factory=self.drawing)
+        group = self._group(factory=self.drawing)
         self._tag(group, kind, css_class, element_id)
         if transform:
             group["transform"] = transform
@@ -340,7 +405,7 @@ class SheetCanvas:
         if known is None:
             known = self._define(key, draw)
         href, box, texts = known
-        item = Use(href, factory=self.drawing)
+        item = self._use(href, factory=self.drawing)
         item.attribs["x"], item.attribs["y"] = fmt(at[0]), fmt(at[1])
         parent.add(item)
         if box is not None:
@@ -370,7 +435,7 @@ class SheetCanvas:
     def _draw_definition(self, key: Hashable, draw: Callable[[Group, Point], object]) -> _Shared:
         """Draw a definition at the origin, its ink and texts measured on their own; kept in
         :data:`_DEFINITIONS` for the next sheets of this palette."""
-        group = Group(factory=self.drawing)
+        group = self._group(factory=self.drawing)
         kept = self._ink, self._paths, self._texts, self.texts
         self._ink, self._paths, self._texts, self.texts = [math.inf, math.inf, -math.inf, -math.inf], [], [], []
         try:
@@ -452,7 +517,7 @@ class SheetCanvas:
         all ``x y`` pairs (``M L Q C Z``, as :func:`path_data` and the glyphs write them).
         ``points``, when given, are the path's points (its ink is measured from them rather
         than from ``d``)."""
-        item = Path(d, factory=self.drawing)
+        item = self._path(d, factory=self.drawing)
         item.attribs.update(self._paint(stroke, width, fill, dash, fill_opacity, linecap, linejoin))
         pad = self._ink_pad(stroke, width, fill)
         if pad is not None:
@@ -482,7 +547,7 @@ class SheetCanvas:
         fill_opacity: float | None = None,
     ):
         """A circle of ``radius`` mm around ``centre``."""
-        item = Circle(factory=self.drawing)
+        item = self._circle(factory=self.drawing)
         item.attribs.update(self._paint(stroke, width, fill, dash, fill_opacity))
         item.attribs.update(cx=fmt(centre[0]), cy=fmt(centre[1]), r=fmt(radius))
         pad = self._ink_pad(stroke, width, fill)
@@ -509,7 +574,7 @@ class SheetCanvas:
         fill_opacity: float | None = None,
     ):
         """An axis-aligned rectangle (top-left ``x, y``, size ``w`` x ``h`` mm, corner ``radius``)."""
-        item = Rect(factory=self.drawing)
+        item = self._rect(factory=self.drawing)
         attrs = item.attribs
         attrs.update(self._paint(stroke, width, fill, dash, fill_opacity, linejoin="miter"))
         attrs.update(x=fmt(x), y=fmt(y), width=fmt(w), height=fmt(h))
@@ -570,7 +635,7 @@ class SheetCanvas:
             attrs["text-anchor"] = anchor
         if bold:
             attrs["font-weight"] = "bold"
-        item = Text(content, factory=self.drawing)
+        item = self._text(content, factory=self.drawing)
         attrs["x"], attrs["y"] = fmt(at[0]), fmt(at[1])
         item.attribs.update(attrs)
         if rotate_deg:

@@ -255,3 +255,44 @@ def test_glyph_ids_agree_across_sheets_only_where_the_glyphs_do():
         texts.append(svg_text(drawing))
     ids = [[n.get("id") for n in ET.fromstring(text).iter() if n.get("id")] for text in texts]
     assert ids[0] == ids[1] and ids[0] != ids[2]
+
+
+def _plain_canvas(self, drawing, root, palette):
+    """:class:`SheetCanvas` with svgwrite's own element classes (their ``get_xml``)."""
+    _QUICK_INIT(self, drawing, root, palette)
+    from svgwrite.container import Group, Use
+    from svgwrite.path import Path
+    from svgwrite.shapes import Circle, Rect
+    from svgwrite.text import Text
+
+    self._path, self._circle, self._rect, self._group, self._use, self._text = Path, Circle, Rect, Group, Use, Text
+
+
+_QUICK_INIT = SheetCanvas.__init__
+
+
+def _every_page_kind(ruleset) -> list[str]:
+    from exporters.cards import card_pages, single_card_pages
+    from exporters.paper import parse_paper
+
+    options = PageOptions(bleed_mm=3, crop_marks=True)
+    svgs = [sheet_page(o.dungeon, o.ruleset, options).svg for o in _sheets()]
+    svgs += [sheet_page(o.dungeon, o.ruleset, PageOptions(paper=parse_paper("letter"), fit=True)).svg for o in _sheets()[:2]]
+    svgs += [page.svg for page in card_pages({"straight": 2, "corner": 1}, ruleset, options, backs=True)]
+    svgs += [page.svg for page in single_card_pages({"corner": 1}, ruleset, options, (63, 88), "A pack")]
+    return svgs
+
+
+def test_the_quick_element_classes_write_what_svgwrite_writes():
+    """The canvas's element classes skip svgwrite's per-attribute checks: every kind of page
+    (sheets of both families with bleed and crop marks, on other paper, card pages and single
+    cards) comes out byte for byte as svgwrite's own classes write it."""
+    ruleset = next(o.ruleset for o in _sheets() if o.ruleset.family == "grid")
+    canvas_module.clear_definitions()
+    quick = _every_page_kind(ruleset)
+    canvas_module.clear_definitions()
+    with mock.patch.object(SheetCanvas, "__init__", _plain_canvas):
+        plain = _every_page_kind(ruleset)
+    assert len(quick) == len(plain) > 10
+    assert quick == plain
+    assert any("<text" in svg and "<use" in svg and "<path" in svg and "<circle" in svg for svg in quick)
