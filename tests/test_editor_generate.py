@@ -381,9 +381,9 @@ def test_paper_corridors_and_starts_reach_the_generated_dungeon(qtbot):
     assert "starts" not in dialog.constraints().get("line", {})
     any_note = dialog.findChild(QLabel, "corridors_any")
     assert any_note.text() == "any" and any_note.isVisibleTo(dialog)
-    _set_range(dialog, "corridors", 6, 4)  # typed backwards: the same range
+    _set_range(dialog, "corridors", 6, 4)  # typed backwards: kept as typed (Generate refuses it, as the CLI)
     assert not any_note.isVisibleTo(dialog)
-    assert dialog.constraints()["line"]["corridors"] == [4, 6]
+    assert dialog.constraints()["line"]["corridors"] == [6, 4]
     dialog.seed.setValue(4)
     dialog.paper.setCurrentIndex(dialog.paper.findData("letter"))
     dialog.line_counts["rooms"].setValue(5)
@@ -525,7 +525,8 @@ def test_merge_constraints_writes_paper_corridors_and_starts():
     base = {"type": "constraints", "format_version": 1, "family": "line", "line": {"paper": "a5", "starts": 4}}
     fields = {"paper": "letter", "corridors": (6, 4), "starts": (2, 2)}
     merged = merge_constraints(base, "line", "line-classic", fields)
-    assert merged["line"] == {"paper": "letter", "corridors": [4, 6], "starts": 2}
+    # a reversed range stays as typed: refused on Generate as the CLI refuses it, never put in order
+    assert merged["line"] == {"paper": "letter", "corridors": [6, 4], "starts": 2}
     kept = merge_constraints(base, "line", "line-classic", {"paper": None, "corridors": None, "starts": None})
     assert kept["line"] == {"paper": "a5", "starts": 4}  # "any": the file's members
     populate = merge_constraints(None, "line", "line-classic", fields, populate=True)

@@ -5,6 +5,8 @@ the generation worker runs, and the one undo step that populates an open layout 
   ``schemas/constraints.schema.json``: every problem as ``"<JSON pointer>: <message>"``.
 - :func:`merge_constraints` lays the dialog's fields over a file's constraints: a field left at
   its ruleset default keeps the file's member (or the ruleset's value, when the file has none).
+- :func:`spec_problem` is the check ``inkcrawl generate --constraints`` makes before searching
+  (a reversed range, say), so the dialog refuses what the command refuses, in its words.
 - :func:`generate_job` and :func:`populate_job` run :mod:`inkcrawl.generate` in the editor's
   generation worker process; each returns a plain dict (``{"ok": True, ...}``, or ``{"ok":
   False, "message": ...}`` naming the constraint at fault), never raising for the user's input.
@@ -56,11 +58,29 @@ def default_paper(papers: list[tuple[float, float]]) -> str | None:
 
 def _count(value: Any) -> int | list[int]:
     """A field's count or ``(low, high)`` range as the schema's ``count``: a range whose ends
-    are equal is that count; the ends are put in order."""
+    are equal is that count; the ends stay as typed (a reversed range is refused by
+    :func:`spec_problem`, as ``inkcrawl generate`` refuses it, never silently put in order)."""
     if isinstance(value, (tuple, list)):
-        low, high = sorted(int(v) for v in value)
+        low, high = (int(v) for v in value)
         return low if low == high else [low, high]
     return int(value)
+
+
+def spec_problem(family: str, constraints: dict, ruleset: Ruleset) -> str:
+    """The explanation ``inkcrawl generate --constraints`` (and ``inkcrawl populate``) gives
+    before any search for the schema-valid ``constraints`` of ``family`` with the ruleset object
+    ``ruleset``, or ``""`` when they are accepted: the same check
+    (:func:`inkcrawl.generate.grid_spec` or :func:`~inkcrawl.generate.line_spec`), so the dialog
+    refuses what the command refuses, in its words, the constraint named (a range whose low end
+    is above its high end, say). Milliseconds; never raises for the user's input. RULES.md 1
+    and 2; docs/generating.md."""
+    from inkcrawl.generate import GenerateError, grid_spec, line_spec
+
+    try:
+        (grid_spec if family == "grid" else line_spec)(constraints, ruleset)
+    except GenerateError as exc:
+        return str(exc)
+    return ""
 
 
 def read_constraints_file(path: Path) -> tuple[dict | None, list[str]]:
@@ -98,7 +118,8 @@ def merge_constraints(
     (a count or ``(low, high)``) and ``paper`` (a key of :data:`inkcrawl.papers.PAPER_SIZES`),
     all generate only (left out with ``populate``), ``starts`` (a count or ``(low, high)``),
     a count per kind of :data:`LINE_FIELD_KINDS` and ``par`` (``(low, high)`` VP). A range
-    whose ends are equal is written as that count. Raises ``ValueError`` when ``base`` is for
+    whose ends are equal is written as that count; the ends are written as given (a reversed
+    range is :func:`spec_problem`'s to refuse). Raises ``ValueError`` when ``base`` is for
     the other family. RULES.md 1 and 2; docs/generating.md."""
     out: dict[str, Any] = (
         copy.deepcopy(base) if base is not None else {"type": "constraints", "format_version": 1, "family": family}
@@ -167,6 +188,8 @@ def generate_job(family: str, ruleset: Ruleset, constraints: dict, seed: int, ti
         line = generate_line(line_spec(constraints, ruleset), seed, time_limit=limit)
         doors = f"{line.doors} locked door{'' if line.doors == 1 else 's'}"
         note = f"{line.rooms} rooms, {line.corridors} corridors, {doors}, par {line.populated.par} VP"
+        if line.populated.timer_note():
+            note += f"; {line.populated.timer_note()}"
         return {"ok": True, "data": line.data, "note": note}
     except (GenerateError, GeneratorBug) as exc:
         return _failure(exc)
@@ -200,6 +223,8 @@ def populate_job(
         return _failure(exc)
     added = len(result.data["elements"]) - len(data["elements"])
     note = f"{added:+d} elements, par {result.par} VP, keys {result.depth} deep"
+    if result.timer_note():
+        note += f"; {result.timer_note()}"
     return {"ok": True, "data": result.data, "note": note, "notes": list(result.notes)}
 
 
@@ -258,4 +283,5 @@ __all__ = [
     "populate_edit",
     "populate_job",
     "read_constraints_file",
+    "spec_problem",
 ]

@@ -11,7 +11,11 @@ checked against ``schemas/constraints.schema.json`` when chosen and again on Gen
 problem shown in the dialog with its JSON pointer). A field left at "ruleset" (a range left unticked: "any") keeps
 the file's member, else the ruleset's (the generator's) value; a field set overrides the file
 (:func:`editor.dungeon.generating.merge_constraints`). A chosen file's grid size, paper,
-corridors and Starts show in their fields.
+corridors, Starts and par or mean-score range show in their fields, and a count field left at
+"ruleset" shows the file's count or range (``"7 (file)"``, ``"2 to 4 (file)"``). A range is taken
+as typed: one whose low end is above its high end is refused on Generate with the explanation
+``inkcrawl generate --constraints`` gives (:func:`editor.dungeon.generating.spec_problem`), and
+no job starts.
 
 Generation runs in a worker process of its own (:class:`GenerationWorker`, one
 :class:`inkcrawl.workers.WorkerPool` process started with ``spawn``) while the dialog shows a busy
@@ -68,6 +72,7 @@ from editor.dungeon.generating import (
     populate_edit,
     populate_job,
     read_constraints_file,
+    spec_problem,
 )
 from editor.panels.grid_dialogs import MAX_SIDE
 from editor.panels.ruleset_picker import RulesetPicker
@@ -121,10 +126,25 @@ class GenerationWorker(BackgroundWorker):
             pool.terminate()
 
 
+#: What a count field left at :data:`RULESET_DEFAULT` shows when no constraints file sets its member
+#: (a file's member shows as ``"7 (file)"`` or ``"2 to 4 (file)"``: :func:`_file_text`).
+RULESET_TEXT = "ruleset"
+
+
+def _file_text(value: object) -> str:
+    """What a count field left at :data:`RULESET_DEFAULT` shows for a constraints file's member
+    ``value`` (a count, ``[low, high]``, or ``None``: not set, :data:`RULESET_TEXT`)."""
+    if value is None:
+        return RULESET_TEXT
+    if isinstance(value, list):
+        return f"{value[0]} to {value[1]} (file)"
+    return f"{value} (file)"
+
+
 def _count_box(maximum: int, name: str, tip: str) -> QSpinBox:
     box = QSpinBox()
     box.setRange(RULESET_DEFAULT, maximum)
-    box.setSpecialValueText("ruleset")
+    box.setSpecialValueText(RULESET_TEXT)
     box.setValue(RULESET_DEFAULT)
     box.setObjectName(name)
     box.setToolTip(tip)
@@ -171,6 +191,19 @@ def _range_row(
         layout.addWidget(note)
     layout.addStretch(1)
     return row, check, tuple(boxes)
+
+
+#: Count fields whose member is in the constraints section itself (the others are in its
+#: ``elements`` or ``features``).
+COUNT_MEMBERS = ("rooms", "locked_doors", "entryways")
+
+
+def _holds(box: QSpinBox | QDoubleSpinBox, value: float) -> bool:
+    """Whether the spin box ``box`` shows ``value`` exactly (a whole number, or one with no more
+    decimals than the box has)."""
+    if isinstance(box, QDoubleSpinBox):
+        return round(value, box.decimals()) == value
+    return float(value).is_integer()
 
 
 class GenerateDialog(QDialog):
@@ -395,10 +428,12 @@ class GenerateDialog(QDialog):
             return True
         data, problems = read_constraints_file(Path(text))
         if data is None:
+            self._show_file_values({})  # nothing of a file that cannot be used shows in the fields
             self.show_message(self._file_problems(text, problems))
             return False
         if data["family"] != self.family():
             if self.populating:
+                self._show_file_values({})
                 self.show_message(
                     f"{Path(text).name}: /family: the file is for the {data['family']} family; "
                     "populate adds content to line dungeons and needs a line section"
@@ -414,42 +449,66 @@ class GenerateDialog(QDialog):
             for box, member in ((self.columns, "columns"), (self.rows, "rows")):
                 if isinstance(grid.get(member), int):
                     box.setValue(grid[member])
-        self._show_file_values((data.get("line") or {}) if self.family() == "line" else {})
+        self._show_file_values(data.get(self.family()) or {})
         self.constraints_data = data
         self.show_message("")
         return True
 
+    def _range_fields(self) -> dict[str, tuple[QCheckBox, tuple]]:
+        """Every range field by name: :attr:`line_ranges`, ``par`` and ``mean_score``."""
+        return {
+            **self.line_ranges,
+            "par": (self.par_check, self.par_range),
+            "mean_score": (self.score_check, self.score_range),
+        }
+
     def _field_value(self, name: str) -> object:
-        """What the line field ``name`` (``paper`` or one of :attr:`line_ranges`) asks now:
-        a paper name, ``(low, high)``, or ``None`` (a range unticked: any)."""
+        """What the field ``name`` (``paper`` or a range of :meth:`_range_fields`) asks now: a
+        paper name, ``(low, high)`` as typed (never put in order: a reversed range is refused
+        on Generate, as ``inkcrawl generate`` refuses it), or ``None`` (a range unticked)."""
         if name == "paper":
             return self.paper.currentData()
-        check, boxes = self.line_ranges[name]
-        return tuple(sorted(b.value() for b in boxes)) if check.isChecked() else None
+        check, boxes = self._range_fields()[name]
+        return tuple(b.value() for b in boxes) if check.isChecked() else None
 
     def _show_file_values(self, section: dict) -> None:
-        """Show a constraints file's ``line`` section ``section`` in the paper and range fields,
-        as the grid size is shown: a member the file sets fills its field. A field the previous
-        file filled and nobody changed since goes back to its default (A4 or the open pack's
-        paper; a range to "any"), so a second file does not inherit the first's values."""
+        """Show a constraints file's section of the family chosen (``section``: ``line`` or
+        ``grid``) in the fields, as the grid size is shown: the paper, a range member (corridors,
+        Starts, a par or mean-score range, not a curve) fills and ticks its range field, and a
+        count field left at "ruleset" shows the file's count or range (``"7 (file)"``), which
+        generating uses. A field the previous file filled and nobody changed since goes back to
+        its default (A4 or the open pack's paper; a range unticked), so a second file does not
+        inherit the first's values."""
+        ranges = self._range_fields()
         for name, shown in self._file_shown.items():
-            if name in self.line_ranges and self._field_value(name) == shown:
-                self.line_ranges[name][0].setChecked(False)
+            if name in ranges and self._field_value(name) == shown:
+                ranges[name][0].setChecked(False)
             elif name == "paper" and self._field_value(name) == shown:
                 self.paper.setCurrentIndex(self.paper.findData(self.default_paper))
         self._file_shown = {}
-        if not self.populating and section.get("paper") in PAPER_SIZES:
+        line = self.family() == "line"
+        if line and not self.populating and section.get("paper") in PAPER_SIZES:
             self.paper.setCurrentIndex(self.paper.findData(section["paper"]))
             self._file_shown["paper"] = section["paper"]
-        for name, (check, boxes) in self.line_ranges.items():
-            value = section.get(name)
-            if value is None:
+        difficulty = section.get("difficulty") or {}
+        values = {name: section.get(name) for name in self.line_ranges} if line else {}
+        values["par" if line else "mean_score"] = difficulty.get("par" if line else "mean_score")
+        for name, value in values.items():
+            if value is None or isinstance(value, dict):  # a curve over a pack: the file's, used as it is
                 continue
-            ends = (value, value) if isinstance(value, int) else (value[0], value[1])
+            check, boxes = ranges[name]
+            ends = (value, value) if isinstance(value, (int, float)) else (value[0], value[1])
+            if not all(b.minimum() <= end <= b.maximum() and _holds(b, end) for b, end in zip(boxes, ends)):
+                continue  # a field that cannot hold it exactly leaves the file's value to be used as it is
             for box, end in zip(boxes, ends):
-                box.setValue(int(end))
+                box.setValue(int(end) if isinstance(box, QSpinBox) else float(end))
             check.setChecked(True)
             self._file_shown[name] = self._field_value(name)
+        for box in [*self.line_counts.values(), *self.grid_counts.values()]:
+            box.setSpecialValueText(RULESET_TEXT)
+        elements = section.get("elements" if line else "features") or {}
+        for name, box in (self.line_counts if line else self.grid_counts).items():
+            box.setSpecialValueText(_file_text(section.get(name) if name in COUNT_MEMBERS else elements.get(name)))
 
     @staticmethod
     def _file_problems(path: str, problems: list[str], shown: int = 6) -> str:
@@ -460,15 +519,15 @@ class GenerateDialog(QDialog):
 
     def fields(self) -> dict:
         """The values of the constraint fields (``None`` for a field left at "ruleset" or a
-        range left unticked; ``paper`` a name, generate only; ``corridors`` and ``starts``
-        ``(low, high)``), as :func:`~editor.dungeon.generating.merge_constraints` takes them."""
+        range left unticked; ``paper`` a name, generate only; ``corridors``, ``starts``, ``par``
+        and ``mean_score`` ``(low, high)`` as typed, never put in order), as
+        :func:`~editor.dungeon.generating.merge_constraints` takes them."""
         out: dict = {}
         if self.family() == "grid":
             out["columns"], out["rows"] = self.columns.value(), self.rows.value()
             for name, box in self.grid_counts.items():
                 out[name] = None if box.value() == RULESET_DEFAULT else box.value()
-            if self.score_check.isChecked():
-                out["mean_score"] = tuple(sorted(b.value() for b in self.score_range))
+            out["mean_score"] = self._field_value("mean_score")
         else:
             for name, box in self.line_counts.items():
                 out[name] = None if box.value() == RULESET_DEFAULT else box.value()
@@ -476,8 +535,7 @@ class GenerateDialog(QDialog):
                 out["paper"] = self.paper.currentData()
             for name in self.line_ranges:
                 out[name] = self._field_value(name)
-            if self.par_check.isChecked():
-                out["par"] = tuple(sorted(b.value() for b in self.par_range))
+            out["par"] = self._field_value("par")
         return out
 
     def constraints(self) -> dict:
@@ -534,6 +592,10 @@ class GenerateDialog(QDialog):
         problems = schema_problems(constraints, "constraints", "the fields")
         if problems:  # the fields' ranges keep to the schema; said plainly should one not
             self.show_message("\n".join(f"{p.pointer}: {p.message}" for p in problems[:6]))
+            return False
+        refused = spec_problem(self.family(), constraints, ruleset)
+        if refused:  # a reversed range, say: refused as inkcrawl generate --constraints refuses it
+            self.show_message(f"Nothing was {'populated' if self.populating else 'generated'}: {refused}")
             return False
         seed, limit = self.seed.value(), self.time_limit.value()
         args: tuple

@@ -239,9 +239,11 @@ def _line_family(constraints: dict | None, ruleset, seed: int, count: int, limit
         target = ""
         if populated.par_range is not None:
             target = f" in {populated.par_range[0]:g}..{populated.par_range[1]:g}"
+        timer = populated.timer_note()
         return (
             f"{result.rooms} rooms, {result.corridors} corridors, {result.doors} locked "
             f"door{'' if result.doors == 1 else 's'} (keys {populated.depth} deep), par {populated.par} VP{target}"
+            + (f"; {timer}" if timer else "")
         )
 
     return make, describe

@@ -160,6 +160,8 @@ def _populate(args: argparse.Namespace) -> int:
             f"{result.tries} tr{'y' if result.tries == 1 else 'ies'}, {errors})"
         )
     )
+    if result.timer_note():  # par is met by the best route, which the sheet's timer cuts short
+        print(terminal_safe(f"  par {result.par} VP: {result.timer_note()}"))
     for note in result.notes:
         print(terminal_safe(f"  {note}"))
     if ruleset.id not in RulesetRegistry().ids() and ruleset.id not in {r.id for r in enclosing_pack(output)[0]}:

@@ -7,7 +7,8 @@ the locked doors), a Start when the layout has none (on the outer wall:
 :func:`inkcrawl.importers.ldtk.starts.place_starts`), an end trigger when the sheet lists none,
 and the sheet members they need (orb tokens, components). Keys the layout already holds are
 replaced by a lock puzzle: each door's key lies where a player reaches it without that door,
-chained behind other doors up to ``line.locks.depth`` keys deep.
+chained behind other doors up to ``line.locks.depth`` keys deep. With ``line.locks.replace_keys``
+false the layout's keys are kept and none is added: a locked door they never open is refused.
 
 Elements go on free paper inside areas: their disc clear of the outline and wall ink, doors,
 labels, Starts and each other by the ruleset's pen width (a line fits between them). The par of the result
@@ -74,7 +75,9 @@ class Populated:
     found), ``par_range`` (the target or ``None``), ``tries``, ``depth`` (the longest chain of
     keys behind doors), ``notes`` (what was added besides elements: a Start, an end trigger,
     keys replaced), ``errors_before`` and ``errors_after`` (validation errors of the input and
-    of the result)."""
+    of the result), ``timer``: ``None``, or when par's route takes longer than the sheet's timer
+    (par's drawing speed, ``inkcrawl par --speed``) ``{"seconds", "speed_mm_s", "length_mm",
+    "timer_vp"}`` (see :meth:`timer_note`)."""
 
     data: dict
     par: int
@@ -84,6 +87,22 @@ class Populated:
     notes: list[str] = field(default_factory=list)
     errors_before: int = 0
     errors_after: int = 0
+    timer: dict | None = None
+
+    def timer_note(self) -> str:
+        """``""``, or when par's route does not fit the sheet's timer (``timer``: ``seconds``,
+        ``speed_mm_s``, par's route ``length_mm``, ``timer_vp`` the best found within the timer,
+        :class:`inkcrawl.engines.line.par.Par`) the sentence the success messages add, e.g.
+        ``"its route, 1,320 mm, takes longer than the timer's 20 s at 50 mm/s: within the timer
+        the best found is 9 VP"``. A par target is met by par, not within the timer
+        (docs/generating.md). RULES.md 2, end triggers."""
+        if self.timer is None:
+            return ""
+        t = self.timer
+        return (
+            f"its route, {t['length_mm']:,.0f} mm, takes longer than the timer's {t['seconds']:g} s at "
+            f"{t['speed_mm_s']:g} mm/s: within the timer the best found is {t['timer_vp']} VP"
+        )
 
 
 def layout_of(data: dict) -> dict[str, Any]:
@@ -291,11 +310,12 @@ def _error_count(data: dict, file: str, registry=None) -> tuple[int, list]:
     return len(errors), errors
 
 
-def _measure_par(data: dict, ruleset: Ruleset, players: int) -> int | None:
-    """Par (VP) of ``data`` (:func:`inkcrawl.engines.line.par.par`), or ``None`` when par
-    cannot draw its route on this placement (the referee refuses the drawn play, or no route
-    could be drawn): the try is dropped, so every result is one par solves. Raises
-    :class:`GeneratorBug` for game data par cannot read (never expected)."""
+def _measure_par(data: dict, ruleset: Ruleset, players: int):
+    """Par of ``data``: the :class:`~inkcrawl.engines.line.par.Par` of
+    :func:`inkcrawl.engines.line.par.par` (``.par`` in VP; with a timer on the sheet whether its
+    route fits it), or ``None`` when par cannot draw its route on this placement (the referee
+    refuses the drawn play, or no route could be drawn): the try is dropped, so every result is
+    one par solves. Raises :class:`GeneratorBug` for game data par cannot read (never expected)."""
     from inkcrawl.engines.line import GameDataError, LineRules, PlayError
     from inkcrawl.engines.line.par import par
     from inkcrawl.gamedata import line_game_data
@@ -312,7 +332,7 @@ def _measure_par(data: dict, ruleset: Ruleset, players: int) -> int | None:
         return None
     if found.play is None:  # "the route could not be drawn"
         return None
-    return found.par
+    return found
 
 
 def _search_value(data: dict, ruleset: Ruleset, players: int) -> int:
@@ -399,7 +419,9 @@ def populate_line(
     if not graph.starts:
         raise Infeasible(f"{file}: no Start lies on an area of the layout, so nothing can be reached", "line")
     usable = [c for c in ruleset.key_colours if ruleset.key_supply(spec.players) > 0]
-    keys = [] if not spec.replace_keys and removed else graph.keys_needed(usable)
+    if not spec.replace_keys:  # the layout's own keys (or none) open its doors: no key is added
+        _check_kept_keys(dungeon, ruleset, spec.players)
+    keys = graph.keys_needed(usable) if spec.replace_keys else []
     missing = [c for c in graph.colours() if c not in usable]
     if missing:
         raise Infeasible(
@@ -499,16 +521,25 @@ def populate_line(
             used = components_used(dungeon_from_dict(out))  # type: ignore[arg-type]
             listed = [c for c in out["sheet"].get("components", []) if c in used]
             out["sheet"]["components"] = listed + sorted(used - set(listed))
-            value = _measure_par(out, ruleset, spec.players)
-            if value is None:
+            measured = _measure_par(out, ruleset, spec.players)
+            if measured is None:
                 undrawn += 1
                 if undrawn >= MAX_FAILED_TRIES:
                     raise GeneratorBug(f"internal error: par could not draw its route on {undrawn} placements in a row")
                 if time.monotonic() - started > time_limit:
                     _par_missed(spec, time_limit, tries, best_try)
                 continue
+            value = measured.par
             if target is None or target[0] <= value <= target[1]:
-                return Populated(out, value, target, tries, chain_depth, notes, errors_before, errors_after)
+                timer = None
+                if measured.fits_timer is False:  # said in the success messages (Populated.timer_note)
+                    timer = {
+                        "seconds": measured.timer_s,
+                        "speed_mm_s": measured.speed_mm_s,
+                        "length_mm": measured.length_mm,
+                        "timer_vp": measured.timer_vp,
+                    }
+                return Populated(out, value, target, tries, chain_depth, notes, errors_before, errors_after, timer)
             miss = target[0] - value if value < target[0] else value - target[1]
             if best_try is None or miss < best_try[0]:
                 best_try = (miss, out, value)
@@ -526,6 +557,31 @@ def populate_line(
                 )
         if time.monotonic() - started > time_limit:
             _par_missed(spec, time_limit, tries, best_try)
+
+
+def _check_kept_keys(dungeon: LineDungeon, ruleset: Ruleset, players: int) -> None:
+    """With ``line.locks.replace_keys`` false no key is added, so the layout's own keys and
+    skeleton keys must open every locked door: raises :class:`Infeasible` naming
+    ``line.locks.replace_keys`` and the doors that no order of collecting them opens
+    (:func:`inkcrawl.solvability.analyze_line_game` on the layout's game data, the key supply of
+    ``players``), rather than write a dungeon that cannot be won. RULES.md 2, Keys."""
+    from inkcrawl.gamedata import line_game_data
+    from inkcrawl.solvability import analyze_line_game
+
+    if not any(e.kind == "door" and e.locks for e in dungeon.elements):
+        return
+    analysis = analyze_line_game(line_game_data(dungeon, ruleset), players)
+    shut = [d for d in analysis.doors_never_open if d["locks"]]
+    if shut:
+        doors = ", ".join(f"{d['id']!r} ({'+'.join(d['locks'])})" for d in shut)
+        held = sorted({e.colour or "?" for e in dungeon.elements if e.kind == "key"})
+        has = f"keys {', '.join(held)}" if held else "no keys"
+        raise Infeasible(
+            f"line.locks.replace_keys is false, so the layout's own keys are kept and none is added; the layout has "
+            f"{has}, and the locked door(s) {doors} never open with them: the dungeon could not be won "
+            "(set replace_keys to true for a lock puzzle, or add the keys to the layout)",
+            "line.locks.replace_keys",
+        )
 
 
 def _check_skeleton_supply(sheet, usable: list[str], spec: LineSpec) -> None:
