@@ -329,6 +329,9 @@ class PdfDocument:
 
     def __init__(self, title: str = "", pdfx=None):
         ensure_app()
+        # what :meth:`finish` needs, imported now: a long export builds its pages in other
+        # processes meanwhile, while at the end nothing else is left to do (a tenth of a second)
+        import pypdf  # noqa: F401
         from PySide6.QtCore import QBuffer, QIODevice
         from PySide6.QtGui import QPainter, QPdfWriter
 
