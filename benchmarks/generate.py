@@ -104,7 +104,8 @@ def grid_benchmark(args: argparse.Namespace) -> None:
             cpu.sort()
             games.sort()
             print(
-                f"  CPU time of this process p50 {statistics.median(cpu) * 1000:.1f} ms, p90 {_p90(cpu) * 1000:.1f} ms; games "
+                f"  CPU time of this process p50 {statistics.median(cpu) * 1000:.1f} ms, "
+                f"p90 {_p90(cpu) * 1000:.1f} ms; games "
                 f"played per dungeon p50 {statistics.median(games):.0f}, p90 {_p90(games):.0f}, max {games[-1]}"
             )
         return made

@@ -277,7 +277,8 @@ def _every_page_kind(ruleset) -> list[str]:
 
     options = PageOptions(bleed_mm=3, crop_marks=True)
     svgs = [sheet_page(o.dungeon, o.ruleset, options).svg for o in _sheets()]
-    svgs += [sheet_page(o.dungeon, o.ruleset, PageOptions(paper=parse_paper("letter"), fit=True)).svg for o in _sheets()[:2]]
+    letter = PageOptions(paper=parse_paper("letter"), fit=True)
+    svgs += [sheet_page(o.dungeon, o.ruleset, letter).svg for o in _sheets()[:2]]
     svgs += [page.svg for page in card_pages({"straight": 2, "corner": 1}, ruleset, options, backs=True)]
     svgs += [page.svg for page in single_card_pages({"corner": 1}, ruleset, options, (63, 88), "A pack")]
     return svgs

@@ -19,6 +19,7 @@ helper plays past an early stop are wasted, never counted.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 import time
@@ -111,12 +112,18 @@ def _helper_main(connection: Any, current: Any, inherited: Any = None) -> None:
             connection.send((job, None))
             continue
         results = []
+        wanted = functools.partial(_current, current, token)
         for seeds in blocks:
-            result = _play(compiled[1], compiled[2], seeds, lambda: current.value == token)
+            result = _play(compiled[1], compiled[2], seeds, wanted)
             if result is None:
                 break
             results.append(result)
         connection.send((job, results if len(results) == len(blocks) else None))
+
+
+def _current(current: Any, token: int) -> bool:
+    """Whether the measure ``token`` is still the one the main process plays (``current``)."""
+    return current.value == token
 
 
 class MeasureHelper:
