@@ -274,6 +274,10 @@ def clear_definitions() -> None:
     _DEFINITIONS.clear()
 
 
+#: The stroke cap and join a canvas's root group sets for everything drawn in it.
+ROUND = "round"
+
+
 class SheetCanvas:
     """Draws into an SVG group whose user unit is one millimetre of the sheet.
 
@@ -291,6 +295,11 @@ class SheetCanvas:
     def __init__(self, drawing: svgwrite.Drawing, root: Group, palette: style.Palette):
         self.drawing = drawing
         self.root = root
+        # the caps and joins most strokes have, said once on the root and inherited by every
+        # shape below it, the definitions its uses place included (SVG 1.1, 6.4 inheritance):
+        # two attributes fewer on most shapes for svgwrite to write and Qt to read
+        root.attribs.setdefault("stroke-linecap", ROUND)
+        root.attribs.setdefault("stroke-linejoin", ROUND)
         quick = not drawing.debug and drawing.profile == "full"
         self._path: type[Path] = _QuickPath if quick else Path
         self._circle: type[Circle] = _QuickCircle if quick else Circle
@@ -487,8 +496,11 @@ class SheetCanvas:
             attrs["stroke-width"] = "0"
         if stroke:
             attrs["stroke-width"] = fmt(style.stroke(width))
-            attrs["stroke-linecap"] = linecap
-            attrs["stroke-linejoin"] = linejoin
+            # round caps and joins are inherited from the canvas's root group (see __init__)
+            if linecap != ROUND:
+                attrs["stroke-linecap"] = linecap
+            if linejoin != ROUND:
+                attrs["stroke-linejoin"] = linejoin
         if dash:
             attrs["stroke-dasharray"] = " ".join(fmt(d) for d in dash)
         if fill_opacity is not None and fill:

@@ -451,8 +451,9 @@ def test_the_api_shrinks_only_when_asked():
     pages = draw_sheets(opened, letter, shrink=True)
     kept = [page for page in pages if not any("shrunk" in warning for warning in page.warnings)]
     assert [page.title for page in kept] == ["The Long Kiln"]
-    assert 'class="sheet" data-family="grid" transform="translate(' in kept[0].svg
-    assert "scale(" not in kept[0].svg.split('class="sheet"')[1].split(">")[0]
+    sheet_tag = re.search(r'<g class="sheet"[^>]*>', kept[0].svg).group()
+    assert 'data-family="grid"' in sheet_tag and 'transform="translate(' in sheet_tag
+    assert "scale(" not in sheet_tag
     (long_kiln,) = [o for o in opened if o.dungeon.id == "long-kiln"]
     assert draw_sheets([long_kiln], letter)[0].warnings == []
 
