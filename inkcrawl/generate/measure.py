@@ -41,6 +41,9 @@ REJECT_Z = 2.0
 #: order, advance at both processes' pace from the first blocks on.
 HELPER_BLOCKS = 1
 HELPER_JOBS = 2
+#: Seconds a helper's answer may take beyond twice this process's time for the same blocks before
+#: this process plays them itself (on a busy machine it then plays nearly every block).
+HELPER_GRACE = 0.005
 #: Jobs a helper may hold, of this measure and earlier ones, before it is sent no more.
 MAX_OUTSTANDING = 4
 
@@ -342,9 +345,9 @@ class _Job:
         self.number, self.first, self.end, self.sent = number, first, end, sent
 
     def due(self, block_time: float) -> float:
-        """When its answer is late: twice the time this process takes for its blocks, plus 5 ms
-        for the round trip (and a helper still starting)."""
-        return self.sent + 2 * block_time * (self.end - self.first) + 0.005
+        """When its answer is late: twice the time this process takes for its blocks, plus
+        :data:`HELPER_GRACE` for the round trip (and a helper still starting)."""
+        return self.sent + 2 * block_time * (self.end - self.first) + HELPER_GRACE
 
     def overdue(self, block_time: float) -> bool:
         return time.perf_counter() > self.due(block_time)
