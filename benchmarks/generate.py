@@ -13,12 +13,12 @@ What it measures, in this process (imports and the schema's compilation done onc
 2. The same with distance rules (dragon 6 steps from every entryway, each monster 7 steps from
    its weapon): time per dungeon and tries per dungeon.
 3. ``--targets`` dungeons with a difficulty target (mean greedy score in [6, 9], 2 players, 200
-   games), first with the games shared with a helper process (what ``inkcrawl generate`` and the
-   editor do on a machine with two cores or more), then every game in this process: time per
+   games), first with the games shared with a helper process (what ``inkcrawl generate`` does on
+   a machine with two cores or more), then every game in this process: time per
    dungeon (wall clock, then this process's CPU time), tries and the games played per dungeon
    (the same on every machine: the figure to compare runs on a busy machine by). A measure plays
-   its games one by one and stops early once the games left can hardly bring the mean into the
-   range; an accepted dungeon costs its full 200 games; a try missing the range is repaired up
+   its games in blocks of 5 and stops early, after a block, once the games left can hardly bring
+   the mean into the range; an accepted dungeon costs its full 200 games; a try missing the range is repaired up
    to 6 times. Then the measure of each accepted dungeon (its 200 greedy games, compiling
    included), alone and with the helper: p50 and p90.
 4. Impossible specs: each counting check's explanation time (the aim: at most 1 s), a distance

@@ -56,7 +56,8 @@ def _subset(font_index: int, characters: frozenset[str]) -> bytes:
     options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]  # names, version, licence
     options.drop_tables = [*options.drop_tables, "FFTM"]
     options.notdef_outline = True
-    font = TTFont(str(style.FONT_FILES[font_index]))
+    # the font's own modification time, not the time of the export: the same sheet gives the same bytes
+    font = TTFont(str(style.FONT_FILES[font_index]), recalcTimestamp=False)
     subsetter = subset.Subsetter(options)
     subsetter.populate(text="".join(sorted(characters)) or " ")
     subsetter.subset(font)

@@ -142,7 +142,7 @@ def test_an_infeasible_spec_is_explained_in_the_dialog(qtbot):
     _set_family(dialog, "grid")
     dialog.columns.setValue(3)
     dialog.rows.setValue(3)
-    _run(qtbot, dialog)
+    dialog.run_button.click()  # the counting checks refuse it at once, as the command does: no job runs
     assert dialog.isVisible() and not dialog.running  # still open: change the fields and retry
     text = dialog.message.text()
     assert dialog.message.isVisible()
@@ -151,6 +151,22 @@ def test_an_infeasible_spec_is_explained_in_the_dialog(qtbot):
     assert "Traceback" not in text
     assert window.documents == []
     assert (dialog.columns.value(), dialog.rows.value()) == (3, 3)  # the choices are kept
+
+
+def test_a_spec_the_search_cannot_meet_is_explained_by_the_job(qtbot, tmp_path):
+    """A spec the counting checks let through but no layout meets: the job's search ends with
+    the generator's explanation, shown in the dialog, which stays open."""
+    window = make_window(qtbot)
+    window.action("generate").trigger()
+    dialog = window.generator.dialog
+    path = tmp_path / "far.json"
+    grid = {"passages": {"density": 0.97}, "distances": {"dragon_from_entryways": 12}}
+    path.write_text(json.dumps({"type": "constraints", "format_version": 1, "family": "grid", "grid": grid}))
+    assert dialog.set_constraints_file(str(path))
+    _run(qtbot, dialog)
+    assert dialog.isVisible() and not dialog.running
+    assert "grid.distances.dragon_from_entryways 12" in dialog.message.text()
+    assert window.documents == []
 
 
 def test_a_bad_constraints_file_is_shown_by_json_pointer_and_nothing_runs(qtbot, tmp_path):

@@ -12,10 +12,10 @@ import pytest
 
 from inkcrawl.generate import generate_grid, grid_spec
 from inkcrawl.generate import measure as measure_module
-from inkcrawl.generate.measure import MeasureStats, mean_score, measure_helper
+from inkcrawl.generate.measure import MeasureHelper, MeasureStats, mean_score, measure_helper
 from inkcrawl.jsonio import dumps_canonical
 from inkcrawl.validate import RulesetRegistry
-from inkcrawl.workers import default_workers
+from inkcrawl.workers import default_workers, fork_is_safe
 
 CLASSIC = RulesetRegistry().get("grid-classic")
 DIFFICULTY = {"policy": "greedy", "players": 2, "games": 200, "seed": 1}
@@ -39,10 +39,13 @@ def full_mean(dungeon) -> float:
 
 @pytest.fixture
 def helper():
-    with measure_helper() as made:
-        if made is None:
-            pytest.skip("a helper needs a second core")
+    if default_workers() < 2:
+        pytest.skip("a helper needs a second core")
+    made = MeasureHelper()  # forked, or spawned where this test process runs Qt
+    try:
         yield made
+    finally:
+        made.close()
 
 
 # ranges that stop the measure after 5 games, after some tens, and none (every game played)
@@ -112,10 +115,64 @@ def test_no_helper_on_one_core(monkeypatch):
 
 
 @needs_two_cores
+@pytest.mark.skipif(not fork_is_safe(), reason="a helper is only forked, and this process runs Qt")
 def test_the_helper_ends_with_its_block():
     with measure_helper() as helper:
         assert helper is not None and helper.process.is_alive()
     assert not helper.process.is_alive()
+
+
+def _helper_in_a_daemon() -> str:
+    with measure_helper() as helper:
+        return "none" if helper is None else "helper"
+
+
+def test_a_daemonic_worker_measures_without_a_helper():
+    """A worker of inkcrawl.workers.WorkerPool (daemonic, as the editor's generation worker)
+    may not start processes: it measures alone, and the editor's generate_job gives the dungeon
+    ``inkcrawl generate`` gives (this failed with "daemonic processes are not allowed to have
+    children")."""
+    from editor.dungeon.generating import generate_job
+    from inkcrawl.workers import WorkerPool
+
+    constraints = _constraints(difficulty={"mean_score": [6, 9]})
+    pool = WorkerPool(1, start="spawn")
+    try:
+        assert pool.submit(_helper_in_a_daemon).result(timeout=120) == "none"
+        answer = pool.submit(generate_job, "grid", CLASSIC, constraints, 3, 60.0).result(timeout=120)
+    finally:
+        pool.shutdown()
+    assert answer["ok"], answer
+    expected = generate_grid(grid_spec(constraints, CLASSIC), 3, time_limit=60).data
+    assert dumps_canonical(answer["data"]) == dumps_canonical(expected)
+
+
+def _raising_policy_measure(dungeon: dict) -> str:
+    """A measure whose policy raises in both processes: the error is this process's; the helper
+    answers that it could not play and says nothing."""
+    from inkcrawl.engines import grid_policies
+
+    class Broken(grid_policies.GreedyPolicy):
+        def choose(self, state, card, options, rng):
+            raise RuntimeError("a policy bug")
+
+    grid_policies.register_policy("broken-for-test", Broken)
+    helper = MeasureHelper()
+    try:
+        mean_score(dungeon, CLASSIC, {**DIFFICULTY, "policy": "broken-for-test"}, None, helper)
+    except RuntimeError as exc:
+        return str(exc)
+    finally:
+        helper.close()
+    return "no error"
+
+
+@needs_two_cores
+@pytest.mark.skipif(not fork_is_safe(), reason="the policy is registered here and must reach the helper by fork")
+def test_a_policy_error_is_raised_here_and_the_helper_prints_nothing(dungeon, capfd):
+    assert _raising_policy_measure(dungeon) == "a policy bug"
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err and "Traceback" not in captured.out
 
 
 @needs_two_cores

@@ -265,3 +265,51 @@ def test_replace_keys_true_still_puts_a_lock_puzzle_on_the_layout():
     result = populate_line(layout, line_spec(_constraints(), LINE), 1)
     colours = {c for e in layout["elements"] if e["kind"] == "door" for c in e.get("locks") or []}
     assert {e["colour"] for e in result.data["elements"] if e["kind"] == "key"} == colours
+
+
+def test_replace_keys_false_still_places_the_skeleton_keys_asked_for():
+    """``replace_keys: false`` adds no key for the doors; skeleton keys asked for by
+    ``skeleton_keys`` are placed all the same (docs/generating.md): a layout with its own keys
+    keeps them and gets exactly the two skeleton keys asked for."""
+    full, _ = _locked_layout()
+    own = [e for e in full["elements"] if e["kind"] in ("key", "skeleton_key")]
+    assert own and all(e["kind"] == "key" for e in own)
+    spec = line_spec(_constraints(locks={"replace_keys": False, "skeleton_keys": 2}), LINE)
+    result = populate_line(full, spec, 1)
+    keys = [e for e in result.data["elements"] if e["kind"] in ("key", "skeleton_key")]
+    assert [e for e in keys if e["kind"] == "key"] == own
+    assert sum(e["kind"] == "skeleton_key" for e in keys) == 2
+
+
+def test_a_file_grid_larger_than_the_fields_is_refused_not_cut(qtbot, tmp_path):
+    """A file's 100 x 100 grid is refused as ``inkcrawl generate`` refuses it (the printable
+    minimum), not cut to the size fields' largest side and generated at that size."""
+    window = make_window(qtbot)
+    dialog = window.generator.generate()
+    submitted = []
+    dialog.worker.submit = lambda *args: submitted.append(args)  # type: ignore[method-assign]
+    columns_before = dialog.columns.value()
+    big = _write(tmp_path / "big.json", _constraints("grid", columns=100, rows=100))
+    assert dialog.set_constraints_file(big) is False
+    assert "grid.columns/grid.rows: a 100x100 grid" in dialog.message.text() and "big.json" in dialog.message.text()
+    assert dialog.columns.value() == columns_before
+    assert dialog.start() is False and submitted == []
+    dialog.reject()
+
+
+def test_generate_checks_the_file_against_the_ruleset_of_its_family(qtbot, tmp_path):
+    """A line file, the family then switched to grid by hand: Generate reads the file again,
+    which chooses its family back, and checks it against that family's ruleset (it named the
+    grid ruleset before: "ruleset 'grid-classic' is for the grid family, not line")."""
+    window = make_window(qtbot)
+    dialog = _line_dialog(window)
+    submitted = []
+    dialog.worker.submit = lambda *args: submitted.append(args)  # type: ignore[method-assign]
+    assert dialog.set_constraints_file(_write(tmp_path / "l.json", _constraints(rooms=6))) is True
+    dialog.family_box.setCurrentIndex(dialog.family_box.findData("grid"))
+    assert dialog.start() is True, dialog.message.text()
+    assert dialog.family() == "line" and "is for the grid family" not in dialog.message.text()
+    (job,) = submitted
+    assert job[2] == "line" and job[3].id == "line-classic"
+    dialog.cancel_job()
+    dialog.reject()

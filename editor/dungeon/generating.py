@@ -70,14 +70,18 @@ def spec_problem(family: str, constraints: dict, ruleset: Ruleset) -> str:
     """The explanation ``inkcrawl generate --constraints`` (and ``inkcrawl populate``) gives
     before any search for the schema-valid ``constraints`` of ``family`` with the ruleset object
     ``ruleset``, or ``""`` when they are accepted: the same check
-    (:func:`inkcrawl.generate.grid_spec` or :func:`~inkcrawl.generate.line_spec`), so the dialog
+    (:func:`inkcrawl.generate.grid_spec` with the grid's counting checks,
+    :func:`~inkcrawl.generate.check_grid_spec`, or :func:`~inkcrawl.generate.line_spec`), so the dialog
     refuses what the command refuses, in its words, the constraint named (a range whose low end
     is above its high end, say). Milliseconds; never raises for the user's input. RULES.md 1
     and 2; docs/generating.md."""
-    from inkcrawl.generate import GenerateError, grid_spec, line_spec
+    from inkcrawl.generate import GenerateError, check_grid_spec, grid_spec, line_spec
 
     try:
-        (grid_spec if family == "grid" else line_spec)(constraints, ruleset)
+        if family == "grid":
+            check_grid_spec(grid_spec(constraints, ruleset))  # and the grid's counting checks
+        else:
+            line_spec(constraints, ruleset)
     except GenerateError as exc:
         return str(exc)
     return ""

@@ -446,7 +446,20 @@ class GenerateDialog(QDialog):
                     self.ruleset_box.setCurrentIndex(row)
         grid = data.get("grid") or {}
         if self.family() == "grid":  # the size fields show the file's size (a field set overrides the file)
-            for box, member in ((self.columns, "columns"), (self.rows, "rows")):
+            sides = ((self.columns, "columns"), (self.rows, "rows"))
+            for box, member in sides:
+                value = grid.get(member)
+                if isinstance(value, int) and not box.minimum() <= value <= box.maximum():
+                    # never cut to the field's range: the command's reason, or the dialog's limit
+                    ruleset = self.chosen_ruleset()
+                    reason = (spec_problem("grid", data, ruleset) if ruleset is not None else "") or (
+                        f"/grid/{member}: {value} is outside the sides this dialog offers "
+                        f"({box.minimum()} to {box.maximum()}); inkcrawl generate --constraints can make it"
+                    )
+                    self._show_file_values({})
+                    self.show_message(f"{Path(text).name}: {reason}")
+                    return False
+            for box, member in sides:
                 if isinstance(grid.get(member), int):
                     box.setValue(grid[member])
         self._show_file_values(data.get(self.family()) or {})
@@ -576,11 +589,12 @@ class GenerateDialog(QDialog):
         then runs the job in the worker; ``False`` (the reason shown) when it could not start."""
         if self.running:
             return False
+        # the file first: reading it again may choose its family and ruleset
+        if self.constraints_edit.text().strip() and not self.set_constraints_file(self.constraints_edit.text()):
+            return False
         ruleset = self.chosen_ruleset()
         if ruleset is None:
             self.show_message("No ruleset of this family is available.")
-            return False
-        if self.constraints_edit.text().strip() and not self.set_constraints_file(self.constraints_edit.text()):
             return False
         try:
             constraints = self.constraints()

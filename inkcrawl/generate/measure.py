@@ -22,6 +22,7 @@ import contextlib
 import functools
 import itertools
 import math
+import pickle
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -46,6 +47,10 @@ HELPER_JOBS = 2
 HELPER_GRACE = 0.005
 #: Jobs a helper may hold, of this measure and earlier ones, before it is sent no more.
 MAX_OUTSTANDING = 4
+#: Bytes of the jobs (pickled) a helper may hold, sent and not answered: less than a pipe holds
+#: (64 KiB on Linux, more for the socket pair multiprocessing uses), so sending never waits on a
+#: helper that is not reading. A larger dungeon's measure is played here alone.
+MAX_PIPE_BYTES = 48_000
 
 _TOKENS = itertools.count(1)
 _JOBS = itertools.count(1)
@@ -109,19 +114,27 @@ def _helper_main(connection: Any, current: Any, inherited: Any = None) -> None:
         if message is None:
             return
         job, token, dungeon, blocks = message
-        if dungeon is not None and (compiled is None or compiled[0] != token):
-            compiled = (token, *_compile(*dungeon))
-        if compiled is None or compiled[0] != token:
-            connection.send((job, None))
-            continue
-        results = []
-        wanted = functools.partial(_current, current, token)
-        for seeds in blocks:
-            result = _play(compiled[1], compiled[2], seeds, wanted)
-            if result is None:
-                break
-            results.append(result)
-        connection.send((job, results if len(results) == len(blocks) else None))
+        results: list | None = []
+        try:
+            if dungeon is not None and (compiled is None or compiled[0] != token):
+                compiled = None
+                compiled = (token, *_compile(*dungeon))
+            if compiled is None or compiled[0] != token:
+                results = None
+            else:
+                wanted = functools.partial(_current, current, token)
+                for seeds in blocks:
+                    result = _play(compiled[1], compiled[2], seeds, wanted)
+                    if result is None:
+                        results = None
+                        break
+                    results.append(result)  # type: ignore[union-attr]
+        except Exception:  # the same games raise in the main process, which says why
+            results = None
+        try:
+            connection.send((job, results))
+        except (OSError, ValueError):
+            return
 
 
 def _current(current: Any, token: int) -> bool:
@@ -130,8 +143,10 @@ def _current(current: Any, token: int) -> bool:
 
 
 class MeasureHelper:
-    """One helper process for :func:`mean_score` (see the module docstring); made by
-    :func:`measure_helper`. Only the thread that made it may use it."""
+    """One helper process for :func:`mean_score` (see the module docstring), forked where that
+    is safe, else spawned (a few tenths of a second to start: :func:`measure_helper` then makes
+    none). Only the thread that made it may use it. Raises what starting a process raises
+    (``OSError``; ``AssertionError`` in a daemonic process)."""
 
     def __init__(self) -> None:
         import multiprocessing
@@ -148,31 +163,44 @@ class MeasureHelper:
         self.process.start()
         child.close()
         self.alive = True
-        #: jobs sent and not answered yet (the helper answers every job, even one it drops)
-        self.outstanding = 0
+        #: the bytes of each job sent and not answered yet (the helper answers every job, even
+        #: one it drops), by job number
+        self.unanswered: dict[int, int] = {}
+
+    @property
+    def outstanding(self) -> int:
+        """Jobs sent and not answered yet."""
+        return len(self.unanswered)
 
     def ready(self) -> bool:
         """Whether a job may be sent: the helper lives and holds fewer than
-        :data:`MAX_OUTSTANDING` jobs (a stopped or slow helper is sent no more: a full pipe would
-        block this process)."""
-        return self.alive and self.outstanding < MAX_OUTSTANDING
+        :data:`MAX_OUTSTANDING` jobs (a stopped or slow helper is sent no more)."""
+        return self.alive and len(self.unanswered) < MAX_OUTSTANDING
 
     def send(self, job: int, token: int, dungeon: tuple | None, blocks: list) -> bool:
-        """Send a job; ``False`` (and the helper is given up) when it cannot be sent."""
+        """Send a job; ``False`` when it is not sent: the helper is given up when the pipe
+        fails, and a job that would take the bytes sent and not answered past
+        :data:`MAX_PIPE_BYTES` is not sent (a helper not reading would make this process wait on
+        a full pipe; its blocks are played here)."""
+        message = pickle.dumps((job, token, dungeon, blocks), pickle.HIGHEST_PROTOCOL)
+        if sum(self.unanswered.values()) + len(message) > MAX_PIPE_BYTES:
+            return False
         try:
-            self.connection.send((job, token, dungeon, blocks))
-            self.outstanding += 1
+            self.connection.send_bytes(message)
         except (OSError, ValueError):
             self.alive = False
-        return self.alive
+            return False
+        self.unanswered[job] = len(message)
+        return True
 
     def answers(self, timeout: float = 0.0) -> list[tuple[int, list | None]]:
         """The answers waiting, after waiting up to ``timeout`` seconds for the first one."""
         answers: list[tuple[int, list | None]] = []
         try:
             while self.alive and self.connection.poll(timeout if not answers else 0.0):
-                answers.append(self.connection.recv())
-                self.outstanding -= 1
+                answer = self.connection.recv()
+                self.unanswered.pop(answer[0], None)
+                answers.append(answer)
         except (EOFError, OSError):
             self.alive = False
         return answers
@@ -193,16 +221,21 @@ class MeasureHelper:
 
 @contextlib.contextmanager
 def measure_helper() -> Iterator[MeasureHelper | None]:
-    """A :class:`MeasureHelper` while the ``with`` block runs (forked where that is safe, spawned
-    where Qt runs), or ``None`` on a machine with one core or where no process can be started.
-    Stopped on leaving the block."""
-    from inkcrawl.workers import default_workers
+    """A :class:`MeasureHelper` while the ``with`` block runs, or ``None`` where none would pay
+    or none can start: a machine with one core; a process that cannot fork safely (Qt runs in
+    it, or the platform cannot fork: a spawned helper takes longer to start, a few tenths of a
+    second, than a dungeon takes to measure); a daemonic process (a worker of
+    :class:`~inkcrawl.workers.WorkerPool`, as the editor's generation worker, may not have
+    children); or a process that cannot be started. Stopped on leaving the block."""
+    import multiprocessing
+
+    from inkcrawl.workers import default_workers, fork_is_safe
 
     helper = None
-    if default_workers() >= 2:
+    if default_workers() >= 2 and fork_is_safe() and not multiprocessing.current_process().daemon:
         try:
             helper = MeasureHelper()
-        except OSError:
+        except Exception:  # a process that cannot start: the games are all played here
             helper = None
     try:
         yield helper
@@ -324,6 +357,8 @@ def mean_score(
                         return mean, played
         return round(total / samples, DECIMALS), games
     finally:
+        if helper is not None:  # the helper drops what is left of this measure at its next game
+            helper.current.value = 0
         if stats is not None:  # past an early stop: the helper's answers are not needed
             stats.wasted += sum(job.end - job.first for job in jobs.values())
 
