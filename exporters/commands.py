@@ -360,14 +360,14 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def _open(paths: list[str], force: bool, built=None):
+def _open(paths: list[str], force: bool, built=None, meanwhile=None):
     """Validate and open the dungeons; returns ``(dungeons, exit code or None)``. ``built`` is
-    called with the dungeons once their models are built, before the rule checks
-    (:func:`inkcrawl.loading.open_dungeons`)."""
+    called with the dungeons once their models are built, before the rule checks, and
+    ``meanwhile`` runs while they run (:func:`inkcrawl.loading.open_dungeons`)."""
     from inkcrawl.loading import open_dungeons
     from inkcrawl.report import format_text
 
-    result = open_dungeons(paths, built)
+    result = open_dungeons(paths, built, meanwhile)
     report = result.report
     if report.problems:
         text = format_text(report)
@@ -530,7 +530,7 @@ def _export(args: argparse.Namespace, group: str, wrong_suffix: str, options=Non
             started.append(ahead)
 
     try:
-        dungeons, status = _open(args.paths, args.force, start)
+        dungeons, status = _open(args.paths, args.force, start, format_.meanwhile(options))
         if status is not None:
             return status  # refused exactly as without the work begun: nothing was written
         ahead = started[0] if started and started[0].dungeons is dungeons else None

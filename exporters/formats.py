@@ -249,6 +249,12 @@ class Format:
         :meth:`write`."""
         return None
 
+    def meanwhile(self, options: WriteOptions = WriteOptions()) -> Callable[[], None] | None:
+        """Work of :meth:`write` that needs no dungeon and no report, to run while the input is
+        validated (:func:`inkcrawl.loading.open_dungeons` ``meanwhile``): the PDF of sheets starts
+        Qt. ``None`` when the format has none."""
+        return None
+
     def write(
         self,
         dungeons: Sequence,
@@ -430,6 +436,15 @@ def output_intent(options: WriteOptions):
         raise ExportError("pdfx", str(exc)) from None
 
 
+def _start_qt_for_pdf() -> None:
+    """What writing a PDF starts first, needing no page: Qt with the shipped fonts, and pypdf."""
+    import pypdf  # noqa: F401
+
+    from exporters.qt import ensure_app
+
+    ensure_app()
+
+
 def _write_pdf(pages, path: Path, title: str, progress, force: bool = False, inputs: Sequence = (), pdfx=None) -> int:
     from exporters import qt
     from exporters.pdfx import PdfxError
@@ -467,6 +482,9 @@ class SheetPdf(Format):
 
         # the drawing starts now, before Qt, which renders each page as it comes
         return Started(dungeons, build_pages(dungeons, options.page, options.shrink, rendered=True))
+
+    def meanwhile(self, options=WriteOptions()) -> Callable[[], None] | None:
+        return _start_qt_for_pdf
 
     def write(self, dungeons, path, options=WriteOptions(), progress=None, started=None) -> ExportResult:
         try:

@@ -68,7 +68,11 @@ def _pack_members(manifest_path: Path) -> tuple[list[Path], list[Ruleset], dict 
     return files, rulesets, decks[0] if isinstance(decks[0], dict) else None
 
 
-def open_dungeons(paths: list[str], built: Callable[[list[OpenedDungeon]], None] | None = None) -> OpenResult:
+def open_dungeons(
+    paths: list[str],
+    built: Callable[[list[OpenedDungeon]], None] | None = None,
+    meanwhile: Callable[[], None] | None = None,
+) -> OpenResult:
     """Validate ``paths`` (dungeon files, pack folders or manifests) and build every dungeon
     whose structure allows it. Never raises for bad input; see ``result.report``.
 
@@ -76,11 +80,71 @@ def open_dungeons(paths: list[str], built: Callable[[list[OpenedDungeon]], None]
     order) once they are built and before they are validated, so a caller can start work that
     only needs the models (the PDF export starts drawing its pages) while the rule checks run;
     whether to keep that work is the caller's choice once it has the report. The dungeons built
-    do not depend on the report: those whose structure allows it are built either way."""
+    do not depend on the report: those whose structure allows it are built either way.
+
+    ``meanwhile``, when given, is work of this process that needs neither (the PDF export starts
+    Qt): the rule checks then run in a forked process while this one does it
+    (:func:`_validate_beside`), the same report."""
     dungeons = _build_dungeons(paths)
     if built is not None:
         built(dungeons)
-    return OpenResult(validate_paths(paths), dungeons)
+    if meanwhile is None:
+        return OpenResult(validate_paths(paths), dungeons)
+    return OpenResult(_validate_beside(paths, meanwhile), dungeons)
+
+
+def _validate_beside(paths: list[str], meanwhile: Callable[[], None]) -> Report:
+    """:func:`~inkcrawl.validate.validate_paths` of ``paths`` in a forked process while this one
+    runs ``meanwhile()``; in this process, after ``meanwhile()``, where no process can be forked
+    (one core, Qt running, a daemonic worker) or the forked one fails. The report is the same."""
+    import multiprocessing
+    import pickle
+
+    from inkcrawl.workers import default_workers, fork_is_safe
+
+    if default_workers() < 2 or not fork_is_safe() or multiprocessing.current_process().daemon:
+        meanwhile()
+        return validate_paths(paths)
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    # not daemonic: the checks of a big pack start worker processes of their own
+    process = context.Process(target=_validate_child, args=(send, receive, paths), name="inkcrawl-validate")
+    try:
+        process.start()
+    except Exception:  # no process to be had: the checks run here
+        receive.close()
+        send.close()
+        meanwhile()
+        return validate_paths(paths)
+    send.close()
+    report = None
+    try:
+        meanwhile()
+        try:
+            report = pickle.loads(receive.recv_bytes())
+        except Exception:  # the process died or could not answer: the checks run here
+            report = None
+    finally:
+        receive.close()
+        if report is None and process.is_alive():
+            process.terminate()
+        process.join()
+    return report if isinstance(report, Report) else validate_paths(paths)
+
+
+def _validate_child(send, receive, paths: list[str]) -> None:
+    """The forked process of :func:`_validate_beside`: the report, pickled, down the pipe."""
+    import pickle
+    import signal
+
+    receive.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    try:
+        send.send_bytes(pickle.dumps(validate_paths(paths), pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        pass  # the parent checks in its own process
+    finally:
+        send.close()
 
 
 def _build_dungeons(paths: list[str]) -> list[OpenedDungeon]:
