@@ -295,9 +295,11 @@ class SheetCanvas:
     def __init__(self, drawing: svgwrite.Drawing, root: Group, palette: style.Palette):
         self.drawing = drawing
         self.root = root
-        # the caps and joins most strokes have, said once on the root and inherited by every
-        # shape below it, the definitions its uses place included (SVG 1.1, 6.4 inheritance):
-        # two attributes fewer on most shapes for svgwrite to write and Qt to read
+        # no fill, and the caps and joins most strokes have, said once on the root and inherited
+        # by every shape below it, the definitions its uses place included (SVG 1.1, 6.4
+        # inheritance; no stroke is SVG's initial value): attributes fewer on most shapes for
+        # svgwrite to write and Qt to read
+        root.attribs.setdefault("fill", "none")  # SVG's initial fill is black
         root.attribs.setdefault("stroke-linecap", ROUND)
         root.attribs.setdefault("stroke-linejoin", ROUND)
         quick = not drawing.debug and drawing.profile == "full"
@@ -488,7 +490,12 @@ class SheetCanvas:
         linecap: str,
         linejoin: str,
     ) -> dict:
-        attrs = {"fill": fill or "none", "stroke": stroke or "none"}
+        # no fill and no stroke are inherited from the canvas's root group (see __init__)
+        attrs = {}
+        if fill and fill != "none":
+            attrs["fill"] = fill
+        if stroke and stroke != "none":
+            attrs["stroke"] = stroke
         if fill and not stroke:
             # Qt's SVG renderer gives a <path> with stroke="none" a 1-unit outline in its fill
             # colour when it writes a PDF (not when it rasterises): 0.5 mm more ink on every side

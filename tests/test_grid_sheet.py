@@ -115,7 +115,7 @@ def test_one_diamond_per_passage_and_one_arrow_per_entryway(dungeon_id):
     assert sorted(e.get("data-id") for e in entryways) == sorted(e.id for e in dungeon.entryways)
     for group in entryways:  # the arrow is a filled path, never a marker
         arrows = _kinds(group, "arrow")
-        assert len(arrows) == 1 and arrows[0].tag == f"{SVG_NS}path" and arrows[0].get("fill") != "none"
+        assert len(arrows) == 1 and arrows[0].tag == f"{SVG_NS}path" and arrows[0].get("fill", "none") != "none"
 
 
 @pytest.mark.parametrize("dungeon_id", _ids())

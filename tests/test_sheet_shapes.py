@@ -79,7 +79,13 @@ def test_no_glyph_draws_a_shape_the_next_one_hides(grayscale):
             drawn: dict[str, ET.Element] = {}
             for path in definition.iter(f"{SVG_NS}path"):
                 earlier = drawn.get(path.get("d"))
-                if earlier is not None and earlier.get("stroke", "none") == "none" and path.get("fill") != "none":
+                # a shape's paint as SVG reads it: no fill (the canvas's root says none) and no
+                # stroke are inherited, not written on the shape
+                if (
+                    earlier is not None
+                    and earlier.get("stroke", "none") == "none"
+                    and path.get("fill", "none") != "none"
+                ):
                     hidden.append((opened.dungeon.id, definition.get("id"), path.get("d")[:40]))
                 drawn[path.get("d")] = path
     assert not hidden

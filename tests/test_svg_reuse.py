@@ -299,34 +299,41 @@ def test_the_quick_element_classes_write_what_svgwrite_writes():
     assert any("<text" in svg and "<use" in svg and "<path" in svg and "<circle" in svg for svg in quick)
 
 
+SHAPES = {SVG_NS + tag for tag in ("path", "rect", "circle")}
+
+
 def _caps_on_every_shape(svg: str) -> str:
-    """``svg`` with the round caps and joins a canvas's root group sets for what it holds
-    written on every stroked shape instead (definitions included), the groups' removed: what
+    """``svg`` with the paint a canvas's root group sets for what it holds (no fill, round caps
+    and joins) written on every shape instead (definitions included), the groups' removed: what
     SVG's inheritance says the sheet draws."""
     ET.register_namespace("", SVG_NS[1:-1])
     ET.register_namespace("xlink", XLINK_HREF[1:].split("}")[0])
     root = ET.fromstring(svg)
     for node in root.iter():
         if node.tag == SVG_NS + "g":
-            node.attrib.pop("stroke-linecap", None)
-            node.attrib.pop("stroke-linejoin", None)
-        elif node.get("stroke") not in (None, "none"):
-            node.set("stroke-linecap", node.get("stroke-linecap", "round"))
-            node.set("stroke-linejoin", node.get("stroke-linejoin", "round"))
+            for name in ("fill", "stroke-linecap", "stroke-linejoin"):
+                node.attrib.pop(name, None)
+        elif node.tag in SHAPES:
+            node.set("fill", node.get("fill", "none"))
+            if node.get("stroke") not in (None, "none"):
+                node.set("stroke-linecap", node.get("stroke-linecap", "round"))
+                node.set("stroke-linejoin", node.get("stroke-linejoin", "round"))
     return ET.tostring(root, encoding="unicode")
 
 
 def test_shapes_inherit_round_caps_and_joins_from_the_root():
-    """Round caps and joins are said once on each canvas's root group: Qt draws the sheet pixel
-    for pixel as with the caps and joins on every stroked shape, and a shape with other caps
-    (butt, miter) keeps its own."""
+    """No fill, round caps and round joins are said once on each canvas's root group: Qt draws
+    the sheet pixel for pixel as with them on every shape, and a shape with other caps (butt,
+    miter) or a fill keeps its own."""
     for opened in _sheets()[::2]:
         page = sheet_page(opened.dungeon, opened.ruleset, PageOptions(bleed_mm=3, crop_marks=True))
         root = ET.fromstring(page.svg)
         page_group = next(node for node in root.iter(SVG_NS + "g") if node.get("class") == "page")
         assert (page_group.get("stroke-linecap"), page_group.get("stroke-linejoin")) == ("round", "round")
+        assert page_group.get("fill") == "none"
+        assert not any(node.get("fill") == "none" for node in root.iter() if node.tag in SHAPES)
         caps = Counter(node.get("stroke-linecap") for node in root.iter() if node.tag != SVG_NS + "g")
         assert caps["round"] == 0 and caps["butt"] > 0  # crop marks are butt-capped
         expanded = _caps_on_every_shape(page.svg)
-        assert expanded.count('stroke-linecap="round"') > 50
+        assert expanded.count('stroke-linecap="round"') > 40 and expanded.count('fill="none"') > 40
         assert np.array_equal(_qt_png(page, page.svg), _qt_png(page, expanded)), opened.dungeon.id
