@@ -29,7 +29,7 @@ from typing import Any
 
 from inkcrawl.tally import DECIMALS, game_seeds
 
-__all__ = ["BLOCK", "HELPER_BLOCKS", "REJECT_Z", "MeasureStats", "mean_score", "MeasureHelper", "measure_helper"]
+__all__ = ["BLOCK", "REJECT_Z", "MeasureHelper", "MeasureStats", "mean_score", "measure_helper"]
 
 #: Games between two early-stop checks (a block): after ``n`` games with mean ``m`` and standard
 #: error ``se``, the final mean is foreseen as ``m`` give or take ``se * sqrt(1 - n / N)`` (the
@@ -37,10 +37,9 @@ __all__ = ["BLOCK", "HELPER_BLOCKS", "REJECT_Z", "MeasureStats", "mean_score", "
 #: :data:`REJECT_Z` such errors outside the range.
 BLOCK = 5
 REJECT_Z = 2.0
-#: Blocks in one job of the helper, and the jobs it holds at once (it never waits for the next).
-#: One block a job interleaves the two processes' blocks finely, so the checks, which run in block
-#: order, advance at both processes' pace from the first blocks on.
-HELPER_BLOCKS = 1
+#: Jobs (of one block each) the helper holds at once, so it never waits for the next. One block a
+#: job interleaves the two processes' blocks finely, so the checks, which run in block order,
+#: advance at both processes' pace from the first blocks on.
 HELPER_JOBS = 2
 #: Seconds a helper's answer may take beyond twice this process's time for the same blocks before
 #: this process plays them itself (on a busy machine it then plays nearly every block).
