@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 from conftest import PACKS
-from test_referee import _el, entry_of, keep_dungeon
+from test_referee import _el, entry_of, keep_dungeon, keep_variant
 
 from inkcrawl.cli import main
 from inkcrawl.cli.common import load_games
@@ -50,10 +50,7 @@ def test_a_route_the_timer_cuts_short_is_not_proven_and_says_what_the_timer_leav
 def _far_den_dungeon() -> dict:
     """r1 (the Start, m1) opens east on r2 (m2) and south on the long corridor c1, which leads
     to r3 far below (m3 m4 m5); a 60 s timer and no other end trigger."""
-    dungeon = copy.deepcopy(keep_dungeon())
-    dungeon["sheet"]["end_triggers"] = [{"kind": "timer", "seconds": 60}]
-    dungeon["sheet"]["components"] = ["timer"]
-    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon = keep_variant([{"kind": "timer", "seconds": 60}], ["timer"])
     dungeon["areas"] = [
         {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
         {"id": "r2", "kind": "room", "name": "Side", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},
@@ -103,10 +100,7 @@ def test_without_a_timer_par_is_proven():
 def _detour_dungeon() -> dict:
     """r1 (start, m1) opens on corridor c1, and at its bottom-left on corridor c2 (the red key k1);
     c1 leads to r2 (three monsters) only through the red door d1."""
-    dungeon = copy.deepcopy(keep_dungeon())
-    dungeon["sheet"]["end_triggers"] = []
-    dungeon["sheet"]["components"] = ["keys"]
-    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon = keep_variant([], ["keys"])
     dungeon["areas"] = [
         {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
         {"id": "c1", "kind": "corridor", "polygon": [[80, 40], [120, 40], [120, 60], [80, 60]]},
@@ -204,10 +198,7 @@ def test_a_greedy_route_that_reaches_the_upper_bound_is_proven_without_a_search(
 def _choice_dungeon() -> dict:
     """r1 (the Start, portal entry pe1) opens on r3 (the boss b1, 4 VP; covering it ends the
     scrawl); r2 stands apart (no opening), reached only through pe1's exit px1: two plants."""
-    dungeon = copy.deepcopy(keep_dungeon())
-    dungeon["sheet"]["end_triggers"] = [{"kind": "boss_covered"}]
-    dungeon["sheet"]["components"] = []
-    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon = keep_variant([{"kind": "boss_covered"}], [])
     dungeon["areas"] = [
         {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
         {"id": "r3", "kind": "room", "name": "Lair", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},

@@ -5,9 +5,7 @@ beyond it and come back to cover the boss last."""
 
 from __future__ import annotations
 
-import copy
-
-from test_referee import _el, entry_of, keep_dungeon
+from test_referee import _el, entry_of, keep_variant
 
 from inkcrawl.engines.line import LineRules, referee
 from inkcrawl.engines.line.par import par, solve
@@ -16,10 +14,7 @@ from inkcrawl.engines.line.par import par, solve
 def _gatehouse() -> dict:
     """r1 (the Start, m1) opens east on r2 (the boss b1, 5 VP), which opens east on r3 (m2, m3):
     r3 is reached only through the boss's room. Covering the boss ends the scrawl."""
-    dungeon = copy.deepcopy(keep_dungeon())
-    dungeon["sheet"]["end_triggers"] = [{"kind": "boss_covered"}]
-    dungeon["sheet"]["components"] = []
-    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon = keep_variant([{"kind": "boss_covered"}], [])
     dungeon["areas"] = [
         {"id": "r1", "kind": "room", "name": "Hall", "polygon": [[20, 20], [80, 20], [80, 80], [20, 80]]},
         {"id": "r2", "kind": "room", "name": "Gate", "polygon": [[80, 20], [140, 20], [140, 80], [80, 80]]},

@@ -4,13 +4,12 @@ held against hand-made plays and against the drawn routes of the bundled dungeon
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 
 import pytest
 from conftest import PACKS
-from test_referee import _el, entry_of, keep_dungeon
+from test_referee import _el, entry_of, keep_dungeon, keep_variant
 
 from inkcrawl.cli import main
 from inkcrawl.cli.common import load_games
@@ -23,11 +22,8 @@ def _opposite_rooms() -> dict:
     """The corridor c1 (the Start st1 on its west edge at (20, 120)) opens north on the room rN
     (one prisoner, pN at (30, 50)) and south on the room rS (two prisoners, pS1 at (22, 235) and
     pS2 at (38, 235)): the nearer room is worth less. A 60 s timer, no other end trigger."""
-    dungeon = copy.deepcopy(keep_dungeon())
+    dungeon = keep_variant([{"kind": "timer", "seconds": 60}], ["timer"])
     dungeon["id"] = "opposite-rooms"
-    dungeon["sheet"]["end_triggers"] = [{"kind": "timer", "seconds": 60}]
-    dungeon["sheet"]["components"] = ["timer"]
-    dungeon["sheet"]["orb_tokens"] = {}
     dungeon["areas"] = [
         {"id": "c1", "kind": "corridor", "polygon": [[20, 80], [40, 80], [40, 160], [20, 160]]},
         {"id": "rN", "kind": "room", "name": "North", "polygon": [[10, 20], [50, 20], [50, 80], [10, 80]]},
@@ -199,10 +195,7 @@ def _split_room() -> dict:
     """One room split by an inner wall from its top edge to 5 mm above its floor: three prisoners
     (1 VP each) left of the wall at x 70, 80, 90, three right of it at x 110, 120, 130, all at
     y 40; the Start at (30, 20), on the left; a 60 s timer."""
-    dungeon = copy.deepcopy(keep_dungeon())
-    dungeon["sheet"]["end_triggers"] = [{"kind": "timer", "seconds": 60}]
-    dungeon["sheet"]["components"] = ["timer"]
-    dungeon["sheet"]["orb_tokens"] = {}
+    dungeon = keep_variant([{"kind": "timer", "seconds": 60}], ["timer"])
     dungeon["areas"] = [
         {"id": "r1", "kind": "room", "name": "Split", "polygon": [[20, 20], [190, 20], [190, 110], [20, 110]]}
     ]

@@ -55,6 +55,16 @@ def _el(ident, kind, at, size, **extra):
     return {"id": ident, "kind": kind, "at": list(at), "size_mm": size, "rotation_deg": 0, **extra}
 
 
+def keep_variant(end_triggers: list, components: list) -> dict:
+    """The Test Keep document with these end triggers and components and no orb tokens: the
+    start of a hand-made dungeon, whose areas, walls and elements the caller sets."""
+    dungeon = keep_dungeon()
+    dungeon["sheet"]["end_triggers"] = end_triggers
+    dungeon["sheet"]["components"] = components
+    dungeon["sheet"]["orb_tokens"] = {}
+    return dungeon
+
+
 def keep_dungeon() -> dict:
     """The Test Keep dungeon document (see the module docstring)."""
     return {
