@@ -3,12 +3,12 @@ against their definitions (RULES.md 1, Play and Scoring).
 
 :class:`~inkcrawl.engines.grid_policies.GreedyPolicy` values every option once per call with
 what it computed from the rules in advance. :class:`ReferenceGreedy` below is the policy as it
-was before that, kept verbatim: every option valued through ``evaluate``, every helper
-recomputed per option. Both must make the same choice move for move (the same room and
-rotation, the same trap room, the same skips) and draw the same random numbers, on random
-boards under every rules switch and VP, and on the bundled dungeons. The engine's shared room
-tables are checked against a computation from scratch and :func:`play_totals` against
-:func:`play_game`'s scores.
+was before that: every option valued through ``evaluate``, every helper recomputed per option
+(its own valuation kept verbatim; ``evaluate`` and ``_prospect`` are the policy's plain ones).
+Both must make the same choice move for move (the same room and rotation, the same trap room,
+the same skips) and draw the same random numbers, on random boards under every rules switch and
+VP, and on the bundled dungeons. The engine's shared room tables are checked against a
+computation from scratch and :func:`play_totals` against :func:`play_game`'s scores.
 """
 
 from __future__ import annotations
@@ -22,21 +22,19 @@ from test_grid_engine import grid_entry, label
 
 from inkcrawl.engines.grid import TRAP, Deck, GridRules, PlayerMap, play_game, play_totals, play_turn
 from inkcrawl.engines.grid.rules import opposite_bit
-from inkcrawl.engines.grid_policies import GreedyPolicy, Policy
+from inkcrawl.engines.grid_policies import GreedyPolicy
 
 
-class ReferenceGreedy(Policy):
-    """The greedy policy as it was before its choice was made faster, kept verbatim as the
-    reference: option by option through :meth:`evaluate`, every helper recomputed per option."""
+class ReferenceGreedy(GreedyPolicy):
+    """The greedy policy as it was before its choice was made faster, kept as the reference: its
+    feature values, weapon test, card order and trap choice verbatim, every helper recomputed
+    per option; it replaces ``_feature_value``, so :class:`GreedyPolicy` values it option by
+    option through the plain ``evaluate`` and ``_prospect``, never through the fast tables."""
 
     name = "greedy-reference"
-    OPEN_END = 0.5
-    LOOKAHEAD = 0.3
 
     def __init__(self, rules: GridRules):
         super().__init__(rules)
-        self.ends = {shape: bin(rotations[0]).count("1") for shape, rotations in rules.shapes.items()}
-        self.entry_bits = [bin(m).count("1") for m in range(16)]
         n = rules.size
         # static trap attractiveness of each room (independent of the map)
         self.trap_base = [0.0] * n
@@ -105,50 +103,6 @@ class ReferenceGreedy(Policy):
                 items.append(vp["monster_matched"])
             return max(items)
         return 0.0
-
-    def _prospect(self, state: PlayerMap, room: int) -> float:
-        """How promising an unentered neighbouring room is (its feature's likely value)."""
-        rules, vp = self.rules, self.rules.vp
-        kind = rules.feature_kind[room]
-        if kind is None:
-            return 0.0
-        if kind == "monster":
-            return (
-                vp["monster_matched"]
-                if self._weapon_held(state, rules.feature_letter[room])
-                else vp["monster_unmatched"]
-            )
-        if kind == "dragon":
-            return vp["loot"]
-        return vp.get(kind, 0)
-
-    def evaluate(self, state: PlayerMap, room: int, mask: int) -> tuple[float, float]:
-        """``(immediate score change, option value)`` of drawing ``mask`` in ``room``."""
-        rules, vp = self.rules, self.rules.vp
-        gain = self._feature_value(state, room)
-        gain -= vp["entryway_unlinked"] * self.entry_bits[mask & rules.entry_mask[room]]
-        gain += vp["trap"] * state.opponent_traps[room]
-        options = 0.0
-        seg, trap = state.seg, state.trap
-        for j, _ in rules.reach[room][mask]:
-            if seg[j] or trap[j]:
-                continue
-            options += self.OPEN_END + self.LOOKAHEAD * self._prospect(state, j)
-        return gain, options
-
-    def choose(self, state, card, options, rng):
-        if card == TRAP:
-            return self._choose_trap(state, options, rng)
-        best = None
-        best_value = best_gain = 0.0
-        for option in options:
-            gain, extra = self.evaluate(state, *option)
-            value = gain + extra + rng.random() * 1e-6
-            if best is None or value > best_value:
-                best, best_value, best_gain = option, value, gain
-        if self.rules.voluntary_skip and best_gain < self.rules.vp["segment_skip"]:
-            return None
-        return best
 
     def _choose_trap(self, state, options, rng):
         rules = self.rules
@@ -223,6 +177,7 @@ def _histories(result) -> list:
 @given(entry=played_entries(), seed=st.integers(0, 2**64 - 1), players=st.integers(1, 4))
 def test_greedy_plays_every_game_as_the_reference(entry, seed, players):
     rules = GridRules(entry)
+    assert GreedyPolicy(rules)._fast and not ReferenceGreedy(rules)._fast  # the two paths compared
     fast = play_game(rules, [GreedyPolicy(rules)] * players, seed)
     slow = play_game(rules, [ReferenceGreedy(rules)] * players, seed)
     assert _histories(fast) == _histories(slow)  # every card: the same room and rotation, trap or skip

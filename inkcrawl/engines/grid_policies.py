@@ -369,9 +369,7 @@ class GreedyPolicy(Policy):
             value = gain + extra + random() * 1e-6
             if best is None or value > best_value:
                 best, best_value, best_gain = option, value, gain
-        if self.rules.voluntary_skip and best_gain < self.rules.vp["segment_skip"]:
-            return None
-        return best
+        return self._unless_skipped(best, best_gain)
 
     def _choose_by_evaluate(self, state, options, rng):
         best = None
@@ -381,6 +379,11 @@ class GreedyPolicy(Policy):
             value = gain + extra + rng.random() * 1e-6
             if best is None or value > best_value:
                 best, best_value, best_gain = option, value, gain
+        return self._unless_skipped(best, best_gain)
+
+    def _unless_skipped(self, best, best_gain: float):
+        """``best``, or ``None`` (the segment skipped) when skipping is allowed and pays more
+        than the best placement's immediate gain (RULES.md 1, Play: ``segment_skip``)."""
         if self.rules.voluntary_skip and best_gain < self.rules.vp["segment_skip"]:
             return None
         return best
