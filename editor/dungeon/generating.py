@@ -18,7 +18,6 @@ the generation worker runs, and the one undo step that populates an open layout 
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from pathlib import Path
 from typing import Any
@@ -177,14 +176,13 @@ def generate_job(family: str, ruleset: Ruleset, constraints: dict, seed: int, ti
     <dotted path>}`` (an infeasible spec, or a generator bug). RULES.md 1 and 2."""
     from inkcrawl.generate import DEFAULT_TIME_LIMIT, GenerateError, GeneratorBug, generate_grid, grid_spec, line_spec
     from inkcrawl.generate.line import generate_line
-    from inkcrawl.generate.measure import measure_helper
 
     limit = time_limit or DEFAULT_TIME_LIMIT
     try:
         if family == "grid":
-            spec = grid_spec(constraints, ruleset)
-            with measure_helper() if spec.difficulty is not None else contextlib.nullcontext() as helper:
-                result = generate_grid(spec, seed, time_limit=limit, helper=helper)
+            # no measure helper: this runs in the editor's generation worker, a daemonic pool
+            # worker, which may not start processes (inkcrawl.generate.measure.measure_helper)
+            result = generate_grid(grid_spec(constraints, ruleset), seed, time_limit=limit)
             note = f"{len(result.data['passages'])} passages ({result.density:.0%} of inner edges)"
             if result.mean_score is not None:
                 note += f", mean score {result.mean_score:.2f} VP"
