@@ -13,7 +13,6 @@ draws as the shapes themselves.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import hashlib
 import math
@@ -103,34 +102,19 @@ def circle_data(centre: Point, radius: float) -> str:
     )  # fmt: skip
 
 
-#: While :func:`svg_text` builds a page's element tree: definition id -> its XML text, which the
-#: page's text holds in place of the definition's placeholder element.
-_SPLICED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("_SPLICED", default=None)
-_PLACEHOLDER = "inkcrawl-definition"
-_PLACEHOLDER_TEXT = re.compile(r'<inkcrawl-definition id="([^"]+)" />')
-
-
 def svg_text(drawing: svgwrite.Drawing) -> str:
     """The SVG text of ``drawing``, always well-formed XML: the characters XML 1.0 cannot hold
     (and the other control characters validation refuses, C007) are left out, even when a file
     with such text is exported with ``--force``. :meth:`SheetCanvas.text` already drops them
     from the text it draws; this also covers attribute values such as ``data-id``.
 
-    svgwrite builds the element tree; it is serialised straight to text (svgwrite's own
-    ``tostring`` encodes it to UTF-8 and decodes it again, the same characters, slower). The
-    definitions of :meth:`SheetCanvas.reused`, the same on every page of an export, are serialised
-    once and their text put in place of a placeholder: the same text, without serialising a third
-    of a page's elements again for every page."""
-    spliced: dict[str, str] = {}
-    building = _SPLICED.set(spliced)
-    try:
-        tree = drawing.get_xml()
-    finally:
-        _SPLICED.reset(building)
-    text = ElementTree.tostring(tree, encoding="unicode")
-    if spliced:
-        text = _PLACEHOLDER_TEXT.sub(lambda found: spliced[found.group(1)], text)
-    return printable_text(text)
+    The text is what ElementTree writes for the element tree svgwrite makes (``get_xml``), but
+    the canvas's elements are written straight to text without making the tree, and the
+    definitions of :meth:`SheetCanvas.reused`, the same on every page of an export, are written
+    once an export and their text used again."""
+    out: list[str] = []
+    _write_element(drawing, out)
+    return printable_text("".join(out))
 
 
 def regular_polygon(cx: float, cy: float, radius: float, sides: int, rotation_deg: float = -90) -> list[Point]:
@@ -168,10 +152,10 @@ def blend(colour: str, background: str, opacity: float) -> str:
 class _Definition(Group):
     """A ``<g>`` in ``<defs>`` whose children (svgwrite elements) are shared with the same
     definition on other sheets of an export. ``xml`` is shared with them too: the children's
-    ElementTree elements, made by the first sheet written (svgwrite would make an element's XML
-    anew for every drawing it is in; serialising an ElementTree element does not change it, so
-    the pages of an export can all hold the same ones), and so is ``text``: the whole group's XML
-    text, which :func:`svg_text` puts in a page for a placeholder element."""
+    ElementTree elements, made by the first sheet that asks (svgwrite would make an element's
+    XML anew for every drawing it is in; serialising an ElementTree element does not change it,
+    so the pages of an export can all hold the same ones), and so is ``text``: the whole
+    group's XML text, written by the first sheet :func:`svg_text` writes."""
 
     def __init__(self, children: list, xml: list, text: list[str], **extra):
         super().__init__(**extra)
@@ -180,18 +164,7 @@ class _Definition(Group):
         self._text = text
 
     def get_xml(self):
-        """The group's XML as svgwrite writes it, holding the children's shared XML; while
-        :func:`svg_text` builds a page, a placeholder for the group's text."""
-        spliced = _SPLICED.get()
-        if spliced is None:
-            return self._group_xml()
-        if not self._text:
-            self._text.append(ElementTree.tostring(self._group_xml(), encoding="unicode"))
-        ident = self.attribs["id"]
-        spliced[ident] = self._text[0]
-        return ElementTree.Element(_PLACEHOLDER, {"id": ident})
-
-    def _group_xml(self):
+        """The group's XML as svgwrite writes it, holding the children's shared XML."""
         children, self.elements = self.elements, []
         try:
             group = super().get_xml()  # the group itself, its id
@@ -202,20 +175,117 @@ class _Definition(Group):
         group.extend(self._xml)
         return group
 
+    def _write(self, out: list[str]) -> None:
+        if not self._text:
+            written = [_start_tag("g", self.attribs)]
+            _write_children("g", "", self.elements, written)
+            self._text.append("".join(written))
+        out.append(self._text[0])
+
 
 def _attribute_text(value) -> str:
     return value if value.__class__ is str else str(value)
 
 
+def _escape_attribute(text: str) -> str:
+    """An attribute value as ElementTree writes it between double quotes."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "\r" in text:
+        text = text.replace("\r", "&#13;")
+    if "\n" in text:
+        text = text.replace("\n", "&#10;")
+    if "\t" in text:
+        text = text.replace("\t", "&#09;")
+    return text
+
+
+def _escape_text(text: str) -> str:
+    """Character data as ElementTree writes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+#: Characters an attribute value must not hold as they are (:func:`_escape_attribute`).
+_ESCAPED = re.compile('[&<>"\r\n\t]')
+
+
+def _start_tag(name: str, attribs: dict) -> str:
+    """``<name`` and its attributes as svgwrite puts them in an ElementTree element and
+    ElementTree writes them: in name order, ``None`` and empty values left out, others as ``str``."""
+    parts = [name]
+    for key, value in sorted(attribs.items()):
+        if value is None:
+            continue
+        text = value if value.__class__ is str else str(value)
+        if text:
+            parts.append(f'{key}="{_escape_attribute(text) if _ESCAPED.search(text) else text}"')
+    return "<" + " ".join(parts)
+
+
+def _write_children(tag: str, text: str, elements: list, out: list[str]) -> None:
+    """The rest of an element whose start tag ``out`` ends with: ``text`` and ``elements``
+    and the end tag, or `` />`` for none, as ElementTree writes them."""
+    if text or elements:
+        out.append(">" + _escape_text(text) if text else ">")
+        for element in elements:
+            _write_element(element, out)
+        out.append(f"</{tag}>")
+    else:
+        out.append(" />")
+
+
+def _write_element(element, out: list[str]) -> None:
+    """Append ``element``'s XML text to ``out``: the text ElementTree writes for the element
+    svgwrite's ``get_xml`` makes. The canvas's classes and plain groups and definitions are
+    written straight to text; any other element through ElementTree."""
+    write = getattr(element, "_write", None)
+    if write is not None:
+        write(out)
+    elif element.__class__ in (Group, Defs) and not element.debug:
+        out.append(_start_tag(element.elementname, element.attribs))
+        _write_children(element.elementname, "", element.elements, out)
+    elif element.__class__ is svgwrite.Drawing and not element.debug:
+        attribs = element.attribs  # as svgwrite's Drawing.get_xml sets them
+        attribs["xmlns"] = "http://www.w3.org/2000/svg"
+        attribs["xmlns:xlink"] = "http://www.w3.org/1999/xlink"
+        attribs["xmlns:ev"] = "http://www.w3.org/2001/xml-events"
+        attribs["baseProfile"] = element.profile
+        attribs["version"] = element.version
+        out.append(_start_tag(element.elementname, attribs))
+        _write_children(element.elementname, "", element.elements, out)
+    else:
+        out.append(ElementTree.tostring(element.get_xml(), encoding="unicode"))
+
+
 class _QuickXml:
-    """``get_xml`` of an svgwrite element as svgwrite writes it for a drawing with ``debug=False``
+    """An svgwrite element as svgwrite makes and writes it for a drawing with ``debug=False``
     and ``profile="full"`` (:meth:`SheetCanvas.__init__` uses these classes for such drawings
-    only): attributes in name order, ``None`` and empty values left out, others as ``str``, then
-    the children; without svgwrite's per-attribute debug and profile look-ups, a tenth of a page's
-    SVG building (the same bytes: ``tests/test_svg_reuse.py`` compares them)."""
+    only), without svgwrite's per-attribute debug and profile look-ups: ``get_xml`` gives the
+    same ElementTree element (attributes in name order, ``None`` and empty values left out,
+    others as ``str``, then the children), and :func:`svg_text` writes the element straight to
+    text, the text ElementTree writes for it, without making the element (the same bytes:
+    ``tests/test_svg_reuse.py`` compares them). The constructors set what the canvas does not
+    set itself (svgwrite's default geometry, which the canvas always replaces, is not set)."""
+
+    def __init__(self, factory):
+        self._parameter = factory._parameter
+        self.attribs: dict = {}
+        self.elements: list = []
 
     def get_xml(self):
-        attribs = self.attribs  # type: ignore[attr-defined]
+        attribs = self.attribs
         xml = ElementTree.Element(
             self.elementname,  # type: ignore[attr-defined]
             {
@@ -224,15 +294,34 @@ class _QuickXml:
                 if value is not None and value != ""
             },
         )
-        for element in self.elements:  # type: ignore[attr-defined]
+        for element in self.elements:
             xml.append(element.get_xml())
         return xml
 
+    def _write(self, out: list[str]) -> None:
+        tag = self.elementname  # type: ignore[attr-defined]
+        out.append(_start_tag(tag, self.attribs))
+        _write_children(tag, "", self.elements, out)
+
 
 class _QuickPath(_QuickXml, Path):
+    def __init__(self, d: str, factory):
+        _QuickXml.__init__(self, factory)
+        self.commands = [d]
+
+    def _path_data(self) -> None:
+        commands = self.commands
+        self.attribs["d"] = (
+            commands[0] if len(commands) == 1 and commands[0].__class__ is str else str(strlist(commands, " "))
+        )
+
     def get_xml(self):
-        self.attribs["d"] = str(strlist(self.commands, " "))  # as svgwrite's Path
+        self._path_data()  # as svgwrite's Path
         return super().get_xml()
+
+    def _write(self, out: list[str]) -> None:
+        self._path_data()
+        super()._write(out)
 
 
 class _QuickCircle(_QuickXml, Circle):
@@ -248,16 +337,32 @@ class _QuickGroup(_QuickXml, Group):
 
 
 class _QuickUse(_QuickXml, Use):
+    def __init__(self, href: str, factory):
+        _QuickXml.__init__(self, factory)
+        self.set_href(href)
+
     def get_xml(self):
         self.update_id()  # as svgwrite's Use: an href given as an element names its id
         return super().get_xml()
 
+    def _write(self, out: list[str]) -> None:
+        self.update_id()
+        super()._write(out)
+
 
 class _QuickText(_QuickXml, Text):
+    def __init__(self, text: str, factory):
+        _QuickXml.__init__(self, factory)
+        self.text = text
+
     def get_xml(self):
         xml = super().get_xml()
         xml.text = str(self.text)  # as svgwrite's TSpan
         return xml
+
+    def _write(self, out: list[str]) -> None:
+        out.append(_start_tag("text", self.attribs))
+        _write_children("text", str(self.text), self.elements, out)
 
 
 #: ``(children, ink box at the origin, texts, the children's XML once written, id, the group's XML

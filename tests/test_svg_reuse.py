@@ -27,6 +27,7 @@ from exporters.pages import PageOptions, sheet_page
 from exporters.sheet import render_sheet
 from exporters.style import palette
 from inkcrawl.loading import open_dungeons
+from inkcrawl.textchars import printable_text
 
 LINE_PACK = PACKS / "lantern-depths"
 GRID_PACK = PACKS / "ember-halls"
@@ -284,15 +285,25 @@ def _every_page_kind(ruleset) -> list[str]:
     return svgs
 
 
+def _element_tree_text(drawing) -> str:
+    """What svgwrite's own ``tostring`` writes: its element tree serialised by ElementTree."""
+    return printable_text(ET.tostring(drawing.get_xml(), encoding="unicode"))
+
+
 def test_the_quick_element_classes_write_what_svgwrite_writes():
-    """The canvas's element classes skip svgwrite's per-attribute checks: every kind of page
-    (sheets of both families with bleed and crop marks, on other paper, card pages and single
-    cards) comes out byte for byte as svgwrite's own classes write it."""
+    """The canvas's element classes skip svgwrite's per-attribute checks, and :func:`svg_text`
+    writes them straight to text: every kind of page (sheets of both families with bleed and
+    crop marks, on other paper, card pages and single cards) comes out byte for byte as
+    svgwrite's own classes and ElementTree write it."""
     ruleset = next(o.ruleset for o in _sheets() if o.ruleset.family == "grid")
     canvas_module.clear_definitions()
     quick = _every_page_kind(ruleset)
     canvas_module.clear_definitions()
-    with mock.patch.object(SheetCanvas, "__init__", _plain_canvas):
+    with (
+        mock.patch.object(SheetCanvas, "__init__", _plain_canvas),
+        mock.patch("exporters.pages.svg_text", _element_tree_text),
+        mock.patch("exporters.cards.svg_text", _element_tree_text),
+    ):
         plain = _every_page_kind(ruleset)
     assert len(quick) == len(plain) > 10
     assert quick == plain
@@ -337,3 +348,25 @@ def test_shapes_inherit_round_caps_and_joins_from_the_root():
         expanded = _caps_on_every_shape(page.svg)
         assert expanded.count('stroke-linecap="round"') > 40 and expanded.count('fill="none"') > 40
         assert np.array_equal(_qt_png(page, page.svg), _qt_png(page, expanded)), opened.dungeon.id
+
+
+def test_svg_text_escapes_as_element_tree_does():
+    """Text and attribute values holding XML's special characters, tabs and line breaks are
+    written as ElementTree writes them, and read back as drawn."""
+    drawing = svgwrite.Drawing(size=("50mm", "50mm"), profile="full", debug=False)
+    root = drawing.g()
+    drawing.add(root)
+    canvas = SheetCanvas(drawing, root, palette(False))
+    odd = 'Fish & <Chips> "to go"\tnow\nthen\r'
+    canvas.text(odd, (5, 5), 3)
+    canvas.text("", (5, 9), 3)  # an empty text element
+    group = canvas.group("room", element_id=odd)
+    canvas.rect(1, 2, 3, 4, fill="#123456", parent=group, kind="loot")
+    canvas.reused(("dot", 1), (10, 10), group, lambda g, at: canvas.circle(at, 1, fill="#000000", parent=g))
+    text = svg_text(drawing)
+    assert text == _element_tree_text(drawing)
+    tree = ET.fromstring(text)
+    texts = [node for node in tree.iter(SVG_NS + "text")]
+    assert texts[0].text == 'Fish & <Chips> "to go"\tnow\nthen'  # the canvas drops the carriage return
+    assert texts[1].text is None
+    assert any(node.get("data-id") == 'Fish & <Chips> "to go"\tnow\nthen' for node in tree.iter())
