@@ -123,14 +123,42 @@ def svg_for_qt(svg: str) -> str:
     return _TEXT_TAG.sub(_scaled_text_tag, svg)
 
 
-def svg_renderer(svg: str):
-    """A ``QSvgRenderer`` of ``svg`` (see :func:`svg_for_qt`). Raises ``ValueError`` when Qt
-    cannot parse it."""
-    ensure_app()
+def qt_svg_renderer(svg: str):
+    """A ``QSvgRenderer`` of ``svg``, an SVG inkcrawl wrote (a sheet, card or contact sheet), as
+    every Qt rendering of one needs it: through :func:`svg_for_qt`, and trusted
+    (``QtSvg::AssumeTrustedSource``, Qt 6.8 and later). Unchecked; ``isValid()`` tells whether Qt
+    could parse it. The QApplication must exist.
+
+    Trusted, Qt does not measure every shape's bounds before drawing it to skip a shape larger
+    than its raster limit (a fifth of the PDF step's time). The SVGs inkcrawl writes are
+    trusted by construction: their structure is the exporters' own (one level of ``<use>``, no
+    cycles, every text and attribute value escaped), and only numbers come from a file. Shapes
+    of any size draw in milliseconds into a PDF or an image, and are drawn, clipped to the page,
+    rather than silently left out (``tests/test_qt_trusted.py``)."""
     from PySide6.QtCore import QByteArray
     from PySide6.QtSvg import QSvgRenderer
 
-    renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8")))
+    renderer = QSvgRenderer()
+    trusted = _trusted_option()
+    if trusted is not None:
+        renderer.setOptions(trusted)
+    renderer.load(QByteArray(svg_for_qt(svg).encode("utf-8")))
+    return renderer
+
+
+@cache
+def _trusted_option():
+    from PySide6 import QtSvg
+
+    options = getattr(QtSvg, "QtSvg", None)
+    return getattr(getattr(options, "Option", None), "AssumeTrustedSource", None)
+
+
+def svg_renderer(svg: str):
+    """A ``QSvgRenderer`` of ``svg`` (see :func:`qt_svg_renderer`). Raises ``ValueError`` when Qt
+    cannot parse it."""
+    ensure_app()
+    renderer = qt_svg_renderer(svg)
     if not renderer.isValid():
         raise ValueError("the SVG could not be parsed by Qt")
     return renderer

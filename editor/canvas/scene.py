@@ -18,7 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsObject, QGraphicsScene, QStyleOptionGraphicsItem
@@ -36,7 +36,7 @@ from editor.canvas.sheet_worker import (
 from editor.dungeon.document import DungeonDocument
 from editor.dungeon.edits import duplicate_refs, objects, ref_of
 from exporters import style
-from exporters.qt import svg_for_qt
+from exporters.qt import qt_svg_renderer
 from inkcrawl.model import SIDE_OFFSETS, Area, Element, Entryway, Feature, GridDungeon, Passage, Wall
 
 #: Colour of selection outlines and handles (a screen colour; it never prints).
@@ -117,7 +117,7 @@ class SheetBackground(QGraphicsObject):
     def show_svg(self, paper, svg: str, error: str) -> None:
         """Show a rendered sheet (``svg``) or, when ``error`` is set, blank paper and the reason."""
         self._set_paper(paper)
-        renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8"))) if svg else None  # text at its size
+        renderer = qt_svg_renderer(svg) if svg else None  # text at its size
         if renderer is not None and not renderer.isValid():
             renderer, error = None, "the sheet could not be drawn"
         self.renderer = renderer

@@ -139,16 +139,14 @@ def _parsed_sheet(dungeon_data: dict, ruleset_data: dict):
     svg, error = render_svg(dungeon_data, ruleset_data)
     if error:
         return error
-    from PySide6.QtCore import QByteArray
     from PySide6.QtGui import QGuiApplication
-    from PySide6.QtSvg import QSvgRenderer
 
-    from exporters.qt import ensure_app, svg_for_qt
+    from exporters.qt import ensure_app, qt_svg_renderer
 
     if QGuiApplication.instance() is None:  # the worker: no window, no display
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     ensure_app()
-    renderer = QSvgRenderer(QByteArray(svg_for_qt(svg).encode("utf-8")))  # text at its designed size
+    renderer = qt_svg_renderer(svg)  # text at its designed size
     if not renderer.isValid():
         return "the sheet could not be drawn"
     paper = dungeon_data["sheet"]["paper"]

@@ -274,18 +274,17 @@ def print_pages(printer, pages, copies: int = 1) -> int:
     """Render ``pages`` (each ``copies`` times) onto ``printer`` at true size, each page on paper
     of its own size with no margins; returns the number of pages. Used by the print preview
     and by printing. Raises :class:`ExportError` when the printer cannot start."""
-    from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF
+    from PySide6.QtCore import QMarginsF, QRectF, QSizeF
     from PySide6.QtGui import QPageLayout, QPageSize, QPainter
-    from PySide6.QtSvg import QSvgRenderer
 
-    from exporters.qt import svg_for_qt
+    from exporters.qt import qt_svg_renderer
 
     printer.setFullPage(True)
     painter = QPainter()
     count = 0
     try:
         for page in pages:
-            renderer = QSvgRenderer(QByteArray(svg_for_qt(page.svg).encode("utf-8")))  # text at its size
+            renderer = qt_svg_renderer(page.svg)  # text at its size
             size = QPageSize(
                 QSizeF(round(page.width_mm, 3), round(page.height_mm, 3)),
                 QPageSize.Unit.Millimeter,
