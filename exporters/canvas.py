@@ -19,6 +19,7 @@ import math
 import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from xml.sax.saxutils import escape
 
 import svgwrite
 from svgwrite.container import Defs, Group, Use
@@ -187,37 +188,12 @@ def _attribute_text(value) -> str:
     return value if value.__class__ is str else str(value)
 
 
-def _escape_attribute(text: str) -> str:
-    """An attribute value as ElementTree writes it between double quotes."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    if '"' in text:
-        text = text.replace('"', "&quot;")
-    if "\r" in text:
-        text = text.replace("\r", "&#13;")
-    if "\n" in text:
-        text = text.replace("\n", "&#10;")
-    if "\t" in text:
-        text = text.replace("\t", "&#09;")
-    return text
+#: What an attribute value holds as a character reference besides ``& < >``, as ElementTree
+#: writes it: the value's quotes, and the white space XML would otherwise normalise to spaces.
+_ATTRIBUTE_ENTITIES = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
 
 
-def _escape_text(text: str) -> str:
-    """Character data as ElementTree writes it."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    return text
-
-
-#: Characters an attribute value must not hold as they are (:func:`_escape_attribute`).
+#: Characters an attribute value must not hold as they are (:data:`_ATTRIBUTE_ENTITIES`).
 _ESCAPED = re.compile('[&<>"\r\n\t]')
 
 
@@ -230,7 +206,7 @@ def _start_tag(name: str, attribs: dict) -> str:
             continue
         text = value if value.__class__ is str else str(value)
         if text:
-            parts.append(f'{key}="{_escape_attribute(text) if _ESCAPED.search(text) else text}"')
+            parts.append(f'{key}="{escape(text, _ATTRIBUTE_ENTITIES) if _ESCAPED.search(text) else text}"')
     return "<" + " ".join(parts)
 
 
@@ -238,7 +214,7 @@ def _write_children(tag: str, text: str, elements: list, out: list[str]) -> None
     """The rest of an element whose start tag ``out`` ends with: ``text`` and ``elements``
     and the end tag, or `` />`` for none, as ElementTree writes them."""
     if text or elements:
-        out.append(">" + _escape_text(text) if text else ">")
+        out.append(">" + escape(text) if text else ">")
         for element in elements:
             _write_element(element, out)
         out.append(f"</{tag}>")
