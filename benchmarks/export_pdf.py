@@ -35,7 +35,9 @@ What it does:
    and prints seconds, pages per second and the ratio (c) / (b), with the aims of issue #3:
    Qt at least 10x faster than cairosvg, and the 100 pages in under 3 s; and those of issue #15:
    SVG building at most 10 ms a page, the 100-page CLI export under 2 s. The machine is shared:
-   read the best of several runs (``--repeat``), and the CPU time next to it.
+   read the best of several runs (``--repeat``), and the CPU time next to it. Its speed at the
+   moment is printed last (:func:`machine_speed`, before and after the timings): its CPU swings
+   by half from minute to minute, so compare only figures taken at the same speed.
 3. Times the same job through the CLI end to end, a fresh ``python -m inkcrawl export sheet
    GRID_PACK LINE_PACK -o OUT.pdf`` subprocess (wall and CPU time, its workers included), and
    checks with pypdf that the PDFs written (in-process, in two processes and by the CLI) have one page per dungeon.
@@ -52,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -336,6 +339,19 @@ def _line(label: str, times: list[float], pages: int, extra: str = "") -> str:
     )
 
 
+def machine_speed(rounds: int = 3) -> float:
+    """CPU seconds a fixed pure-Python loop takes, best of ``rounds``: the machine's speed at the
+    moment. Its speed swings (a shared host), so figures taken when the loop took different
+    times are not comparable."""
+    best = math.inf
+    for _ in range(rounds):
+        begin, total = time.process_time(), 0
+        for number in range(2_000_000):
+            total += number * number
+        best = min(best, time.process_time() - begin)
+    return best
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -387,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         from exporters.qt import ensure_app, write_pdf
         from inkcrawl.loading import open_dungeons
 
+        speed_before = machine_speed()
         begin = time.perf_counter()
         opened = open_dungeons(paths)
         load_time = time.perf_counter() - begin
@@ -598,6 +615,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"      CPU {min(cli_cpus):.3f} s at best (the CLI and its workers); {cli_message}")
         elif not args.no_cli:
             print("  CLI end to end: failed (see above)")
+        print(
+            f"  machine speed: a fixed pure-Python loop took {speed_before:.3f} s of CPU before the timings, "
+            f"{machine_speed():.3f} s after (best of 3; compare figures only between runs where it took about the same)"
+        )
 
         counts = [qt_pages] + ([cli_pages] if cli_times else []) + ([two_pages] if two_times else [])
         ok = written == count and all(n == count for n in counts if isinstance(n, int))
