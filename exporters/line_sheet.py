@@ -340,6 +340,12 @@ class _LineSheet:
         """:attr:`obstacles` in a search tree (made once: every area name asks)."""
         return shapely.STRtree(self.obstacles)
 
+    def _obstacles_apart_from(self, at: Point) -> list:
+        """:attr:`obstacles` that do not hold ``at`` (a Start's or a boss's own keep-out holds
+        it), in their order: judged in one call, not one point per obstacle."""
+        holding = shapely.contains(self._obstacle_tree.geometries, ShapelyPoint(at))
+        return [obstacle for obstacle, held in zip(self.obstacles, holding) if not held]
+
     def _inward(self, at: Point) -> tuple[float, float]:
         """Unit vector pointing from ``at`` (on the outer boundary) into the dungeon."""
         point = ShapelyPoint(at)
@@ -392,7 +398,7 @@ class _LineSheet:
             tip = (ax + nx * 2.0, ay + ny * 2.0)
             self.canvas.arrow(tail_at, tip, head_mm=2.6, stroke=colour, width=0.8, parent=g, kind="start-arrow")
             mid = ((tail_at[0] + ax) / 2, (tail_at[1] + ay) / 2)
-            others = [o for o in self.obstacles if not o.contains(ShapelyPoint(start_at))]
+            others = self._obstacles_apart_from(start_at)
             up, down = CAP * size + 0.2, DESCENT * size
             candidates = []
             if abs(ny) >= abs(nx):  # top or bottom edge
@@ -527,7 +533,7 @@ class _LineSheet:
             size = style.BODY_MM
             w, h = text_width_mm(text, size, True) + 2.4, CAP * size + 2.4
             container = self._area_of(boss.at)
-            others = [o for o in self.obstacles if not o.contains(ShapelyPoint(boss.at))]
+            others = self._obstacles_apart_from(boss.at)
             r = boss.radius_mm + 1.0
             bx, by = boss.at
             candidates = [
