@@ -71,7 +71,9 @@ def union_outline(*geoms) -> list[Point]:
         merged = max(merged.geoms, key=lambda g: g.area)
     if not isinstance(merged, Polygon):
         raise TypeError(f"the union of the shapes is a {merged.geom_type}, not a polygon")
-    return [(x, y) for x, y in merged.simplify(OUTLINE_TOLERANCE).exterior.coords[:-1]]
+    simplified = merged.simplify(OUTLINE_TOLERANCE)  # a polygon stays one, its topology kept
+    outline = simplified if isinstance(simplified, Polygon) else merged
+    return [(x, y) for x, y in outline.exterior.coords[:-1]]
 
 
 def leaf(base: Point, tip: Point, width: float, n: int = 8) -> list[Point]:
