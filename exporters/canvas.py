@@ -184,10 +184,6 @@ class _Definition(Group):
         out.append(self._text[0])
 
 
-def _attribute_text(value) -> str:
-    return value if value.__class__ is str else str(value)
-
-
 #: What an attribute value holds as a character reference besides ``& < >``, as ElementTree
 #: writes it: the value's quotes, and the white space XML would otherwise normalise to spaces.
 _ATTRIBUTE_ENTITIES = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
@@ -197,16 +193,23 @@ _ATTRIBUTE_ENTITIES = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;
 _ESCAPED = re.compile('[&<>"\r\n\t]')
 
 
-def _start_tag(name: str, attribs: dict) -> str:
-    """``<name`` and its attributes as svgwrite puts them in an ElementTree element and
-    ElementTree writes them: in name order, ``None`` and empty values left out, others as ``str``."""
-    parts = [name]
+def _attributes(attribs: dict) -> list[tuple[str, str]]:
+    """An element's attributes as svgwrite (``debug=False``, ``profile="full"``) puts them in its
+    ElementTree element: in name order, ``None`` and empty values left out, others as ``str``."""
+    pairs = []
     for key, value in sorted(attribs.items()):
-        if value is None:
-            continue
-        text = value if value.__class__ is str else str(value)
-        if text:
-            parts.append(f'{key}="{escape(text, _ATTRIBUTE_ENTITIES) if _ESCAPED.search(text) else text}"')
+        if value is not None:
+            text = value if value.__class__ is str else str(value)
+            if text:
+                pairs.append((key, text))
+    return pairs
+
+
+def _start_tag(name: str, attribs: dict) -> str:
+    """``<name`` and its :func:`_attributes` as ElementTree writes them."""
+    parts = [name]
+    for key, text in _attributes(attribs):
+        parts.append(f'{key}="{escape(text, _ATTRIBUTE_ENTITIES) if _ESCAPED.search(text) else text}"')
     return "<" + " ".join(parts)
 
 
@@ -224,15 +227,18 @@ def _write_children(tag: str, text: str, elements: list, out: list[str]) -> None
 
 def _write_element(element, out: list[str]) -> None:
     """Append ``element``'s XML text to ``out``: the text ElementTree writes for the element
-    svgwrite's ``get_xml`` makes. The canvas's classes and plain groups and definitions are
-    written straight to text; any other element through ElementTree."""
+    svgwrite's ``get_xml`` makes. The canvas's classes, and plain groups, definitions and the
+    drawing itself when svgwrite would write them without checks or rounding (``debug=False``,
+    ``profile="full"``, as :func:`exporters.pages.new_page_drawing` makes them), are written
+    straight to text; any other element through ElementTree."""
     write = getattr(element, "_write", None)
+    plain = not element.debug and element.profile == "full"
     if write is not None:
         write(out)
-    elif element.__class__ in (Group, Defs) and not element.debug:
+    elif element.__class__ in (Group, Defs) and plain:
         out.append(_start_tag(element.elementname, element.attribs))
         _write_children(element.elementname, "", element.elements, out)
-    elif element.__class__ is svgwrite.Drawing and not element.debug:
+    elif element.__class__ is svgwrite.Drawing and plain:
         attribs = element.attribs  # as svgwrite's Drawing.get_xml sets them
         attribs["xmlns"] = "http://www.w3.org/2000/svg"
         attribs["xmlns:xlink"] = "http://www.w3.org/1999/xlink"
@@ -261,15 +267,7 @@ class _QuickXml:
         self.elements: list = []
 
     def get_xml(self):
-        attribs = self.attribs
-        xml = ElementTree.Element(
-            self.elementname,  # type: ignore[attr-defined]
-            {
-                name: _attribute_text(value)
-                for name, value in sorted(attribs.items())
-                if value is not None and value != ""
-            },
-        )
+        xml = ElementTree.Element(self.elementname, dict(_attributes(self.attribs)))  # type: ignore[attr-defined]
         for element in self.elements:
             xml.append(element.get_xml())
         return xml

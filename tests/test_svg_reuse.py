@@ -370,3 +370,16 @@ def test_svg_text_escapes_as_element_tree_does():
     assert texts[0].text == 'Fish & <Chips> "to go"\tnow\nthen'  # the canvas drops the carriage return
     assert texts[1].text is None
     assert any(node.get("data-id") == 'Fish & <Chips> "to go"\tnow\nthen' for node in tree.iter())
+
+
+@pytest.mark.parametrize("profile, debug", [("tiny", False), ("full", True)])
+def test_svg_text_of_other_drawings_is_what_element_tree_writes(profile, debug):
+    """A drawing svgwrite checks (``debug``) or whose numbers it rounds (the tiny profile) is
+    written through ElementTree, as svgwrite writes it."""
+    drawing = svgwrite.Drawing(size=(10.123456789, 5), profile=profile, debug=debug)
+    group = drawing.g()
+    group.attribs["opacity"] = 0.123456789
+    drawing.add(group)
+    canvas = SheetCanvas(drawing, group, palette(False))
+    canvas.rect(1, 2, 3, 4, fill="#123456")
+    assert svg_text(drawing) == _element_tree_text(drawing)
