@@ -132,9 +132,10 @@ def qt_svg_renderer(svg: str):
     Trusted, Qt does not measure every shape's bounds before drawing it to skip a shape larger
     than its raster limit (a fifth of the PDF step's time). The SVGs inkcrawl writes are
     trusted by construction: their structure is the exporters' own (one level of ``<use>``, no
-    cycles, every text and attribute value escaped), and only numbers come from a file. Shapes
-    of any size draw in milliseconds into a PDF or an image, and are drawn, clipped to the page,
-    rather than silently left out (``tests/test_qt_trusted.py``)."""
+    cycles); what comes from a file is numbers and text, every text and attribute value escaped.
+    Shapes far beyond the page draw in milliseconds into a PDF or an image, and are drawn,
+    clipped to the page, rather than silently left out (``tests/test_qt_trusted.py``), up to
+    single-precision range (about 3e38), past which Qt leaves them out either way."""
     from PySide6.QtCore import QByteArray
     from PySide6.QtSvg import QSvgRenderer
 
