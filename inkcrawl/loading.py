@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inkcrawl.limits import beyond_format_limits
 from inkcrawl.model import Dungeon, dungeon_from_dict
 from inkcrawl.rulesets import Ruleset, load_ruleset_file
 from inkcrawl.validate import (
@@ -149,7 +150,9 @@ def _validate_child(send, receive, paths: list[str]) -> None:
 
 def _build_dungeons(paths: list[str]) -> list[OpenedDungeon]:
     """Every dungeon of ``paths`` whose structure allows building its model, with its ruleset
-    and deck, in pack order, each file once. Never raises for bad input."""
+    and deck, in pack order, each file once; not one holding a value beyond the format's limits
+    (:func:`inkcrawl.limits.beyond_format_limits`), which its schema refuses and whose drawing
+    would take minutes and gigabytes. Never raises for bad input."""
     dungeons: list[OpenedDungeon] = []
     opened_files: set[Path] = set()
     for raw in paths:
@@ -183,6 +186,8 @@ def _build_dungeons(paths: list[str]) -> list[OpenedDungeon]:
             loaded = load_document(file, str(file))
             if loaded.file_type != "dungeon" or loaded.data is None:
                 continue
+            if beyond_format_limits(loaded.data) is not None:
+                continue  # too large to draw or play in any reasonable time: the schema's error says where
             try:
                 dungeon = dungeon_from_dict(loaded.data)
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):

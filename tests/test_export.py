@@ -152,6 +152,33 @@ def test_a_dungeon_with_errors_is_refused_unless_forced(tmp_path, capsys):
     assert code == 0 and len(pypdf.PdfReader(out).pages) == 1
 
 
+@pytest.mark.parametrize(
+    "spoil, pointer",
+    [
+        (lambda data: data["areas"][0]["polygon"][1].__setitem__(0, 1e15), "/areas/0/polygon/1/0"),
+        (lambda data: data["sheet"].__setitem__("title", "A" * 100_000), "/sheet/title"),
+    ],
+)
+def test_with_force_a_dungeon_beyond_the_formats_limits_is_left_out_not_drawn(tmp_path, capsys, spoil, pointer):
+    """A value the schema refuses as beyond the format's range (a coordinate of 10^15 mm, a
+    title of 100,000 letters) would take the layout minutes and gigabytes: even with --force
+    such a dungeon is not drawn; the schema's error names it, and the rest is exported."""
+    files = sorted(LINE_PACK.glob("dungeons/*.json"))
+    data = json.loads(files[0].read_text(encoding="utf-8"))
+    spoil(data)
+    huge = tmp_path / "huge.json"
+    huge.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "out.pdf"
+    code, _, err = _run(capsys, "sheet", huge, "-o", out, "--force")
+    assert code == 1 and f"huge.json:{pointer}: error S001" in err
+    assert "no dungeon could be opened" in err and not out.exists()
+    fine = tmp_path / "fine.json"
+    shutil.copy(files[1], fine)
+    code, _, err = _run(capsys, "sheet", huge, fine, "-o", out, "--force")
+    assert code == 0 and "1 dungeon(s) are too broken to draw and are left out" in err
+    assert len(pypdf.PdfReader(out).pages) == 1
+
+
 def test_existing_output_is_replaced_only_when_the_export_succeeds(tmp_path, capsys, monkeypatch):
     out = tmp_path / "keep.pdf"
     out.write_bytes(b"%PDF- the old file")

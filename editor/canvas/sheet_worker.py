@@ -23,50 +23,19 @@ import os
 from collections import OrderedDict
 from concurrent.futures import Future
 
+from inkcrawl.limits import FORMAT_LIMIT_MM, FORMAT_LIMIT_TEXT, beyond_format_limits
 from inkcrawl.workers import WorkerPool, lower_priority
-
-#: The largest coordinate or length the dungeon format allows, in mm (the schema's ``mm``).
-FORMAT_LIMIT_MM = 10000
-#: The longest text the dungeon format allows (a label's text).
-FORMAT_LIMIT_TEXT = 500
-
-
-def out_of_range(dungeon_data, pointer: str = "") -> str | None:
-    """The JSON pointer of the first number in ``dungeon_data`` beyond the format's limit
-    (:data:`FORMAT_LIMIT_MM`) or text longer than any it allows (:data:`FORMAT_LIMIT_TEXT`),
-    or ``None``. The exporters' layout work grows with the size of what they draw, so a sheet
-    holding such a value is not drawn at all (a room 10^9 mm tall or a title of a million
-    letters would take them minutes and gigabytes)."""
-    if isinstance(dungeon_data, dict):
-        items = dungeon_data.items()
-    elif isinstance(dungeon_data, list):
-        items = enumerate(dungeon_data)
-    else:
-        if (
-            isinstance(dungeon_data, (int, float))
-            and not isinstance(dungeon_data, bool)
-            and not -FORMAT_LIMIT_MM <= dungeon_data <= FORMAT_LIMIT_MM
-        ):
-            return pointer or "/"
-        if isinstance(dungeon_data, str) and len(dungeon_data) > FORMAT_LIMIT_TEXT:
-            return pointer or "/"
-        return None
-    for key, value in items:
-        found = out_of_range(value, f"{pointer}/{key}")
-        if found is not None:
-            return found
-    return None
 
 
 def render_svg(dungeon_data: dict, ruleset_data: dict) -> tuple[str, str]:
     """The sheet of a dungeon as SVG text: ``(svg, "")``, or ``("", reason)`` when the
     exporters cannot lay it out (or when a value is beyond the format's range, see
-    :func:`out_of_range`). Qt-free, so it runs in a plain worker process."""
+    :func:`inkcrawl.limits.beyond_format_limits`). Qt-free, so it runs in a plain worker process."""
     from exporters.sheet import render_sheet
     from inkcrawl.model import dungeon_from_dict
     from inkcrawl.rulesets import Ruleset
 
-    beyond = out_of_range(dungeon_data)
+    beyond = beyond_format_limits(dungeon_data)
     if beyond is not None:
         return "", (
             f"the sheet is not drawn: {beyond} is beyond the format's limits (\u00b1{FORMAT_LIMIT_MM} mm, "
