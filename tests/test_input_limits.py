@@ -430,9 +430,10 @@ def test_simulate_plays_as_many_players_as_the_ruleset_allows(tmp_path, capsys):
 
 
 def test_coordinates_of_1e308_are_named_short_and_raise_no_library_warning(tmp_path, candlewick_entry):
-    """validate names the number as 1e+308 (not its 309 digits); export under --force goes on
-    without printing shapely's RuntimeWarnings (overflow, invalid value); score names the play's
-    point the same way."""
+    """validate names the number as 1e+308 (not its 309 digits); export under --force leaves
+    the dungeon out (a value beyond the format's limits is never drawn: an area that far took
+    minutes and gigabytes) and says so, without shapely's RuntimeWarnings (overflow, invalid
+    value) or a traceback; score names the play's point the same way."""
     dungeon = json.loads(CANDLEWICK.read_text(encoding="utf-8"))
     dungeon["walls"] = [*dungeon["walls"], {"id": "w-far", "points": [[0, 0], [-1e308, 1e308]]}]
     path = tmp_path / "far.json"
@@ -447,8 +448,10 @@ def test_coordinates_of_1e308_are_named_short_and_raise_no_library_warning(tmp_p
         cwd=REPO,
         timeout=120,
     )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     assert "Warning" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert "inkcrawl export: error: no dungeon could be opened" in result.stderr
+    assert not (tmp_path / "far.pdf").exists()
     far = f"{path}:{pointer}"
     assert f"{far}/0: error S001 wall 'w-far': -1e+308 is less than the minimum of -10000\n" in result.stderr
     assert f"{far}/1: error S001 wall 'w-far': 1e+308 is greater than the maximum of 10000\n" in result.stderr
