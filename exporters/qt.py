@@ -15,7 +15,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from exporters import style
@@ -101,16 +101,23 @@ _ATTRIBUTE = re.compile(r'([\w:.-]+)="([^"]*)"')
 
 
 def _scaled_text_tag(match: re.Match[str]) -> str:
-    attributes = dict(_ATTRIBUTE.findall(match.group(1)))
+    return _scaled_text(match.group(0), match.group(1))
+
+
+@lru_cache(maxsize=4096)
+def _scaled_text(tag: str, inside: str) -> str:
+    """The ``<text ...>`` start tag ``tag`` (its attributes ``inside``) scaled for Qt; cached, as
+    the pages of an export repeat most of theirs (a grid's coordinates, the scoring terms)."""
+    attributes = dict(_ATTRIBUTE.findall(inside))
     try:
         size = float(attributes["font-size"])
         x, y = float(attributes.get("x", "0")), float(attributes.get("y", "0"))
     except (KeyError, ValueError):  # no size of its own, or lists of positions: left as it is
-        return match.group(0)
+        return tag
     attributes["font-size"] = f"{size * QT_TEXT_SCALE:.6g}"
     attributes["x"], attributes["y"] = f"{x * QT_TEXT_SCALE:.9g}", f"{y * QT_TEXT_SCALE:.9g}"
     attributes["transform"] = f"{attributes.get('transform', '')} scale({1 / QT_TEXT_SCALE:g})".lstrip()
-    closing = "/" if match.group(1).rstrip().endswith("/") else ""
+    closing = "/" if inside.rstrip().endswith("/") else ""
     return "<text " + " ".join(f'{name}="{value}"' for name, value in attributes.items()) + closing + ">"
 
 
