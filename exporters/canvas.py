@@ -23,6 +23,7 @@ from xml.sax.saxutils import escape
 
 import svgwrite
 from svgwrite.container import Defs, Group, Use
+from svgwrite.image import Image
 from svgwrite.path import Path
 from svgwrite.shapes import Circle, Rect
 from svgwrite.text import Text
@@ -682,6 +683,25 @@ class SheetCanvas:
         if pad is not None:
             self._paths.append((((x, y), (x + w, y + h)), pad))
         return self._add(item, parent, kind, css_class)
+
+    def image(
+        self,
+        href: str,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        *,
+        parent: Group | None = None,
+        kind: str | None = None,
+    ):
+        """A raster image (``href``, a ``data:`` URI of a PNG or JPEG) stretched over the box
+        with top-left ``x, y`` and size ``w`` x ``h`` mm (``preserveAspectRatio="none"``). It
+        counts in :attr:`ink` as its box."""
+        item = Image(href, factory=self.drawing)
+        item.attribs.update(x=fmt(x), y=fmt(y), width=fmt(w), height=fmt(h), preserveAspectRatio="none")
+        self._paths.append((((x, y), (x + w, y + h)), 0.0))
+        return self._add(item, parent, kind, None)
 
     def arrow(
         self,

@@ -12,6 +12,7 @@ backs carry the pack's name.
 
 from __future__ import annotations
 
+import base64
 import math
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from exporters.paper import PAPER_SIZES, orient
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.textchars import printable_text
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, text_width_mm
-from inkcrawl.validate import MANIFEST_NAME, load_document
+from inkcrawl.validate import MANIFEST_NAME, load_document, path_inside_pack
 
 #: Poker card size in mm.
 CARD_WIDTH_MM, CARD_HEIGHT_MM = 63.0, 88.0
@@ -84,6 +85,51 @@ def pack_name(path: str) -> str | None:
     return name if isinstance(name, str) and name.strip() else None
 
 
+#: The largest card back image read, in bytes (a 300 dpi poker card is well under 5 MB).
+MAX_BACK_BYTES = 32 * 1024 * 1024
+_IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
+
+
+def deck_back(path: str, deck_id: str | None) -> Path | None:
+    """The image file of the deck's own card back (the ``back`` of the deck ``deck_id`` of the
+    pack of ``path``, else of its first deck), or ``None`` when it has none or ``path`` is no
+    pack. Raises :class:`CardError` when the file is outside the pack folder or missing."""
+    manifest_path = Path(path)
+    if manifest_path.is_dir():
+        manifest_path = manifest_path / MANIFEST_NAME
+    if manifest_path.name != MANIFEST_NAME or not manifest_path.is_file():
+        return None
+    document = load_document(manifest_path)
+    decks = document.data.get("decks", []) if isinstance(document.data, dict) else []
+    chosen = [d for d in decks if isinstance(d, dict) and (deck_id is None or d.get("id") == deck_id)][:1]
+    relative = chosen[0].get("back") if chosen else None
+    if not isinstance(relative, str):
+        return None
+    file = path_inside_pack(manifest_path.parent, relative)
+    if file is None:
+        raise CardError(f"the deck's back image '{relative}' is outside the pack folder")
+    if not file.is_file():
+        raise CardError(f"the deck's back image '{relative}' does not exist in the pack folder")
+    return file
+
+
+def back_art_uri(file: Path) -> str:
+    """A PNG or JPEG image file as a ``data:`` URI for an SVG ``<image>``: the card back's art.
+    Raises :class:`CardError` for a file that cannot be read, is larger than
+    :data:`MAX_BACK_BYTES` or is neither PNG nor JPEG (by its first bytes)."""
+    try:
+        with open(file, "rb") as stream:
+            data = stream.read(MAX_BACK_BYTES + 1)
+    except OSError as exc:
+        raise CardError(f"the deck's back image {file.name} cannot be read: {exc.strerror or exc}") from None
+    if len(data) > MAX_BACK_BYTES:
+        raise CardError(f"the deck's back image {file.name} is larger than {MAX_BACK_BYTES // (1024 * 1024)} MB")
+    mime = next((kind for magic, kind in _IMAGE_TYPES.items() if data.startswith(magic)), None)
+    if mime is None:
+        raise CardError(f"the deck's back image {file.name} is neither a PNG nor a JPEG image")
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
 def _cards_along(length: float, card: float, least_gap: float) -> tuple[int, float]:
     """How many cards of ``card`` mm fit in ``length`` mm at least ``least_gap`` apart, and the
     gap between them: :data:`CARD_GUTTER_MM` when that leaves the count as it is, else what
@@ -112,11 +158,17 @@ def _grid_of_cards(options: PageOptions) -> tuple[tuple[float, float], int, int,
 
 
 def card_pages(
-    cards: dict[str, int], ruleset: Ruleset, options: PageOptions, backs: bool = False, back_name: str | None = None
+    cards: dict[str, int],
+    ruleset: Ruleset,
+    options: PageOptions,
+    backs: bool = False,
+    back_name: str | None = None,
+    back_art: str | None = None,
 ) -> list[Page]:
     """The pages of a deck (card kind -> count): fronts, each followed by its backs page when
-    ``backs``, whose cards carry ``back_name`` (the pack's name; ``None``: the ruleset's).
-    Raises :class:`CardError` for an empty deck or paper too small for a card."""
+    ``backs``, whose cards carry ``back_name`` (the pack's name; ``None``: the ruleset's), or
+    the deck's own art ``back_art`` (an image ``data:`` URI, :func:`back_art_uri`) over the card
+    and its bleed. Raises :class:`CardError` for an empty deck or paper too small for a card."""
     sequence = [kind for kind, count in cards.items() for _ in range(count)]
     if not sequence:
         raise CardError("the deck has no cards")
@@ -150,7 +202,7 @@ def card_pages(
                 if side == "front":
                     _draw_front(canvas, kind, ruleset, x, y, options.bleed_mm)
                 else:
-                    _draw_back(canvas, x, y, options.bleed_mm, back_name)
+                    _draw_back(canvas, x, y, options.bleed_mm, back_name, back_art)
             if options.crop_marks:
                 _card_crop_marks(canvas, columns, used_rows, gap_x, gap_y, left, top, options.bleed_mm)
             pages.append(Page(svg_text(drawing), width, height, f"cards page {number} ({side})", texts=canvas.texts))
@@ -165,10 +217,12 @@ def _single_card_page(
     card_mm: tuple[float, float],
     back_name: str,
     safe_mm: float = 0.0,
+    back_art: str | None = None,
 ) -> Page:
     """One card alone on a page of its cut size ``card_mm`` plus ``options.bleed_mm`` on every
     side: the card's TrimBox is its cut, its ArtBox ``safe_mm`` inside it. The drawing
-    (63 x 88 mm) is centred on the cut and its background runs to the page's edges."""
+    (63 x 88 mm) is centred on the cut and its background (a back's art) runs to the page's
+    edges."""
     bleed = options.bleed_mm
     cut_w, cut_h = card_mm
     width, height = cut_w + 2 * bleed, cut_h + 2 * bleed
@@ -182,7 +236,7 @@ def _single_card_page(
     if side == "front":
         _draw_front(canvas, kind, ruleset, x, y, reach)
     else:
-        _draw_back(canvas, x, y, reach, back_name)
+        _draw_back(canvas, x, y, reach, back_name, back_art, (0.0, 0.0, width, height))
     title = f"card {_CARD_NAMES.get(kind, kind)} ({side})" if side == "front" else "card back"
     return Page(
         svg_text(drawing),
@@ -203,16 +257,18 @@ def single_card_pages(
     card_mm: tuple[float, float],
     back_name: str | None = None,
     safe_mm: float = 0.0,
+    back_art: str | None = None,
 ) -> list[Page]:
     """A deck (card kind -> count) for print on demand: one card per page, each card's back
     then its front (back, front, back, front...), pages of the cut size ``card_mm`` (mm) plus
     the bleed, with a safe zone (ArtBox) ``safe_mm`` inside the cut (see
-    :func:`_single_card_page`). Raises :class:`CardError` for an empty deck."""
+    :func:`_single_card_page`); the backs carry ``back_art`` when given (see
+    :func:`card_pages`). Raises :class:`CardError` for an empty deck."""
     sequence = [kind for kind, count in cards.items() for _ in range(count)]
     if not sequence:
         raise CardError("the deck has no cards")
     name = back_name if back_name is not None else str(ruleset.data.get("name", ruleset.id))
-    back = _single_card_page("back", "card-back", ruleset, options, card_mm, name, safe_mm)
+    back = _single_card_page("back", "card-back", ruleset, options, card_mm, name, safe_mm, back_art)
     fronts: dict[str, Page] = {}
     pages = []
     for kind in sequence:
@@ -228,10 +284,11 @@ def card_faces(
     options: PageOptions,
     card_mm: tuple[float, float],
     back_name: str | None = None,
+    back_art: str | None = None,
 ) -> list[tuple[str, int, Page]]:
     """Every face of a deck once, for shops that take one image per face: ``(kind, count,
     page)`` for each card kind in deck order, then ``("back", total, page)``; pages as
-    :func:`single_card_pages`. Raises :class:`CardError` for an empty deck."""
+    :func:`single_card_pages`, ``back_art`` too. Raises :class:`CardError` for an empty deck."""
     counts = {kind: count for kind, count in cards.items() if count > 0}
     if not counts:
         raise CardError("the deck has no cards")
@@ -241,7 +298,11 @@ def card_faces(
         for kind, count in counts.items()
     ]
     faces.append(
-        ("back", sum(counts.values()), _single_card_page("back", "card-back", ruleset, options, card_mm, name))
+        (
+            "back",
+            sum(counts.values()),
+            _single_card_page("back", "card-back", ruleset, options, card_mm, name, back_art=back_art),
+        )
     )
     return faces
 
@@ -351,8 +412,28 @@ def _draw_front(canvas: SheetCanvas, kind: str, ruleset: Ruleset, x: float, y: f
             )
 
 
-def _draw_back(canvas: SheetCanvas, x: float, y: float, bleed: float, name: str) -> None:
+def _draw_back(
+    canvas: SheetCanvas,
+    x: float,
+    y: float,
+    bleed: float,
+    name: str,
+    art: str | None = None,
+    art_box: tuple[float, float, float, float] | None = None,
+) -> None:
+    """A card back at ``(x, y)``: the pack's ``name`` on the card, or the image ``art`` (a
+    ``data:`` URI) stretched over ``art_box`` (``x, y, width, height`` mm; default the card and
+    ``bleed`` mm round it)."""
     group = _card_frame(canvas, x, y, bleed, "card-back")
+    if art is not None:
+        box_x, box_y, box_w, box_h = art_box or (
+            x - bleed,
+            y - bleed,
+            CARD_WIDTH_MM + 2 * bleed,
+            CARD_HEIGHT_MM + 2 * bleed,
+        )
+        canvas.image(art, box_x, box_y, box_w, box_h, parent=group, kind="back-art")
+        return
     palette = canvas.palette
     cx, cy = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2
     for radius in (22, 16, 10):

@@ -604,12 +604,16 @@ class CardsPdf(Format):
         dungeons, path = _start(self, dungeons, path, options)
         intent = output_intent(options)
         try:
-            deck_name, cards, back_name, opened = _deck(dungeons, options)
+            deck_name, cards, back_name, back_art, opened = _deck(dungeons, options)
             if options.card_layout == "one-per-page":
                 card_mm = options.card_mm or (CARD_WIDTH_MM, CARD_HEIGHT_MM)
-                pages = single_card_pages(cards, opened.ruleset, options.page, card_mm, back_name, options.safe_mm)
+                pages = single_card_pages(
+                    cards, opened.ruleset, options.page, card_mm, back_name, options.safe_mm, back_art
+                )
             else:
-                pages = card_pages(cards, opened.ruleset, options.page, backs=options.backs, back_name=back_name)
+                pages = card_pages(
+                    cards, opened.ruleset, options.page, backs=options.backs, back_name=back_name, back_art=back_art
+                )
         except CardError as exc:
             raise ExportError("cards", str(exc)) from None
         count = _write_pdf(
@@ -627,9 +631,10 @@ class CardsPdf(Format):
 
 
 def _deck(dungeons: Sequence, options: WriteOptions):
-    """``(deck name, card kind -> count, back name, opened dungeon)`` of a card export. Raises
+    """``(deck name, card kind -> count, back name, back art, opened dungeon)`` of a card export,
+    the back art the deck's own image as a ``data:`` URI or ``None``. Raises
     :class:`ExportError` ``"wrong-family"``, :class:`exporters.cards.CardError`."""
-    from exporters.cards import CardError, deck_for, pack_name
+    from exporters.cards import CardError, back_art_uri, deck_back, deck_for, pack_name
 
     opened = dungeons[0]
     family = opened.ruleset.family
@@ -648,7 +653,9 @@ def _deck(dungeons: Sequence, options: WriteOptions):
         deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
         cards = dict(opened.ruleset.deck)
     back_name = pack_name(str(options.deck_source)) if options.deck_source is not None else None
-    return deck_name, cards, back_name, opened
+    back_file = deck_back(str(options.deck_source), options.deck) if options.deck_source is not None else None
+    back_art = back_art_uri(back_file) if back_file is not None else None
+    return deck_name, cards, back_name, back_art, opened
 
 
 class CardsPng(Format):
@@ -666,9 +673,14 @@ class CardsPng(Format):
 
         dungeons, path = _start(self, dungeons, path, options)
         try:
-            deck_name, cards, back_name, opened = _deck(dungeons, options)
+            deck_name, cards, back_name, back_art, opened = _deck(dungeons, options)
             faces = card_faces(
-                cards, opened.ruleset, options.page, options.card_mm or (CARD_WIDTH_MM, CARD_HEIGHT_MM), back_name
+                cards,
+                opened.ruleset,
+                options.page,
+                options.card_mm or (CARD_WIDTH_MM, CARD_HEIGHT_MM),
+                back_name,
+                back_art,
             )
         except CardError as exc:
             raise ExportError("cards", str(exc)) from None

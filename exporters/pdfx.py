@@ -23,6 +23,7 @@ the shops' requirements are in docs/exporting.md.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from dataclasses import dataclass
@@ -191,6 +192,67 @@ def limit_total_ink(svg: str, limit: float = MAX_TOTAL_INK) -> str:
         return match.group(1) + cache[colour] + match.group(3)
 
     return _COLOUR.sub(replace, svg)
+
+
+_IMAGE = re.compile(r'(xlink:href=")data:image/(?:png|jpeg);base64,([A-Za-z0-9+/=]+)(")')
+
+
+def cmyk_images(svg: str, intent: OutputIntent, limit: float = MAX_TOTAL_INK) -> str:
+    """``svg`` with every embedded PNG or JPEG image (a card back's art) converted to a CMYK
+    JPEG in ``intent``'s profile, no pixel laying down more than ``limit`` ink: Qt writes an RGB
+    image as DeviceRGB, which PDF/X-4 with a CMYK output intent does not allow, and a CMYK one
+    as DeviceCMYK. Needs the QApplication. Raises :class:`PdfxError` for an image Qt cannot
+    read or convert."""
+    cache: dict[str, str] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        data = match.group(2)
+        if data not in cache:
+            cache[data] = _cmyk_jpeg(base64.b64decode(data), intent, limit)
+        return f"{match.group(1)}data:image/jpeg;base64,{cache[data]}{match.group(3)}"
+
+    return _IMAGE.sub(replace, svg)
+
+
+def _cmyk_jpeg(data: bytes, intent: OutputIntent, limit: float) -> str:
+    import numpy as np
+    from PySide6.QtCore import QBuffer, QIODevice
+    from PySide6.QtGui import QColorSpace, QImage
+
+    image = QImage.fromData(data)
+    if image.isNull():
+        raise PdfxError("an embedded image cannot be read")
+    if not image.colorSpace().isValid():
+        image.setColorSpace(QColorSpace(QColorSpace.NamedColorSpace.SRgb))
+    if image.hasAlphaChannel():  # onto white paper, as it prints
+        flat = QImage(image.size(), QImage.Format.Format_RGB32)
+        flat.fill(0xFFFFFFFF)
+        flat.setColorSpace(image.colorSpace())
+        from PySide6.QtGui import QPainter
+
+        painter = QPainter(flat)
+        painter.drawImage(0, 0, image)
+        painter.end()
+        image = flat
+    cmyk = image.convertedToColorSpace(QColorSpace.fromIccProfile(intent.profile), QImage.Format.Format_CMYK8888)
+    if cmyk.isNull() or cmyk.format() != QImage.Format.Format_CMYK8888:
+        raise PdfxError(f"an embedded image cannot be converted to CMYK in {intent.source}")
+    width, height, stride = cmyk.width(), cmyk.height(), cmyk.bytesPerLine()
+    pixels = np.frombuffer(cmyk.constBits(), dtype=np.uint8)[: stride * height].reshape(height, stride)
+    inks = pixels[:, : width * 4].reshape(height, width, 4).astype(np.float64)
+    colour, black = inks[..., :3].sum(axis=2), inks[..., 3]
+    room = np.maximum(limit * 255 - black, 0.0)
+    scale = np.where(colour > room, room / np.maximum(colour, 1e-9), 1.0)  # C, M and Y down, K kept
+    inks[..., :3] *= scale[..., None]
+    limited = np.floor(inks).astype(np.uint8)
+    out = QImage(limited.tobytes(), width, height, width * 4, QImage.Format.Format_CMYK8888).copy()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not out.save(buffer, "JPEG", 95):  # type: ignore[call-overload]  # PySide takes the format as str
+        raise PdfxError("an embedded image cannot be written as a CMYK JPEG")
+    from exporters.qt import byte_string
+
+    return base64.b64encode(byte_string(buffer.data())).decode("ascii")
 
 
 def configure_writer(writer, intent: OutputIntent) -> None:

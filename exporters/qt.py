@@ -407,9 +407,9 @@ class PdfDocument:
 
         text = svg.decode("utf-8")
         if self.pdfx is not None:
-            from exporters.pdfx import limit_total_ink
+            from exporters.pdfx import cmyk_images, limit_total_ink
 
-            text = limit_total_ink(text)
+            text = cmyk_images(limit_total_ink(text), self.pdfx)
         renderer = svg_renderer(text)
         writer = self.writer
         boxes = page_boxes(width_mm, height_mm, trim_mm, bleed_mm, safe_mm)

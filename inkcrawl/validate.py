@@ -507,6 +507,8 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
             )
         if deck is None:
             deck = deck_definition["cards"]
+        if "back" in deck_definition:  # the deck's own card back: an image inside the pack
+            _pack_path(base, deck_definition["back"], f"/decks/{index}/back", document.file, report)
     jobs = []
     for index, relative in enumerate(manifest["dungeons"]):
         path = _pack_path(base, relative, f"/dungeons/{index}", document.file, report)
