@@ -250,9 +250,8 @@ def _cmyk_jpeg(data: bytes, intent: OutputIntent, limit: float) -> str:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if not out.save(buffer, "JPEG", 95):  # type: ignore[call-overload]  # PySide takes the format as str
         raise PdfxError("an embedded image cannot be written as a CMYK JPEG")
-    from exporters.qt import byte_string
-
-    return base64.b64encode(byte_string(buffer.data())).decode("ascii")
+    # QByteArray has the buffer protocol; PySide6's stubs do not declare it
+    return base64.b64encode(bytes(buffer.data())).decode("ascii")  # type: ignore[call-overload]
 
 
 def configure_writer(writer, intent: OutputIntent) -> None:
