@@ -13,6 +13,7 @@ backs carry the pack's name.
 from __future__ import annotations
 
 import base64
+import hashlib
 import math
 from pathlib import Path
 
@@ -113,20 +114,29 @@ def deck_back(path: str, deck_id: str | None) -> Path | None:
     return file
 
 
-def back_art_uri(file: Path) -> str:
+def back_art_uri(file: Path, check=None, label: str | None = None) -> str:
     """A PNG or JPEG image file as a ``data:`` URI for an SVG ``<image>``: the card back's art.
+    ``check(data)``, when given, vets the image's bytes (the Qt exporters read it whole once:
+    :func:`exporters.qt.check_image`) and raises ``ValueError`` saying why it cannot be used.
     Raises :class:`CardError` for a file that cannot be read, is larger than
-    :data:`MAX_BACK_BYTES` or is neither PNG nor JPEG (by its first bytes)."""
+    :data:`MAX_BACK_BYTES`, is neither PNG nor JPEG (by its first bytes) or that ``check``
+    refuses, naming the file ``label`` (as its pack names it; default its file name)."""
+    name = f"the deck's back image '{label or file.name}'"
     try:
         with open(file, "rb") as stream:
             data = stream.read(MAX_BACK_BYTES + 1)
     except OSError as exc:
-        raise CardError(f"the deck's back image {file.name} cannot be read: {exc.strerror or exc}") from None
+        raise CardError(f"{name} cannot be read: {exc.strerror or exc}") from None
     if len(data) > MAX_BACK_BYTES:
-        raise CardError(f"the deck's back image {file.name} is larger than {MAX_BACK_BYTES // (1024 * 1024)} MB")
+        raise CardError(f"{name} is larger than {MAX_BACK_BYTES // (1024 * 1024)} MB")
     mime = next((kind for magic, kind in _IMAGE_TYPES.items() if data.startswith(magic)), None)
     if mime is None:
-        raise CardError(f"the deck's back image {file.name} is neither a PNG nor a JPEG image")
+        raise CardError(f"{name} is neither a PNG nor a JPEG image")
+    if check is not None:
+        try:
+            check(data)
+        except ValueError as exc:
+            raise CardError(f"{name} cannot be used: {exc}") from None
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
@@ -432,7 +442,13 @@ def _draw_back(
             CARD_WIDTH_MM + 2 * bleed,
             CARD_HEIGHT_MM + 2 * bleed,
         )
-        canvas.image(art, box_x, box_y, box_w, box_h, parent=group, kind="back-art")
+        # defined once a page and used on every back of it: Qt decodes it once a page
+        canvas.reused(
+            ("back-art", hashlib.sha1(art.encode("ascii")).hexdigest(), round(box_w, 3), round(box_h, 3)),
+            (box_x, box_y),
+            group,
+            lambda parent, origin: canvas.image(art, *origin, box_w, box_h, parent=parent, kind="back-art"),
+        )
         return
     palette = canvas.palette
     cx, cy = x + CARD_WIDTH_MM / 2, y + CARD_HEIGHT_MM / 2

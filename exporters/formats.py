@@ -604,7 +604,8 @@ class CardsPdf(Format):
         dungeons, path = _start(self, dungeons, path, options)
         intent = output_intent(options)
         try:
-            deck_name, cards, back_name, back_art, opened = _deck(dungeons, options)
+            backs = options.backs or options.card_layout == "one-per-page"
+            deck_name, cards, back_name, back_art, opened = _deck(dungeons, options, backs)
             if options.card_layout == "one-per-page":
                 card_mm = options.card_mm or (CARD_WIDTH_MM, CARD_HEIGHT_MM)
                 pages = single_card_pages(
@@ -630,11 +631,13 @@ class CardsPdf(Format):
         )
 
 
-def _deck(dungeons: Sequence, options: WriteOptions):
+def _deck(dungeons: Sequence, options: WriteOptions, backs: bool = True):
     """``(deck name, card kind -> count, back name, back art, opened dungeon)`` of a card export,
-    the back art the deck's own image as a ``data:`` URI or ``None``. Raises
-    :class:`ExportError` ``"wrong-family"``, :class:`exporters.cards.CardError`."""
+    the back art the deck's own image as a ``data:`` URI, or ``None`` when it has none or no
+    back is drawn (``backs`` false). Raises :class:`ExportError` ``"wrong-family"``,
+    :class:`exporters.cards.CardError`."""
     from exporters.cards import CardError, back_art_uri, deck_back, deck_for, pack_name
+    from exporters.qt import check_image
 
     opened = dungeons[0]
     family = opened.ruleset.family
@@ -653,8 +656,16 @@ def _deck(dungeons: Sequence, options: WriteOptions):
         deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
         cards = dict(opened.ruleset.deck)
     back_name = pack_name(str(options.deck_source)) if options.deck_source is not None else None
-    back_file = deck_back(str(options.deck_source), options.deck) if options.deck_source is not None else None
-    back_art = back_art_uri(back_file) if back_file is not None else None
+    back_file = deck_back(str(options.deck_source), options.deck) if options.deck_source is not None and backs else None
+    back_art = None
+    if back_file is not None:
+        pack = Path(options.deck_source)  # type: ignore[arg-type]  # not None: back_file is set
+        folder = pack if pack.is_dir() else pack.parent
+        try:
+            label = back_file.resolve().relative_to(folder.resolve()).as_posix()
+        except (OSError, ValueError):
+            label = back_file.name
+        back_art = back_art_uri(back_file, check_image, label)
     return deck_name, cards, back_name, back_art, opened
 
 

@@ -222,7 +222,10 @@ def _cmyk_jpeg(data: bytes, intent: OutputIntent, limit: float) -> str:
     image = QImage.fromData(data)
     if image.isNull():
         raise PdfxError("an embedded image cannot be read")
-    if not image.colorSpace().isValid():
+    if image.format() == QImage.Format.Format_CMYK8888 or not image.colorSpace().isValid():
+        # a CMYK image (for another press, or with no profile) or one with no colour space: taken
+        # as the RGB Qt shows it, in sRGB, and converted into the intent's CMYK as any other
+        image = image.convertToFormat(QImage.Format.Format_RGB32)
         image.setColorSpace(QColorSpace(QColorSpace.NamedColorSpace.SRgb))
     if image.hasAlphaChannel():  # onto white paper, as it prints
         flat = QImage(image.size(), QImage.Format.Format_RGB32)

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from exporters import style
 from inkcrawl.textchars import printable_text
@@ -228,6 +228,36 @@ def byte_string(array: QByteArray) -> bytes:
     return bytes(array)  # type: ignore[call-overload]
 
 
+#: The most pixels an embedded image (a card back's art) may have: a poker card with its bleed
+#: at 1200 dpi is 14.9 million.
+MAX_IMAGE_PIXELS = 16_000_000
+
+
+def check_image(data: bytes) -> tuple[int, int]:
+    """``(width, height)`` in pixels of the PNG or JPEG image ``data``, after reading it whole
+    once. Raises ``ValueError`` saying why when Qt cannot read it or it has more than
+    :data:`MAX_IMAGE_PIXELS` pixels (checked from its header, before it is decoded)."""
+    ensure_app()
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImageReader
+
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    size = reader.size()
+    if not reader.canRead() or not size.isValid():
+        raise ValueError(f"it cannot be read as an image ({reader.errorString()})")
+    if size.width() * size.height() > MAX_IMAGE_PIXELS:
+        raise ValueError(
+            f"it is {size.width()} x {size.height()} pixels, more than {MAX_IMAGE_PIXELS // 1_000_000} million"
+        )
+    reader.setAllocationLimit(max(256, MAX_IMAGE_PIXELS * 8 // (1024 * 1024) + 1))
+    if reader.read().isNull():
+        raise ValueError(f"it cannot be read as an image ({reader.errorString()})")
+    return size.width(), size.height()
+
+
 PDF_RESOLUTION = 1200
 #: PDF points per millimetre.
 PT_PER_MM = 72 / 25.4
@@ -388,6 +418,9 @@ class PdfDocument:
         self.count = 0
         self.boxes: list[PageBoxes] = []
         self._size: tuple[int, int] | None = None
+        # the renderers of pages with images (a deck's back between its fronts): each parsed
+        # once, so its images are the same images, which Qt embeds once in the document
+        self._with_images: dict[bytes, Any] = {}
 
     def add(
         self,
@@ -405,12 +438,16 @@ class PdfDocument:
         from PySide6.QtCore import QMarginsF, QRectF, QSize
         from PySide6.QtGui import QPageLayout, QPageSize
 
-        text = svg.decode("utf-8")
-        if self.pdfx is not None:
-            from exporters.pdfx import cmyk_images, limit_total_ink
+        renderer = self._with_images.get(svg)
+        if renderer is None:
+            text = svg.decode("utf-8")
+            if self.pdfx is not None:
+                from exporters.pdfx import cmyk_images, limit_total_ink
 
-            text = cmyk_images(limit_total_ink(text), self.pdfx)
-        renderer = svg_renderer(text)
+                text = cmyk_images(limit_total_ink(text), self.pdfx)
+            renderer = svg_renderer(text)
+            if b"<image" in svg and len(self._with_images) < 8:
+                self._with_images[svg] = renderer
         writer = self.writer
         boxes = page_boxes(width_mm, height_mm, trim_mm, bleed_mm, safe_mm)
         width_pt, height_pt = boxes.media[2], boxes.media[3]
@@ -489,7 +526,9 @@ def pdf_bytes(pages, title: str = "", progress=None, pdfx=None) -> tuple[bytes, 
                     getattr(page, "bleed_mm", 0.0),
                     getattr(page, "safe_mm", 0.0),
                 )
-            except ValueError:
+            except ValueError as exc:
+                if type(exc).__name__ == "PdfxError":  # a page's content PDF/X cannot take: said as it is
+                    raise
                 raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt") from None
             count += copies
             if progress:

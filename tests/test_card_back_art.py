@@ -132,5 +132,69 @@ def test_a_back_that_is_no_image_is_refused_and_nothing_written(tmp_path, capsys
     (pack / "art" / "back.png").write_text("not an image", encoding="utf-8")
     out = tmp_path / "deck.pdf"
     code, _, err = _run(capsys, "export", "cards", pack, "-o", out, "--backs")
-    assert code != 0 and "back.png is neither a PNG nor a JPEG image" in err and "Traceback" not in err
+    assert code != 0 and "'art/back.png' is neither a PNG nor a JPEG image" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A PNG whose header claims ``width`` x ``height`` pixels, its data a few zero rows."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = zlib.compress(b"\0" * (1 + width * 3) * 4)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (lambda: _png_claiming(100_000, 100_000), "is 100000 x 100000 pixels, more than 16 million"),
+        (lambda: _png_claiming(800, 1100), "cannot be read as an image"),  # its rows end early
+    ],
+)
+def test_a_back_too_large_or_broken_is_refused_before_it_is_drawn(tmp_path, capsys, content, message):
+    pack = _pack_with_back(tmp_path)
+    (pack / "art" / "back.png").write_bytes(content())
+    for extra in (["--backs"], ["--preset", "drivethrucards"]):
+        out = tmp_path / "deck.pdf"
+        code, _, err = _run(capsys, "export", "cards", pack, "-o", out, *extra)
+        assert code != 0 and "'art/back.png' cannot be used: it " + message in err, err
+        assert len(err) < 2000 and not out.exists()
+    # without backs the image is not read: the fronts print
+    assert _run(capsys, "export", "cards", pack, "-o", tmp_path / "fronts.pdf")[0] == 0
+
+
+def test_the_art_is_embedded_once_in_a_print_on_demand_deck(tmp_path, capsys):
+    pack = _pack_with_back(tmp_path)
+    out = tmp_path / "deck.pdf"
+    assert _run(capsys, "export", "cards", pack, "-o", out, "--preset", "drivethrucards")[0] == 0
+    reader = pypdf.PdfReader(out)
+    images = {
+        ref.idnum for page in reader.pages for ref in page["/Resources"].get("/XObject", {}).values()
+    }
+    assert len(reader.pages) > 10 and len(images) == 1
+
+
+@needs_profile
+def test_a_cmyk_jpeg_back_goes_into_pdfx4(tmp_path, capsys):
+    from PySide6.QtCore import QBuffer, QIODevice
+    from PySide6.QtGui import QColorSpace
+
+    pack = _pack_with_back(tmp_path, back="art/back.jpg")
+    image = QImage(str(pack / "art" / "back.png"))
+    image.setColorSpace(QColorSpace(QColorSpace.NamedColorSpace.SRgb))
+    profile = QColorSpace.fromIccProfile(pdfx.cmyk_output_intent().profile)
+    cmyk = image.convertedToColorSpace(profile, QImage.Format.Format_CMYK8888)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    assert cmyk.save(buffer, "JPEG", 95)
+    (pack / "art" / "back.jpg").write_bytes(bytes(buffer.data()))
+    out = tmp_path / "shop.pdf"
+    code, _, err = _run(capsys, "export", "cards", pack, "-o", out, "--preset", "drivethrucards", "--pdfx", 4)
+    assert code == 0, err
+    art = next(iter(pypdf.PdfReader(out).pages[0]["/Resources"]["/XObject"].values())).get_object()
+    assert art["/ColorSpace"] == "/DeviceCMYK"
