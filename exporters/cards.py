@@ -24,7 +24,13 @@ from exporters.paper import PAPER_SIZES, orient
 from inkcrawl.rulesets import Ruleset
 from inkcrawl.textchars import printable_text
 from inkcrawl.textmetrics import CAP_HEIGHT_EM, text_width_mm
-from inkcrawl.validate import MANIFEST_NAME, load_document, path_inside_pack
+from inkcrawl.validate import (
+    MANIFEST_NAME,
+    MAX_BACK_IMAGE_BYTES,
+    back_image_type,
+    load_document,
+    path_inside_pack,
+)
 
 #: Poker card size in mm.
 CARD_WIDTH_MM, CARD_HEIGHT_MM = 63.0, 88.0
@@ -86,11 +92,6 @@ def pack_name(path: str) -> str | None:
     return name if isinstance(name, str) and name.strip() else None
 
 
-#: The largest card back image read, in bytes (a 300 dpi poker card is well under 5 MB).
-MAX_BACK_BYTES = 32 * 1024 * 1024
-_IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
-
-
 def deck_back(path: str, deck_id: str | None) -> Path | None:
     """The image file of the deck's own card back (the ``back`` of the deck ``deck_id`` of the
     pack of ``path``, else of its first deck), or ``None`` when it has none or ``path`` is no
@@ -119,19 +120,17 @@ def back_art_uri(file: Path, check=None, label: str | None = None) -> str:
     ``check(data)``, when given, vets the image's bytes (the Qt exporters read it whole once:
     :func:`exporters.qt.check_image`) and raises ``ValueError`` saying why it cannot be used.
     Raises :class:`CardError` for a file that cannot be read, is larger than
-    :data:`MAX_BACK_BYTES`, is neither PNG nor JPEG (by its first bytes) or that ``check``
+    :data:`inkcrawl.validate.MAX_BACK_IMAGE_BYTES`, is neither PNG nor JPEG (by its first bytes) or that ``check``
     refuses, naming the file ``label`` (as its pack names it; default its file name)."""
     name = f"the deck's back image '{label or file.name}'"
+    mime, reason = back_image_type(file)
     try:
         with open(file, "rb") as stream:
-            data = stream.read(MAX_BACK_BYTES + 1)
+            data = stream.read(MAX_BACK_IMAGE_BYTES + 1)
     except OSError as exc:
-        raise CardError(f"{name} cannot be read: {exc.strerror or exc}") from None
-    if len(data) > MAX_BACK_BYTES:
-        raise CardError(f"{name} is larger than {MAX_BACK_BYTES // (1024 * 1024)} MB")
-    mime = next((kind for magic, kind in _IMAGE_TYPES.items() if data.startswith(magic)), None)
-    if mime is None:
-        raise CardError(f"{name} is neither a PNG nor a JPEG image")
+        mime, reason = None, f"cannot be read: {exc.strerror or exc}"
+    if mime is None or len(data) > MAX_BACK_IMAGE_BYTES:
+        raise CardError(f"{name} {reason or 'changed while it was read'}")
     if check is not None:
         try:
             check(data)

@@ -93,6 +93,12 @@ RULES: tuple[Rule, ...] = (
         _E,
         "A pack ruleset uses the id of a bundled ruleset; a variant needs an id of its own.",
     ),
+    Rule(
+        "P007",
+        "card-back-not-an-image",
+        _E,
+        "A deck's back image is not a PNG or JPEG file (by its first bytes) or is larger than 32 MB.",
+    ),
     Rule("C001", "duplicate-id", _E, "Two objects of one dungeon share an id."),
     Rule("C002", "unknown-ruleset", _E, "The ruleset the file names is neither bundled nor shipped in its pack."),
     Rule("C003", "unknown-element-kind", _E, "An element kind the dungeon's ruleset does not define."),

@@ -29,6 +29,28 @@ from inkcrawl.textchars import document_text_problems, owner_name
 
 #: Name of the manifest file at the root of a content pack folder.
 MANIFEST_NAME = "pack.json"
+#: The largest card back image a deck may name, in bytes (a 300 dpi poker card is well under 5 MB).
+MAX_BACK_IMAGE_BYTES = 32 * 1024 * 1024
+#: The first bytes of the card back images a deck may name, and their media types.
+BACK_IMAGE_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
+
+
+def back_image_type(path: Path) -> tuple[str | None, str]:
+    """``(media type, "")`` of a deck's back image file, or ``(None, reason)`` when it cannot be
+    read, is larger than :data:`MAX_BACK_IMAGE_BYTES` or is neither PNG nor JPEG by its first
+    bytes (P007). Never raises."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as stream:
+            start = stream.read(8)
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
+    if size > MAX_BACK_IMAGE_BYTES:
+        return None, f"is larger than {MAX_BACK_IMAGE_BYTES // (1024 * 1024)} MB"
+    kind = next((kind for magic, kind in BACK_IMAGE_TYPES.items() if start.startswith(magic)), None)
+    return (kind, "") if kind is not None else (None, "is neither a PNG nor a JPEG image")
+
+
 #: Most problems reported for one file; the rest are counted in a last "and N more" problem.
 MAX_PROBLEMS_PER_FILE = 200
 
@@ -508,7 +530,13 @@ def validate_pack(manifest_path: Path, report: Report) -> None:
         if deck is None:
             deck = deck_definition["cards"]
         if "back" in deck_definition:  # the deck's own card back: an image inside the pack
-            _pack_path(base, deck_definition["back"], f"/decks/{index}/back", document.file, report)
+            back = deck_definition["back"]
+            image = _pack_path(base, back, f"/decks/{index}/back", document.file, report)
+            kind, reason = back_image_type(image) if image is not None else ("", "")
+            if kind is None:
+                report.problems.append(
+                    problem("P007", f"the card back '{back}' {reason}", document.file, f"/decks/{index}/back")
+                )
     jobs = []
     for index, relative in enumerate(manifest["dungeons"]):
         path = _pack_path(base, relative, f"/dungeons/{index}", document.file, report)

@@ -130,8 +130,10 @@ def test_a_back_that_is_not_in_the_pack_is_named_by_validation(tmp_path, capsys,
 def test_a_back_that_is_no_image_is_refused_and_nothing_written(tmp_path, capsys):
     pack = _pack_with_back(tmp_path)
     (pack / "art" / "back.png").write_text("not an image", encoding="utf-8")
+    code, out_text, _ = _run(capsys, "validate", pack)
+    assert code == 1 and "/decks/0/back: error P007 the card back 'art/back.png' is neither a PNG" in out_text
     out = tmp_path / "deck.pdf"
-    code, _, err = _run(capsys, "export", "cards", pack, "-o", out, "--backs")
+    code, _, err = _run(capsys, "export", "cards", pack, "-o", out, "--backs", "--force")
     assert code != 0 and "'art/back.png' is neither a PNG nor a JPEG image" in err and "Traceback" not in err
     assert not out.exists()
 
@@ -173,9 +175,7 @@ def test_the_art_is_embedded_once_in_a_print_on_demand_deck(tmp_path, capsys):
     out = tmp_path / "deck.pdf"
     assert _run(capsys, "export", "cards", pack, "-o", out, "--preset", "drivethrucards")[0] == 0
     reader = pypdf.PdfReader(out)
-    images = {
-        ref.idnum for page in reader.pages for ref in page["/Resources"].get("/XObject", {}).values()
-    }
+    images = {ref.idnum for page in reader.pages for ref in page["/Resources"].get("/XObject", {}).values()}
     assert len(reader.pages) > 10 and len(images) == 1
 
 
