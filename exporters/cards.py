@@ -7,7 +7,8 @@ card's bleed ends where its neighbour's begins). Light cut lines run along every
 through the gutters and margins of the fronts pages (the cards cover them), optional crop
 marks along the cut lines outside the cards, and an optional backs page after each fronts
 page, mirrored left-to-right so it lines up when printed duplex (flip on the long edge). The
-backs carry the pack's name.
+backs carry the pack's name, or the deck's own image (its ``back`` in ``pack.json``, read by
+:func:`deck_back` and :func:`back_art_uri`) over the card and its bleed.
 """
 
 from __future__ import annotations
