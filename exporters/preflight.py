@@ -9,8 +9,8 @@
 - **colour**: where CMYK is required (the file declares PDF/X with a CMYK output intent, or
   ``cmyk`` is asked), no colour set and no image in device RGB (with ``cmyk``, no RGB at all,
   ICC-based included); a PDF/X file has an output intent;
-- **total ink**: no CMYK colour, and no pixel of an uncompressed or Flate-compressed 8-bit CMYK
-  image, above ``max_ink`` (2.4 = 240 %); other images are not computable and are left out;
+- **total ink**: no CMYK colour, and no pixel of an uncompressed, Flate-compressed or JPEG 8-bit
+  CMYK image, above ``max_ink`` (2.4 = 240 %); other images are not computable and are left out;
 - **resolution**: every raster image at least ``min_dpi`` where it is drawn (its pixels over its
   size on the page, the lower of the two directions).
 
@@ -508,18 +508,23 @@ def _check_image(image, name, ctm, resources, scan: _Scan, inline: bool = False)
 
 
 def _image_ink(image, label: str, scan: _Scan) -> None:
-    """The most ink of an 8-bit CMYK image's pixels, where its data can be decoded without an
-    image library (no filter or Flate); otherwise nothing is said."""
+    """The most ink of an 8-bit CMYK image's pixels, where its data can be decoded: no filter
+    or Flate (without an image library), or a DeviceCMYK JPEG (through Qt,
+    :func:`_jpeg_cmyk_pixels`); otherwise nothing is said."""
     filters = image.get("/Filter")
     filters = [filters] if isinstance(filters, str) else list(filters or [])
-    if int(image.get("/BitsPerComponent", 8)) != 8 or any(f not in ("/FlateDecode", "/Fl") for f in filters):
-        return
-    if image.get("/DecodeParms") is not None:
+    if int(image.get("/BitsPerComponent", 8)) != 8:
         return
     import numpy as np
 
-    data = image.get_data()
-    pixels = np.frombuffer(data, dtype=np.uint8)
+    if filters in (["/DCTDecode"], ["/DCT"]):
+        pixels = _jpeg_cmyk_pixels(image)
+        if pixels is None:
+            return
+    else:
+        if any(f not in ("/FlateDecode", "/Fl") for f in filters) or image.get("/DecodeParms") is not None:
+            return
+        pixels = np.frombuffer(image.get_data(), dtype=np.uint8)
     count = len(pixels) // 4
     if count == 0:
         return
@@ -528,3 +533,56 @@ def _image_ink(image, label: str, scan: _Scan) -> None:
     if worst > scan.max_ink + 1e-6:
         scan.over_ink += 1
         scan.most_ink = max(scan.most_ink, worst)
+
+
+#: The largest JPEG preflight decodes to measure its ink, in pixels (larger ones are not measured).
+MAX_MEASURED_PIXELS = 64_000_000
+
+
+def _jpeg_cmyk_pixels(image):
+    """The ink of every pixel of a DeviceCMYK JPEG image XObject as a flat ``uint8`` array (C, M,
+    Y, K per pixel, 255 = 100 %), or ``None`` when it is no DeviceCMYK JPEG Qt can decode or it
+    is larger than :data:`MAX_MEASURED_PIXELS`. A JPEG with Adobe's APP14 marker stores its
+    inks inverted, as PDF readers take it; a ``/Decode`` of ``[1 0 1 0 1 0 1 0]`` inverts them."""
+    import numpy as np
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImage, QImageReader
+
+    from exporters.qt import ensure_app
+
+    if image.get("/ColorSpace") != "/DeviceCMYK":
+        return None
+    data = image.get_data()
+    ensure_app()
+    buffer = QBuffer()
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    size = reader.size()
+    if not size.isValid() or size.width() * size.height() > MAX_MEASURED_PIXELS:
+        return None
+    reader.setAllocationLimit(MAX_MEASURED_PIXELS * 4 // (1024 * 1024) + 1)
+    decoded = reader.read()
+    if decoded.isNull() or decoded.format() != QImage.Format.Format_CMYK8888:
+        return None
+    width, height, stride = decoded.width(), decoded.height(), decoded.bytesPerLine()
+    rows = np.frombuffer(decoded.constBits(), dtype=np.uint8)[: stride * height].reshape(height, stride)
+    pixels = rows[:, : width * 4].reshape(-1)
+    inverted = _has_adobe_marker(data)
+    decode = image.get("/Decode")
+    if decode is not None and [float(v) for v in decode] == [1, 0] * 4:
+        inverted = not inverted
+    return 255 - pixels if inverted else pixels
+
+
+def _has_adobe_marker(data: bytes) -> bool:
+    """Whether a JPEG's markers before its image data include Adobe's APP14 segment."""
+    at = 2
+    while at + 4 <= len(data) and data[at] == 0xFF:
+        marker, length = data[at + 1], int.from_bytes(data[at + 2 : at + 4], "big")
+        if marker == 0xEE and data[at + 4 : at + 9] == b"Adobe":
+            return True
+        if marker == 0xDA:  # start of scan: the markers are over
+            return False
+        at += 2 + length
+    return False

@@ -343,3 +343,40 @@ def test_an_encrypted_pdf_cannot_be_checked(tmp_path, capsys):
     writer.encrypt("secret")
     code, _, err = _run(capsys, _write(tmp_path, writer))
     assert code == 2 and "is encrypted" in err
+
+
+@pytest.mark.parametrize("limit, over", [(9.0, True), (2.4, False)])
+def test_a_cmyk_jpeg_images_ink_is_measured(tmp_path, limit, over):
+    """A DeviceCMYK JPEG (a card back's art in PDF/X) is decoded to measure its ink: black art
+    converted to CMYK with no limit lays down about 300 %, held to 240 % it passes."""
+    from PySide6.QtCore import QBuffer, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    from exporters import pdfx
+    from exporters.qt import ensure_app, pdf_bytes
+
+    try:
+        intent = pdfx.cmyk_output_intent()
+    except pdfx.PdfxError:
+        pytest.skip("no CMYK output profile installed")
+    ensure_app()
+    black = QImage(16, 16, QImage.Format.Format_RGB32)
+    black.fill(QColor("#000000"))
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    assert black.save(buffer, "PNG")
+    art = pdfx._cmyk_jpeg(bytes(buffer.data()), intent, limit)
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20mm" '
+        f'height="20mm" viewBox="0 0 20 20"><image x="0" y="0" width="1" height="1" '
+        f'xlink:href="data:image/jpeg;base64,{art}"/></svg>'
+    )
+
+    from exporters.pages import Page
+
+    path = tmp_path / "art.pdf"
+    path.write_bytes(pdf_bytes([Page(svg, 20.0, 20.0, "art")])[0])
+    report = preflight(path)
+    assert [p.code for p in report.problems if p.code == "total-ink"] == (["total-ink"] if over else [])
+    if over:
+        assert "(up to 29" in report.problems[0].message or "(up to 30" in report.problems[0].message
