@@ -57,18 +57,24 @@ class CardError(ValueError):
     """The deck cannot be printed (unknown deck id, no cards, cards too big for the paper)."""
 
 
+def _manifest(path: str) -> tuple[Path, dict] | None:
+    """``(manifest file, its data)`` of the pack of ``path`` (a pack folder or its ``pack.json``),
+    or ``None`` for anything else (a dungeon file of no pack, a manifest that cannot be read)."""
+    manifest_path = Path(path)
+    if manifest_path.is_dir():
+        manifest_path = manifest_path / MANIFEST_NAME
+    if manifest_path.name != MANIFEST_NAME or not manifest_path.is_file():
+        return None
+    document = load_document(manifest_path)
+    return (manifest_path, document.data) if isinstance(document.data, dict) else None
+
+
 def deck_for(path: str, opened, deck_id: str | None) -> tuple[str, dict[str, int]]:
     """The deck to print: ``(name, card kind -> count)`` from the pack of ``path`` (by
     ``deck_id``, else its first deck) or else the ruleset's default deck. Raises
     :class:`CardError` for an unknown ``deck_id``."""
-    manifest_path = Path(path)
-    if manifest_path.is_dir():
-        manifest_path = manifest_path / MANIFEST_NAME
-    decks = []
-    if manifest_path.name == MANIFEST_NAME and manifest_path.is_file():
-        document = load_document(manifest_path)
-        if isinstance(document.data, dict):
-            decks = document.data.get("decks", [])
+    manifest = _manifest(path)
+    decks = manifest[1].get("decks", []) if manifest is not None else []
     if deck_id is not None:
         for deck in decks:
             if deck.get("id") == deck_id:
@@ -83,13 +89,8 @@ def deck_for(path: str, opened, deck_id: str | None) -> tuple[str, dict[str, int
 def pack_name(path: str) -> str | None:
     """The name of the pack of ``path`` (a pack folder or its ``pack.json``), or ``None`` for
     anything else (a dungeon file of no pack, a manifest that cannot be read)."""
-    manifest_path = Path(path)
-    if manifest_path.is_dir():
-        manifest_path = manifest_path / MANIFEST_NAME
-    if manifest_path.name != MANIFEST_NAME or not manifest_path.is_file():
-        return None
-    document = load_document(manifest_path)
-    name = document.data.get("name") if isinstance(document.data, dict) else None
+    manifest = _manifest(path)
+    name = manifest[1].get("name") if manifest is not None else None
     return name if isinstance(name, str) and name.strip() else None
 
 
@@ -97,13 +98,11 @@ def deck_back(path: str, deck_id: str | None) -> Path | None:
     """The image file of the deck's own card back (the ``back`` of the deck ``deck_id`` of the
     pack of ``path``, else of its first deck), or ``None`` when it has none or ``path`` is no
     pack. Raises :class:`CardError` when the file is outside the pack folder or missing."""
-    manifest_path = Path(path)
-    if manifest_path.is_dir():
-        manifest_path = manifest_path / MANIFEST_NAME
-    if manifest_path.name != MANIFEST_NAME or not manifest_path.is_file():
+    manifest = _manifest(path)
+    if manifest is None:
         return None
-    document = load_document(manifest_path)
-    decks = document.data.get("decks", []) if isinstance(document.data, dict) else []
+    manifest_path, data = manifest
+    decks = data.get("decks", [])
     chosen = [d for d in decks if isinstance(d, dict) and (deck_id is None or d.get("id") == deck_id)][:1]
     relative = chosen[0].get("back") if chosen else None
     if not isinstance(relative, str):

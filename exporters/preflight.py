@@ -545,25 +545,18 @@ def _jpeg_cmyk_pixels(image):
     is larger than :data:`MAX_MEASURED_PIXELS`. A JPEG with Adobe's APP14 marker stores its
     inks inverted, as PDF readers take it; a ``/Decode`` of ``[1 0 1 0 1 0 1 0]`` inverts them."""
     import numpy as np
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-    from PySide6.QtGui import QImage, QImageReader
+    from PySide6.QtGui import QImage
 
-    from exporters.qt import ensure_app
+    from exporters.qt import read_image
 
     if image.get("/ColorSpace") != "/DeviceCMYK":
         return None
     data = image.get_data()
-    ensure_app()
-    buffer = QBuffer()
-    buffer.setData(QByteArray(data))
-    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-    reader = QImageReader(buffer)
-    size = reader.size()
-    if not size.isValid() or size.width() * size.height() > MAX_MEASURED_PIXELS:
+    try:
+        decoded = read_image(data, MAX_MEASURED_PIXELS)
+    except ValueError:
         return None
-    reader.setAllocationLimit(MAX_MEASURED_PIXELS * 4 // (1024 * 1024) + 1)
-    decoded = reader.read()
-    if decoded.isNull() or decoded.format() != QImage.Format.Format_CMYK8888:
+    if decoded.format() != QImage.Format.Format_CMYK8888:
         return None
     width, height, stride = decoded.width(), decoded.height(), decoded.bytesPerLine()
     rows = np.frombuffer(decoded.constBits(), dtype=np.uint8)[: stride * height].reshape(height, stride)

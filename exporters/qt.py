@@ -233,10 +233,10 @@ def byte_string(array: QByteArray) -> bytes:
 MAX_IMAGE_PIXELS = 16_000_000
 
 
-def check_image(data: bytes) -> tuple[int, int]:
-    """``(width, height)`` in pixels of the PNG or JPEG image ``data``, after reading it whole
-    once. Raises ``ValueError`` saying why when Qt cannot read it or it has more than
-    :data:`MAX_IMAGE_PIXELS` pixels (checked from its header, before it is decoded)."""
+def read_image(data: bytes, max_pixels: int = MAX_IMAGE_PIXELS):
+    """The ``QImage`` of the image file bytes ``data`` (PNG, JPEG...), decoded once. Raises
+    ``ValueError`` saying why when Qt cannot read it or it has more than ``max_pixels`` pixels
+    (checked from its header, before it is decoded)."""
     ensure_app()
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
     from PySide6.QtGui import QImageReader
@@ -248,14 +248,21 @@ def check_image(data: bytes) -> tuple[int, int]:
     size = reader.size()
     if not reader.canRead() or not size.isValid():
         raise ValueError(f"it cannot be read as an image ({reader.errorString()})")
-    if size.width() * size.height() > MAX_IMAGE_PIXELS:
-        raise ValueError(
-            f"it is {size.width()} x {size.height()} pixels, more than {MAX_IMAGE_PIXELS // 1_000_000} million"
-        )
-    reader.setAllocationLimit(max(256, MAX_IMAGE_PIXELS * 8 // (1024 * 1024) + 1))
-    if reader.read().isNull():
+    if size.width() * size.height() > max_pixels:
+        raise ValueError(f"it is {size.width()} x {size.height()} pixels, more than {max_pixels // 1_000_000} million")
+    reader.setAllocationLimit(max(256, max_pixels * 8 // (1024 * 1024) + 1))
+    image = reader.read()
+    if image.isNull():
         raise ValueError(f"it cannot be read as an image ({reader.errorString()})")
-    return size.width(), size.height()
+    return image
+
+
+def check_image(data: bytes) -> tuple[int, int]:
+    """``(width, height)`` in pixels of the PNG or JPEG image ``data``, after reading it whole
+    once (:func:`read_image`, at most :data:`MAX_IMAGE_PIXELS`). Raises ``ValueError`` saying
+    why it cannot be used."""
+    image = read_image(data)
+    return image.width(), image.height()
 
 
 PDF_RESOLUTION = 1200
