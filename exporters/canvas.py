@@ -253,25 +253,18 @@ def _write_element(element, out: list[str]) -> None:
 
 
 class _QuickXml:
-    """An svgwrite element as svgwrite makes and writes it for a drawing with ``debug=False``
-    and ``profile="full"`` (:meth:`SheetCanvas.__init__` uses these classes for such drawings
-    only), without svgwrite's per-attribute debug and profile look-ups: ``get_xml`` gives the
-    same ElementTree element (attributes in name order, ``None`` and empty values left out,
-    others as ``str``, then the children), and :func:`svg_text` writes the element straight to
-    text, the text ElementTree writes for it, without making the element (the same bytes:
-    ``tests/test_svg_reuse.py`` compares them). The constructors set what the canvas does not
-    set itself (svgwrite's default geometry, which the canvas always replaces, is not set)."""
+    """An svgwrite element as svgwrite makes it for a drawing with ``debug=False`` and
+    ``profile="full"`` (:meth:`SheetCanvas.__init__` uses these classes for such drawings only),
+    without svgwrite's per-attribute debug and profile look-ups, which :func:`svg_text` writes
+    straight to text: the text ElementTree writes for the element svgwrite's own ``get_xml``
+    makes (the same bytes: ``tests/test_svg_reuse.py`` compares them). The constructors set what
+    the canvas does not set itself (svgwrite's default geometry, which the canvas always
+    replaces, is not set)."""
 
     def __init__(self, factory):
         self._parameter = factory._parameter
         self.attribs: dict = {}
         self.elements: list = []
-
-    def get_xml(self):
-        xml = ElementTree.Element(self.elementname, dict(_attributes(self.attribs)))  # type: ignore[attr-defined]
-        for element in self.elements:
-            xml.append(element.get_xml())
-        return xml
 
     def _write(self, out: list[str]) -> None:
         tag = self.elementname  # type: ignore[attr-defined]
@@ -284,18 +277,11 @@ class _QuickPath(_QuickXml, Path):
         _QuickXml.__init__(self, factory)
         self.commands = [d]
 
-    def _path_data(self) -> None:
-        commands = self.commands
+    def _write(self, out: list[str]) -> None:
+        commands = self.commands  # as svgwrite's Path.get_xml sets them
         self.attribs["d"] = (
             commands[0] if len(commands) == 1 and commands[0].__class__ is str else str(strlist(commands, " "))
         )
-
-    def get_xml(self):
-        self._path_data()  # as svgwrite's Path
-        return super().get_xml()
-
-    def _write(self, out: list[str]) -> None:
-        self._path_data()
         super()._write(out)
 
 
@@ -316,12 +302,8 @@ class _QuickUse(_QuickXml, Use):
         _QuickXml.__init__(self, factory)
         self.set_href(href)
 
-    def get_xml(self):
-        self.update_id()  # as svgwrite's Use: an href given as an element names its id
-        return super().get_xml()
-
     def _write(self, out: list[str]) -> None:
-        self.update_id()
+        self.update_id()  # as svgwrite's Use: an href given as an element names its id
         super()._write(out)
 
 
@@ -330,17 +312,12 @@ class _QuickText(_QuickXml, Text):
         _QuickXml.__init__(self, factory)
         self.text = text
 
-    def get_xml(self):
-        xml = super().get_xml()
-        xml.text = str(self.text)  # as svgwrite's TSpan
-        return xml
-
     def _write(self, out: list[str]) -> None:
         out.append(_start_tag("text", self.attribs))
         _write_children("text", str(self.text), self.elements, out)
 
 
-#: ``(children, ink box at the origin, texts, the children's XML once written, id, the group's XML
+#: ``(children, ink box at the origin, texts, the children's XML once made, id, the group's XML
 #: text once written)`` of a definition.
 _Shared = tuple[list, "Bounds | None", list[str], list, str, list[str]]
 #: Definitions of :meth:`SheetCanvas.reused` by ``(key, palette)``, shared by the sheets an
