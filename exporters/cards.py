@@ -94,10 +94,11 @@ def pack_name(path: str) -> str | None:
     return name if isinstance(name, str) and name.strip() else None
 
 
-def deck_back(path: str, deck_id: str | None) -> Path | None:
+def deck_back(path: str, deck_id: str | None) -> tuple[Path, str] | None:
     """The image file of the deck's own card back (the ``back`` of the deck ``deck_id`` of the
-    pack of ``path``, else of its first deck), or ``None`` when it has none or ``path`` is no
-    pack. Raises :class:`CardError` when the file is outside the pack folder or missing."""
+    pack of ``path``, else of its first deck) and its path as the pack names it, or ``None``
+    when it has none or ``path`` is no pack. Raises :class:`CardError` when the file is outside
+    the pack folder or missing."""
     manifest = _manifest(path)
     if manifest is None:
         return None
@@ -112,13 +113,13 @@ def deck_back(path: str, deck_id: str | None) -> Path | None:
         raise CardError(f"the deck's back image '{relative}' is outside the pack folder")
     if not file.is_file():
         raise CardError(f"the deck's back image '{relative}' does not exist in the pack folder")
-    return file
+    return file, relative
 
 
 def back_art_uri(file: Path, check=None, label: str | None = None) -> str:
     """A PNG or JPEG image file as a ``data:`` URI for an SVG ``<image>``: the card back's art.
     ``check(data)``, when given, vets the image's bytes (the Qt exporters read it whole once:
-    :func:`exporters.qt.check_image`) and raises ``ValueError`` saying why it cannot be used.
+    :func:`exporters.qt.read_image`) and raises ``ValueError`` saying why it cannot be used.
     Raises :class:`CardError` for a file that cannot be read, is larger than
     :data:`inkcrawl.validate.MAX_BACK_IMAGE_BYTES`, is neither PNG nor JPEG (by its first bytes) or that ``check``
     refuses, naming the file ``label`` (as its pack names it; default its file name)."""

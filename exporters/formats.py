@@ -637,7 +637,7 @@ def _deck(dungeons: Sequence, options: WriteOptions, backs: bool = True):
     back is drawn (``backs`` false). Raises :class:`ExportError` ``"wrong-family"``,
     :class:`exporters.cards.CardError`."""
     from exporters.cards import CardError, back_art_uri, deck_back, deck_for, pack_name
-    from exporters.qt import check_image
+    from exporters.qt import read_image
 
     opened = dungeons[0]
     family = opened.ruleset.family
@@ -656,16 +656,8 @@ def _deck(dungeons: Sequence, options: WriteOptions, backs: bool = True):
         deck_name = f"{opened.ruleset.data.get('name', opened.ruleset.id)} deck"
         cards = dict(opened.ruleset.deck)
     back_name = pack_name(str(options.deck_source)) if options.deck_source is not None else None
-    back_file = deck_back(str(options.deck_source), options.deck) if options.deck_source is not None and backs else None
-    back_art = None
-    if back_file is not None:
-        pack = Path(options.deck_source)  # type: ignore[arg-type]  # not None: back_file is set
-        folder = pack if pack.is_dir() else pack.parent
-        try:
-            label = back_file.resolve().relative_to(folder.resolve()).as_posix()
-        except (OSError, ValueError):
-            label = back_file.name
-        back_art = back_art_uri(back_file, check_image, label)
+    back = deck_back(str(options.deck_source), options.deck) if options.deck_source is not None and backs else None
+    back_art = back_art_uri(back[0], read_image, back[1]) if back is not None else None
     return deck_name, cards, back_name, back_art, opened
 
 

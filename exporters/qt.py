@@ -257,14 +257,6 @@ def read_image(data: bytes, max_pixels: int = MAX_IMAGE_PIXELS):
     return image
 
 
-def check_image(data: bytes) -> tuple[int, int]:
-    """``(width, height)`` in pixels of the PNG or JPEG image ``data``, after reading it whole
-    once (:func:`read_image`, at most :data:`MAX_IMAGE_PIXELS`). Raises ``ValueError`` saying
-    why it cannot be used."""
-    image = read_image(data)
-    return image.width(), image.height()
-
-
 PDF_RESOLUTION = 1200
 #: PDF points per millimetre.
 PT_PER_MM = 72 / 25.4
@@ -519,6 +511,8 @@ def pdf_bytes(pages, title: str = "", progress=None, pdfx=None) -> tuple[bytes, 
     ``progress`` is called once per page. Raises ``ValueError`` naming the page whose SVG Qt
     cannot parse.
     """
+    from exporters.pdfx import PdfxError
+
     document = PdfDocument(title, pdfx)
     count = 0
     try:
@@ -533,9 +527,9 @@ def pdf_bytes(pages, title: str = "", progress=None, pdfx=None) -> tuple[bytes, 
                     getattr(page, "bleed_mm", 0.0),
                     getattr(page, "safe_mm", 0.0),
                 )
-            except ValueError as exc:
-                if type(exc).__name__ == "PdfxError":  # a page's content PDF/X cannot take: said as it is
-                    raise
+            except PdfxError:  # a page's content PDF/X cannot take: said as it is
+                raise
+            except ValueError:
                 raise ValueError(f"the SVG of page {count + 1} could not be parsed by Qt") from None
             count += copies
             if progress:
